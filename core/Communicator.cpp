@@ -1,0 +1,29 @@
+#include "core/Communicator.hpp"
+
+#include "core/Error.hpp"
+
+namespace kolmo {
+
+Communicator::Communicator(MPI_Comm parent) {
+  KOLMO_CHECK_MPI(MPI_Comm_dup(parent, &comm_));
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm_, &rank_));
+  KOLMO_CHECK_MPI(MPI_Comm_size(comm_, &size_));
+  node_rank_ = kolmo::node_rank(comm_);
+}
+
+Communicator::~Communicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+int node_rank(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  KOLMO_CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(node, &rank));
+  KOLMO_CHECK_MPI(MPI_Comm_free(&node));
+  return rank;
+}
+
+}  // namespace kolmo

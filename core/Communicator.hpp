@@ -1,0 +1,29 @@
+// An owned MPI communicator (RAII): a duplicate of the caller's, so kolmo's messages never mix with the
+// caller's, freed on destruction. Also knows the rank's index among ranks of the same node (picks the GPU).
+#pragma once
+
+#include <mpi.h>
+
+namespace kolmo {
+
+class Communicator {
+ public:
+  explicit Communicator(MPI_Comm parent);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  MPI_Comm get() const { return comm_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int node_rank() const { return node_rank_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1, node_rank_ = 0;
+};
+
+// Rank within the node (MPI_COMM_TYPE_SHARED) of the calling process in comm.
+int node_rank(MPI_Comm comm);
+
+}  // namespace kolmo

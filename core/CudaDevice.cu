@@ -1,0 +1,96 @@
+// The CUDA Device: one GPU, one non-blocking stream, cudaMalloc'd memory.
+#include <cuda_runtime.h>
+
+#include "core/CudaCheck.hpp"
+#include "core/Device.hpp"
+
+namespace kolmo {
+
+namespace {
+
+class CudaDevice final : public Device {
+ public:
+  explicit CudaDevice(int index) : index_(index) {
+    KOLMO_CHECK_CUDA(cudaSetDevice(index_));
+    KOLMO_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  }
+  ~CudaDevice() override { cudaStreamDestroy(stream_); }
+
+  Backend backend() const override { return Backend::cuda; }
+  std::string name() const override {
+    cudaDeviceProp properties{};
+    KOLMO_CHECK_CUDA(cudaGetDeviceProperties(&properties, index_));
+    return std::string(properties.name) + " (GPU " + std::to_string(index_) + ")";
+  }
+  void* allocate(std::size_t bytes) override {
+    void* pointer = nullptr;
+    cudaError_t status = cudaMalloc(&pointer, bytes);
+    if (status != cudaSuccess)
+      throw Error("GPU " + std::to_string(index_) + ": cannot allocate " + std::to_string(bytes) +
+                  " bytes: " + cudaGetErrorString(status));
+    return pointer;
+  }
+  void release(void* pointer) noexcept override { cudaFree(pointer); }
+  void copy(void* dst, const void* src, std::size_t bytes) override {
+    KOLMO_CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_));
+  }
+  void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
+               std::size_t rows) override {
+    if (rows == 0 || width == 0) return;
+    KOLMO_CHECK_CUDA(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, stream_));
+  }
+  void fill_zero(void* dst, std::size_t bytes) override {
+    KOLMO_CHECK_CUDA(cudaMemsetAsync(dst, 0, bytes, stream_));
+  }
+  void copy_to_host(void* host, const void* src, std::size_t bytes) override {
+    KOLMO_CHECK_CUDA(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDefault, stream_));
+    synchronize();
+  }
+  void copy_from_host(void* dst, const void* host, std::size_t bytes) override {
+    KOLMO_CHECK_CUDA(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyDefault, stream_));
+    synchronize();
+  }
+  void synchronize() override { KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream_)); }
+  void* stream() const override { return stream_; }
+  int index() const override { return index_; }
+
+ private:
+  int index_;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace
+
+bool cuda_compiled() { return true; }
+
+int cuda_device_count() {
+  int count = 0;
+  // No driver or no GPU is not an error here: the host backend takes over.
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+}
+
+std::shared_ptr<Device> make_cuda_device(int node_rank) {
+  return std::make_shared<CudaDevice>(node_rank % cuda_device_count());
+}
+
+void* host_aligned_allocate(std::size_t bytes);
+
+void* allocate_staging(Backend backend, std::size_t bytes) {
+  if (backend != Backend::cuda) return host_aligned_allocate(bytes);
+  void* pointer = nullptr;
+  KOLMO_CHECK_CUDA(cudaMallocHost(&pointer, bytes));
+  return pointer;
+}
+
+void release_staging(Backend backend, void* pointer) noexcept {
+  if (backend == Backend::cuda)
+    cudaFreeHost(pointer);
+  else
+    std::free(pointer);
+}
+
+}  // namespace kolmo

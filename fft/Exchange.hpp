@@ -1,0 +1,53 @@
+// The all-to-all of a slab transform: every rank sends one chunk to every other rank and receives one from each.
+//
+// Contract:
+// - run(send, recv, chunks) sends bytes [send_offset[q], +send_bytes[q]) of send to rank q and receives rank
+//   q's chunk into [recv_offset[q], +recv_bytes[q]) of recv, for every q. The rank's own chunk is copied
+//   locally on the device, never through MPI or NCCL. send and recv are device memory of the Device and must
+//   not overlap. When run returns, recv may be used by later work on the device's stream.
+// - Methods: isend_irecv (default for MPI: chunked MPI_Isend/MPI_Irecv), alltoallv (one MPI_Alltoallv, a
+//   baseline), nccl (grouped ncclSend/ncclRecv on the device's stream; CUDA backend only).
+// - For GPU buffers the MPI methods stage through pinned host memory unless the MPI is declared CUDA-aware,
+//   in which case device pointers go to MPI directly.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/Device.hpp"
+
+namespace kolmo::fft {
+
+enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl };
+
+std::string to_string(ExchangeMethod method);
+// "auto", "isend_irecv", "alltoallv", "nccl"; throws kolmo::Error naming the text otherwise.
+ExchangeMethod parse_exchange(const std::string& name);
+// automatic -> nccl on the CUDA backend when built with NCCL, isend_irecv otherwise.
+ExchangeMethod resolve(ExchangeMethod method, Backend backend);
+bool nccl_compiled();
+
+// Where each peer's chunk sits, in bytes.
+struct Chunks {
+  std::vector<std::size_t> send_offset, send_bytes, recv_offset, recv_bytes;
+  std::size_t total_send() const;
+  std::size_t total_recv() const;
+};
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual void run(const void* send, void* recv, const Chunks& chunks) = 0;
+  virtual ExchangeMethod method() const = 0;
+};
+
+// max_bytes: the largest total send or receive the exchange will be asked for (sizes the staging buffers).
+std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
+                                        const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
+                                        std::size_t max_bytes);
+
+}  // namespace kolmo::fft

@@ -1,0 +1,140 @@
+// LocalTransforms on the host with FFTW3 (float and double), threaded by OpenMP, plans made once.
+#include <fftw3.h>
+#include <omp.h>
+
+#include <mutex>
+
+#include "core/Error.hpp"
+#include "fft/LocalTransforms.hpp"
+
+namespace kolmo::fft {
+
+namespace {
+
+// FFTW's float and double interfaces under one name.
+template <class Real>
+struct Fftw;
+
+template <>
+struct Fftw<double> {
+  using plan = fftw_plan;
+  using complex = fftw_complex;
+  static constexpr auto plan_r2c = fftw_plan_many_dft_r2c;
+  static constexpr auto plan_c2r = fftw_plan_many_dft_c2r;
+  static constexpr auto plan_c2c = fftw_plan_many_dft;
+  static constexpr auto execute_r2c = fftw_execute_dft_r2c;
+  static constexpr auto execute_c2r = fftw_execute_dft_c2r;
+  static constexpr auto execute_c2c = fftw_execute_dft;
+  static constexpr auto destroy = fftw_destroy_plan;
+  static constexpr auto malloc = fftw_malloc;
+  static constexpr auto free = fftw_free;
+  static void threads(int n) {
+    static std::once_flag once;
+    std::call_once(once, [] { fftw_init_threads(); });
+    fftw_plan_with_nthreads(n);
+  }
+};
+
+template <>
+struct Fftw<float> {
+  using plan = fftwf_plan;
+  using complex = fftwf_complex;
+  static constexpr auto plan_r2c = fftwf_plan_many_dft_r2c;
+  static constexpr auto plan_c2r = fftwf_plan_many_dft_c2r;
+  static constexpr auto plan_c2c = fftwf_plan_many_dft;
+  static constexpr auto execute_r2c = fftwf_execute_dft_r2c;
+  static constexpr auto execute_c2r = fftwf_execute_dft_c2r;
+  static constexpr auto execute_c2c = fftwf_execute_dft;
+  static constexpr auto destroy = fftwf_destroy_plan;
+  static constexpr auto malloc = fftwf_malloc;
+  static constexpr auto free = fftwf_free;
+  static void threads(int n) {
+    static std::once_flag once;
+    std::call_once(once, [] { fftwf_init_threads(); });
+    fftwf_plan_with_nthreads(n);
+  }
+};
+
+// FFTW's planner is not thread-safe; plans are made under this lock.
+std::mutex& planner_lock() {
+  static std::mutex lock;
+  return lock;
+}
+
+template <class Real>
+class HostTransforms final : public LocalTransforms<Real> {
+  using W = Fftw<Real>;
+  using C = Complex<Real>;
+
+ public:
+  explicit HostTransforms(const SlabLayout& layout) {
+    std::lock_guard<std::mutex> guard(planner_lock());
+    W::threads(omp_get_max_threads());
+    const int ny = static_cast<int>(layout.ny()), nz = static_cast<int>(layout.nz());
+    const int nzc = static_cast<int>(layout.nzc()), nx = static_cast<int>(layout.nx());
+    const int planes = static_cast<int>(layout.x_count());
+    const int columns = static_cast<int>(layout.y_count() * layout.nzc());
+
+    // Plans are made on scratch arrays with FFTW_ESTIMATE (the arrays are not touched) and FFTW_UNALIGNED, so
+    // they execute on any caller's arrays.
+    const std::size_t real_count = layout.planes_size() * 2, complex_count = layout.alloc_complex();
+    auto* real = static_cast<Real*>(W::malloc(sizeof(Real) * real_count));
+    auto* a = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
+    auto* b = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
+    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    const int plane[2] = {ny, nz}, line[1] = {nx};
+    const int real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
+    r2c_ = W::plan_r2c(2, plane, planes, real, real_embed, 1, ny * nz, a, complex_embed, 1, ny * nzc, flags);
+    c2r_ = W::plan_c2r(2, plane, planes, a, complex_embed, 1, ny * nzc, real, real_embed, 1, ny * nz,
+                       flags | FFTW_DESTROY_INPUT);
+    // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
+    x_forward_ = W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_FORWARD, flags);
+    x_backward_ = W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_BACKWARD,
+                              flags);
+    W::free(real);
+    W::free(a);
+    W::free(b);
+    if (r2c_ == nullptr || c2r_ == nullptr || x_forward_ == nullptr || x_backward_ == nullptr) {
+      release();
+      throw Error("FFTW could not plan the transforms for " + layout.describe());
+    }
+  }
+  ~HostTransforms() override { release(); }
+
+  void forward_planes(const Real* in, C* out) override {
+    W::execute_r2c(r2c_, const_cast<Real*>(in), reinterpret_cast<typename W::complex*>(out));
+  }
+  void backward_planes(C* in, Real* out) override {
+    W::execute_c2r(c2r_, reinterpret_cast<typename W::complex*>(in), out);
+  }
+  void forward_x(const C* in, C* out) override { execute_x(x_forward_, in, out); }
+  void backward_x(const C* in, C* out) override { execute_x(x_backward_, in, out); }
+  std::size_t work_bytes() const override { return 0; }
+
+ private:
+  static void execute_x(typename W::plan plan, const C* in, C* out) {
+    W::execute_c2c(plan, reinterpret_cast<typename W::complex*>(const_cast<C*>(in)),
+                   reinterpret_cast<typename W::complex*>(out));
+  }
+  void release() noexcept {
+    for (auto* plan : {&r2c_, &c2r_, &x_forward_, &x_backward_})
+      if (*plan != nullptr) {
+        W::destroy(*plan);
+        *plan = nullptr;
+      }
+  }
+
+  typename W::plan r2c_ = nullptr, c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
+};
+
+}  // namespace
+
+template <class Real>
+std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout) {
+  return std::make_unique<HostTransforms<Real>>(layout);
+}
+
+template std::unique_ptr<LocalTransforms<float>> make_host_transforms<float>(const SlabLayout&);
+template std::unique_ptr<LocalTransforms<double>> make_host_transforms<double>(const SlabLayout&);
+
+}  // namespace kolmo::fft

@@ -1,0 +1,195 @@
+// The MPI exchange methods: chunked MPI_Isend/MPI_Irecv and a plain MPI_Alltoallv baseline, with staging through
+// pinned host memory for GPU buffers when the MPI is not CUDA-aware.
+#include <climits>
+
+#include "core/Error.hpp"
+#include "fft/Exchange.hpp"
+
+namespace kolmo::fft {
+
+std::size_t Chunks::total_send() const {
+  std::size_t total = 0;
+  for (auto b : send_bytes) total += b;
+  return total;
+}
+std::size_t Chunks::total_recv() const {
+  std::size_t total = 0;
+  for (auto b : recv_bytes) total += b;
+  return total;
+}
+
+std::string to_string(ExchangeMethod method) {
+  switch (method) {
+    case ExchangeMethod::automatic: return "auto";
+    case ExchangeMethod::isend_irecv: return "isend_irecv";
+    case ExchangeMethod::alltoallv: return "alltoallv";
+    case ExchangeMethod::nccl: return "nccl";
+  }
+  return "?";
+}
+
+ExchangeMethod parse_exchange(const std::string& name) {
+  for (auto method : {ExchangeMethod::automatic, ExchangeMethod::isend_irecv, ExchangeMethod::alltoallv,
+                      ExchangeMethod::nccl})
+    if (name == to_string(method)) return method;
+  throw Error("unknown exchange method '" + name + "' (expected auto, isend_irecv, alltoallv or nccl)");
+}
+
+ExchangeMethod resolve(ExchangeMethod method, Backend backend) {
+  if (method != ExchangeMethod::automatic) return method;
+  return backend == Backend::cuda && nccl_compiled() ? ExchangeMethod::nccl : ExchangeMethod::isend_irecv;
+}
+
+namespace {
+
+// Chunks are whole complex values, so 8 bytes is a unit of every chunk; counting in units keeps MPI's int
+// counts valid up to 16 GiB per message.
+constexpr std::size_t kUnit = 8;
+
+int units(std::size_t bytes) {
+  if (bytes % kUnit != 0) throw Error("internal: exchange chunk of " + std::to_string(bytes) + " bytes");
+  if (bytes / kUnit > static_cast<std::size_t>(INT_MAX))
+    throw Error("exchange chunk of " + std::to_string(bytes) + " bytes is larger than MPI can count");
+  return static_cast<int>(bytes / kUnit);
+}
+
+// Pinned (or plain) host memory for staging, released on destruction.
+class Staging {
+ public:
+  Staging(Backend backend, std::size_t bytes) : backend_(backend) {
+    if (bytes > 0) data_ = static_cast<char*>(allocate_staging(backend, bytes));
+  }
+  ~Staging() {
+    if (data_ != nullptr) release_staging(backend_, data_);
+  }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  char* data() { return data_; }
+
+ private:
+  Backend backend_;
+  char* data_ = nullptr;
+};
+
+class MpiExchange final : public Exchange {
+ public:
+  MpiExchange(ExchangeMethod method, MPI_Comm comm, const std::shared_ptr<Device>& device, bool cuda_aware,
+              std::size_t max_bytes)
+      : method_(method), comm_(comm), device_(device) {
+    KOLMO_CHECK_MPI(MPI_Comm_rank(comm_, &rank_));
+    KOLMO_CHECK_MPI(MPI_Comm_size(comm_, &size_));
+    KOLMO_CHECK_MPI(MPI_Type_contiguous(static_cast<int>(kUnit), MPI_BYTE, &unit_));
+    KOLMO_CHECK_MPI(MPI_Type_commit(&unit_));
+    staged_ = device->backend() == Backend::cuda && !cuda_aware;
+    if (staged_) {
+      send_stage_ = std::make_unique<Staging>(Backend::cuda, max_bytes);
+      recv_stage_ = std::make_unique<Staging>(Backend::cuda, max_bytes);
+    }
+  }
+  ~MpiExchange() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Type_free(&unit_);
+  }
+
+  ExchangeMethod method() const override { return method_; }
+
+  void run(const void* send, void* recv, const Chunks& chunks) override {
+    const char* send_bytes = static_cast<const char*>(send);
+    char* recv_bytes = static_cast<char*>(recv);
+    // The own chunk never leaves the device.
+    device_->copy(recv_bytes + chunks.recv_offset[rank_], send_bytes + chunks.send_offset[rank_],
+                  chunks.send_bytes[rank_]);
+    const char* mpi_send = send_bytes;
+    char* mpi_recv = recv_bytes;
+    if (staged_) {
+      for (int q = 0; q < size_; ++q)
+        if (q != rank_)
+          device_->copy(send_stage_->data() + chunks.send_offset[q], send_bytes + chunks.send_offset[q],
+                        chunks.send_bytes[q]);
+      mpi_send = send_stage_->data();
+      mpi_recv = recv_stage_->data();
+    }
+    // MPI reads the send buffer now: whatever the stream wrote there must be complete.
+    device_->synchronize();
+    if (method_ == ExchangeMethod::alltoallv)
+      alltoallv(mpi_send, mpi_recv, chunks);
+    else
+      isend_irecv(mpi_send, mpi_recv, chunks);
+    if (staged_)
+      for (int q = 0; q < size_; ++q)
+        if (q != rank_)
+          device_->copy(recv_bytes + chunks.recv_offset[q], recv_stage_->data() + chunks.recv_offset[q],
+                        chunks.recv_bytes[q]);
+  }
+
+ private:
+  void isend_irecv(const char* send, char* recv, const Chunks& chunks) {
+    std::vector<MPI_Request> requests;
+    requests.reserve(2 * size_);
+    // Peers in the order rank+1, rank+2, ...: each rank starts with a different partner, spreading the load.
+    for (int step = 1; step < size_; ++step) {
+      int q = (rank_ + size_ - step) % size_;
+      requests.emplace_back();
+      KOLMO_CHECK_MPI(MPI_Irecv(recv + chunks.recv_offset[q], units(chunks.recv_bytes[q]), unit_, q, 0, comm_,
+                                &requests.back()));
+    }
+    for (int step = 1; step < size_; ++step) {
+      int q = (rank_ + step) % size_;
+      requests.emplace_back();
+      KOLMO_CHECK_MPI(MPI_Isend(send + chunks.send_offset[q], units(chunks.send_bytes[q]), unit_, q, 0, comm_,
+                                &requests.back()));
+    }
+    KOLMO_CHECK_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+  }
+
+  void alltoallv(const char* send, char* recv, const Chunks& chunks) {
+    std::vector<int> send_counts(size_), send_displs(size_), recv_counts(size_), recv_displs(size_);
+    for (int q = 0; q < size_; ++q) {
+      // The own chunk was copied already: MPI moves nothing for it.
+      send_counts[q] = q == rank_ ? 0 : units(chunks.send_bytes[q]);
+      recv_counts[q] = q == rank_ ? 0 : units(chunks.recv_bytes[q]);
+      send_displs[q] = units(chunks.send_offset[q]);
+      recv_displs[q] = units(chunks.recv_offset[q]);
+    }
+    KOLMO_CHECK_MPI(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), unit_, recv, recv_counts.data(),
+                                  recv_displs.data(), unit_, comm_));
+  }
+
+  ExchangeMethod method_;
+  MPI_Comm comm_;
+  std::shared_ptr<Device> device_;
+  int rank_ = 0, size_ = 1;
+  MPI_Datatype unit_ = MPI_DATATYPE_NULL;
+  bool staged_ = false;
+  std::unique_ptr<Staging> send_stage_, recv_stage_;
+};
+
+}  // namespace
+
+std::unique_ptr<Exchange> make_nccl_exchange(MPI_Comm comm, const std::shared_ptr<Device>& device);
+
+std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
+                                        const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
+                                        std::size_t max_bytes) {
+  method = resolve(method, device->backend());
+  if (method == ExchangeMethod::nccl) {
+    if (device->backend() != Backend::cuda)
+      throw Error("exchange method nccl needs the cuda backend (backend is " + to_string(device->backend()) +
+                  ")");
+    if (!nccl_compiled()) throw Error("exchange method nccl requested, but kolmo was built without NCCL");
+    return make_nccl_exchange(comm, device);
+  }
+  return std::make_unique<MpiExchange>(method, comm, device, cuda_aware_mpi, max_bytes);
+}
+
+}  // namespace kolmo::fft
+
+#if !defined(KOLMO_HAVE_NCCL)
+namespace kolmo::fft {
+bool nccl_compiled() { return false; }
+std::unique_ptr<Exchange> make_nccl_exchange(MPI_Comm, const std::shared_ptr<Device>&) {
+  throw Error("kolmo was built without NCCL");
+}
+}  // namespace kolmo::fft
+#endif

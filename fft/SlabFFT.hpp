@@ -1,0 +1,100 @@
+// kolmo's distributed 3D real-to-complex FFT, slab-decomposed along x.
+//
+// Contract:
+// - SlabFFT<Real> (Real = float or double) is built from the global grid {Nx, Ny, Nz} (any positive sizes,
+//   not necessarily equal or even), an MPI communicator (duplicated inside), a Device (host or one GPU) and
+//   options. All ranks of the communicator construct it and call forward/backward together.
+// - layout() says which real-space x planes and which spectral ky planes this rank holds and how data are
+//   ordered (see SlabLayout.hpp). Buffers passed in must hold layout().alloc_complex() complex values and live
+//   in the Device's memory (device pointers on the CUDA backend).
+// - forward(in, out): real slab -> spectral slab, F(k) = sum_x f(x) exp(-i k.x), unnormalised.
+//   backward(in, out): spectral slab -> real slab, f(x) = sum_k F(k) exp(+i k.x), unnormalised as well, so
+//   backward(forward(f)) = Nx Ny Nz f. (The solver folds 1/(Nx Ny Nz) into its pointwise kernels, which saves
+//   a pass over memory.) in == out (in place) is allowed for both. Out of place, forward leaves its input
+//   intact and backward leaves its input intact too. Both are asynchronous on the Device's stream.
+// - Algorithm: forward = 2D R2C on each yz plane, pack each peer's chunk contiguously, all-to-all (own chunk by
+//   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
+//   transpose follows the exchange. backward = the reverse.
+// - Errors: an impossible grid or rank count throws kolmo::Error on every rank before any allocation.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+
+#include "core/Buffer.hpp"
+#include "core/Communicator.hpp"
+#include "core/Complex.hpp"
+#include "core/Device.hpp"
+#include "fft/Exchange.hpp"
+#include "fft/LocalTransforms.hpp"
+#include "fft/SlabLayout.hpp"
+
+namespace kolmo::fft {
+
+struct FftOptions {
+  ExchangeMethod exchange = ExchangeMethod::automatic;
+  // The MPI library accepts device pointers (only matters for MPI exchange methods on the CUDA backend).
+  bool cuda_aware_mpi = false;
+  // Synchronise between phases and accumulate their times (for benchmarks; costs a little speed).
+  bool profile = false;
+};
+
+// Accumulated times of the phases of all transforms since the last reset (profile mode only), in seconds.
+struct PhaseTimes {
+  double compute = 0;        // local FFTs and packing
+  double communication = 0;  // the all-to-all, staging included
+  long transforms = 0;
+};
+
+template <class Real>
+class SlabFFT {
+ public:
+  using C = Complex<Real>;
+
+  SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Device> device, FftOptions options = {});
+  ~SlabFFT();
+  SlabFFT(const SlabFFT&) = delete;
+  SlabFFT& operator=(const SlabFFT&) = delete;
+
+  const SlabLayout& layout() const { return layout_; }
+  Device& device() const { return *device_; }
+  const std::shared_ptr<Device>& device_handle() const { return device_; }
+  MPI_Comm comm() const { return comm_.get(); }
+  ExchangeMethod exchange_method() const { return exchange_->method(); }
+  // Bytes this object holds on the device: the scratch slab plus the FFT library's work area.
+  std::size_t workspace_bytes() const;
+
+  void forward(const Real* in, C* out);
+  void backward(const C* in, Real* out);
+
+  // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
+  Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
+  Buffer<Real> make_real() const { return Buffer<Real>(device_, 2 * layout_.alloc_complex()); }
+
+  const PhaseTimes& times() const { return times_; }
+  void reset_times() { times_ = PhaseTimes{}; }
+
+ private:
+  void pack(const C* planes, C* packed);
+  void unpack(const C* packed, C* planes);
+  template <class Phase>
+  void timed(double PhaseTimes::*slot, Phase phase);
+
+  Communicator comm_;
+  std::shared_ptr<Device> device_;
+  FftOptions options_;
+  SlabLayout layout_;
+  std::unique_ptr<LocalTransforms<Real>> transforms_;
+  std::unique_ptr<Exchange> exchange_;
+  Chunks forward_chunks_, backward_chunks_;
+  Buffer<C> scratch_;
+  PhaseTimes times_;
+};
+
+extern template class SlabFFT<float>;
+extern template class SlabFFT<double>;
+
+}  // namespace kolmo::fft

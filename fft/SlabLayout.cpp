@@ -1,0 +1,41 @@
+#include "fft/SlabLayout.hpp"
+
+#include <algorithm>
+
+#include "core/Error.hpp"
+
+namespace kolmo::fft {
+
+SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
+    : nx_(n[0]), ny_(n[1]), nz_(n[2]), ranks_(ranks), rank_(rank) {
+  const char* axis[3] = {"Nx", "Ny", "Nz"};
+  for (int d = 0; d < 3; ++d)
+    KOLMO_REQUIRE(n[d] >= 1, "grid size " + std::string(axis[d]) + " = " + std::to_string(n[d]) +
+                                 " must be a positive number of points");
+  KOLMO_REQUIRE(ranks >= 1 && rank >= 0 && rank < ranks, "invalid rank " + std::to_string(rank) + " of " +
+                                                              std::to_string(ranks));
+  KOLMO_REQUIRE(ranks <= nx_, "cannot split Nx = " + std::to_string(nx_) + " x planes over " +
+                                  std::to_string(ranks) + " ranks: use at most " + std::to_string(nx_) +
+                                  " ranks");
+  KOLMO_REQUIRE(ranks <= ny_, "cannot split Ny = " + std::to_string(ny_) + " ky planes over " +
+                                  std::to_string(ranks) + " ranks: use at most " + std::to_string(ny_) +
+                                  " ranks");
+  x_split_ = Split{nx_, ranks_};
+  y_split_ = Split{ny_, ranks_};
+}
+
+std::size_t SlabLayout::alloc_complex() const {
+  // Real data (unpadded) fit in planes_size() complex values, since 2 * Nzc >= Nz.
+  return std::max(planes_size(), spectral_size());
+}
+
+std::string SlabLayout::describe() const {
+  auto range = [](long lo, long hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" +
+                                                                                std::to_string(hi); };
+  return std::to_string(nx_) + " x " + std::to_string(ny_) + " x " + std::to_string(nz_) + " over " +
+         std::to_string(ranks_) + (ranks_ == 1 ? " rank" : " ranks") + ": " +
+         range(x_count(ranks_ - 1), x_count(0)) + " x planes, " + range(y_count(ranks_ - 1), y_count(0)) +
+         " ky planes per rank";
+}
+
+}  // namespace kolmo::fft

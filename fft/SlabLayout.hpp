@@ -1,0 +1,79 @@
+// Which part of the global grid each rank holds, in real and in spectral space.
+//
+// Contract (all sizes in elements; the grid is Nx x Ny x Nz real points, Nzc = Nz/2 + 1 complex modes in z):
+// - Planes are split as evenly as possible: with n planes over p ranks, the first n mod p ranks get one plane more.
+// - Real space: rank r holds x planes [x_offset(r), x_offset(r) + x_count(r)), stored [x][y][z], z fastest, no
+//   padding: real_size() = x_count * Ny * Nz reals.
+// - Spectral space: rank r holds ky planes [y_offset(r), y_offset(r) + y_count(r)), all kx and kz = 0..Nz/2,
+//   stored [kx][ky][kz], kz fastest: spectral_size() = Nx * y_count * Nzc complex values. kx-major order makes
+//   each peer's chunk a contiguous block, so received chunks land in place with no transpose.
+// - alloc_complex() complex values (2 * alloc_complex() reals) hold either form and every intermediate of a
+//   transform; allocate fields passed to SlabFFT with at least that many.
+// - The constructor refuses grids that cannot be split (a size < 1, more ranks than Nx or Ny planes) by throwing
+//   kolmo::Error; every rank computes the same verdict, so all ranks fail together before anything is allocated.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+namespace kolmo::fft {
+
+// Even split of n items over parts: count(r) and offset(r) for part r.
+struct Split {
+  long n = 0;
+  int parts = 1;
+  long count(int r) const { return n / parts + (r < n % parts ? 1 : 0); }
+  long offset(int r) const { return r * (n / parts) + (r < n % parts ? r : n % parts); }
+};
+
+class SlabLayout {
+ public:
+  SlabLayout(std::array<long, 3> n, int ranks, int rank);
+
+  std::array<long, 3> global() const { return {nx_, ny_, nz_}; }
+  long nx() const { return nx_; }
+  long ny() const { return ny_; }
+  long nz() const { return nz_; }
+  long nzc() const { return nz_ / 2 + 1; }
+  int ranks() const { return ranks_; }
+  int rank() const { return rank_; }
+
+  // Real-space slab of rank r (default: this rank).
+  long x_count(int r) const { return x_split_.count(r); }
+  long x_offset(int r) const { return x_split_.offset(r); }
+  long x_count() const { return x_count(rank_); }
+  long x_offset() const { return x_offset(rank_); }
+  // Spectral slab of rank r.
+  long y_count(int r) const { return y_split_.count(r); }
+  long y_offset(int r) const { return y_split_.offset(r); }
+  long y_count() const { return y_count(rank_); }
+  long y_offset() const { return y_offset(rank_); }
+
+  std::size_t real_size() const { return static_cast<std::size_t>(x_count() * ny_ * nz_); }
+  std::size_t spectral_size() const { return static_cast<std::size_t>(nx_ * y_count() * nzc()); }
+  // Complex values of the yz-transformed real slab, [x][y][kz], before the exchange.
+  std::size_t planes_size() const { return static_cast<std::size_t>(x_count() * ny_ * nzc()); }
+  std::size_t alloc_complex() const;
+
+  // The chunk this rank exchanges with peer q: x_count(this) x y_count(q) x Nzc values going out in the forward
+  // transform, x_count(q) x y_count(this) x Nzc coming in. Offsets are where the chunk sits in the packed
+  // buffer [q][x][y in q][kz] and in the spectral slab [kx][ky][kz].
+  std::size_t packed_count(int q) const { return static_cast<std::size_t>(x_count() * y_count(q) * nzc()); }
+  std::size_t packed_offset(int q) const { return static_cast<std::size_t>(x_count() * y_offset(q) * nzc()); }
+  std::size_t spectral_chunk_count(int q) const {
+    return static_cast<std::size_t>(x_count(q) * y_count() * nzc());
+  }
+  std::size_t spectral_chunk_offset(int q) const {
+    return static_cast<std::size_t>(x_offset(q) * y_count() * nzc());
+  }
+
+  std::string describe() const;  // "256 x 256 x 256 over 4 ranks: 64 x planes, 64 ky planes per rank"
+
+ private:
+  long nx_, ny_, nz_;
+  int ranks_, rank_;
+  Split x_split_, y_split_;
+};
+
+}  // namespace kolmo::fft

@@ -1,0 +1,62 @@
+// SlabLayout arithmetic: slabs and chunks cover the grid exactly once, peers agree on chunk sizes, and
+// impossible requests are refused.
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "core/Error.hpp"
+#include "fft/SlabLayout.hpp"
+
+using kolmo::fft::SlabLayout;
+
+TEST_CASE("slabs and chunks tile the grid exactly once", "[layout]") {
+  for (long nx : {1L, 2L, 3L, 7L, 16L, 30L, 64L, 97L})
+    for (long ny : {1L, 5L, 12L, 20L, 33L})
+      for (long nz : {1L, 2L, 9L, 18L})
+        for (int p = 1; p <= 9; ++p) {
+          if (p > nx || p > ny) continue;
+          std::vector<SlabLayout> ranks;
+          for (int r = 0; r < p; ++r) ranks.emplace_back(std::array<long, 3>{nx, ny, nz}, p, r);
+          std::vector<int> x_hits(nx, 0), y_hits(ny, 0);
+          long smallest = nx, largest = 0;
+          for (const auto& l : ranks) {
+            for (long x = l.x_offset(); x < l.x_offset() + l.x_count(); ++x) ++x_hits[x];
+            for (long y = l.y_offset(); y < l.y_offset() + l.y_count(); ++y) ++y_hits[y];
+            smallest = std::min(smallest, l.x_count());
+            largest = std::max(largest, l.x_count());
+            // Packed chunks tile the transformed planes; spectral chunks tile the spectral slab.
+            std::size_t packed = 0, spectral = 0;
+            for (int q = 0; q < p; ++q) {
+              REQUIRE(l.packed_offset(q) == packed);
+              REQUIRE(l.spectral_chunk_offset(q) == spectral);
+              packed += l.packed_count(q);
+              spectral += l.spectral_chunk_count(q);
+            }
+            REQUIRE(packed == l.planes_size());
+            REQUIRE(spectral == l.spectral_size());
+            REQUIRE(l.alloc_complex() * 2 >= l.real_size());
+            REQUIRE(l.alloc_complex() >= l.spectral_size());
+          }
+          for (int h : x_hits) REQUIRE(h == 1);
+          for (int h : y_hits) REQUIRE(h == 1);
+          REQUIRE(largest - smallest <= 1);
+          // What r sends to q is what q expects from r.
+          for (int r = 0; r < p; ++r)
+            for (int q = 0; q < p; ++q) REQUIRE(ranks[r].packed_count(q) == ranks[q].spectral_chunk_count(r));
+        }
+}
+
+TEST_CASE("impossible grids are refused with a message naming the problem", "[layout]") {
+  auto message = [](std::array<long, 3> n, int p) {
+    try {
+      SlabLayout layout(n, p, 0);
+    } catch (const kolmo::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK_THAT(message({4, 16, 16}, 8), Catch::Contains("Nx = 4"));
+  CHECK_THAT(message({16, 3, 16}, 4), Catch::Contains("Ny = 3"));
+  CHECK_THAT(message({16, 16, 0}, 1), Catch::Contains("Nz = 0"));
+  CHECK_THAT(message({-2, 16, 16}, 1), Catch::Contains("Nx = -2"));
+  CHECK(message({16, 16, 16}, 16).empty());
+}

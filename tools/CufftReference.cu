@@ -1,0 +1,71 @@
+#include <cufft.h>
+
+#include "core/CudaCheck.hpp"
+#include "tools/CufftReference.hpp"
+
+namespace kolmo::tools {
+
+namespace {
+
+struct Events {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Events() {
+    KOLMO_CHECK_CUDA(cudaEventCreate(&start));
+    KOLMO_CHECK_CUDA(cudaEventCreate(&stop));
+  }
+  ~Events() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+// One pair of plans, in place (padded z) or out of place.
+std::vector<double> time_pair(std::array<long, 3> n, bool dp, bool in_place, int warmup, int reps) {
+  const long nzc = n[2] / 2 + 1;
+  const std::size_t real_bytes = (dp ? 8 : 4) * std::size_t(n[0]) * n[1] * (in_place ? 2 * nzc : n[2]);
+  const std::size_t complex_bytes = (dp ? 16 : 8) * std::size_t(n[0]) * n[1] * nzc;
+  void *a = nullptr, *b = nullptr;
+  KOLMO_CHECK_CUDA(cudaMalloc(&a, std::max(real_bytes, complex_bytes)));
+  if (!in_place) KOLMO_CHECK_CUDA(cudaMalloc(&b, complex_bytes));
+  KOLMO_CHECK_CUDA(cudaMemset(a, 0, std::max(real_bytes, complex_bytes)));
+  void* spectral = in_place ? a : b;
+  cufftHandle forward, backward;
+  KOLMO_CHECK_CUFFT(cufftPlan3d(&forward, int(n[0]), int(n[1]), int(n[2]), dp ? CUFFT_D2Z : CUFFT_R2C));
+  KOLMO_CHECK_CUFFT(cufftPlan3d(&backward, int(n[0]), int(n[1]), int(n[2]), dp ? CUFFT_Z2D : CUFFT_C2R));
+  auto pair = [&] {
+    if (dp) {
+      KOLMO_CHECK_CUFFT(cufftExecD2Z(forward, (double*)a, (cufftDoubleComplex*)spectral));
+      KOLMO_CHECK_CUFFT(cufftExecZ2D(backward, (cufftDoubleComplex*)spectral, (double*)a));
+    } else {
+      KOLMO_CHECK_CUFFT(cufftExecR2C(forward, (float*)a, (cufftComplex*)spectral));
+      KOLMO_CHECK_CUFFT(cufftExecC2R(backward, (cufftComplex*)spectral, (float*)a));
+    }
+  };
+  Events events;
+  std::vector<double> times;
+  for (int r = 0; r < warmup + reps; ++r) {
+    KOLMO_CHECK_CUDA(cudaEventRecord(events.start));
+    pair();
+    KOLMO_CHECK_CUDA(cudaEventRecord(events.stop));
+    KOLMO_CHECK_CUDA(cudaEventSynchronize(events.stop));
+    float ms = 0;
+    KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, events.start, events.stop));
+    if (r >= warmup) times.push_back(ms);
+  }
+  cufftDestroy(forward);
+  cufftDestroy(backward);
+  cudaFree(a);
+  if (b) cudaFree(b);
+  return times;
+}
+
+}  // namespace
+
+ReferenceTimes time_cufft_3d(std::array<long, 3> n, bool dp, int warmup, int reps) {
+  ReferenceTimes times;
+  times.in_place_ms = time_pair(n, dp, true, warmup, reps);
+  times.out_of_place_ms = time_pair(n, dp, false, warmup, reps);
+  return times;
+}
+
+}  // namespace kolmo::tools
