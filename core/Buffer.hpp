@@ -1,7 +1,8 @@
 // An owned array of T in a Device's memory (RAII).
 //
-// Contract: the buffer keeps its Device alive; contents are uninitialised after construction; moving transfers
-// ownership; size() counts elements of T. Host-side access (host_copy, assign_from_host) synchronises.
+// Contract: the buffer keeps its Device alive; contents are uninitialised after construction; moving
+// transfers ownership; size() counts elements of T. Host-side access (host_copy, assign_from_host)
+// synchronises.
 #pragma once
 
 #include <algorithm>

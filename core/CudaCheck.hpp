@@ -9,19 +9,19 @@
 
 #include "core/Error.hpp"
 
-#define KOLMO_CHECK_CUDA(call)                                                                \
-  do {                                                                                        \
-    cudaError_t kolmo_cuda_status_ = (call);                                                  \
-    if (kolmo_cuda_status_ != cudaSuccess)                                                    \
-      ::kolmo::fail_at(#call, __FILE__, __LINE__, cudaGetErrorString(kolmo_cuda_status_));    \
+#define KOLMO_CHECK_CUDA(call)                                                             \
+  do {                                                                                     \
+    cudaError_t kolmo_cuda_status_ = (call);                                               \
+    if (kolmo_cuda_status_ != cudaSuccess)                                                 \
+      ::kolmo::fail_at(#call, __FILE__, __LINE__, cudaGetErrorString(kolmo_cuda_status_)); \
   } while (0)
 
 // After a kernel launch: launch configuration errors show up here, execution errors at the next sync.
 #define KOLMO_CHECK_LAUNCH(name) KOLMO_CHECK_CUDA(cudaGetLastError())
 
-#define KOLMO_CHECK_CUFFT(call)                                                                       \
-  do {                                                                                                \
-    cufftResult kolmo_cufft_status_ = (call);                                                         \
-    if (kolmo_cufft_status_ != CUFFT_SUCCESS)                                                         \
+#define KOLMO_CHECK_CUFFT(call)                                                                           \
+  do {                                                                                                    \
+    cufftResult kolmo_cufft_status_ = (call);                                                             \
+    if (kolmo_cufft_status_ != CUFFT_SUCCESS)                                                             \
       ::kolmo::fail_at(#call, __FILE__, __LINE__, "cuFFT status " + std::to_string(kolmo_cufft_status_)); \
   } while (0)

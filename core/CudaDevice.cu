@@ -39,6 +39,16 @@ class CudaDevice final : public Device {
     if (rows == 0 || width == 0) return;
     KOLMO_CHECK_CUDA(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, stream_));
   }
+  void copy_3d(void* dst, std::size_t dpitch, std::size_t drows, const void* src, std::size_t spitch,
+               std::size_t srows, std::size_t width, std::size_t rows, std::size_t depth) override {
+    if (width == 0 || rows == 0 || depth == 0) return;
+    cudaMemcpy3DParms parameters{};
+    parameters.srcPtr = make_cudaPitchedPtr(const_cast<void*>(src), spitch, width, srows);
+    parameters.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, drows);
+    parameters.extent = make_cudaExtent(width, rows, depth);
+    parameters.kind = cudaMemcpyDefault;
+    KOLMO_CHECK_CUDA(cudaMemcpy3DAsync(&parameters, stream_));
+  }
   void fill_zero(void* dst, std::size_t bytes) override {
     KOLMO_CHECK_CUDA(cudaMemsetAsync(dst, 0, bytes, stream_));
   }
@@ -61,7 +71,9 @@ class CudaDevice final : public Device {
 
 }  // namespace
 
-bool cuda_compiled() { return true; }
+bool cuda_compiled() {
+  return true;
+}
 
 int cuda_device_count() {
   int count = 0;

@@ -1,10 +1,12 @@
 // Where one rank's data live and how they move: host memory (OpenMP) or one CUDA GPU (one stream).
 //
 // Contract:
-// - Backend::host always exists. Backend::cuda exists when kolmo was built with CUDA (KOLMO_HAVE_CUDA) and the
+// - Backend::host always exists. Backend::cuda exists when kolmo was built with CUDA (KOLMO_HAVE_CUDA) and
+// the
 //   process sees a GPU; Device::create(Backend::cuda) throws kolmo::Error otherwise.
 // - A Device owns one CUDA stream. Everything kolmo does on a device (FFTs, exchanges, pointwise kernels) is
-//   ordered on that stream, so callers never synchronise between kolmo calls; synchronize() waits for all of it.
+//   ordered on that stream, so callers never synchronise between kolmo calls; synchronize() waits for all of
+//   it.
 // - Copies are asynchronous on the device's stream; copy_to_host / copy_from_host return when the data have
 //   arrived (they synchronise), because the host is about to read or the source is about to change.
 // - With several ranks on a node, each rank takes GPU (node-local rank mod GPU count).
@@ -49,6 +51,10 @@ class Device {
   // rows rows of width bytes each, from src with pitch spitch to dst with pitch dpitch.
   virtual void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                        std::size_t rows) = 0;
+  // depth slices of rows rows of width bytes: a slice of src is srows rows of spitch bytes, of dst drows rows
+  // of dpitch bytes (a box cut out of, or put into, a larger 3D array).
+  virtual void copy_3d(void* dst, std::size_t dpitch, std::size_t drows, const void* src, std::size_t spitch,
+                       std::size_t srows, std::size_t width, std::size_t rows, std::size_t depth) = 0;
   virtual void fill_zero(void* dst, std::size_t bytes) = 0;
   virtual void copy_to_host(void* host, const void* src, std::size_t bytes) = 0;
   virtual void copy_from_host(void* dst, const void* host, std::size_t bytes) = 0;

@@ -27,9 +27,9 @@ class Error : public std::runtime_error {
   } while (0)
 
 // MPI: the error class string comes from MPI_Error_string.
-#define KOLMO_CHECK_MPI(call)                                                                \
-  do {                                                                                       \
-    int kolmo_mpi_status_ = (call);                                                          \
+#define KOLMO_CHECK_MPI(call)                                                                    \
+  do {                                                                                           \
+    int kolmo_mpi_status_ = (call);                                                              \
     if (kolmo_mpi_status_ != 0) ::kolmo::mpi_fail(#call, __FILE__, __LINE__, kolmo_mpi_status_); \
   } while (0)
 

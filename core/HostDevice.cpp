@@ -17,8 +17,7 @@ constexpr std::size_t kAlignment = 64;
 void* aligned_allocate(std::size_t bytes) {
   std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* pointer = std::aligned_alloc(kAlignment, rounded);
-  if (pointer == nullptr)
-    throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
+  if (pointer == nullptr) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes");
   return pointer;
 }
 
@@ -50,15 +49,32 @@ class HostDevice final : public Device {
 #pragma omp parallel for schedule(static)
     for (long r = 0; r < static_cast<long>(rows); ++r) std::memcpy(d + r * dpitch, s + r * spitch, width);
   }
-  void fill_zero(void* dst, std::size_t bytes) override { std::memset(dst, 0, bytes); }
-  void copy_to_host(void* host, const void* src, std::size_t bytes) override { copy(host, src, bytes); }
-  void copy_from_host(void* dst, const void* host, std::size_t bytes) override { copy(dst, host, bytes); }
+  void copy_3d(void* dst, std::size_t dpitch, std::size_t drows, const void* src, std::size_t spitch,
+               std::size_t srows, std::size_t width, std::size_t rows, std::size_t depth) override {
+    auto* d = static_cast<char*>(dst);
+    const auto* s = static_cast<const char*>(src);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (long z = 0; z < static_cast<long>(depth); ++z)
+      for (long r = 0; r < static_cast<long>(rows); ++r)
+        std::memcpy(d + (z * drows + r) * dpitch, s + (z * srows + r) * spitch, width);
+  }
+  void fill_zero(void* dst, std::size_t bytes) override {
+    std::memset(dst, 0, bytes);
+  }
+  void copy_to_host(void* host, const void* src, std::size_t bytes) override {
+    copy(host, src, bytes);
+  }
+  void copy_from_host(void* dst, const void* host, std::size_t bytes) override {
+    copy(dst, host, bytes);
+  }
   void synchronize() override {}
 };
 
 }  // namespace
 
-std::string to_string(Backend backend) { return backend == Backend::cuda ? "cuda" : "host"; }
+std::string to_string(Backend backend) {
+  return backend == Backend::cuda ? "cuda" : "host";
+}
 
 Backend parse_backend(const std::string& name) {
   if (name == "host" || name == "cpu") return Backend::host;
@@ -66,9 +82,13 @@ Backend parse_backend(const std::string& name) {
   throw Error("unknown backend '" + name + "' (expected host or cuda)");
 }
 
-Backend Device::automatic() { return cuda_device_count() > 0 ? Backend::cuda : Backend::host; }
+Backend Device::automatic() {
+  return cuda_device_count() > 0 ? Backend::cuda : Backend::host;
+}
 
-std::shared_ptr<Device> make_host_device() { return std::make_shared<HostDevice>(); }
+std::shared_ptr<Device> make_host_device() {
+  return std::make_shared<HostDevice>();
+}
 std::shared_ptr<Device> make_cuda_device(int node_rank);  // CudaDevice.cu, or the stub below
 
 std::shared_ptr<Device> Device::create(Backend backend, int node_rank) {
@@ -78,16 +98,28 @@ std::shared_ptr<Device> Device::create(Backend backend, int node_rank) {
   return make_cuda_device(node_rank);
 }
 
-void* host_aligned_allocate(std::size_t bytes) { return aligned_allocate(bytes); }
+void* host_aligned_allocate(std::size_t bytes) {
+  return aligned_allocate(bytes);
+}
 
 }  // namespace kolmo
 
 #if !defined(KOLMO_HAVE_CUDA)
 namespace kolmo {
-bool cuda_compiled() { return false; }
-int cuda_device_count() { return 0; }
-std::shared_ptr<Device> make_cuda_device(int) { throw Error("kolmo was built without CUDA"); }
-void* allocate_staging(Backend, std::size_t bytes) { return host_aligned_allocate(bytes); }
-void release_staging(Backend, void* pointer) noexcept { std::free(pointer); }
+bool cuda_compiled() {
+  return false;
+}
+int cuda_device_count() {
+  return 0;
+}
+std::shared_ptr<Device> make_cuda_device(int) {
+  throw Error("kolmo was built without CUDA");
+}
+void* allocate_staging(Backend, std::size_t bytes) {
+  return host_aligned_allocate(bytes);
+}
+void release_staging(Backend, void* pointer) noexcept {
+  std::free(pointer);
+}
 }  // namespace kolmo
 #endif

@@ -1,10 +1,12 @@
 // Pointwise kernels written once, run on either backend.
 //
 // Contract:
-// - parallel_for(device, n, f) calls f(i) for every i in [0, n): OpenMP threads on the host, one CUDA thread per
+// - parallel_for(device, n, f) calls f(i) for every i in [0, n): OpenMP threads on the host, one CUDA thread
+// per
 //   index on the device's stream (asynchronous). f must be a KOLMO_HD functor or KOLMO_LAMBDA lambda that
 //   captures by value and touches only memory of that device.
-// - sum(device, n, f) returns the sum over i of f(i) (a double or a fixed array of doubles), reduced in double
+// - sum(device, n, f) returns the sum over i of f(i) (a double or a fixed array of doubles), reduced in
+// double
 //   precision whatever the field precision, and synchronises.
 // - A translation unit that calls these with Backend::cuda must be compiled by nvcc (CMake marks the solver's
 //   sources as CUDA when CUDA is enabled); from a host-only TU a CUDA device throws kolmo::Error.
@@ -112,8 +114,8 @@ Sums<M> sum(Device& device, long n, F f) {
     detail::sum_kernel<M><<<blocks, threads, 0, stream>>>(n, f, partial);
     KOLMO_CHECK_LAUNCH("sum_kernel");
     std::array<double, static_cast<std::size_t>(M) * 1024> host{};
-    KOLMO_CHECK_CUDA(cudaMemcpyAsync(host.data(), partial, sizeof(double) * M * blocks,
-                                     cudaMemcpyDeviceToHost, stream));
+    KOLMO_CHECK_CUDA(
+        cudaMemcpyAsync(host.data(), partial, sizeof(double) * M * blocks, cudaMemcpyDeviceToHost, stream));
     KOLMO_CHECK_CUDA(cudaFreeAsync(partial, stream));
     KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream));
     for (int b = 0; b < blocks; ++b)

@@ -60,13 +60,25 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     KOLMO_CHECK_CUFFT(cufftMakePlanMany64(r2c_.get(), 2, plane, real_embed, 1, real_plane, complex_embed, 1,
                                           complex_plane, T::r2c, planes, &sizes[0]));
-    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(c2r_.get(), 2, plane, complex_embed, 1, complex_plane, real_embed, 1,
-                                          real_plane, T::c2r, planes, &sizes[1]));
+    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(c2r_.get(), 2, plane, complex_embed, 1, complex_plane, real_embed,
+                                          1, real_plane, T::c2r, planes, &sizes[1]));
     // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
     KOLMO_CHECK_CUFFT(cufftMakePlanMany64(x_.get(), 1, line, line, columns, 1, line, columns, 1, T::c2c,
                                           columns, &sizes[2]));
-    work_ = Buffer<char>(device, std::max({sizes[0], sizes[1], sizes[2], std::size_t(1)}));
-    for (int p = 0; p < 3; ++p) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plans[p]->get(), work_.data()));
+    // The compact columns of dealiased transforms (none on a rank that keeps no ky plane).
+    const long long kept = layout.kept_y_count() * layout.kept_z();
+    if (kept > 0) {
+      kept_ = std::make_unique<Plan>();
+      plans[3] = kept_.get();
+      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(kept_->get(), 0));
+      KOLMO_CHECK_CUFFT(cufftSetStream(kept_->get(), stream));
+      KOLMO_CHECK_CUFFT(
+          cufftMakePlanMany64(kept_->get(), 1, line, line, kept, 1, line, kept, 1, T::c2c, kept, &sizes[3]));
+    }
+    // One work area serves every plan: they never run at the same time.
+    work_ = Buffer<char>(device, std::max({sizes[0], sizes[1], sizes[2], sizes[3], std::size_t(1)}));
+    for (Plan* plan : plans)
+      if (plan != nullptr) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan->get(), work_.data()));
   }
 
   void forward_planes(const Real* in, C* out) override {
@@ -83,6 +95,12 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   void forward_x(const C* in, C* out) override { execute_x(in, out, CUFFT_FORWARD); }
   void backward_x(const C* in, C* out) override { execute_x(in, out, CUFFT_INVERSE); }
+  void forward_x_kept(const C* in, C* out) override {
+    if (kept_) execute_x(in, out, CUFFT_FORWARD, kept_->get());
+  }
+  void backward_x_kept(const C* in, C* out) override {
+    if (kept_) execute_x(in, out, CUFFT_INVERSE, kept_->get());
+  }
   std::size_t work_bytes() const override { return work_.bytes(); }
 
  private:
@@ -92,25 +110,30 @@ class CudaTransforms final : public LocalTransforms<Real> {
     else
       return reinterpret_cast<cufftComplex*>(const_cast<C*>(p));
   }
-  void execute_x(const C* in, C* out, int direction) {
+  void execute_x(const C* in, C* out, int direction) { execute_x(in, out, direction, x_.get()); }
+  void execute_x(const C* in, C* out, int direction, cufftHandle plan) {
     if constexpr (std::is_same_v<Real, double>)
-      KOLMO_CHECK_CUFFT(cufftExecZ2Z(x_.get(), z(in), z(out), direction));
+      KOLMO_CHECK_CUFFT(cufftExecZ2Z(plan, z(in), z(out), direction));
     else
-      KOLMO_CHECK_CUFFT(cufftExecC2C(x_.get(), z(in), z(out), direction));
+      KOLMO_CHECK_CUFFT(cufftExecC2C(plan, z(in), z(out), direction));
   }
 
   Plan r2c_, c2r_, x_;
+  std::unique_ptr<Plan> kept_;
   Buffer<char> work_;
 };
 
 }  // namespace
 
 template <class Real>
-std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout, const std::shared_ptr<Device>& device) {
+std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout,
+                                                            const std::shared_ptr<Device>& device) {
   return std::make_unique<CudaTransforms<Real>>(layout, device);
 }
 
-template std::unique_ptr<LocalTransforms<float>> make_cuda_transforms<float>(const SlabLayout&, const std::shared_ptr<Device>&);
-template std::unique_ptr<LocalTransforms<double>> make_cuda_transforms<double>(const SlabLayout&, const std::shared_ptr<Device>&);
+template std::unique_ptr<LocalTransforms<float>> make_cuda_transforms<float>(const SlabLayout&,
+                                                                             const std::shared_ptr<Device>&);
+template std::unique_ptr<LocalTransforms<double>> make_cuda_transforms<double>(
+    const SlabLayout&, const std::shared_ptr<Device>&);
 
 }  // namespace kolmo::fft

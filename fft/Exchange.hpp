@@ -1,4 +1,5 @@
-// The all-to-all of a slab transform: every rank sends one chunk to every other rank and receives one from each.
+// The all-to-all of a slab transform: every rank sends one chunk to every other rank and receives one from
+// each.
 //
 // Contract:
 // - run(send, recv, chunks) sends bytes [send_offset[q], +send_bytes[q]) of send to rank q and receives rank

@@ -82,19 +82,34 @@ class HostTransforms final : public LocalTransforms<Real> {
     auto* a = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
     auto* b = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
     const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    bool planned = true;
     const int plane[2] = {ny, nz}, line[1] = {nx};
     const int real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
     r2c_ = W::plan_r2c(2, plane, planes, real, real_embed, 1, ny * nz, a, complex_embed, 1, ny * nzc, flags);
     c2r_ = W::plan_c2r(2, plane, planes, a, complex_embed, 1, ny * nzc, real, real_embed, 1, ny * nz,
                        flags | FFTW_DESTROY_INPUT);
     // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
-    x_forward_ = W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_FORWARD, flags);
-    x_backward_ = W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_BACKWARD,
-                              flags);
+    x_forward_ =
+        W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_FORWARD, flags);
+    x_backward_ =
+        W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_BACKWARD, flags);
+    // The compact columns of dealiased transforms, out of place and in place (FFTW plans are one or the
+    // other).
+    const int kept = static_cast<int>(layout.kept_y_count() * layout.kept_z());
+    if (kept > 0) {
+      for (int direction = 0; direction < 2; ++direction) {
+        const int sign = direction == 0 ? FFTW_FORWARD : FFTW_BACKWARD;
+        kept_[direction][0] =
+            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, b, nullptr, kept, 1, sign, flags);
+        kept_[direction][1] =
+            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, a, nullptr, kept, 1, sign, flags);
+        if (kept_[direction][0] == nullptr || kept_[direction][1] == nullptr) planned = false;
+      }
+    }
     W::free(real);
     W::free(a);
     W::free(b);
-    if (r2c_ == nullptr || c2r_ == nullptr || x_forward_ == nullptr || x_backward_ == nullptr) {
+    if (!planned || r2c_ == nullptr || c2r_ == nullptr || x_forward_ == nullptr || x_backward_ == nullptr) {
       release();
       throw Error("FFTW could not plan the transforms for " + layout.describe());
     }
@@ -109,6 +124,8 @@ class HostTransforms final : public LocalTransforms<Real> {
   }
   void forward_x(const C* in, C* out) override { execute_x(x_forward_, in, out); }
   void backward_x(const C* in, C* out) override { execute_x(x_backward_, in, out); }
+  void forward_x_kept(const C* in, C* out) override { execute_kept(0, in, out); }
+  void backward_x_kept(const C* in, C* out) override { execute_kept(1, in, out); }
   std::size_t work_bytes() const override { return 0; }
 
  private:
@@ -116,8 +133,13 @@ class HostTransforms final : public LocalTransforms<Real> {
     W::execute_c2c(plan, reinterpret_cast<typename W::complex*>(const_cast<C*>(in)),
                    reinterpret_cast<typename W::complex*>(out));
   }
+  void execute_kept(int direction, const C* in, C* out) {
+    typename W::plan plan = kept_[direction][in == out ? 1 : 0];
+    if (plan != nullptr) execute_x(plan, in, out);  // no plan: this rank keeps no ky plane
+  }
   void release() noexcept {
-    for (auto* plan : {&r2c_, &c2r_, &x_forward_, &x_backward_})
+    for (auto* plan :
+         {&r2c_, &c2r_, &x_forward_, &x_backward_, &kept_[0][0], &kept_[0][1], &kept_[1][0], &kept_[1][1]})
       if (*plan != nullptr) {
         W::destroy(*plan);
         *plan = nullptr;
@@ -125,6 +147,8 @@ class HostTransforms final : public LocalTransforms<Real> {
   }
 
   typename W::plan r2c_ = nullptr, c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
+  typename W::plan kept_[2][2] = {{nullptr, nullptr},
+                                  {nullptr, nullptr}};  // [forward, backward][out of, in place]
 };
 
 }  // namespace

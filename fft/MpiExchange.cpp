@@ -1,5 +1,5 @@
-// The MPI exchange methods: chunked MPI_Isend/MPI_Irecv and a plain MPI_Alltoallv baseline, with staging through
-// pinned host memory for GPU buffers when the MPI is not CUDA-aware.
+// The MPI exchange methods: chunked MPI_Isend/MPI_Irecv and a plain MPI_Alltoallv baseline, with staging
+// through pinned host memory for GPU buffers when the MPI is not CUDA-aware.
 #include <climits>
 
 #include "core/Error.hpp"
@@ -20,10 +20,14 @@ std::size_t Chunks::total_recv() const {
 
 std::string to_string(ExchangeMethod method) {
   switch (method) {
-    case ExchangeMethod::automatic: return "auto";
-    case ExchangeMethod::isend_irecv: return "isend_irecv";
-    case ExchangeMethod::alltoallv: return "alltoallv";
-    case ExchangeMethod::nccl: return "nccl";
+    case ExchangeMethod::automatic:
+      return "auto";
+    case ExchangeMethod::isend_irecv:
+      return "isend_irecv";
+    case ExchangeMethod::alltoallv:
+      return "alltoallv";
+    case ExchangeMethod::nccl:
+      return "nccl";
   }
   return "?";
 }
@@ -152,8 +156,8 @@ class MpiExchange final : public Exchange {
       send_displs[q] = units(chunks.send_offset[q]);
       recv_displs[q] = units(chunks.recv_offset[q]);
     }
-    KOLMO_CHECK_MPI(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), unit_, recv, recv_counts.data(),
-                                  recv_displs.data(), unit_, comm_));
+    KOLMO_CHECK_MPI(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), unit_, recv,
+                                  recv_counts.data(), recv_displs.data(), unit_, comm_));
   }
 
   ExchangeMethod method_;
@@ -187,7 +191,9 @@ std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
 
 #if !defined(KOLMO_HAVE_NCCL)
 namespace kolmo::fft {
-bool nccl_compiled() { return false; }
+bool nccl_compiled() {
+  return false;
+}
 std::unique_ptr<Exchange> make_nccl_exchange(MPI_Comm, const std::shared_ptr<Device>&) {
   throw Error("kolmo was built without NCCL");
 }

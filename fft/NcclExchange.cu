@@ -5,11 +5,11 @@
 #include "core/CudaCheck.hpp"
 #include "fft/Exchange.hpp"
 
-#define KOLMO_CHECK_NCCL(call)                                                              \
-  do {                                                                                      \
-    ncclResult_t kolmo_nccl_status_ = (call);                                               \
-    if (kolmo_nccl_status_ != ncclSuccess)                                                  \
-      ::kolmo::fail_at(#call, __FILE__, __LINE__, ncclGetErrorString(kolmo_nccl_status_));  \
+#define KOLMO_CHECK_NCCL(call)                                                             \
+  do {                                                                                     \
+    ncclResult_t kolmo_nccl_status_ = (call);                                              \
+    if (kolmo_nccl_status_ != ncclSuccess)                                                 \
+      ::kolmo::fail_at(#call, __FILE__, __LINE__, ncclGetErrorString(kolmo_nccl_status_)); \
   } while (0)
 
 namespace kolmo::fft {
@@ -40,7 +40,8 @@ class NcclExchange final : public Exchange {
     KOLMO_CHECK_NCCL(ncclGroupStart());
     for (int step = 1; step < size_; ++step) {
       int to = (rank_ + step) % size_, from = (rank_ + size_ - step) % size_;
-      KOLMO_CHECK_NCCL(ncclSend(s + chunks.send_offset[to], chunks.send_bytes[to], ncclChar, to, comm_, stream));
+      KOLMO_CHECK_NCCL(
+          ncclSend(s + chunks.send_offset[to], chunks.send_bytes[to], ncclChar, to, comm_, stream));
       KOLMO_CHECK_NCCL(
           ncclRecv(r + chunks.recv_offset[from], chunks.recv_bytes[from], ncclChar, from, comm_, stream));
     }
@@ -55,7 +56,9 @@ class NcclExchange final : public Exchange {
 
 }  // namespace
 
-bool nccl_compiled() { return true; }
+bool nccl_compiled() {
+  return true;
+}
 
 std::unique_ptr<Exchange> make_nccl_exchange(MPI_Comm comm, const std::shared_ptr<Device>& device) {
   return std::make_unique<NcclExchange>(comm, device);

@@ -13,7 +13,8 @@ SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm) {
 }  // namespace
 
 template <class Real>
-SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Device> device, FftOptions options)
+SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Device> device,
+                       FftOptions options)
     : comm_(comm), device_(std::move(device)), options_(options), layout_(layout_for(n, comm_)) {
   // The layout has been validated above, identically on every rank; only now is anything allocated.
 #if defined(KOLMO_HAVE_CUDA)
@@ -31,9 +32,21 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
     forward_chunks_.recv_offset[q] = layout_.spectral_chunk_offset(q) * sizeof(C);
     forward_chunks_.recv_bytes[q] = layout_.spectral_chunk_count(q) * sizeof(C);
   }
+  for (auto* v : {&forward_kept_chunks_.send_offset, &forward_kept_chunks_.send_bytes,
+                  &forward_kept_chunks_.recv_offset, &forward_kept_chunks_.recv_bytes})
+    v->resize(p);
+  for (int q = 0; q < p; ++q) {
+    forward_kept_chunks_.send_offset[q] = layout_.compact_packed_offset(q) * sizeof(C);
+    forward_kept_chunks_.send_bytes[q] = layout_.compact_packed_count(q) * sizeof(C);
+    forward_kept_chunks_.recv_offset[q] = layout_.compact_chunk_offset(q) * sizeof(C);
+    forward_kept_chunks_.recv_bytes[q] = layout_.compact_chunk_count(q) * sizeof(C);
+  }
   // Backward is the same exchange reversed.
-  backward_chunks_ = {forward_chunks_.recv_offset, forward_chunks_.recv_bytes, forward_chunks_.send_offset,
-                      forward_chunks_.send_bytes};
+  auto reversed = [](const Chunks& c) {
+    return Chunks{c.recv_offset, c.recv_bytes, c.send_offset, c.send_bytes};
+  };
+  backward_chunks_ = reversed(forward_chunks_);
+  backward_kept_chunks_ = reversed(forward_kept_chunks_);
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
   exchange_ = make_exchange(options_.exchange, comm_.get(), device_, options_.cuda_aware_mpi, max_bytes);
   scratch_ = Buffer<C>(device_, layout_.alloc_complex());
@@ -67,8 +80,8 @@ void SlabFFT<Real>::pack(const C* planes, C* packed) {
   const std::size_t row = layout_.ny() * layout_.nzc() * sizeof(C);
   for (int q = 0; q < layout_.ranks(); ++q) {
     const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
-    device_->copy_2d(packed + layout_.packed_offset(q), width, planes + layout_.y_offset(q) * layout_.nzc(), row,
-                     width, layout_.x_count());
+    device_->copy_2d(packed + layout_.packed_offset(q), width, planes + layout_.y_offset(q) * layout_.nzc(),
+                     row, width, layout_.x_count());
   }
 }
 
@@ -77,13 +90,112 @@ void SlabFFT<Real>::unpack(const C* packed, C* planes) {
   const std::size_t row = layout_.ny() * layout_.nzc() * sizeof(C);
   for (int q = 0; q < layout_.ranks(); ++q) {
     const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
-    device_->copy_2d(planes + layout_.y_offset(q) * layout_.nzc(), row, packed + layout_.packed_offset(q), width,
-                     width, layout_.x_count());
+    device_->copy_2d(planes + layout_.y_offset(q) * layout_.nzc(), row, packed + layout_.packed_offset(q),
+                     width, width, layout_.x_count());
   }
 }
 
 template <class Real>
-void SlabFFT<Real>::forward(const Real* in, C* out) {
+void SlabFFT<Real>::pack_kept(const C* planes, C* packed) {
+  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
+  for (int q = 0; q < layout_.ranks(); ++q) {
+    C* chunk = packed + layout_.compact_packed_offset(q);
+    const std::size_t rows = layout_.kept_y_count(q);
+    long done = 0;
+    for (const auto& run : layout_.kept_runs(q)) {
+      device_->copy_3d(chunk + done * layout_.kept_z(), width, rows, planes + run.start * layout_.nzc(), row,
+                       layout_.ny(), width, run.count, layout_.x_count());
+      done += run.count;
+    }
+  }
+}
+
+template <class Real>
+void SlabFFT<Real>::expand_kept_planes(const C* packed, C* planes) {
+  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
+  device_->fill_zero(planes, layout_.planes_size() * sizeof(C));
+  for (int q = 0; q < layout_.ranks(); ++q) {
+    const C* chunk = packed + layout_.compact_packed_offset(q);
+    const std::size_t rows = layout_.kept_y_count(q);
+    long done = 0;
+    for (const auto& run : layout_.kept_runs(q)) {
+      device_->copy_3d(planes + run.start * layout_.nzc(), row, layout_.ny(), chunk + done * layout_.kept_z(),
+                       width, rows, width, run.count, layout_.x_count());
+      done += run.count;
+    }
+  }
+}
+
+template <class Real>
+void SlabFFT<Real>::gather_kept_spectral(const C* spectral, C* compact) {
+  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
+  const std::size_t rows = layout_.kept_y_count();
+  long done = 0;
+  for (const auto& run : layout_.kept_runs(layout_.rank())) {
+    device_->copy_3d(compact + done * layout_.kept_z(), width, rows,
+                     spectral + (run.start - layout_.y_offset()) * layout_.nzc(), row, layout_.y_count(),
+                     width, run.count, layout_.nx());
+    done += run.count;
+  }
+}
+
+template <class Real>
+void SlabFFT<Real>::expand_kept_spectral(const C* compact, C* spectral) {
+  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
+  const std::size_t rows = layout_.kept_y_count();
+  device_->fill_zero(spectral, layout_.spectral_size() * sizeof(C));
+  long done = 0;
+  for (const auto& run : layout_.kept_runs(layout_.rank())) {
+    device_->copy_3d(spectral + (run.start - layout_.y_offset()) * layout_.nzc(), row, layout_.y_count(),
+                     compact + done * layout_.kept_z(), width, rows, width, run.count, layout_.nx());
+    done += run.count;
+  }
+}
+
+template <class Real>
+void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
+  C* scratch = scratch_.data();
+  timed(&PhaseTimes::compute, [&] {
+    transforms_->forward_planes(in, scratch);
+    pack_kept(scratch, out);
+  });
+  if (layout_.ranks() == 1) {
+    // One rank: the compact packed buffer is already the compact spectral slab.
+    timed(&PhaseTimes::compute, [&] {
+      transforms_->forward_x_kept(out, scratch);
+      expand_kept_spectral(scratch, out);
+    });
+  } else {
+    timed(&PhaseTimes::communication, [&] { exchange_->run(out, scratch, forward_kept_chunks_); });
+    timed(&PhaseTimes::compute, [&] {
+      transforms_->forward_x_kept(scratch, scratch);
+      expand_kept_spectral(scratch, out);
+    });
+  }
+  ++times_.transforms;
+}
+
+template <class Real>
+void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
+  C* scratch = scratch_.data();
+  C* packed = reinterpret_cast<C*>(out);
+  timed(&PhaseTimes::compute, [&] { gather_kept_spectral(in, scratch); });
+  if (layout_.ranks() == 1) {
+    timed(&PhaseTimes::compute, [&] { transforms_->backward_x_kept(scratch, packed); });
+  } else {
+    timed(&PhaseTimes::compute, [&] { transforms_->backward_x_kept(scratch, scratch); });
+    timed(&PhaseTimes::communication, [&] { exchange_->run(scratch, packed, backward_kept_chunks_); });
+  }
+  timed(&PhaseTimes::compute, [&] {
+    expand_kept_planes(packed, scratch);
+    transforms_->backward_planes(scratch, out);
+  });
+  ++times_.transforms;
+}
+
+template <class Real>
+void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
+  if (modes == Modes::dealiased) return forward_dealiased(in, out);
   C* scratch = scratch_.data();
   // Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
   // by the first step.
@@ -99,7 +211,8 @@ void SlabFFT<Real>::forward(const Real* in, C* out) {
 }
 
 template <class Real>
-void SlabFFT<Real>::backward(const C* in, Real* out) {
+void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
+  if (modes == Modes::dealiased) return backward_dealiased(in, out);
   C* scratch = scratch_.data();
   timed(&PhaseTimes::compute, [&] { transforms_->backward_x(in, scratch); });
   if (layout_.ranks() > 1) {

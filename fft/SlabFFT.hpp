@@ -5,16 +5,23 @@
 //   not necessarily equal or even), an MPI communicator (duplicated inside), a Device (host or one GPU) and
 //   options. All ranks of the communicator construct it and call forward/backward together.
 // - layout() says which real-space x planes and which spectral ky planes this rank holds and how data are
-//   ordered (see SlabLayout.hpp). Buffers passed in must hold layout().alloc_complex() complex values and live
-//   in the Device's memory (device pointers on the CUDA backend).
+//   ordered (see SlabLayout.hpp). Buffers passed in must hold layout().alloc_complex() complex values and
+//   live in the Device's memory (device pointers on the CUDA backend).
 // - forward(in, out): real slab -> spectral slab, F(k) = sum_x f(x) exp(-i k.x), unnormalised.
 //   backward(in, out): spectral slab -> real slab, f(x) = sum_k F(k) exp(+i k.x), unnormalised as well, so
 //   backward(forward(f)) = Nx Ny Nz f. (The solver folds 1/(Nx Ny Nz) into its pointwise kernels, which saves
 //   a pass over memory.) in == out (in place) is allowed for both. Out of place, forward leaves its input
 //   intact and backward leaves its input intact too. Both are asynchronous on the Device's stream.
-// - Algorithm: forward = 2D R2C on each yz plane, pack each peer's chunk contiguously, all-to-all (own chunk by
+// - Algorithm: forward = 2D R2C on each yz plane, pack each peer's chunk contiguously, all-to-all (own chunk
+// by
 //   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
 //   transpose follows the exchange. backward = the reverse.
+// - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
+// forward
+//   returns the spectrum with every mode of |n_y| > Ny/3 or n_z > Nz/3 set to zero; backward treats those
+//   modes of its input as zero and never reads them. Only the kept modes go through the all-to-all and the x
+//   FFTs, about 4/9 of the data. (kx is not truncated: the x FFT needs the whole line; the solver zeroes
+//   |n_x| > Nx/3.)
 // - Errors: an impossible grid or rank count throws kolmo::Error on every rank before any allocation.
 #pragma once
 
@@ -33,6 +40,8 @@
 #include "fft/SlabLayout.hpp"
 
 namespace kolmo::fft {
+
+enum class Modes { all, dealiased };
 
 struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
@@ -67,8 +76,8 @@ class SlabFFT {
   // Bytes this object holds on the device: the scratch slab plus the FFT library's work area.
   std::size_t workspace_bytes() const;
 
-  void forward(const Real* in, C* out);
-  void backward(const C* in, Real* out);
+  void forward(const Real* in, C* out, Modes modes = Modes::all);
+  void backward(const C* in, Real* out, Modes modes = Modes::all);
 
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
   Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
@@ -80,6 +89,15 @@ class SlabFFT {
  private:
   void pack(const C* planes, C* packed);
   void unpack(const C* packed, C* planes);
+  // Dealiased forms: kept modes of planes [x][y][kz] to or from the compact packed buffer [q][x][kept y][kept
+  // kz], and of the spectral slab to or from the compact slab [kx][kept ky][kept kz]; expanding zeroes the
+  // rest.
+  void pack_kept(const C* planes, C* packed);
+  void expand_kept_planes(const C* packed, C* planes);
+  void gather_kept_spectral(const C* spectral, C* compact);
+  void expand_kept_spectral(const C* compact, C* spectral);
+  void forward_dealiased(const Real* in, C* out);
+  void backward_dealiased(const C* in, Real* out);
   template <class Phase>
   void timed(double PhaseTimes::*slot, Phase phase);
 
@@ -89,7 +107,7 @@ class SlabFFT {
   SlabLayout layout_;
   std::unique_ptr<LocalTransforms<Real>> transforms_;
   std::unique_ptr<Exchange> exchange_;
-  Chunks forward_chunks_, backward_chunks_;
+  Chunks forward_chunks_, backward_chunks_, forward_kept_chunks_, backward_kept_chunks_;
   Buffer<C> scratch_;
   PhaseTimes times_;
 };

@@ -12,8 +12,8 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
   for (int d = 0; d < 3; ++d)
     KOLMO_REQUIRE(n[d] >= 1, "grid size " + std::string(axis[d]) + " = " + std::to_string(n[d]) +
                                  " must be a positive number of points");
-  KOLMO_REQUIRE(ranks >= 1 && rank >= 0 && rank < ranks, "invalid rank " + std::to_string(rank) + " of " +
-                                                              std::to_string(ranks));
+  KOLMO_REQUIRE(ranks >= 1 && rank >= 0 && rank < ranks,
+                "invalid rank " + std::to_string(rank) + " of " + std::to_string(ranks));
   KOLMO_REQUIRE(ranks <= nx_, "cannot split Nx = " + std::to_string(nx_) + " x planes over " +
                                   std::to_string(ranks) + " ranks: use at most " + std::to_string(nx_) +
                                   " ranks");
@@ -22,6 +22,26 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
                                   " ranks");
   x_split_ = Split{nx_, ranks_};
   y_split_ = Split{ny_, ranks_};
+  kept_runs_.resize(ranks_);
+  kept_y_count_.assign(ranks_, 0);
+  kept_y_before_.assign(ranks_, 0);
+  for (int q = 0; q < ranks_; ++q) {
+    for (long y = y_offset(q); y < y_offset(q) + y_count(q); ++y) {
+      if (!kept(y, ny_)) continue;
+      auto& runs = kept_runs_[q];
+      if (!runs.empty() && runs.back().start + runs.back().count == y)
+        ++runs.back().count;
+      else
+        runs.push_back({y, 1});
+      ++kept_y_count_[q];
+    }
+    if (q > 0) kept_y_before_[q] = kept_y_before_[q - 1] + kept_y_count_[q - 1];
+  }
+}
+
+bool SlabLayout::kept(long index, long n) {
+  const long signed_index = index <= n / 2 ? index : index - n;
+  return (signed_index < 0 ? -signed_index : signed_index) <= n / 3;
 }
 
 std::size_t SlabLayout::alloc_complex() const {
@@ -30,8 +50,9 @@ std::size_t SlabLayout::alloc_complex() const {
 }
 
 std::string SlabLayout::describe() const {
-  auto range = [](long lo, long hi) { return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" +
-                                                                                std::to_string(hi); };
+  auto range = [](long lo, long hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+  };
   return std::to_string(nx_) + " x " + std::to_string(ny_) + " x " + std::to_string(nz_) + " over " +
          std::to_string(ranks_) + (ranks_ == 1 ? " rank" : " ranks") + ": " +
          range(x_count(ranks_ - 1), x_count(0)) + " x planes, " + range(y_count(ranks_ - 1), y_count(0)) +

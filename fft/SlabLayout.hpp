@@ -1,21 +1,26 @@
 // Which part of the global grid each rank holds, in real and in spectral space.
 //
 // Contract (all sizes in elements; the grid is Nx x Ny x Nz real points, Nzc = Nz/2 + 1 complex modes in z):
-// - Planes are split as evenly as possible: with n planes over p ranks, the first n mod p ranks get one plane more.
-// - Real space: rank r holds x planes [x_offset(r), x_offset(r) + x_count(r)), stored [x][y][z], z fastest, no
+// - Planes are split as evenly as possible: with n planes over p ranks, the first n mod p ranks get one plane
+// more.
+// - Real space: rank r holds x planes [x_offset(r), x_offset(r) + x_count(r)), stored [x][y][z], z fastest,
+// no
 //   padding: real_size() = x_count * Ny * Nz reals.
 // - Spectral space: rank r holds ky planes [y_offset(r), y_offset(r) + y_count(r)), all kx and kz = 0..Nz/2,
-//   stored [kx][ky][kz], kz fastest: spectral_size() = Nx * y_count * Nzc complex values. kx-major order makes
-//   each peer's chunk a contiguous block, so received chunks land in place with no transpose.
+//   stored [kx][ky][kz], kz fastest: spectral_size() = Nx * y_count * Nzc complex values. kx-major order
+//   makes each peer's chunk a contiguous block, so received chunks land in place with no transpose.
 // - alloc_complex() complex values (2 * alloc_complex() reals) hold either form and every intermediate of a
 //   transform; allocate fields passed to SlabFFT with at least that many.
-// - The constructor refuses grids that cannot be split (a size < 1, more ranks than Nx or Ny planes) by throwing
-//   kolmo::Error; every rank computes the same verdict, so all ranks fail together before anything is allocated.
+// - The constructor refuses grids that cannot be split (a size < 1, more ranks than Nx or Ny planes) by
+// throwing
+//   kolmo::Error; every rank computes the same verdict, so all ranks fail together before anything is
+//   allocated.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace kolmo::fft {
 
@@ -56,9 +61,9 @@ class SlabLayout {
   std::size_t planes_size() const { return static_cast<std::size_t>(x_count() * ny_ * nzc()); }
   std::size_t alloc_complex() const;
 
-  // The chunk this rank exchanges with peer q: x_count(this) x y_count(q) x Nzc values going out in the forward
-  // transform, x_count(q) x y_count(this) x Nzc coming in. Offsets are where the chunk sits in the packed
-  // buffer [q][x][y in q][kz] and in the spectral slab [kx][ky][kz].
+  // The chunk this rank exchanges with peer q: x_count(this) x y_count(q) x Nzc values going out in the
+  // forward transform, x_count(q) x y_count(this) x Nzc coming in. Offsets are where the chunk sits in the
+  // packed buffer [q][x][y in q][kz] and in the spectral slab [kx][ky][kz].
   std::size_t packed_count(int q) const { return static_cast<std::size_t>(x_count() * y_count(q) * nzc()); }
   std::size_t packed_offset(int q) const { return static_cast<std::size_t>(x_count() * y_offset(q) * nzc()); }
   std::size_t spectral_chunk_count(int q) const {
@@ -68,12 +73,43 @@ class SlabLayout {
     return static_cast<std::size_t>(x_offset(q) * y_count() * nzc());
   }
 
+  // Dealiased (truncated) transforms move only the modes the 2/3 rule keeps in y and z: |n_y| <= Ny/3 and
+  // n_z <= Nz/3 (integer division, n the signed mode index). The kept ky planes of rank q form at most two
+  // runs of consecutive global indices; kept data are stored compactly, kz fastest with kept_z() values per
+  // row, in the same orders as the full layouts.
+  struct Run {
+    long start, count;  // global ky index of the first plane, number of planes
+  };
+  static bool kept(long index, long n);  // is mode index (0..n-1) kept by the 2/3 rule
+  long kept_z() const { return nz_ / 3 + 1 < nzc() ? nz_ / 3 + 1 : nzc(); }
+  const std::vector<Run>& kept_runs(int q) const { return kept_runs_[q]; }
+  long kept_y_count(int q) const { return kept_y_count_[q]; }
+  long kept_y_count() const { return kept_y_count(rank_); }
+  // Compact spectral slab [kx][kept ky][kept kz] and the compact packed buffer [q][x][kept ky of q][kept kz].
+  std::size_t compact_spectral_size() const {
+    return static_cast<std::size_t>(nx_ * kept_y_count() * kept_z());
+  }
+  std::size_t compact_packed_count(int q) const {
+    return static_cast<std::size_t>(x_count() * kept_y_count(q) * kept_z());
+  }
+  std::size_t compact_packed_offset(int q) const {
+    return static_cast<std::size_t>(x_count() * kept_y_before_[q] * kept_z());
+  }
+  std::size_t compact_chunk_count(int q) const {
+    return static_cast<std::size_t>(x_count(q) * kept_y_count() * kept_z());
+  }
+  std::size_t compact_chunk_offset(int q) const {
+    return static_cast<std::size_t>(x_offset(q) * kept_y_count() * kept_z());
+  }
+
   std::string describe() const;  // "256 x 256 x 256 over 4 ranks: 64 x planes, 64 ky planes per rank"
 
  private:
   long nx_, ny_, nz_;
   int ranks_, rank_;
   Split x_split_, y_split_;
+  std::vector<std::vector<Run>> kept_runs_;
+  std::vector<long> kept_y_count_, kept_y_before_;
 };
 
 }  // namespace kolmo::fft

@@ -21,12 +21,13 @@ constexpr double kTwoPi = 6.283185307179586476925286766559;
 
 // The field of the GPU-FFT paper, f = 8 sin x sin 2y sin 3z + 8 sin 4x sin 5y sin 6z on [0, 2pi)^3.
 double paper_field(double x, double y, double z) {
-  return 8 * std::sin(x) * std::sin(2 * y) * std::sin(3 * z) + 8 * std::sin(4 * x) * std::sin(5 * y) *
-                                                                       std::sin(6 * z);
+  return 8 * std::sin(x) * std::sin(2 * y) * std::sin(3 * z) +
+         8 * std::sin(4 * x) * std::sin(5 * y) * std::sin(6 * z);
 }
 
 // Its exact unnormalised forward coefficient at integer wavenumbers (kx, ky, kz >= 0):
-// 8 prod sin(a_d x_d) has coefficient 8 prod(-i sgn(k_d) / 2) = i sgn(kx) sgn(ky) sgn(kz) at k = (+-a, +-b, +-c).
+// 8 prod sin(a_d x_d) has coefficient 8 prod(-i sgn(k_d) / 2) = i sgn(kx) sgn(ky) sgn(kz) at k = (+-a, +-b,
+// +-c).
 std::complex<double> paper_coefficient(long kx, long ky, long kz, double points) {
   auto term = [&](long a, long b, long c) -> std::complex<double> {
     if (std::labs(kx) != a || std::labs(ky) != b || kz != c) return 0.0;
@@ -36,7 +37,9 @@ std::complex<double> paper_coefficient(long kx, long ky, long kz, double points)
   return term(1, 2, 3) + term(4, 5, 6);
 }
 
-long signed_wavenumber(long index, long n) { return index <= n / 2 ? index : index - n; }
+long signed_wavenumber(long index, long n) {
+  return index <= n / 2 ? index : index - n;
+}
 
 // A reproducible random value for global point (x, y, z), the same on every rank and rank count.
 double random_value(long x, long y, long z) {
@@ -89,12 +92,13 @@ void check_paper_field(const Case& c, std::array<long, 3> n) {
   for (long i = 0; i < l.x_count(); ++i)
     for (long j = 0; j < n[1]; ++j)
       for (long k = 0; k < n[2]; ++k)
-        f[(i * n[1] + j) * n[2] + k] = Real(paper_field(kTwoPi * (l.x_offset() + i) / n[0], kTwoPi * j / n[1],
-                                                        kTwoPi * k / n[2]));
+        f[(i * n[1] + j) * n[2] + k] =
+            Real(paper_field(kTwoPi * (l.x_offset() + i) / n[0], kTwoPi * j / n[1], kTwoPi * k / n[2]));
   auto input = fft.make_real();
   input.assign_from_host(f);
   auto spectrum_buffer = fft.make_spectral();
-  Complex<Real>* spectral = c.in_place ? reinterpret_cast<Complex<Real>*>(input.data()) : spectrum_buffer.data();
+  Complex<Real>* spectral =
+      c.in_place ? reinterpret_cast<Complex<Real>*>(input.data()) : spectrum_buffer.data();
   fft.forward(input.data(), spectral);
   std::vector<Complex<Real>> F(l.alloc_complex());
   c.device->copy_to_host(F.data(), spectral, sizeof(Complex<Real>) * F.size());
@@ -103,17 +107,19 @@ void check_paper_field(const Case& c, std::array<long, 3> n) {
   for (long i = 0; i < n[0]; ++i)
     for (long j = 0; j < l.y_count(); ++j)
       for (long k = 0; k < l.nzc(); ++k) {
-        auto expected = paper_coefficient(signed_wavenumber(i, n[0]), signed_wavenumber(l.y_offset() + j, n[1]),
-                                          k, points);
+        auto expected = paper_coefficient(signed_wavenumber(i, n[0]),
+                                          signed_wavenumber(l.y_offset() + j, n[1]), k, points);
         auto got = F[(i * l.y_count() + j) * l.nzc() + k];
-        coefficient_error = std::max(coefficient_error, std::abs(std::complex<double>(got.re, got.im) - expected));
+        coefficient_error =
+            std::max(coefficient_error, std::abs(std::complex<double>(got.re, got.im) - expected));
       }
   CHECK(global_max(coefficient_error) / points < tolerance<Real>());
 
   if (!c.in_place) {  // out of place, forward leaves its input intact
     auto again = input.host_copy();
     double changed = 0;
-    for (std::size_t m = 0; m < l.real_size(); ++m) changed = std::max(changed, std::abs(double(again[m] - f[m])));
+    for (std::size_t m = 0; m < l.real_size(); ++m)
+      changed = std::max(changed, std::abs(double(again[m] - f[m])));
     CHECK(global_max(changed) == 0.0);
   }
   auto output = fft.make_real();
@@ -149,7 +155,8 @@ void check_against_serial(const Case& c, std::array<long, 3> n) {
 
   std::vector<Real> f(2 * l.alloc_complex(), Real(0));
   for (long i = 0; i < l.x_count(); ++i)
-    for (long yz = 0; yz < n[1] * n[2]; ++yz) f[i * n[1] * n[2] + yz] = Real(copy[(l.x_offset() + i) * n[1] * n[2] + yz]);
+    for (long yz = 0; yz < n[1] * n[2]; ++yz)
+      f[i * n[1] * n[2] + yz] = Real(copy[(l.x_offset() + i) * n[1] * n[2] + yz]);
   auto data = fft.make_real();
   data.assign_from_host(f);
   auto out = fft.make_spectral();
@@ -180,6 +187,69 @@ void check_against_serial(const Case& c, std::array<long, 3> n) {
   CHECK(global_max(round_trip) < (std::is_same_v<Real, double> ? 1e-14 : 1e-6));
 }
 
+// Dealiased transforms against full ones: forward = full forward with the non-kept (y, z) modes zeroed;
+// backward ignores whatever the non-kept modes of its input hold.
+template <class Real>
+void check_dealiased(const Case& c, std::array<long, 3> n) {
+  SlabFFT<Real> fft(n, MPI_COMM_WORLD, c.device, {c.method});
+  const auto& l = fft.layout();
+  std::vector<Real> f(2 * l.alloc_complex(), Real(0));
+  for (long i = 0; i < l.x_count(); ++i)
+    for (long y = 0; y < n[1]; ++y)
+      for (long z = 0; z < n[2]; ++z)
+        f[(i * n[1] + y) * n[2] + z] = Real(random_value(l.x_offset() + i, y, z));
+  auto input = fft.make_real();
+  input.assign_from_host(f);
+  auto full = fft.make_spectral(), dealiased = fft.make_spectral();
+  fft.forward(input.data(), full.data());
+  Complex<Real>* out = c.in_place ? reinterpret_cast<Complex<Real>*>(input.data()) : dealiased.data();
+  fft.forward(input.data(), out, Modes::dealiased);
+  std::vector<Complex<Real>> F(l.spectral_size()), D(l.spectral_size());
+  c.device->copy_to_host(F.data(), full.data(), sizeof(Complex<Real>) * F.size());
+  c.device->copy_to_host(D.data(), out, sizeof(Complex<Real>) * D.size());
+  double error = 0, scale = 0, leaked = 0;
+  for (long i = 0; i < n[0]; ++i)
+    for (long j = 0; j < l.y_count(); ++j)
+      for (long k = 0; k < l.nzc(); ++k) {
+        const std::size_t m = (i * l.y_count() + j) * l.nzc() + k;
+        const bool kept = SlabLayout::kept(l.y_offset() + j, n[1]) && k < l.kept_z();
+        if (kept) {
+          error = std::max(error, double(std::hypot(D[m].re - F[m].re, D[m].im - F[m].im)));
+          scale = std::max(scale, double(std::hypot(F[m].re, F[m].im)));
+        } else {
+          leaked = std::max(leaked, double(std::hypot(D[m].re, D[m].im)));
+        }
+      }
+  CHECK(global_max(leaked) == 0.0);
+  CHECK(global_max(error) <= global_max(scale) * tolerance<Real>() * 10);
+
+  // Backward: fill the non-kept modes of the full spectrum with garbage; the dealiased backward must agree
+  // with the full backward of the spectrum whose non-kept modes are zero (D, just checked).
+  std::vector<Complex<Real>> garbage = F;
+  for (long i = 0; i < n[0]; ++i)
+    for (long j = 0; j < l.y_count(); ++j)
+      for (long k = 0; k < l.nzc(); ++k) {
+        const std::size_t m = (i * l.y_count() + j) * l.nzc() + k;
+        if (!(SlabLayout::kept(l.y_offset() + j, n[1]) && k < l.kept_z())) garbage[m] = {Real(1e3), Real(-7)};
+      }
+  auto spectral = fft.make_spectral();
+  spectral.assign_from_host(garbage);
+  auto reference = fft.make_real(), result = fft.make_real();
+  full.assign_from_host(D);
+  fft.backward(full.data(), reference.data());
+  Real* back = c.in_place ? reinterpret_cast<Real*>(spectral.data()) : result.data();
+  fft.backward(spectral.data(), back, Modes::dealiased);
+  std::vector<Real> g(l.real_size()), r(l.real_size());
+  c.device->copy_to_host(g.data(), back, sizeof(Real) * g.size());
+  c.device->copy_to_host(r.data(), reference.data(), sizeof(Real) * r.size());
+  double difference = 0, size = 0;
+  for (std::size_t m = 0; m < g.size(); ++m) {
+    difference = std::max(difference, std::abs(double(g[m]) - double(r[m])));
+    size = std::max(size, std::abs(double(r[m])));
+  }
+  CHECK(global_max(difference) <= global_max(size) * tolerance<Real>() * 10);
+}
+
 const std::vector<std::array<long, 3>> kPaperGrids{{16, 16, 16}, {18, 20, 24}, {15, 17, 14}};
 const std::vector<std::array<long, 3>> kRandomGrids{{24, 20, 18}, {30, 12, 16}, {9, 7, 5}};
 
@@ -204,14 +274,30 @@ TEMPLATE_TEST_CASE("distributed spectrum equals serial FFTW of the whole field",
     }
 }
 
-TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][gpu]", float, double) {
-  for (const auto& c : gpu_cases("slab FFT on the GPU"))
+TEMPLATE_TEST_CASE("dealiased transforms equal full transforms with the 2/3 rule applied", "[fft]", float,
+                   double) {
+  for (const auto& c : host_cases())
     for (auto n : kRandomGrids) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
                    << c.in_place);
-      check_paper_field<TestType>(c, {n[0], n[1], n[2] < 14 ? 14 : n[2]});
-      check_against_serial<TestType>(c, n);
+      check_dealiased<TestType>(c, n);
     }
+}
+
+TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][gpu]", float, double) {
+  for (const auto& c : gpu_cases("slab FFT on the GPU")) {
+    for (auto n : kPaperGrids) {
+      INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
+                   << c.in_place);
+      check_paper_field<TestType>(c, n);
+    }
+    for (auto n : kRandomGrids) {
+      INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
+                   << c.in_place);
+      check_against_serial<TestType>(c, n);
+      check_dealiased<TestType>(c, n);
+    }
+  }
 }
 
 TEST_CASE("a grid the ranks cannot split is refused on every rank", "[fft]") {

@@ -39,9 +39,28 @@ TEST_CASE("slabs and chunks tile the grid exactly once", "[layout]") {
           for (int h : x_hits) REQUIRE(h == 1);
           for (int h : y_hits) REQUIRE(h == 1);
           REQUIRE(largest - smallest <= 1);
-          // What r sends to q is what q expects from r.
+          // What r sends to q is what q expects from r, for full and dealiased transforms.
           for (int r = 0; r < p; ++r)
-            for (int q = 0; q < p; ++q) REQUIRE(ranks[r].packed_count(q) == ranks[q].spectral_chunk_count(r));
+            for (int q = 0; q < p; ++q) {
+              REQUIRE(ranks[r].packed_count(q) == ranks[q].spectral_chunk_count(r));
+              REQUIRE(ranks[r].compact_packed_count(q) == ranks[q].compact_chunk_count(r));
+            }
+          // Kept ky planes: the runs of every rank together are exactly the planes the 2/3 rule keeps.
+          std::vector<int> kept_hits(ny, 0);
+          for (int q = 0; q < p; ++q) {
+            long count = 0;
+            for (const auto& run : ranks[0].kept_runs(q)) {
+              REQUIRE(run.start >= ranks[0].y_offset(q));
+              REQUIRE(run.start + run.count <= ranks[0].y_offset(q) + ranks[0].y_count(q));
+              for (long y = run.start; y < run.start + run.count; ++y) ++kept_hits[y];
+              count += run.count;
+            }
+            REQUIRE(count == ranks[0].kept_y_count(q));
+          }
+          for (long y = 0; y < ny; ++y) {
+            const long n = y <= ny / 2 ? y : ny - y;  // |signed index|
+            REQUIRE(kept_hits[y] == (3 * n <= ny ? 1 : 0));
+          }
         }
 }
 

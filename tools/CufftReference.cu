@@ -69,3 +69,60 @@ ReferenceTimes time_cufft_3d(std::array<long, 3> n, bool dp, int warmup, int rep
 }
 
 }  // namespace kolmo::tools
+
+#include <cufftXt.h>
+
+#include <chrono>
+
+namespace kolmo::tools {
+
+std::vector<double> time_cufftxt_3d(std::array<long, 3> n, bool dp, int gpus, int warmup, int reps) {
+  int current = 0;
+  KOLMO_CHECK_CUDA(cudaGetDevice(&current));
+  std::vector<int> which(gpus);
+  for (int g = 0; g < gpus; ++g) which[g] = g;
+  cufftHandle forward, backward;
+  std::vector<std::size_t> work(gpus);
+  KOLMO_CHECK_CUFFT(cufftCreate(&forward));
+  KOLMO_CHECK_CUFFT(cufftCreate(&backward));
+  KOLMO_CHECK_CUFFT(cufftXtSetGPUs(forward, gpus, which.data()));
+  KOLMO_CHECK_CUFFT(cufftXtSetGPUs(backward, gpus, which.data()));
+  KOLMO_CHECK_CUFFT(
+      cufftMakePlan3d(forward, int(n[0]), int(n[1]), int(n[2]), dp ? CUFFT_D2Z : CUFFT_R2C, work.data()));
+  KOLMO_CHECK_CUFFT(
+      cufftMakePlan3d(backward, int(n[0]), int(n[1]), int(n[2]), dp ? CUFFT_Z2D : CUFFT_C2R, work.data()));
+  cudaLibXtDesc* data = nullptr;
+  KOLMO_CHECK_CUFFT(cufftXtMalloc(forward, &data, CUFFT_XT_FORMAT_INPLACE));
+  for (int g = 0; g < gpus; ++g) {
+    KOLMO_CHECK_CUDA(cudaSetDevice(data->descriptor->GPUs[g]));
+    KOLMO_CHECK_CUDA(cudaMemset(data->descriptor->data[g], 0, data->descriptor->size[g]));
+  }
+  auto sync_all = [&] {
+    for (int g = 0; g < gpus; ++g) {
+      KOLMO_CHECK_CUDA(cudaSetDevice(g));
+      KOLMO_CHECK_CUDA(cudaDeviceSynchronize());
+    }
+  };
+  std::vector<double> times;
+  for (int r = 0; r < warmup + reps; ++r) {
+    sync_all();
+    auto start = std::chrono::steady_clock::now();
+    if (dp) {
+      KOLMO_CHECK_CUFFT(cufftXtExecDescriptorD2Z(forward, data, data));
+      KOLMO_CHECK_CUFFT(cufftXtExecDescriptorZ2D(backward, data, data));
+    } else {
+      KOLMO_CHECK_CUFFT(cufftXtExecDescriptorR2C(forward, data, data));
+      KOLMO_CHECK_CUFFT(cufftXtExecDescriptorC2R(backward, data, data));
+    }
+    sync_all();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (r >= warmup) times.push_back(ms);
+  }
+  cufftXtFree(data);
+  cufftDestroy(forward);
+  cufftDestroy(backward);
+  KOLMO_CHECK_CUDA(cudaSetDevice(current));
+  return times;
+}
+
+}  // namespace kolmo::tools

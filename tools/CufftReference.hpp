@@ -16,3 +16,12 @@ struct ReferenceTimes {
 ReferenceTimes time_cufft_3d(std::array<long, 3> n, bool double_precision, int warmup, int repetitions);
 
 }  // namespace kolmo::tools
+
+namespace kolmo::tools {
+
+// The peer on several GPUs: cuFFTXt, one process driving GPUs 0..gpus-1 (cufftXtSetGPUs), in-place R2C then
+// C2R on the library's own multi-GPU layout. Milliseconds per pair, one entry per repetition.
+std::vector<double> time_cufftxt_3d(std::array<long, 3> n, bool double_precision, int gpus, int warmup,
+                                    int repetitions);
+
+}  // namespace kolmo::tools

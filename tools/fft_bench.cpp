@@ -86,16 +86,26 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   }
   const double total = median(pairs);
   if (rank == 0) {
-    std::printf("kolmo slab FFT %ld x %ld x %ld, %s, %d rank(s), backend %s (%s), exchange %s, %s\n", n[0], n[1],
-                n[2], s.precision.c_str(), ranks, to_string(device->backend()).c_str(), device->name().c_str(),
-                to_string(fft.exchange_method()).c_str(), s.in_place ? "in place" : "out of place");
+    std::printf("kolmo slab FFT %ld x %ld x %ld, %s, %d rank(s), backend %s (%s), exchange %s, %s\n", n[0],
+                n[1], n[2], s.precision.c_str(), ranks, to_string(device->backend()).c_str(),
+                device->name().c_str(), to_string(fft.exchange_method()).c_str(),
+                s.in_place ? "in place" : "out of place");
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
                 fft.workspace_bytes() / 1048576.0, 2.0 * l.alloc_complex() * sizeof(Real) / 1048576.0);
-    std::printf("  pair (forward+backward): median %.3f ms over %d reps after %d warm-up (min %.3f, max %.3f)\n",
-                total, s.reps, s.warmup, *std::min_element(pairs.begin(), pairs.end()),
-                *std::max_element(pairs.begin(), pairs.end()));
+    std::printf(
+        "  pair (forward+backward): median %.3f ms over %d reps after %d warm-up (min %.3f, max %.3f)\n",
+        total, s.reps, s.warmup, *std::min_element(pairs.begin(), pairs.end()),
+        *std::max_element(pairs.begin(), pairs.end()));
     std::printf("  profiled split: computation %.3f ms, communication %.3f ms\n", median(compute),
                 median(communication));
+    if (ranks > 1) {
+      // Bytes this rank sends to others in one pair (forward and backward), over the communication time.
+      double sent = 0;
+      for (int q = 0; q < ranks; ++q)
+        if (q != rank) sent += 2.0 * l.packed_count(q) * sizeof(Complex<Real>);
+      std::printf("  exchange bandwidth: %.1f GB/s sent per rank\n",
+                  sent / (median(communication) * 1e-3) / 1e9);
+    }
   }
 #if defined(KOLMO_HAVE_CUDA)
   if (s.peer && ranks == 1 && device->backend() == Backend::cuda) {
@@ -106,10 +116,22 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
     std::printf("  RESULT n=%ldx%ldx%ld %s kolmo %.3f ms cuFFT(best) %.3f ms ratio %.3f\n", n[0], n[1], n[2],
                 s.precision.c_str(), total, best, total / best);
   }
+  if (s.peer && ranks > 1 && device->backend() == Backend::cuda) {
+    // The peer on the same GPUs: one process (rank 0) drives them all while the other ranks wait.
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+      const double xt =
+          median(tools::time_cufftxt_3d(n, std::is_same_v<Real, double>, ranks, s.warmup, s.reps));
+      std::printf("  cuFFTXt pair on %d GPUs: %.3f ms\n", ranks, xt);
+      std::printf("  RESULT n=%ldx%ldx%ld %s gpus=%d kolmo %.3f ms cuFFTXt %.3f ms ratio %.3f\n", n[0], n[1],
+                  n[2], s.precision.c_str(), ranks, total, xt, total / xt);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
 #endif
-  if (rank == 0 && !(ranks == 1 && device->backend() == Backend::cuda))
-    std::printf("  RESULT n=%ldx%ldx%ld %s ranks=%d kolmo %.3f ms\n", n[0], n[1], n[2], s.precision.c_str(), ranks,
-                total);
+  if (rank == 0 && device->backend() == Backend::host)
+    std::printf("  RESULT n=%ldx%ldx%ld %s ranks=%d kolmo %.3f ms\n", n[0], n[1], n[2], s.precision.c_str(),
+                ranks, total);
   return 0;
 }
 
@@ -125,7 +147,8 @@ int main(int argc, char** argv) {
   CLI::App app{"kolmo_fft_bench: time kolmo's distributed 3D FFT (forward+backward pairs)"};
   app.add_option("--n", s.n, "grid: one size (cube) or three sizes Nx Ny Nz")->expected(1, 3);
   app.add_option("--precision", s.precision, "single or double")->check(CLI::IsMember({"single", "double"}));
-  app.add_option("--backend", s.backend, "auto, host or cuda")->check(CLI::IsMember({"auto", "host", "cuda"}));
+  app.add_option("--backend", s.backend, "auto, host or cuda")
+      ->check(CLI::IsMember({"auto", "host", "cuda"}));
   app.add_option("--exchange", s.exchange, "auto, isend_irecv, alltoallv or nccl");
   app.add_flag("--cuda-aware", s.cuda_aware, "the MPI library accepts GPU pointers");
   app.add_flag("--in-place", s.in_place, "transform in place");
@@ -144,7 +167,8 @@ int main(int argc, char** argv) {
     std::array<long, 3> n{s.n[0], s.n.size() == 3 ? s.n[1] : s.n[0], s.n.size() == 3 ? s.n[2] : s.n[0]};
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
-    status = s.precision == "double" ? run<double>(s, n, device, rank, ranks) : run<float>(s, n, device, rank, ranks);
+    status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)
+                                     : run<float>(s, n, device, rank, ranks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kolmo_fft_bench: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# On a GPU machine (the device tool): GPU tests of the FFT, then the one-GPU benchmark against cuFFT's 3D plan.
+# Expects the programs and bundle in .device/ (see ../shared/device/README.md). Writes logs under $OUT.
+set -uo pipefail
+tar xJf .device/bundle.tar.xz -C /opt && source /opt/devbundle/env.sh && cd .device
+out=${OUT:-/tmp}
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+ngpu=$(nvidia-smi -L | wc -l)
+for ranks in 1 2 4; do
+  [ "$ranks" -le "$ngpu" ] || continue
+  echo "== GPU tests, $ranks rank(s)"
+  mpiexec -n $ranks ./kolmo_tests "[gpu]" > $out/gpu_tests_np$ranks.log 2>&1; echo "exit $?"; tail -4 $out/gpu_tests_np$ranks.log
+done
+if [ "$ngpu" -eq 1 ]; then
+  for n in ${SIZES:-256 512 1024}; do
+    for p in single double; do
+      ./kolmo_fft_bench --n $n --precision $p --backend cuda --warmup 5 --reps ${REPS:-20} 2>&1 | tee -a $out/bench.log
+    done
+  done
+else
+  for n in ${SIZES:-512 1024}; do
+    for p in single double; do
+      mpiexec -n $ngpu ./kolmo_fft_bench --n $n --precision $p --backend cuda --exchange nccl --warmup 3 \
+        --reps ${REPS:-10} 2>&1 | tee -a $out/bench.log
+    done
+  done
+  # MPI staged through host memory is slow here (3-4 GB/s): a small grid shows the gap.
+  mpiexec -n $ngpu ./kolmo_fft_bench --n 256 --precision single --backend cuda --exchange isend_irecv \
+    --warmup 2 --reps 5 2>&1 | tee -a $out/bench.log
+fi
+grep RESULT $out/bench.log
