@@ -1,0 +1,353 @@
+// The time loop of a Navier-Stokes run: initial condition or restart, output schedule, progress, checkpoints,
+// clean stop on a signal.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+
+#include "app/Progress.hpp"
+#include "app/Runs.hpp"
+#include "app/StopRequest.hpp"
+#include "core/Communicator.hpp"
+#include "core/Error.hpp"
+#include "io/Checkpoint.hpp"
+#include "io/FieldFile.hpp"
+#include "io/FieldReader.hpp"
+#include "io/OutputDirectory.hpp"
+#include "io/SeriesFile.hpp"
+#include "io/SpectraFile.hpp"
+#include "solver/Diagnostics.hpp"
+#include "solver/InitialConditions.hpp"
+#include "solver/NavierStokes.hpp"
+#include "solver/Spectrum.hpp"
+
+namespace kolmo::app {
+
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+solver::FlowParameters flow_parameters(const io::RunConfig& config) {
+  solver::FlowParameters p;
+  p.viscosity = config.physics.viscosity;
+  p.box = {config.grid.box[0], config.grid.box[1], config.grid.box[2]};
+  p.integrator = config.time.integrator == io::Integrator::rk2   ? solver::Integrator::rk2
+                 : config.time.integrator == io::Integrator::rk3 ? solver::Integrator::rk3
+                                                                 : solver::Integrator::rk4;
+  const auto& f = config.physics.forcing;
+  switch (f.type) {
+    case io::ForcingType::none:
+      p.forcing.kind = solver::ForcingKind::none;
+      break;
+    case io::ForcingType::band:
+      p.forcing = {solver::ForcingKind::band, f.power.value_or(0), f.k_min, f.k_max, 0};
+      break;
+    case io::ForcingType::linear:
+      p.forcing = {solver::ForcingKind::linear, f.power.value_or(0), 0, 0, f.coefficient.value_or(0)};
+      break;
+  }
+  return p;
+}
+
+// The next simulation time at which an output with this interval is due, after time t (never if 0).
+double next_multiple(double t, double interval) {
+  if (interval <= 0) return kInfinity;
+  return (std::floor(t / interval + 1e-9) + 1) * interval;
+}
+
+const std::vector<std::string> kSeriesColumns{
+    "time",      "step",           "dt",  "energy",          "enstrophy",      "dissipation",
+    "injection", "divergence_max", "cfl", "reynolds_lambda", "kolmogorov_eta", "kmax_eta"};
+
+template <class Real>
+class NavierStokesRun {
+ public:
+  NavierStokesRun(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm)
+      : config_(config),
+        options_(options),
+        comm_(comm),
+        device_(Device::create(io::resolve(config.backend), node_rank(comm))),
+        fft_(config.grid.n, comm, device_, {config.fft.exchange, config.fft.cuda_aware_mpi, false}),
+        flow_(fft_, flow_parameters(config)),
+        paths_(io::output_paths(config.output.directory)) {
+    MPI_Comm_rank(comm, &rank_);
+    MPI_Comm_size(comm, &ranks_);
+  }
+
+  int run() {
+    const bool restart = options_.restart || !options_.checkpoint.empty();
+    // Nothing was written so far; from here on the directory is ours.
+    io::prepare_output_directory(
+        paths_.root,
+        restart ? io::ExistingOutput::keep
+                : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
+        comm_);
+    if (rank_ == 0) std::ofstream(paths_.config) << options_.config_text;
+    if (restart)
+      restart_from_checkpoint();
+    else
+      set_initial_condition();
+
+    const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
+    series_ = std::make_unique<io::SeriesFile>(paths_.series, kSeriesColumns, opening, comm_);
+    auto spectrum = solver::compute_spectrum(flow_, true);
+    spectra_ = std::make_unique<io::SpectraFile>(
+        paths_.spectra, spectrum.k, std::vector<std::string>{"energy_spectrum", "transfer", "flux"}, opening,
+        comm_);
+    if (restart) {
+      series_->truncate_after_step(flow_.step_count());
+      spectra_->truncate_after_step(flow_.step_count());
+    }
+    print_header();
+    return time_loop(restart, spectrum);
+  }
+
+ private:
+  void set_initial_condition() {
+    const auto& initial = config_.initial;
+    switch (initial.type) {
+      case io::InitialType::taylor_green:
+        solver::set_taylor_green(flow_, initial.amplitude);
+        break;
+      case io::InitialType::abc:
+        solver::set_abc(flow_, initial.A, initial.B, initial.C, static_cast<int>(initial.k));
+        break;
+      case io::InitialType::random:
+        solver::set_random_isotropic(flow_, initial.spectrum.energy, initial.spectrum.k0,
+                                     static_cast<std::uint64_t>(initial.seed));
+        break;
+      case io::InitialType::file:
+        set_from_file(initial.file);
+        break;
+    }
+  }
+
+  // A kolmo field file (u, v, w) or a checkpoint (u_hat, v_hat, w_hat): the velocity only, from t = 0.
+  void set_from_file(const std::string& file) {
+    io::FieldReader reader(file, comm_);
+    if (reader.has_dataset(io::kVelocityComponents[0])) {
+      read_spectral_velocity(file, true);
+      return;
+    }
+    const auto& layout = fft_.layout();
+    std::vector<Real> u(layout.real_size()), v(layout.real_size()), w(layout.real_size());
+    reader.read<Real>("u", layout, u);
+    reader.read<Real>("v", layout, v);
+    reader.read<Real>("w", layout, w);
+    flow_.set_velocity(u, v, w);
+  }
+
+  // constrain = false keeps the coefficients bit for bit (a restart); a projection, though idempotent in
+  // exact arithmetic, changes the last bits.
+  io::CheckpointInfo read_spectral_velocity(const std::filesystem::path& path, bool constrain) {
+    const auto& layout = fft_.layout();
+    std::array<std::vector<Complex<Real>>, 3> host;
+    for (auto& h : host) h.resize(layout.spectral_size());
+    auto info = io::read_checkpoint<Real>(path, layout, {host[0], host[1], host[2]}, comm_);
+    for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(host[d]);
+    if (constrain) flow_.enforce_constraints();
+    return info;
+  }
+
+  void restart_from_checkpoint() {
+    const std::filesystem::path path = options_.checkpoint.empty()
+                                           ? io::latest_checkpoint(paths_.checkpoints, comm_)
+                                           : std::filesystem::path(options_.checkpoint);
+    auto info = read_spectral_velocity(path, false);
+    flow_.set_clock(info.time, info.step, info.dt);
+    if (rank_ == 0)
+      std::printf("restarting from %s: step %ld, t = %.6g (written in %s precision)\n", path.c_str(),
+                  info.step, info.time, info.precision.c_str());
+  }
+
+  void print_header() const {
+    if (rank_ != 0) return;
+    const auto& layout = fft_.layout();
+    const double field_bytes = double(layout.nx()) * layout.ny() * layout.nz() * sizeof(Real) / ranks_;
+    std::printf("kolmo %s: incompressible Navier-Stokes\n", KOLMO_VERSION);
+    std::printf("  grid      %s, box %.6g x %.6g x %.6g\n", layout.describe().c_str(), config_.grid.box[0],
+                config_.grid.box[1], config_.grid.box[2]);
+    std::printf("  backend   %s: %s, exchange %s, %s precision\n", to_string(device_->backend()).c_str(),
+                device_->name().c_str(), fft::to_string(fft_.exchange_method()).c_str(),
+                io::to_string(config_.precision).c_str());
+    std::printf("  memory    %.1f MiB per rank (%.1f real-field equivalents)\n",
+                flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes);
+    std::printf("  physics   nu = %.6g, forcing %s, integrator %s, %s\n", config_.physics.viscosity,
+                io::to_string(config_.physics.forcing.type).c_str(),
+                io::to_string(config_.time.integrator).c_str(),
+                config_.time.dt ? ("dt = " + std::to_string(*config_.time.dt)).c_str()
+                                : ("CFL " + std::to_string(config_.time.cfl)).c_str());
+    std::printf("  output    %s\n", paths_.root.c_str());
+    std::fflush(stdout);
+  }
+
+  // The step to take now and the CFL number it gives.
+  std::pair<double, double> choose_dt(double t_end) {
+    // cfl_dt(1) = 1 / max(|u|/dx + ...): the largest stable-ish unit; cheap, since its transforms are reused
+    // by the next step.
+    const double unit = flow_.cfl_dt(1.0, kInfinity);
+    double dt = config_.time.dt ? *config_.time.dt
+                                : std::min(config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity));
+    if (flow_.time() + dt > t_end) dt = t_end - flow_.time();
+    return {dt, std::isfinite(unit) ? dt / unit : 0.0};
+  }
+
+  void write_series(const solver::Diagnostics& d, double dt, double cfl) {
+    std::vector<double> row{d.time,      double(d.step),   dt,  d.energy,    d.enstrophy,      d.dissipation,
+                            d.injection, d.max_divergence, cfl, d.re_lambda, d.kolmogorov_eta, d.kmax_eta};
+    series_->append(row);
+  }
+
+  void write_spectra(const solver::Spectrum& s) {
+    spectra_->append(flow_.time(), flow_.step_count(), {s.energy, s.transfer, s.flux});
+  }
+
+  void write_fields() {
+    const auto& layout = fft_.layout();
+    std::vector<std::vector<Real>> storage;
+    std::vector<io::NamedSlab<Real>> slabs;
+    auto add = [&](const char* name, std::vector<Real>&& data) {
+      storage.push_back(std::move(data));
+      slabs.push_back({name, {}});
+    };
+    storage.reserve(7);
+    for (auto field : config_.output.fields) {
+      std::vector<Real> a, b, c;
+      if (field == io::OutputField::velocity) {
+        flow_.velocity_to_host(a, b, c);
+        add("u", std::move(a));
+        add("v", std::move(b));
+        add("w", std::move(c));
+      } else if (field == io::OutputField::vorticity) {
+        flow_.vorticity_to_host(a, b, c);
+        add("vorticity_x", std::move(a));
+        add("vorticity_y", std::move(b));
+        add("vorticity_z", std::move(c));
+      } else {
+        flow_.pressure_to_host(a);
+        add("pressure", std::move(a));
+      }
+    }
+    for (std::size_t i = 0; i < slabs.size(); ++i)
+      slabs[i].slab = std::span<const Real>(storage[i].data(), layout.real_size());
+    io::FieldInfo info{flow_.time(), flow_.step_count(), config_.grid.box, config_.physics.viscosity};
+    io::write_field_file<Real>(paths_.fields, info, layout, slabs, comm_);
+  }
+
+  void write_checkpoint() {
+    const auto& layout = fft_.layout();
+    std::array<std::vector<Complex<Real>>, 3> host;
+    for (int d = 0; d < 3; ++d) host[d] = flow_.velocity().buffer(d).host_copy();
+    io::CheckpointInfo info;
+    info.time = flow_.time();
+    info.step = flow_.step_count();
+    info.dt = flow_.last_dt();
+    info.box = config_.grid.box;
+    info.viscosity = config_.physics.viscosity;
+    info.rng_state = static_cast<std::uint64_t>(config_.initial.seed);
+    const std::size_t n = layout.spectral_size();
+    io::write_checkpoint<Real>(
+        paths_.checkpoints, info, layout,
+        {std::span<const Complex<Real>>(host[0].data(), n), std::span<const Complex<Real>>(host[1].data(), n),
+         std::span<const Complex<Real>>(host[2].data(), n)},
+        comm_);
+  }
+
+  int time_loop(bool restart, const solver::Spectrum& initial_spectrum) {
+    const auto& out = config_.output;
+    const double t_end = config_.time.t_end.value_or(kInfinity);
+    const long last_step = config_.time.steps.value_or(std::numeric_limits<long>::max());
+    const bool checkpoints = out.checkpoint_every > 0 || out.checkpoint_wall_minutes > 0;
+    Progress progress(rank_ == 0, flow_.time(), flow_.step_count(), t_end, last_step);
+    double next_fields = next_multiple(flow_.time(), out.fields_every);
+    double next_spectra = next_multiple(flow_.time(), out.spectra_every);
+    double next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every);
+    double last_wall_checkpoint = 0;
+
+    auto [dt, cfl] = choose_dt(t_end);
+    if (!restart) {  // the state at the start
+      auto d = solver::compute_diagnostics(flow_);
+      if (out.series_every > 0) write_series(d, dt, cfl);
+      if (out.progress_every > 0) progress.line(d, dt, cfl);
+      if (out.spectra_every > 0) write_spectra(initial_spectrum);
+      if (out.fields_every > 0) write_fields();
+    }
+    int status = 0;
+    bool series_written = true, progress_written = true;
+    while (flow_.step_count() < last_step && flow_.time() < t_end * (1 - 1e-12)) {
+      if (!(dt > 0) || !std::isfinite(dt))
+        throw Error("time step " + std::to_string(dt) + " at step " + std::to_string(flow_.step_count()) +
+                    ": the velocity is not finite (blown up?); reduce time.dt or time.cfl");
+      flow_.step(dt);
+      const long step = flow_.step_count();
+      const bool finishing = step >= last_step || flow_.time() >= t_end * (1 - 1e-12);
+      series_written = out.series_every > 0 && (step % out.series_every == 0 || finishing);
+      progress_written = out.progress_every > 0 && (step % out.progress_every == 0 || finishing);
+      const double used_dt = dt, used_cfl = cfl;
+      if (series_written || progress_written) {
+        auto d = solver::compute_diagnostics(flow_);
+        if (!std::isfinite(d.energy))
+          throw Error("the solution blew up at step " + std::to_string(step) +
+                      ", t = " + std::to_string(d.time) + ": reduce time.dt or time.cfl");
+        if (series_written) write_series(d, used_dt, used_cfl);
+        if (progress_written) progress.line(d, used_dt, used_cfl);
+      }
+      if (flow_.time() >= next_spectra * (1 - 1e-12) || (finishing && out.spectra_every > 0)) {
+        write_spectra(solver::compute_spectrum(flow_, true));
+        next_spectra = next_multiple(flow_.time(), out.spectra_every);
+      }
+      if (flow_.time() >= next_fields * (1 - 1e-12) || (finishing && out.fields_every > 0)) {
+        write_fields();
+        next_fields = next_multiple(flow_.time(), out.fields_every);
+      }
+      bool wall_due = false;
+      if (out.checkpoint_wall_minutes > 0) {
+        int due = progress.elapsed_seconds() - last_wall_checkpoint >= 60 * out.checkpoint_wall_minutes;
+        MPI_Bcast(&due, 1, MPI_INT, 0, comm_);  // rank 0's clock decides, so all ranks agree
+        wall_due = due != 0;
+      }
+      if (flow_.time() >= next_checkpoint * (1 - 1e-12) || wall_due || (finishing && checkpoints)) {
+        write_checkpoint();
+        next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every);
+        if (wall_due) last_wall_checkpoint = progress.elapsed_seconds();
+      }
+      if (stop_requested(comm_)) {
+        if (!(finishing && checkpoints)) write_checkpoint();
+        progress.message("stopped by a signal at step " + std::to_string(step) +
+                         ", t = " + std::to_string(flow_.time()) + "; checkpoint written to " +
+                         io::checkpoint_path(paths_.checkpoints).string() + " (continue with --restart)");
+        status = 130;
+        break;
+      }
+      if (!finishing) std::tie(dt, cfl) = choose_dt(t_end);
+    }
+    progress.message("done: " + std::to_string(flow_.step_count()) +
+                     " steps, t = " + std::to_string(flow_.time()) + ", wall time " +
+                     format_duration(progress.elapsed_seconds()) + "; output in " + paths_.root.string());
+    return status;
+  }
+
+  const io::RunConfig& config_;
+  const RunOptions& options_;
+  MPI_Comm comm_;
+  int rank_ = 0, ranks_ = 1;
+  std::shared_ptr<Device> device_;
+  fft::SlabFFT<Real> fft_;
+  solver::NavierStokes<Real> flow_;
+  io::OutputPaths paths_;
+  std::unique_ptr<io::SeriesFile> series_;
+  std::unique_ptr<io::SpectraFile> spectra_;
+};
+
+}  // namespace
+
+template <class Real>
+int run_navier_stokes(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm) {
+  NavierStokesRun<Real> run(config, options, comm);
+  return run.run();
+}
+
+template int run_navier_stokes<float>(const io::RunConfig&, const RunOptions&, MPI_Comm);
+template int run_navier_stokes<double>(const io::RunConfig&, const RunOptions&, MPI_Comm);
+
+}  // namespace kolmo::app

@@ -1,0 +1,107 @@
+// A Poisson (or Helmholtz) run: build or read the right-hand side, solve once, write phi (and its gradient),
+// and for a manufactured right-hand side report the error against the exact solution.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "app/Runs.hpp"
+#include "core/Communicator.hpp"
+#include "core/Error.hpp"
+#include "io/FieldFile.hpp"
+#include "io/FieldReader.hpp"
+#include "io/OutputDirectory.hpp"
+#include "solver/Poisson.hpp"
+
+namespace kolmo::app {
+
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+
+}  // namespace
+
+template <class Real>
+int run_poisson(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  auto device = Device::create(io::resolve(config.backend), node_rank(comm));
+  fft::SlabFFT<Real> fft(config.grid.n, comm, device,
+                         {config.fft.exchange, config.fft.cuda_aware_mpi, false});
+  const auto& layout = fft.layout();
+  const auto& box = config.grid.box;
+  solver::Poisson<Real> poisson(fft, solver::Box{box[0], box[1], box[2]});
+  const double lambda = config.poisson.shift;
+
+  const auto paths = io::output_paths(config.output.directory);
+  io::prepare_output_directory(paths.root, config.output.overwrite, comm);
+  if (rank == 0) std::ofstream(paths.config) << options.config_text;
+
+  const std::size_t n = layout.real_size();
+  std::vector<Real> f(n), exact;
+  const auto& rhs = config.poisson.rhs;
+  if (rhs.type == io::RhsType::file) {
+    io::read_field<Real>(rhs.file, rhs.dataset, layout, f, comm);
+  } else {
+    // phi = sum over modes of cos(k.x), so f = lap phi - lambda phi = -sum (|k|^2 + lambda) cos(k.x).
+    exact.assign(n, Real(0));
+    const auto& g = config.grid.n;
+    for (long i = 0; i < layout.x_count(); ++i)
+      for (long j = 0; j < g[1]; ++j)
+        for (long k = 0; k < g[2]; ++k) {
+          const std::size_t m = (i * g[1] + j) * g[2] + k;
+          double phi = 0, value = 0;
+          for (const auto& mode : rhs.modes) {
+            const double kx = kTwoPi * mode[0] / box[0], ky = kTwoPi * mode[1] / box[1],
+                         kz = kTwoPi * mode[2] / box[2];
+            const double phase = kx * (layout.x_offset() + i) * box[0] / g[0] + ky * j * box[1] / g[1] +
+                                 kz * k * box[2] / g[2];
+            phi += std::cos(phase);
+            value -= (kx * kx + ky * ky + kz * kz + lambda) * std::cos(phase);
+          }
+          exact[m] = Real(phi);
+          f[m] = Real(value);
+        }
+  }
+  std::vector<Real> phi(n);
+  poisson.solve(f, phi, lambda);
+
+  std::vector<std::vector<Real>> gradient(3);
+  if (config.poisson.gradient) poisson.gradient(gradient[0], gradient[1], gradient[2]);
+  std::vector<io::NamedSlab<Real>> slabs{{"phi", std::span<const Real>(phi.data(), n)},
+                                         {"f", std::span<const Real>(f.data(), n)}};
+  const char* names[3] = {"phi_x", "phi_y", "phi_z"};
+  if (config.poisson.gradient)
+    for (int d = 0; d < 3; ++d) slabs.push_back({names[d], std::span<const Real>(gradient[d].data(), n)});
+  io::FieldInfo info{0.0, 0, box, 0.0};
+  const auto file = io::write_field_file<Real>(paths.fields, info, layout, slabs, comm);
+
+  if (rank == 0)
+    std::printf("kolmo %s: Poisson problem lap(phi) - %g phi = f on %s, %s backend, %s precision\n",
+                KOLMO_VERSION, lambda, layout.describe().c_str(), to_string(device->backend()).c_str(),
+                io::to_string(config.precision).c_str());
+  if (!exact.empty()) {
+    // For lambda = 0 the solution is defined up to a constant: compare after removing the means.
+    double local[3] = {0, 0, 0};
+    for (std::size_t m = 0; m < n; ++m) local[0] += double(phi[m]) - double(exact[m]);
+    double mean = 0;
+    MPI_Allreduce(&local[0], &mean, 1, MPI_DOUBLE, MPI_SUM, comm);
+    mean /= double(config.grid.n[0]) * config.grid.n[1] * config.grid.n[2];
+    double error = 0, size = 0;
+    for (std::size_t m = 0; m < n; ++m) {
+      error = std::max(error, std::abs(double(phi[m]) - double(exact[m]) - (lambda == 0 ? mean : 0.0)));
+      size = std::max(size, std::abs(double(exact[m])));
+    }
+    double global[2] = {0, 0}, values[2] = {error, size};
+    MPI_Allreduce(values, global, 2, MPI_DOUBLE, MPI_MAX, comm);
+    if (rank == 0)
+      std::printf("  manufactured solution: max |phi - exact| = %.3e (relative %.3e)\n", global[0],
+                  global[0] / std::max(global[1], 1e-300));
+  }
+  if (rank == 0) std::printf("  wrote %s\n", file.c_str());
+  return 0;
+}
+
+template int run_poisson<float>(const io::RunConfig&, const RunOptions&, MPI_Comm);
+template int run_poisson<double>(const io::RunConfig&, const RunOptions&, MPI_Comm);
+
+}  // namespace kolmo::app

@@ -1,0 +1,29 @@
+// The two kinds of run the kolmo command performs, on the backend and precision the configuration names.
+//
+// Contract: collective over comm. The configuration has been loaded and checked (io::load_config,
+// io::check_ranks) before; nothing is written before that. Output goes to config.output.directory; an earlier
+// run's output there is refused unless output.overwrite (or a restart, which continues its own run). Errors
+// throw kolmo::Error. Returns the process exit status (0, or 130 when stopped by a signal after
+// checkpointing).
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "io/Config.hpp"
+
+namespace kolmo::app {
+
+struct RunOptions {
+  bool restart = false;     // continue from the newest checkpoint in the output directory
+  std::string checkpoint;   // or from this checkpoint file
+  std::string config_text;  // the resolved configuration, saved as config.yaml
+};
+
+template <class Real>
+int run_navier_stokes(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm);
+template <class Real>
+int run_poisson(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm);
+
+}  // namespace kolmo::app

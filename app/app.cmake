@@ -1,0 +1,18 @@
+# The kolmo command.
+find_package(CLI11 REQUIRED)
+add_executable(kolmo
+  ${PROJECT_SOURCE_DIR}/app/main.cpp
+  ${PROJECT_SOURCE_DIR}/app/NavierStokesRun.cpp
+  ${PROJECT_SOURCE_DIR}/app/PoissonRun.cpp
+  ${PROJECT_SOURCE_DIR}/app/Progress.cpp
+  ${PROJECT_SOURCE_DIR}/app/StopRequest.cpp)
+target_link_libraries(kolmo PRIVATE kolmo_solver kolmo_io kolmo_config kolmo_fft CLI11::CLI11 kolmo_options)
+target_include_directories(kolmo PRIVATE ${PROJECT_SOURCE_DIR})
+install(TARGETS kolmo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+if(KOLMO_BUILD_TESTS)
+  add_test(NAME app_runs
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_runs.py --kolmo $<TARGET_FILE:kolmo>
+                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
+  set_tests_properties(app_runs PROPERTIES TIMEOUT 900)
+endif()

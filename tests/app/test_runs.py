@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+"""End-to-end tests of the kolmo command (run by ctest; needs /usr/bin/python3 with h5py and numpy).
+
+- Restart: N steps in one go and N/2 + restart + N/2 give bitwise-identical checkpoints on the same rank
+  count; a restart on a different rank count continues to the same state within round-off; the time series
+  holds each step once.
+- Bad configurations: every file in tests/config/bad/ makes `kolmo run` exit non-zero with one line on stderr
+  naming the expected key, and writes nothing.
+- Existing output is not overwritten unless output.overwrite is true.
+"""
+import argparse
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
+    sys.exit(0)
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--kolmo", required=True)
+parser.add_argument("--mpiexec", required=True)
+parser.add_argument("--source", required=True)
+args = parser.parse_args()
+args.kolmo = os.path.abspath(args.kolmo)
+args.source = os.path.abspath(args.source)
+source = pathlib.Path(args.source)
+failures = []
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message)
+    if not condition:
+        failures.append(message)
+
+
+def kolmo(ranks, *arguments, cwd):
+    command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+
+
+def velocity(path):
+    with h5py.File(path, "r") as f:
+        return [f[name][...] for name in ("u_hat", "v_hat", "w_hat")], int(f.attrs["step"]), float(f.attrs["time"])
+
+
+# A small random (nonlinear, non-trivial) flow: CFL-adaptive steps make dt depend on the state, so any
+# difference after a restart would show.
+CONFIG = """
+grid: {n: [16, 18, 12]}
+precision: double
+backend: host
+physics: {viscosity: 0.01}
+time: {integrator: rk3, cfl: 0.6, steps: 12}
+initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 7}
+output: {directory: out, series_every: 1, progress_every: 4, spectra_every: 0.05, checkpoint_every: 100,
+         fields: [velocity], fields_every: 0}
+"""
+
+with tempfile.TemporaryDirectory() as tmp:
+    root = pathlib.Path(tmp)
+    (root / "run.yaml").write_text(CONFIG)
+    for ranks in (1, 2):
+        one = root / f"one_{ranks}"
+        two = root / f"two_{ranks}"
+        for d in (one, two):
+            d.mkdir()
+        r = kolmo(ranks, "run", str(root / "run.yaml"), cwd=one)
+        check(r.returncode == 0, f"{ranks} rank(s): 12 steps in one go ({r.stderr.strip()[:200]})")
+        r = kolmo(ranks, "run", str(root / "run.yaml"), "--set", "time.steps=6", cwd=two)
+        check(r.returncode == 0, f"{ranks} rank(s): first 6 steps ({r.stderr.strip()[:200]})")
+        r = kolmo(ranks, "run", str(root / "run.yaml"), "--restart", cwd=two)
+        check(r.returncode == 0 and "restarting from" in r.stdout, f"{ranks} rank(s): restart for 6 more steps")
+        a, step_a, time_a = velocity(one / "out/checkpoints/checkpoint.h5")
+        b, step_b, time_b = velocity(two / "out/checkpoints/checkpoint.h5")
+        check(step_a == step_b == 12, f"{ranks} rank(s): both runs end at step 12 ({step_a}, {step_b})")
+        check(time_a == time_b, f"{ranks} rank(s): same final time bit for bit ({time_a!r}, {time_b!r})")
+        same = all(np.array_equal(x, y) for x, y in zip(a, b))
+        check(same, f"{ranks} rank(s): N steps and N/2 + restart + N/2 give bitwise-identical velocity")
+        with h5py.File(two / "out/series.h5", "r") as f:
+            steps = list(f["step"][...])
+        check(steps == list(range(0, 13)), f"{ranks} rank(s): the series holds each step once after restart")
+
+    # Restart on another rank count: from the 1-rank checkpoint at step 6, continue on 3 ranks.
+    three = root / "three"
+    three.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=6", cwd=three)
+    r = kolmo(3, "run", str(root / "run.yaml"), "--restart", cwd=three)
+    check(r.returncode == 0, f"restart of a 1-rank run on 3 ranks ({r.stderr.strip()[:200]})")
+    a, _, _ = velocity(root / "one_1/out/checkpoints/checkpoint.h5")
+    c, step_c, _ = velocity(three / "out/checkpoints/checkpoint.h5")
+    scale = max(np.abs(x).max() for x in a)
+    difference = max(np.abs(x - y).max() for x, y in zip(a, c))
+    check(step_c == 12 and difference <= 1e-10 * scale,
+          f"restart on 3 ranks matches within round-off (difference {difference:.2e}, scale {scale:.2e})")
+
+    # Existing output is refused without overwrite, and nothing in it is touched.
+    before = sorted(p.name for p in (root / "one_1/out").rglob("*"))
+    r = kolmo(1, "run", str(root / "run.yaml"), cwd=root / "one_1")
+    after = sorted(p.name for p in (root / "one_1/out").rglob("*"))
+    check(r.returncode != 0 and "out" in r.stderr and before == after,
+          f"existing output is refused and left alone ({r.stderr.strip()[:160]})")
+
+    # Bad configurations: one line naming the key, non-zero exit, nothing written.
+    bad = sorted((source / "tests/config/bad").glob("*.yaml"))
+    check(len(bad) >= 12, f"{len(bad)} broken configuration files to try")
+    for path in bad:
+        # Leading "# expect: TEXT" comments name what the message must contain (as for the config tests).
+        expected = [line.removeprefix("# expect: ") for line in path.read_text().splitlines()
+                    if line.startswith("# expect: ")]
+        work = root / ("bad_" + path.stem)
+        work.mkdir()
+        r = kolmo(2, "run", str(path), cwd=work)
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        check(r.returncode != 0 and len(lines) == 1 and expected and all(e in lines[0] for e in expected)
+              and not any(work.iterdir()),
+              f"{path.name}: exit {r.returncode}, {len(lines)} line(s): {lines[0] if lines else ''}")
+
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
