@@ -18,7 +18,7 @@
 //   transpose follows the exchange. backward = the reverse.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
 // forward
-//   returns the spectrum with every mode of |n_y| > Ny/3 or n_z > Nz/3 set to zero; backward treats those
+//   returns the spectrum with every mode of 3|n_y| >= Ny or 3 n_z >= Nz set to zero; backward treats those
 //   modes of its input as zero and never reads them. Only the kept modes go through the all-to-all and the x
 //   FFTs, about 4/9 of the data. (kx is not truncated: the x FFT needs the whole line; the solver zeroes
 //   |n_x| > Nx/3.)

@@ -73,15 +73,15 @@ class SlabLayout {
     return static_cast<std::size_t>(x_offset(q) * y_count() * nzc());
   }
 
-  // Dealiased (truncated) transforms move only the modes the 2/3 rule keeps in y and z: |n_y| <= Ny/3 and
-  // n_z <= Nz/3 (integer division, n the signed mode index). The kept ky planes of rank q form at most two
+  // Dealiased (truncated) transforms move only the modes the 2/3 rule keeps in y and z: 3 |n_y| < Ny and
+  // 3 n_z < Nz (n the signed mode index). The kept ky planes of rank q form at most two
   // runs of consecutive global indices; kept data are stored compactly, kz fastest with kept_z() values per
   // row, in the same orders as the full layouts.
   struct Run {
     long start, count;  // global ky index of the first plane, number of planes
   };
   static bool kept(long index, long n);  // is mode index (0..n-1) kept by the 2/3 rule
-  long kept_z() const { return nz_ / 3 + 1 < nzc() ? nz_ / 3 + 1 : nzc(); }
+  long kept_z() const { return (nz_ - 1) / 3 + 1; }  // kz with 3 kz < Nz
   const std::vector<Run>& kept_runs(int q) const { return kept_runs_[q]; }
   long kept_y_count(int q) const { return kept_y_count_[q]; }
   long kept_y_count() const { return kept_y_count(rank_); }
