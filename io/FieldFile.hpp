@@ -1,0 +1,52 @@
+// Real-space field dumps: one HDF5 file per dump, readable by ParaView/VisIt through an XDMF file beside it.
+//
+// Contract:
+// - write_field_file() is collective over comm (the communicator the layout describes). It writes
+//   <directory>/fields_<step, 6 digits>.h5 with one dataset per named field, each the global real array
+//   [Nx][Ny][Nz] (x slowest, z fastest) in the run's precision (float or double); rank r writes its x planes
+//   [x_offset, x_offset + x_count) from its slab (at least layout.real_size() values of host memory, laid out
+//   as SlabLayout's real slab). Root attributes: time, step, grid (3 ints), box (3 doubles), viscosity,
+//   code_version, precision ("single" or "double").
+// - Beside it, fields_<step>.xmf describes the datasets on a 3DCoRectMesh (origin 0, spacing L/N); see
+// Xdmf.hpp
+//   for the axis order ParaView shows.
+// - Both files are written under a temporary name (".tmp" appended) and renamed once complete, so a file with
+//   the final name is always whole. An existing dump of the same step is replaced.
+// - Errors throw kolmo::Error on every rank with one line naming the file (and dataset).
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fft/SlabLayout.hpp"
+
+namespace kolmo::io {
+
+// What a field dump records about the run besides the fields themselves (the grid comes from the layout).
+struct FieldInfo {
+  double time = 0;
+  long step = 0;
+  std::array<double, 3> box{};
+  double viscosity = 0;
+};
+
+template <class Real>
+struct NamedSlab {
+  std::string name;            // dataset name: u, v, w, vorticity_x, pressure, ...
+  std::span<const Real> slab;  // this rank's real slab
+};
+
+std::string field_file_name(long step);  // "fields_000123.h5"
+
+// Returns the path of the written .h5 file.
+template <class Real>
+std::filesystem::path write_field_file(const std::filesystem::path& directory, const FieldInfo& info,
+                                       const fft::SlabLayout& layout,
+                                       const std::vector<NamedSlab<Real>>& fields, MPI_Comm comm);
+
+}  // namespace kolmo::io

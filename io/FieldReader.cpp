@@ -1,0 +1,120 @@
+#include "io/FieldReader.hpp"
+
+#include <algorithm>
+
+#include "core/Error.hpp"
+#include "io/BlockTransfer.hpp"
+#include "io/Collective.hpp"
+
+namespace kolmo::io {
+
+namespace {
+
+// Opening the object tells datasets from groups the same way in HDF5 1.10, 1.12 and 1.14.
+bool is_dataset(hid_t location, const char* name) {
+  hid_t object = H5Oopen(location, name, H5P_DEFAULT);
+  if (object < 0) return false;
+  const bool dataset = H5Iget_type(object) == H5I_DATASET;
+  H5Oclose(object);
+  return dataset;
+}
+
+herr_t collect_dataset(hid_t group, const char* name, const H5L_info_t* /*info*/, void* names) {
+  if (is_dataset(group, name)) static_cast<std::vector<std::string>*>(names)->push_back(name);
+  return 0;
+}
+
+}  // namespace
+
+FieldReader::FieldReader(const std::filesystem::path& path, MPI_Comm comm) : path_(path), comm_(comm) {
+  on_root(comm_, [&] {
+    KOLMO_REQUIRE(std::filesystem::is_regular_file(path_),
+                  "field file " + path_.string() + " does not exist");
+    KOLMO_REQUIRE(H5Fis_hdf5(path_.c_str()) > 0, "field file " + path_.string() + " is not an HDF5 file");
+  });
+  try {
+    file_ = open_parallel(path_, comm_);
+  } catch (const Error& error) {
+    throw Error("cannot open field file " + path_.string() + ": " + error.what());
+  }
+}
+
+bool FieldReader::has_dataset(const std::string& name) const {
+  try {
+    return has_link(file_.get(), name) && is_dataset(file_.get(), name.c_str());
+  } catch (const Error& error) {
+    throw Error(path_.string() + ": " + error.what());
+  }
+}
+
+std::vector<std::string> FieldReader::datasets() const {
+  std::vector<std::string> names;
+  try {
+    KOLMO_CHECK_HDF5(H5Literate(file_.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_dataset, &names));
+  } catch (const Error& error) {
+    throw Error(path_.string() + ": " + error.what());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+FieldInfo FieldReader::info() const {
+  try {
+    FieldInfo info;
+    info.time = read_double_attribute(file_.get(), "time");
+    info.step = read_int_attribute(file_.get(), "step");
+    info.box = read_double3_attribute(file_.get(), "box");
+    info.viscosity = read_double_attribute(file_.get(), "viscosity");
+    return info;
+  } catch (const Error& error) {
+    throw Error(path_.string() + ": " + error.what());
+  }
+}
+
+std::array<long, 3> FieldReader::grid() const {
+  try {
+    return read_long3_attribute(file_.get(), "grid");
+  } catch (const Error& error) {
+    throw Error(path_.string() + ": " + error.what());
+  }
+}
+
+std::string FieldReader::precision() const {
+  try {
+    return read_string_attribute(file_.get(), "precision");
+  } catch (const Error& error) {
+    throw Error(path_.string() + ": " + error.what());
+  }
+}
+
+template <class Real>
+void FieldReader::read(const std::string& name, const fft::SlabLayout& layout, std::span<Real> slab) const {
+  const std::string where = path_.string() + " dataset '" + name + "'";
+  on_every_rank(comm_, [&] {
+    KOLMO_REQUIRE(slab.size() >= layout.real_size(), where + ": the slab holds " +
+                                                         std::to_string(slab.size()) + " values, it needs " +
+                                                         std::to_string(layout.real_size()));
+  });
+  KOLMO_REQUIRE(has_dataset(name), path_.string() + ": no dataset '" + name + "'");
+  try {
+    Dataset dataset = open_dataset(file_.get(), name);
+    Type type(KOLMO_CHECK_HDF5(H5Dget_type(dataset.get())));
+    const H5T_class_t type_class = KOLMO_CHECK_HDF5(H5Tget_class(type.get()));
+    KOLMO_REQUIRE(type_class == H5T_FLOAT || type_class == H5T_INTEGER, "not a real-valued array");
+    const auto global = layout.global();
+    const std::vector<hsize_t> expected(global.begin(), global.end());
+    const std::vector<hsize_t> shape = dataset_shape(dataset.get());
+    KOLMO_REQUIRE(shape == expected,
+                  "shape " + shape_text(shape) + ", expected the grid " + shape_text(expected));
+    const Block block{{hsize_t(layout.x_offset()), 0, 0},
+                      {hsize_t(layout.x_count()), expected[1], expected[2]}};
+    read_block(dataset.get(), native_type<Real>(), block, slab.data(), comm_);
+  } catch (const Error& error) {
+    throw Error(where + ": " + error.what());
+  }
+}
+
+template void FieldReader::read<float>(const std::string&, const fft::SlabLayout&, std::span<float>) const;
+template void FieldReader::read<double>(const std::string&, const fft::SlabLayout&, std::span<double>) const;
+
+}  // namespace kolmo::io

@@ -1,0 +1,49 @@
+// A run's output directory: where each file goes, and the guard that keeps a run from overwriting another's.
+//
+// Contract:
+// - Layout (shared with tools/kolmo_post.py):
+//     <dir>/config.yaml               the resolved configuration
+//     <dir>/series.h5                 SeriesFile
+//     <dir>/spectra.h5                SpectraFile
+//     <dir>/fields/fields_NNNNNN.h5   field dumps (+ .xmf)
+//     <dir>/checkpoints/checkpoint.h5 (+ checkpoint.prev.h5)
+// - kolmo output means: series.h5, spectra.h5, fields/fields_*.{h5,xmf} and checkpoints/checkpoint*.h5, with
+//   their .tmp leftovers. Other files (a config the user put there, notes) are never looked at or removed.
+// - prepare_output_directory() is collective over comm; rank 0 works, every rank gets the same outcome. It
+//   creates the directory and its fields/ and checkpoints/ subdirectories, then:
+//     ExistingOutput::refuse   throws kolmo::Error (one line naming the directory and a file found) if the
+//                              directory holds kolmo output;
+//     ExistingOutput::replace  removes the earlier kolmo output (only the files listed above), so no stale
+//     dump
+//                              of a longer earlier run is mistaken for this run's;
+//     ExistingOutput::keep     keeps everything (a restart continuing its own run).
+//   Call it before writing anything.
+#pragma once
+
+#include <mpi.h>
+
+#include <filesystem>
+#include <vector>
+
+namespace kolmo::io {
+
+struct OutputPaths {
+  std::filesystem::path root, config, series, spectra, fields, checkpoints;
+};
+
+OutputPaths output_paths(const std::filesystem::path& directory);
+
+// The kolmo output files in directory (paths relative to it, sorted); empty if there are none or no
+// directory.
+std::vector<std::filesystem::path> kolmo_output_files(const std::filesystem::path& directory);
+
+enum class ExistingOutput { refuse, replace, keep };
+
+void prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing, MPI_Comm comm);
+
+// overwrite = false refuses existing output, true replaces it.
+inline void prepare_output_directory(const std::filesystem::path& directory, bool overwrite, MPI_Comm comm) {
+  prepare_output_directory(directory, overwrite ? ExistingOutput::replace : ExistingOutput::refuse, comm);
+}
+
+}  // namespace kolmo::io

@@ -1,0 +1,92 @@
+#include "io/Xdmf.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "core/Error.hpp"
+
+namespace kolmo::io {
+
+namespace {
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+
+std::string dataset_item(const XdmfFields& fields, const std::string& dims, const std::string& name,
+                         const std::string& indent) {
+  return indent + "<DataItem Dimensions=\"" + dims + "\" NumberType=\"Float\" Precision=\"" +
+         std::to_string(fields.bytes_per_value) + "\" Format=\"HDF\">" + fields.h5_name + ":/" + name +
+         "</DataItem>\n";
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+std::string field_xdmf(const XdmfFields& fields) {
+  const auto& n = fields.grid;
+  const std::string dims = std::to_string(n[0]) + " " + std::to_string(n[1]) + " " + std::to_string(n[2]);
+  std::string spacing;
+  for (int d = 0; d < 3; ++d) {
+    if (d > 0) spacing += ' ';
+    spacing += number(fields.box[d] / static_cast<double>(n[d]));
+  }
+
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" ?>\n"
+      << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+      << "<Xdmf Version=\"2.0\">\n"
+      << "  <Domain>\n"
+      << "    <Grid Name=\"fields\" GridType=\"Uniform\">\n"
+      << "      <Time Value=\"" << number(fields.time) << "\"/>\n"
+      << "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\"/>\n"
+      << "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      << "        <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+         "Format=\"XML\">0 0 0</DataItem>\n"
+      << "        <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+         "Format=\"XML\">"
+      << spacing << "</DataItem>\n"
+      << "      </Geometry>\n";
+  for (const auto& name : fields.datasets) {
+    out << "      <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        << dataset_item(fields, dims, name, "        ") << "      </Attribute>\n";
+  }
+  if (has(fields.datasets, "u") && has(fields.datasets, "v") && has(fields.datasets, "w")) {
+    // Components along ParaView's X, Y, Z, which are kolmo's z, y, x (see the header).
+    out << "      <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
+        << "        <DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, $2)\" Dimensions=\"" << dims
+        << " 3\">\n";
+    for (const char* component : {"w", "v", "u"}) out << dataset_item(fields, dims, component, "          ");
+    out << "        </DataItem>\n"
+        << "      </Attribute>\n";
+  }
+  out << "    </Grid>\n"
+      << "  </Domain>\n"
+      << "</Xdmf>\n";
+  return out.str();
+}
+
+void write_field_xdmf(const std::filesystem::path& path, const XdmfFields& fields) {
+  std::filesystem::path temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream file(temporary);
+    KOLMO_REQUIRE(file.good(), "cannot create " + temporary.string());
+    file << field_xdmf(fields);
+    file.close();
+    KOLMO_REQUIRE(file.good(), "cannot write " + temporary.string());
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  KOLMO_REQUIRE(!error,
+                "cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
+}
+
+}  // namespace kolmo::io

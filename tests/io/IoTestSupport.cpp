@@ -1,0 +1,93 @@
+#include "tests/io/IoTestSupport.hpp"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/Error.hpp"
+#include "tests/TestSupport.hpp"
+
+namespace kolmo::testing {
+
+TemporaryDirectory::TemporaryDirectory(MPI_Comm comm) : comm_(comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm_, &rank);
+  std::string name;
+  if (rank == 0) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "kolmo_io_test_XXXXXX").string();
+    if (mkdtemp(pattern.data()) != nullptr) name = pattern;
+  }
+  int length = static_cast<int>(name.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
+  name.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(name.data(), length, MPI_CHAR, 0, comm_);
+  if (name.empty()) throw Error("cannot create a temporary directory for the io tests");
+  path_ = name;
+}
+
+TemporaryDirectory::~TemporaryDirectory() {
+  int rank = 0;
+  MPI_Barrier(comm_);
+  MPI_Comm_rank(comm_, &rank);
+  std::error_code error;
+  if (rank == 0) std::filesystem::remove_all(path_, error);
+  MPI_Barrier(comm_);
+}
+
+template <class T>
+std::vector<T> read_whole_dataset(const std::filesystem::path& file, const std::string& name,
+                                  std::vector<hsize_t>& shape, hid_t memory_type) {
+  shape.clear();
+  std::vector<T> values;
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return values;
+  hid_t dataset = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  if (dataset >= 0) {
+    hid_t space = H5Dget_space(dataset);
+    int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    std::size_t count = 1;
+    for (hsize_t d : dims) count *= d;
+    values.resize(count);
+    if (H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0)
+      shape = dims;
+    else
+      values.clear();
+    H5Sclose(space);
+    H5Dclose(dataset);
+  }
+  H5Fclose(f);
+  return values;
+}
+
+template std::vector<float> read_whole_dataset<float>(const std::filesystem::path&, const std::string&,
+                                                      std::vector<hsize_t>&, hid_t);
+template std::vector<double> read_whole_dataset<double>(const std::filesystem::path&, const std::string&,
+                                                        std::vector<hsize_t>&, hid_t);
+template std::vector<std::int64_t> read_whole_dataset<std::int64_t>(const std::filesystem::path&,
+                                                                    const std::string&, std::vector<hsize_t>&,
+                                                                    hid_t);
+template std::vector<Complex<double>> read_whole_dataset<Complex<double>>(const std::filesystem::path&,
+                                                                          const std::string&,
+                                                                          std::vector<hsize_t>&, hid_t);
+
+std::string error_message(const std::function<void()>& work) {
+  try {
+    work();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return {};
+}
+
+bool every_rank_failed_with(const std::string& message, const std::vector<std::string>& parts,
+                            MPI_Comm comm) {
+  bool good = !message.empty() && message.find('\n') == std::string::npos;
+  for (const auto& part : parts) good = good && message.find(part) != std::string::npos;
+  if (!good) std::printf("rank %d: unexpected error message: '%s'\n", world_rank(), message.c_str());
+  return global_max(good ? 0.0 : 1.0, comm) == 0.0;
+}
+
+}  // namespace kolmo::testing

@@ -1,0 +1,58 @@
+// Helpers for the io tests: a scratch directory shared by all ranks, test fields that are exact functions of
+// the global index, a serial reader (one process, plain HDF5, no kolmo code) and collective error capture.
+#pragma once
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/Complex.hpp"
+
+namespace kolmo::testing {
+
+// A fresh directory under the system's temporary directory, created by rank 0 and removed when the test ends.
+class TemporaryDirectory {
+ public:
+  explicit TemporaryDirectory(MPI_Comm comm = MPI_COMM_WORLD);
+  ~TemporaryDirectory();
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  MPI_Comm comm_;
+  std::filesystem::path path_;
+};
+
+// A real test value at global point (x, y, z) of component c: distinct at every point and exact in float for
+// the small grids used here, so reads are compared bit for bit.
+inline double real_value(long x, long y, long z, int c, const std::array<long, 3>& n) {
+  return static_cast<double>((x * n[1] + y) * n[2] + z) + 0.125 * c - 100.0;
+}
+
+// A complex test value at global spectral index (kx, ky, kz) of component c.
+inline Complex<double> spectral_value(long kx, long ky, long kz, int c, long seed = 0) {
+  const double index = static_cast<double>((kx * 64 + ky) * 64 + kz);
+  return {index + 0.25 * c + seed, -0.5 * index + c - 2.0 * seed};
+}
+
+// The whole dataset as T, read by plain serial HDF5 (H5Fopen with default properties). Empty shape on
+// failure.
+template <class T>
+std::vector<T> read_whole_dataset(const std::filesystem::path& file, const std::string& name,
+                                  std::vector<hsize_t>& shape, hid_t memory_type);
+
+// Runs work on every rank of comm and returns the message of the kolmo::Error it threw ("" if none).
+std::string error_message(const std::function<void()>& work);
+
+// True when every rank's message is non-empty, one line, and contains each of the given parts.
+bool every_rank_failed_with(const std::string& message, const std::vector<std::string>& parts,
+                            MPI_Comm comm = MPI_COMM_WORLD);
+
+}  // namespace kolmo::testing

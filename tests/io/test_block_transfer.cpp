@@ -1,0 +1,64 @@
+// Collective block transfers split into many MPI-IO calls land where a serial reader expects them.
+#include <catch2/catch.hpp>
+
+#include "fft/SlabLayout.hpp"
+#include "io/BlockTransfer.hpp"
+#include "io/Hdf5.hpp"
+#include "tests/TestSupport.hpp"
+#include "tests/io/IoTestSupport.hpp"
+
+using namespace kolmo;
+using namespace kolmo::io;
+using kolmo::testing::global_max;
+
+TEST_CASE("block transfers split into small calls place every plane", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const std::array<long, 3> n{11, 6, 5};
+  const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
+  std::vector<double> slab(layout.real_size());
+  for (long i = 0; i < layout.x_count(); ++i)
+    for (long j = 0; j < n[1]; ++j)
+      for (long k = 0; k < n[2]; ++k)
+        slab[static_cast<std::size_t>((i * n[1] + j) * n[2] + k)] =
+            kolmo::testing::real_value(layout.x_offset() + i, j, k, 0, n);
+
+  const auto path = directory.path() / "blocks.h5";
+  const Block block{{hsize_t(layout.x_offset()), 0, 0},
+                    {hsize_t(layout.x_count()), hsize_t(n[1]), hsize_t(n[2])}};
+  const std::size_t plane_bytes = sizeof(double) * n[1] * n[2];
+  {
+    File file = create_parallel(path, MPI_COMM_WORLD);
+    const hsize_t shape[3] = {hsize_t(n[0]), hsize_t(n[1]), hsize_t(n[2])};
+    Dataspace space(H5Screate_simple(3, shape, nullptr));
+    Dataset dataset(
+        H5Dcreate2(file.get(), "f", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    // One plane per call: ranks with fewer planes join the last calls with empty selections.
+    write_block(dataset.get(), H5T_NATIVE_DOUBLE, block, slab.data(), MPI_COMM_WORLD, plane_bytes);
+    file.close();
+  }
+
+  double wrong = 0;
+  if (kolmo::testing::world_rank() == 0) {
+    std::vector<hsize_t> shape;
+    const auto all = kolmo::testing::read_whole_dataset<double>(path, "f", shape, H5T_NATIVE_DOUBLE);
+    wrong = shape == std::vector<hsize_t>{hsize_t(n[0]), hsize_t(n[1]), hsize_t(n[2])} ? 0 : 1;
+    for (long x = 0; x < n[0] && wrong == 0; ++x)
+      for (long y = 0; y < n[1]; ++y)
+        for (long z = 0; z < n[2]; ++z)
+          if (all[static_cast<std::size_t>((x * n[1] + y) * n[2] + z)] !=
+              kolmo::testing::real_value(x, y, z, 0, n))
+            ++wrong;
+  }
+  CHECK(global_max(wrong) == 0);
+
+  // Read back two planes per call (and half a plane's limit, which still moves one plane per call).
+  for (std::size_t limit : {2 * plane_bytes, plane_bytes / 2}) {
+    std::vector<double> back(slab.size(), -1);
+    {
+      File file = open_parallel(path, MPI_COMM_WORLD);
+      Dataset dataset = open_dataset(file.get(), "f");
+      read_block(dataset.get(), H5T_NATIVE_DOUBLE, block, back.data(), MPI_COMM_WORLD, limit);
+    }
+    CHECK(global_max(back == slab ? 0 : 1) == 0);
+  }
+}

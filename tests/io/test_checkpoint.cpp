@@ -1,0 +1,207 @@
+// Checkpoints: bit-exact round trip, re-reading under another decomposition, and the rename protocol that
+// keeps a complete checkpoint through a kill at any moment.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "io/Checkpoint.hpp"
+#include "io/Hdf5.hpp"
+#include "tests/TestSupport.hpp"
+#include "tests/io/IoTestSupport.hpp"
+
+using namespace kolmo;
+using namespace kolmo::io;
+using kolmo::testing::global_max;
+using kolmo::testing::spectral_value;
+
+namespace {
+
+const std::array<long, 3> kGrid{8, 10,
+                                6};  // Nz/2 + 1 = 4 kz modes; 10 ky planes split unevenly on 3 and 4 ranks
+
+template <class Real>
+struct Velocity {
+  std::array<std::vector<Complex<Real>>, 3> components;
+
+  Velocity(const fft::SlabLayout& layout, long seed, std::size_t extra = 0) {
+    for (int c = 0; c < 3; ++c) {
+      auto& values = components[c];
+      values.assign(layout.spectral_size() + extra, Complex<Real>(Real(-9), Real(-9)));
+      for (long i = 0; i < layout.nx(); ++i)
+        for (long j = 0; j < layout.y_count(); ++j)
+          for (long k = 0; k < layout.nzc(); ++k) {
+            const auto value = spectral_value(i, layout.y_offset() + j, k, c, seed);
+            values[static_cast<std::size_t>((i * layout.y_count() + j) * layout.nzc() + k)] =
+                Complex<Real>(static_cast<Real>(value.re), static_cast<Real>(value.im));
+          }
+    }
+  }
+  static Velocity empty(const fft::SlabLayout& layout) {
+    Velocity v(layout, 0);
+    for (auto& values : v.components)
+      for (auto& value : values) value = Complex<Real>(std::numeric_limits<Real>::quiet_NaN(), Real(0));
+    return v;
+  }
+  SpectralVector<Real> view() const { return {components[0], components[1], components[2]}; }
+  MutableSpectralVector<Real> targets() { return {components[0], components[1], components[2]}; }
+};
+
+// Values of the slab that differ bit for bit from the test function with this seed.
+template <class Real>
+long mismatches(const fft::SlabLayout& layout, const Velocity<Real>& velocity, long seed) {
+  const Velocity<Real> expected(layout, seed);
+  long wrong = 0;
+  for (int c = 0; c < 3; ++c)
+    for (std::size_t m = 0; m < layout.spectral_size(); ++m)
+      if (std::memcmp(&velocity.components[c][m], &expected.components[c][m], sizeof(Complex<Real>)) != 0)
+        ++wrong;
+  return wrong;
+}
+
+CheckpointInfo test_info(long step) {
+  CheckpointInfo info;
+  info.time = 0.01 * double(step);
+  info.step = step;
+  info.dt = 1.0 / 1024;
+  info.box = {6.5, 6.25, 3.0};
+  info.viscosity = 0.002;
+  info.rng_state = 0xDEADBEEFCAFEF00DULL + std::uint64_t(step);
+  return info;
+}
+
+// A sub-communicator of the first `ranks` ranks (MPI_COMM_NULL elsewhere).
+MPI_Comm first_ranks(int ranks) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  const int rank = kolmo::testing::world_rank();
+  MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &comm);
+  return comm;
+}
+
+// Reads the checkpoint at path on comm and counts values differing from the function with seed.
+template <class Real>
+double read_and_count(const std::filesystem::path& path, MPI_Comm comm, long seed,
+                      CheckpointInfo* info = nullptr) {
+  if (comm == MPI_COMM_NULL) return 0;
+  int ranks = 1, rank = 0;
+  MPI_Comm_size(comm, &ranks);
+  MPI_Comm_rank(comm, &rank);
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  auto back = Velocity<Real>::empty(layout);
+  const CheckpointInfo read = read_checkpoint<Real>(path, layout, back.targets(), comm);
+  if (info != nullptr) *info = read;
+  return double(mismatches(layout, back, seed));
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("checkpoints round-trip bit for bit and re-read on other rank counts", "[io]", float,
+                   double) {
+  using Real = TestType;
+  using Other = std::conditional_t<std::is_same_v<Real, float>, double, float>;
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  const Velocity<Real> velocity(layout, 3, 5);  // buffers larger than the slab, as SlabFFT's are
+
+  const auto path =
+      write_checkpoint<Real>(directory.path(), test_info(400), layout, velocity.view(), MPI_COMM_WORLD);
+  CHECK(path == directory.path() / "checkpoint.h5");
+
+  CheckpointInfo info;
+  CHECK(global_max(read_and_count<Real>(path, MPI_COMM_WORLD, 3, &info)) == 0);
+  const CheckpointInfo expected = test_info(400);
+  CHECK(info.time == expected.time);
+  CHECK(info.step == 400);
+  CHECK(info.dt == expected.dt);
+  CHECK(info.box == expected.box);
+  CHECK(info.viscosity == expected.viscosity);
+  CHECK(info.rng_state == expected.rng_state);
+  CHECK(info.grid == kGrid);
+  CHECK(info.precision == precision_name<Real>());
+  CHECK(info.code_version == KOLMO_VERSION);
+  CHECK(read_checkpoint_info(path, MPI_COMM_WORLD).rng_state == expected.rng_state);
+
+  // Fewer readers than writers: each reads a wider ky range of the global array.
+  MPI_Comm fewer = first_ranks(std::max(1, ranks - 1));
+  CHECK(global_max(read_and_count<Real>(path, fewer, 3)) == 0);
+  // The other precision: the test values are exact in both.
+  CHECK(global_max(read_and_count<Other>(path, fewer, 3)) == 0);
+
+  // More readers than writers: written by the sub-communicator, read by all.
+  double wrong = 0;
+  const auto smaller_run = directory.path() / "smaller";
+  if (fewer != MPI_COMM_NULL) {
+    int sub_ranks = 1, sub_rank = 0;
+    MPI_Comm_size(fewer, &sub_ranks);
+    MPI_Comm_rank(fewer, &sub_rank);
+    const fft::SlabLayout small(kGrid, sub_ranks, sub_rank);
+    write_checkpoint<Real>(smaller_run, test_info(500), small, Velocity<Real>(small, 5).view(), fewer);
+    MPI_Comm_free(&fewer);
+  }
+  wrong += read_and_count<Real>(checkpoint_path(smaller_run), MPI_COMM_WORLD, 5);
+  CHECK(global_max(wrong) == 0);
+
+  // An independent look: rank 0 reads u_hat whole with plain HDF5 as {r, i} doubles.
+  wrong = 0;
+  if (rank == 0) {
+    hid_t complex = H5Tcreate(H5T_COMPOUND, sizeof(Complex<double>));
+    H5Tinsert(complex, "r", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(complex, "i", sizeof(double), H5T_NATIVE_DOUBLE);
+    std::vector<hsize_t> shape;
+    const auto all = kolmo::testing::read_whole_dataset<Complex<double>>(path, "u_hat", shape, complex);
+    H5Tclose(complex);
+    if (shape != std::vector<hsize_t>{8, 10, 4}) wrong += 1;
+    for (long i = 0; i < 8 && wrong == 0; ++i)
+      for (long j = 0; j < 10; ++j)
+        for (long k = 0; k < 4; ++k) {
+          const auto value = all[static_cast<std::size_t>((i * 10 + j) * 4 + k)];
+          const auto exact = spectral_value(i, j, k, 0, 3);
+          if (value.re != double(Real(exact.re)) || value.im != double(Real(exact.im))) wrong += 1;
+        }
+  }
+  CHECK(global_max(wrong) == 0);
+}
+
+TEST_CASE("a killed checkpoint writer leaves the last complete checkpoint readable", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  const auto& dir = directory.path();
+
+  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+  CheckpointInfo info;
+  CHECK(global_max(read_and_count<double>(checkpoint_path(dir), MPI_COMM_WORLD, 2, &info)) == 0);
+  CHECK(info.step == 200);
+  CHECK(global_max(read_and_count<double>(previous_checkpoint_path(dir), MPI_COMM_WORLD, 1, &info)) == 0);
+  CHECK(info.step == 100);
+
+  // A writer killed while writing leaves a partial checkpoint.h5.tmp: half of a real checkpoint's bytes.
+  if (rank == 0) {
+    std::ifstream whole(checkpoint_path(dir), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+    std::ofstream partial(dir / "checkpoint.h5.tmp", std::ios::binary);
+    partial.write(bytes.data(), std::streamsize(bytes.size() / 2));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(latest_checkpoint(dir, MPI_COMM_WORLD) == checkpoint_path(dir));
+  CHECK(global_max(read_and_count<double>(latest_checkpoint(dir, MPI_COMM_WORLD), MPI_COMM_WORLD, 2)) == 0);
+
+  // Killed between the two renames: checkpoint.h5 already moved to checkpoint.prev.h5, the new one still
+  // .tmp.
+  if (rank == 0) std::filesystem::rename(checkpoint_path(dir), previous_checkpoint_path(dir));
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(latest_checkpoint(dir, MPI_COMM_WORLD) == previous_checkpoint_path(dir));
+  CHECK(global_max(
+            read_and_count<double>(latest_checkpoint(dir, MPI_COMM_WORLD), MPI_COMM_WORLD, 2, &info)) == 0);
+  CHECK(info.step == 200);
+
+  // The next write replaces the stale .tmp and leaves the newest earlier checkpoint as checkpoint.prev.h5.
+  write_checkpoint<double>(dir, test_info(300), layout, Velocity<double>(layout, 4).view(), MPI_COMM_WORLD);
+  CHECK(global_max(read_and_count<double>(checkpoint_path(dir), MPI_COMM_WORLD, 4, &info)) == 0);
+  CHECK(info.step == 300);
+  CHECK(global_max(read_and_count<double>(previous_checkpoint_path(dir), MPI_COMM_WORLD, 2, &info)) == 0);
+  CHECK(info.step == 200);
+  CHECK(global_max(std::filesystem::exists(dir / "checkpoint.h5.tmp") ? 1 : 0) == 0);
+}

@@ -1,0 +1,153 @@
+// Input problems give one line naming the file (and dataset) on every rank; the output directory guard
+// refuses to overwrite an earlier run unless told.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "io/Checkpoint.hpp"
+#include "io/FieldFile.hpp"
+#include "io/FieldReader.hpp"
+#include "io/OutputDirectory.hpp"
+#include "io/SeriesFile.hpp"
+#include "tests/TestSupport.hpp"
+#include "tests/io/IoTestSupport.hpp"
+
+using namespace kolmo;
+using namespace kolmo::io;
+using kolmo::testing::error_message;
+using kolmo::testing::every_rank_failed_with;
+using kolmo::testing::global_max;
+
+namespace {
+
+const std::array<long, 3> kGrid{6, 5, 4};
+
+fft::SlabLayout world_layout(const std::array<long, 3>& grid = kGrid) {
+  return fft::SlabLayout(grid, kolmo::testing::world_size(), kolmo::testing::world_rank());
+}
+
+void touch(const std::filesystem::path& path) {
+  if (kolmo::testing::world_rank() == 0) std::ofstream(path) << "x";
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+}  // namespace
+
+TEST_CASE("reading fields reports a missing file, dataset or wrong shape in one line", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const auto layout = world_layout();
+  std::vector<double> slab(layout.real_size(), 1.0);
+  const auto path = write_field_file<double>(directory.path(), FieldInfo{0, 7, {1, 1, 1}, 0.1}, layout,
+                                             {{"u", slab}}, MPI_COMM_WORLD);
+
+  const auto missing = directory.path() / "nothing_here.h5";
+  CHECK(every_rank_failed_with(
+      error_message([&] { read_field<double>(missing, "u", layout, slab, MPI_COMM_WORLD); }),
+      {missing.string(), "does not exist"}));
+
+  touch(directory.path() / "not_hdf5.h5");
+  CHECK(every_rank_failed_with(
+      error_message([&] { FieldReader(directory.path() / "not_hdf5.h5", MPI_COMM_WORLD); }),
+      {"not_hdf5.h5", "not an HDF5 file"}));
+
+  CHECK(every_rank_failed_with(
+      error_message([&] { read_field<double>(path, "pressure", layout, slab, MPI_COMM_WORLD); }),
+      {path.string(), "'pressure'"}));
+
+  const auto other = world_layout({6, 5, 8});
+  std::vector<double> bigger(other.real_size());
+  CHECK(every_rank_failed_with(
+      error_message([&] { read_field<double>(path, "u", other, bigger, MPI_COMM_WORLD); }),
+      {path.string(), "'u'", "6 x 5 x 4", "6 x 5 x 8"}));
+
+  // A slab too small for the layout is refused before any collective read.
+  CHECK(every_rank_failed_with(
+      error_message(
+          [&] { FieldReader(path, MPI_COMM_WORLD).read<double>("u", layout, std::span<double>()); }),
+      {path.string(), "'u'", "slab"}));
+}
+
+TEST_CASE("reading checkpoints reports a missing file, another grid or a missing dataset", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const auto layout = world_layout();
+  std::array<std::vector<Complex<double>>, 3> velocity;
+  for (auto& c : velocity) c.assign(layout.spectral_size(), Complex<double>(1, 2));
+  MutableSpectralVector<double> view{velocity[0], velocity[1], velocity[2]};
+
+  CHECK(every_rank_failed_with(error_message([&] { latest_checkpoint(directory.path(), MPI_COMM_WORLD); }),
+                               {directory.path().string(), "no checkpoint"}));
+  const auto missing = checkpoint_path(directory.path());
+  CHECK(every_rank_failed_with(
+      error_message([&] { read_checkpoint<double>(missing, layout, view, MPI_COMM_WORLD); }),
+      {missing.string(), "does not exist"}));
+
+  const auto path = write_checkpoint<double>(directory.path(), CheckpointInfo{}, layout,
+                                             {velocity[0], velocity[1], velocity[2]}, MPI_COMM_WORLD);
+  const auto other = world_layout({6, 6, 4});
+  std::array<std::vector<Complex<double>>, 3> bigger;
+  for (auto& c : bigger) c.assign(other.spectral_size(), Complex<double>(0, 0));
+  CHECK(every_rank_failed_with(
+      error_message([&] {
+        read_checkpoint<double>(path, other, {bigger[0], bigger[1], bigger[2]}, MPI_COMM_WORLD);
+      }),
+      {path.string(), "grid 6 x 5 x 4", "6 x 6 x 4"}));
+
+  // A field dump is not a checkpoint: the first missing attribute or dataset is named.
+  std::vector<double> slab(layout.real_size(), 0.0);
+  const auto fields =
+      write_field_file<double>(directory.path(), FieldInfo{}, layout, {{"u_hat", slab}}, MPI_COMM_WORLD);
+  CHECK(every_rank_failed_with(
+      error_message([&] { read_checkpoint<double>(fields, layout, view, MPI_COMM_WORLD); }),
+      {fields.string(), "'dt'"}));
+}
+
+TEST_CASE("prepare_output_directory creates the layout and refuses earlier output unless told", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const auto run = directory.path() / "run";
+
+  prepare_output_directory(run, false, MPI_COMM_WORLD);
+  const auto paths = output_paths(run);
+  CHECK(global_max(std::filesystem::is_directory(paths.fields) &&
+                           std::filesystem::is_directory(paths.checkpoints)
+                       ? 0
+                       : 1) == 0);
+  // An empty directory, or one with files of the user's own, is fine.
+  touch(run / "notes.txt");
+  touch(paths.config);
+  prepare_output_directory(run, false, MPI_COMM_WORLD);
+
+  touch(paths.fields / "fields_000010.h5");
+  touch(paths.series);
+  CHECK(every_rank_failed_with(error_message([&] { prepare_output_directory(run, false, MPI_COMM_WORLD); }),
+                               {run.string(), "already holds kolmo output", "fields/fields_000010.h5"}));
+  CHECK(global_max(kolmo_output_files(run).size() == 2 ? 0 : 1) == 0);
+
+  prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD);
+  CHECK(global_max(kolmo_output_files(run).size() == 2 ? 0 : 1) == 0);
+
+  prepare_output_directory(run, true, MPI_COMM_WORLD);
+  CHECK(global_max(kolmo_output_files(run).empty() ? 0 : 1) == 0);
+  CHECK(global_max(std::filesystem::exists(run / "notes.txt") && std::filesystem::exists(paths.config)
+                       ? 0
+                       : 1) == 0);
+
+  touch(directory.path() / "a_file");
+  CHECK(every_rank_failed_with(
+      error_message([&] { prepare_output_directory(directory.path() / "a_file", false, MPI_COMM_WORLD); }),
+      {"a_file", "not a directory"}));
+}
+
+TEST_CASE("series files report a column of the wrong shape", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const auto path = directory.path() / "series.h5";
+  { SeriesFile(path, {"time", "step"}, Opening::create, MPI_COMM_WORLD); }
+  touch(directory.path() / "broken.h5");
+  CHECK(every_rank_failed_with(error_message([&] {
+                                 SeriesFile(directory.path() / "broken.h5", {"time"}, Opening::resume,
+                                            MPI_COMM_WORLD);
+                               }),
+                               {"broken.h5", "not an HDF5 file"}));
+  CHECK(every_rank_failed_with(error_message([&] {
+                                 SeriesFile(path, {"time", "bad name"}, Opening::resume, MPI_COMM_WORLD);
+                               }),
+                               {path.string(), "'bad name'"}));
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""Test of tools/kolmo_post.py on a synthetic run directory written with h5py in the solver's layout.
+
+Usage: test_post.py PATH/TO/kolmo_post.py. Exit 0 on success, 1 on failure, 77 (skipped) without h5py,
+numpy or matplotlib. The numbers are analytical: energy E(t) = E0 exp(-2 t), so -dE/dt = 2 E; spectra are
+k^-5/3 times a factor per time.
+"""
+
+import importlib.util
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # importing the tool leaves no __pycache__ in the source tree
+
+try:
+    import h5py
+    import matplotlib  # noqa: F401  (the tool needs it)
+    import numpy as np
+except ImportError as error:
+    print(f"SKIPPED: the post-processing test needs h5py, numpy and matplotlib ({error})")
+    sys.exit(77)
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+TOOL = Path(sys.argv[1]) if len(sys.argv) > 1 else REPOSITORY / "tools" / "kolmo_post.py"
+GRID = (8, 6, 4)
+BOX = (2 * np.pi, 2 * np.pi, np.pi)
+TIMES = np.linspace(0.0, 2.0, 41)
+STEPS = np.arange(41, dtype=np.int64) * 25
+ENERGY = 0.75 * np.exp(-2.0 * TIMES)
+K = np.arange(1, 17, dtype=float)
+
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print(f"FAILED: {what}")
+
+
+def field(x, y, z, component):
+    return np.sin(x + component) * np.cos(2 * y) + 0.1 * z
+
+
+def make_run(run):
+    (run / "fields").mkdir(parents=True)
+    (run / "checkpoints").mkdir()
+    (run / "config.yaml").write_text("grid: [8, 6, 4]\n")
+    with h5py.File(run / "series.h5", "w") as file:
+        columns = {"time": TIMES, "step": STEPS, "dt": np.full(41, 0.05), "energy": ENERGY,
+                   "enstrophy": 3 * ENERGY, "dissipation": 2 * ENERGY, "injection": np.zeros(41),
+                   "divergence_max": np.full(41, 1e-14), "cfl": np.full(41, 0.4),
+                   "reynolds_lambda": np.linspace(40, 30, 41), "kolmogorov_eta": np.full(41, 0.02),
+                   "kmax_eta": np.linspace(1.0, 1.5, 41)}
+        for name, values in columns.items():
+            file.create_dataset(name, data=values, maxshape=(None,), chunks=(64,))
+    with h5py.File(run / "spectra.h5", "w") as file:
+        file["k"] = K
+        spectra_times = np.array([0.0, 1.0, 2.0])
+        file.create_dataset("time", data=spectra_times, maxshape=(None,))
+        file.create_dataset("step", data=np.array([0, 500, 1000], dtype=np.int64), maxshape=(None,))
+        energy = np.array([(1.0 + i) * K ** (-5.0 / 3.0) for i in range(3)])
+        file.create_dataset("energy_spectrum", data=energy, maxshape=(None, K.size))
+        file.create_dataset("transfer", data=np.zeros((3, K.size)), maxshape=(None, K.size))
+        file.create_dataset("flux", data=np.ones((3, K.size)), maxshape=(None, K.size))
+    x, y, z = np.meshgrid(*[np.arange(n) * BOX[d] / n for d, n in enumerate(GRID)], indexing="ij")
+    for step, time in ((0, 0.0), (1000, 2.0)):
+        with h5py.File(run / "fields" / f"fields_{step:06d}.h5", "w") as file:
+            for component, name in enumerate("uvw"):
+                file[name] = field(x, y, z, component) * (1 + step)
+            file.attrs["time"] = time
+            file.attrs["step"] = np.int64(step)
+            file.attrs["grid"] = np.array(GRID, dtype=np.int64)
+            file.attrs["box"] = np.array(BOX)
+            file.attrs["viscosity"] = 0.01
+            file.attrs["precision"] = np.bytes_("double")
+    # A dump being written when the run was killed is not a dump.
+    (run / "fields" / "fields_002000.h5.tmp").write_bytes(b"partial")
+    with h5py.File(run / "checkpoints" / "checkpoint.h5", "w") as file:
+        file.attrs["grid"] = np.array(GRID, dtype=np.int64)
+
+
+def run_tool(*arguments):
+    result = subprocess.run([sys.executable, str(TOOL), *map(str, arguments)], capture_output=True, text=True,
+                            env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
+    return result.returncode, result.stdout, result.stderr
+
+
+def is_png(path):
+    return path.is_file() and path.stat().st_size > 1000 and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def summary_values(text):
+    values = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(": ")
+        values[key] = value
+    return values
+
+
+def main():
+    spec = importlib.util.spec_from_file_location("kolmo_post", TOOL)
+    post = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(post)
+
+    with tempfile.TemporaryDirectory(prefix="kolmo_post_test_") as scratch:
+        run = Path(scratch) / "run"
+        make_run(run)
+
+        # The numbers behind the plots.
+        time, balance = post.dissipation_from_energy(TIMES, ENERGY)
+        # Second-order differences with dt = 0.05: relative error about (dt^2 / 3) * 4 = 0.33% at the ends.
+        check(np.max(np.abs(balance / (2 * ENERGY) - 1)) < 5e-3, "-dE/dt of E0 exp(-2t) is 2 E")
+        time, balance = post.dissipation_from_energy(TIMES, ENERGY, np.full(41, 0.5))
+        check(np.max(np.abs((balance - 0.5) / (2 * ENERGY) - 1)) < 5e-3,
+              "injection - dE/dt adds the injection")
+        guide_k, guide = post.five_thirds_guide(K, 3 * K ** (-5.0 / 3.0))
+        check(guide is not None and np.allclose(guide, 3 * guide_k ** (-5.0 / 3.0)),
+              "the -5/3 guide goes through a -5/3 spectrum")
+        plane, z, attributes = post.read_slice(run / "fields" / "fields_001000.h5", "v", 3)
+        x, y = np.meshgrid(np.arange(8) * BOX[0] / 8, np.arange(6) * BOX[1] / 6, indexing="ij")
+        check(plane.shape == (8, 6) and np.allclose(plane, 1001 * field(x, y, 3 * BOX[2] / 4, 1)),
+              "the slice is the z-plane [x][y]")
+        check([step for step, _ in post.field_dumps(run)] == [0, 1000],
+              "dumps are found by step, .tmp ignored")
+
+        # The command line.
+        code, out, err = run_tool("all", run)
+        check(code == 0, f"'all' succeeds (stderr: {err.strip()})")
+        for name in ("spectrum.png", "series.png", "slice_u.png"):
+            check(is_png(run / "plots" / name), f"'all' makes plots/{name}")
+        values = summary_values(out)
+        check(values.get("grid", "").startswith("8 x 6 x 4"), f"summary grid: {values.get('grid')}")
+        check(values.get("series rows") == "41", "summary rows")
+        check(values.get("steps") == "0 .. 1000", "summary steps")
+        check(values.get("final time") == "2", "summary final time")
+        check(values.get("final energy") == f"{0.75 * np.exp(-4.0):.6g}",
+              f"summary energy: {values.get('final energy')}")
+        check(values.get("final dissipation") == f"{1.5 * np.exp(-4.0):.6g}", "summary dissipation")
+        check(values.get("Re_lambda") == "30", "summary Re_lambda")
+        check(values.get("k_max eta") == "1.5", "summary k_max eta")
+        files = values.get("files", "")
+        for part in ("config.yaml", "series.h5", "spectra.h5", "fields: 2 dumps (steps 0..1000)",
+                     "checkpoints: checkpoint.h5"):
+            check(part in files, f"summary lists {part}")
+
+        code, out, err = run_tool("spectrum", run, "-o", Path(scratch) / "e.png", "--time", 0.9)
+        check(code == 0 and is_png(Path(scratch) / "e.png"), "spectrum -o writes the chosen file")
+        code, out, err = run_tool("series", run, "-o", Path(scratch) / "s.png")
+        check(code == 0 and is_png(Path(scratch) / "s.png"), "series -o")
+        code, out, err = run_tool("slice", run, "--field", "w", "--z", "1", "--step", "0")
+        check(code == 0 and is_png(run / "plots" / "slice_w.png"), "slice --field w --z 1 --step 0")
+
+        # Missing inputs: one line on stderr, exit code 1.
+        empty = Path(scratch) / "empty"
+        empty.mkdir()
+        for arguments, expected in ((("summary", empty), "series.h5 is missing"),
+                                    (("spectrum", empty), "spectra.h5 is missing"),
+                                    (("slice", empty), "no field dumps"),
+                                    (("slice", run, "--field", "pressure"), "no dataset 'pressure'"),
+                                    (("slice", run, "--z", "9"), "z index 9"),
+                                    (("series", Path(scratch) / "nowhere"), "does not exist")):
+            code, out, err = run_tool(*arguments)
+            check(code == 1 and expected in err and len(err.strip().splitlines()) == 1,
+                  f"{arguments[0]} on a bad input: code {code}, stderr {err.strip()!r}")
+
+    if failures:
+        print(f"{len(failures)} check(s) failed")
+        return 1
+    print("all post-processing checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,369 @@
+#!/usr/bin/python3
+"""Post-processing of a kolmo run directory: plots and a summary from the files the solver writes.
+
+Layout read (written by the solver, see io/OutputDirectory.hpp):
+    <dir>/config.yaml                       resolved configuration
+    <dir>/series.h5                         1D datasets: time, step, energy, dissipation, injection, ...
+    <dir>/spectra.h5                        /k, /time, /step, /energy_spectrum [t][k], /transfer, /flux
+    <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nx][Ny][Nz]; attributes time, step, grid, box
+    <dir>/checkpoints/checkpoint.h5 (+ checkpoint.prev.h5)
+
+Subcommands:
+    spectrum DIR [-o PNG] [--time T]       E(k) at the last (or the nearest to T) time, log-log, with a k^-5/3
+                                           guide line through the data
+    series DIR [-o PNG]                    energy, and dissipation both as written and from the energy balance
+                                           (-dE/dt, plus the injection when the run is forced)
+    slice DIR [--field u] [--z K] [--step N] [-o PNG]
+                                           a z-plane of a field of the last (or chosen) dump
+    summary DIR                            grid, steps, final time, energy, dissipation, Re_lambda, k_max eta,
+                                           files present
+    all DIR                                every plot into DIR/plots/ and the summary; plots whose input is
+                                           missing are skipped with a line saying so
+
+A missing file or dataset gives one line on stderr and exit code 1.
+"""
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("MPLBACKEND", "Agg")
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+try:
+    import h5py
+except ImportError:  # reported when a file is first opened
+    h5py = None
+
+
+class PostError(Exception):
+    """A problem with the run directory, reported as one line."""
+
+
+# ---------------------------------------------------------------------------------------------- reading
+
+
+def _open(path):
+    if h5py is None:
+        raise PostError("h5py is not installed for " + sys.executable)
+    if not path.is_file():
+        raise PostError(f"{path} is missing")
+    try:
+        return h5py.File(path, "r")
+    except OSError as error:
+        raise PostError(f"{path} is not a readable HDF5 file ({error})") from None
+
+
+def _dataset(file, name):
+    if name not in file:
+        raise PostError(f"{file.filename} has no dataset '{name}'")
+    return file[name]
+
+
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def load_series(run):
+    """All 1D datasets of series.h5 as float arrays of equal length, keyed by name."""
+    path = Path(run) / "series.h5"
+    with _open(path) as file:
+        columns = {name: np.asarray(data[()], dtype=float) for name, data in file.items()
+                   if isinstance(data, h5py.Dataset) and data.ndim == 1}
+    for name in ("time", "energy"):
+        if name not in columns:
+            raise PostError(f"{path} has no dataset '{name}'")
+    return columns
+
+
+def load_spectra(run):
+    """k, time, step and every [time][shell] spectrum of spectra.h5."""
+    path = Path(run) / "spectra.h5"
+    with _open(path) as file:
+        spectra = {"k": np.asarray(_dataset(file, "k")[()], dtype=float),
+                   "time": np.asarray(_dataset(file, "time")[()], dtype=float),
+                   "step": np.asarray(_dataset(file, "step")[()])}
+        for name, data in file.items():
+            if isinstance(data, h5py.Dataset) and data.ndim == 2:
+                spectra[name] = np.asarray(data[()], dtype=float)
+    if "energy_spectrum" not in spectra:
+        raise PostError(f"{path} has no dataset 'energy_spectrum'")
+    return spectra
+
+
+def field_dumps(run):
+    """The field dumps of a run as (step, path), by step."""
+    folder = Path(run) / "fields"
+    dumps = []
+    if folder.is_dir():
+        for path in folder.iterdir():
+            match = re.fullmatch(r"fields_(\d+)\.h5", path.name)
+            if match and path.is_file():
+                dumps.append((int(match.group(1)), path))
+    return sorted(dumps)
+
+
+def choose_dump(run, step=None):
+    dumps = field_dumps(run)
+    if not dumps:
+        raise PostError(f"no field dumps (fields_*.h5) in {Path(run) / 'fields'}")
+    if step is None:
+        return dumps[-1][1]
+    for dump_step, path in dumps:
+        if dump_step == step:
+            return path
+    raise PostError(f"no field dump of step {step} in {Path(run) / 'fields'}")
+
+
+def read_slice(path, field, z_index=None):
+    """The plane [x][y] at z = z_index (default: the middle) of a field dump, and the dump's attributes."""
+    with _open(path) as file:
+        data = _dataset(file, field)
+        if data.ndim != 3:
+            raise PostError(f"{path} dataset '{field}' has shape {data.shape}, expected [Nx][Ny][Nz]")
+        nz = data.shape[2]
+        z = nz // 2 if z_index is None else z_index
+        if not 0 <= z < nz:
+            raise PostError(f"z index {z} is outside 0..{nz - 1} for {path} dataset '{field}'")
+        plane = np.asarray(data[:, :, z], dtype=float)
+        attributes = {name: file.attrs[name] for name in file.attrs}
+    return plane, z, attributes
+
+
+# ---------------------------------------------------------------------------------------------- numbers
+
+
+def dissipation_from_energy(time, energy, injection=None):
+    """The dissipation the energy balance implies, injection - dE/dt, by second-order finite differences
+    (one-sided at the ends; uneven time steps allowed). Rows with repeated or non-finite times are dropped."""
+    time = np.asarray(time, dtype=float)
+    energy = np.asarray(energy, dtype=float)
+    keep = np.isfinite(time) & np.isfinite(energy)
+    keep[1:] &= np.diff(time) > 0
+    time, energy = time[keep], energy[keep]
+    if time.size < 3:
+        return time, np.full(time.shape, np.nan)
+    balance = -np.gradient(energy, time, edge_order=2)
+    if injection is not None:
+        balance = balance + np.nan_to_num(np.asarray(injection, dtype=float)[keep])
+    return time, balance
+
+
+def five_thirds_guide(k, spectrum):
+    """C k^(-5/3) through the data at the positive shell nearest the geometric middle of the range."""
+    k = np.asarray(k, dtype=float)
+    spectrum = np.asarray(spectrum, dtype=float)
+    good = (k > 0) & (spectrum > 0) & np.isfinite(spectrum)
+    if not good.any():
+        return None, None
+    kg, eg = k[good], spectrum[good]
+    middle = np.sqrt(kg[0] * kg[-1])
+    anchor = int(np.argmin(np.abs(np.log(kg / middle))))
+    return kg, eg[anchor] * (kg / kg[anchor]) ** (-5.0 / 3.0)
+
+
+def nearest_row(times, time=None):
+    if time is None:
+        return len(times) - 1
+    return int(np.argmin(np.abs(np.asarray(times) - time)))
+
+
+def last_finite(values):
+    values = np.asarray(values, dtype=float)
+    finite = values[np.isfinite(values)]
+    return finite[-1] if finite.size else None
+
+
+# ---------------------------------------------------------------------------------------------- plots
+
+
+def _save(figure, output):
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(output, dpi=120)
+    plt.close(figure)
+    return output
+
+
+def plot_spectrum(run, output=None, time=None):
+    spectra = load_spectra(run)
+    if spectra["time"].size == 0:
+        raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra yet")
+    row = nearest_row(spectra["time"], time)
+    k, energy = spectra["k"], spectra["energy_spectrum"][row]
+    good = (k > 0) & (energy > 0)
+    figure, axes = plt.subplots(figsize=(6, 4.5))
+    axes.loglog(k[good], energy[good], "o-", markersize=3, label="E(k)")
+    guide_k, guide = five_thirds_guide(k, energy)
+    if guide is not None:
+        axes.loglog(guide_k, guide, "k--", linewidth=1, label=r"$k^{-5/3}$")
+    axes.set_xlabel("k")
+    axes.set_ylabel("E(k)")
+    axes.set_title(f"energy spectrum, t = {spectra['time'][row]:.4g} (step {int(spectra['step'][row])})")
+    axes.legend()
+    figure.tight_layout()
+    return _save(figure, output or Path(run) / "plots" / "spectrum.png")
+
+
+def plot_series(run, output=None):
+    series = load_series(run)
+    time, energy = series["time"], series["energy"]
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
+    top.plot(time, energy)
+    top.set_ylabel("energy")
+    if "dissipation" in series:
+        bottom.plot(time, series["dissipation"], label="dissipation (series)")
+    injection = series.get("injection")
+    forced = injection is not None and np.nanmax(np.abs(injection), initial=0.0) > 0
+    balance_time, balance = dissipation_from_energy(time, energy, injection if forced else None)
+    bottom.plot(balance_time, balance, "--", label="injection - dE/dt" if forced else "-dE/dt")
+    bottom.set_xlabel("time")
+    bottom.set_ylabel("dissipation")
+    bottom.legend()
+    figure.tight_layout()
+    return _save(figure, output or Path(run) / "plots" / "series.png")
+
+
+def plot_slice(run, field="u", z_index=None, step=None, output=None):
+    path = choose_dump(run, step)
+    plane, z, attributes = read_slice(path, field, z_index)
+    box = np.asarray(attributes.get("box", plane.shape + (1,)), dtype=float)
+    figure, axes = plt.subplots(figsize=(6, 5))
+    limit = float(np.nanmax(np.abs(plane))) or 1.0  # a diverging map centred on zero
+    image = axes.imshow(plane.T, origin="lower", extent=(0, box[0], 0, box[1]), cmap="RdBu_r", aspect="equal",
+                        vmin=-limit, vmax=limit)
+    figure.colorbar(image, ax=axes, label=field)
+    axes.set_xlabel("x")
+    axes.set_ylabel("y")
+    time = attributes.get("time")
+    axes.set_title(f"{field}, z index {z}" + (f", t = {float(time):.4g}" if time is not None else ""))
+    figure.tight_layout()
+    return _save(figure, output or Path(run) / "plots" / f"slice_{field}.png")
+
+
+# ---------------------------------------------------------------------------------------------- summary
+
+
+def _format(value):
+    return "n/a" if value is None else f"{value:.6g}"
+
+
+def _grid(run):
+    """The grid and where it was found: the last field dump or the checkpoint."""
+    candidates = [path for _, path in reversed(field_dumps(run))]
+    candidates += [Path(run) / "checkpoints" / name for name in ("checkpoint.h5", "checkpoint.prev.h5")]
+    for path in candidates:
+        if path.is_file() and h5py is not None:
+            try:
+                with h5py.File(path, "r") as file:
+                    if "grid" in file.attrs:
+                        grid = [int(n) for n in file.attrs["grid"]]
+                        return " x ".join(map(str, grid)), path.relative_to(run)
+            except OSError:
+                continue
+    return None, None
+
+
+def files_present(run):
+    run = Path(run)
+    present = [name for name in ("config.yaml", "series.h5", "spectra.h5") if (run / name).is_file()]
+    dumps = field_dumps(run)
+    if dumps:
+        present.append(f"fields: {len(dumps)} dumps (steps {dumps[0][0]}..{dumps[-1][0]})")
+    checkpoints = [name for name in ("checkpoint.h5", "checkpoint.prev.h5")
+                   if (run / "checkpoints" / name).is_file()]
+    if checkpoints:
+        present.append("checkpoints: " + ", ".join(checkpoints))
+    return present
+
+
+def summary_lines(run):
+    run = Path(run)
+    series = load_series(run)
+    grid, grid_source = _grid(run)
+    steps = series.get("step")
+    lines = [f"run directory: {run}",
+             f"grid: {grid} (from {grid_source})" if grid else "grid: unknown (no field dump or checkpoint)",
+             f"series rows: {series['time'].size}"]
+    if steps is not None and steps.size:
+        lines.append(f"steps: {int(steps[0])} .. {int(steps[-1])}")
+    lines += [f"final time: {_format(last_finite(series['time']))}",
+              f"final energy: {_format(last_finite(series['energy']))}",
+              f"final dissipation: {_format(last_finite(series.get('dissipation', [])))}",
+              f"Re_lambda: {_format(last_finite(series.get('reynolds_lambda', [])))}",
+              f"k_max eta: {_format(last_finite(series.get('kmax_eta', [])))}",
+              "files: " + (", ".join(files_present(run)) or "none")]
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------- main
+
+
+def _all(run):
+    run = Path(run)
+    if not run.is_dir():
+        raise PostError(f"run directory {run} does not exist")
+    made = []
+    for name, work in (("spectrum", lambda: plot_spectrum(run)),
+                       ("series", lambda: plot_series(run)),
+                       ("slice", lambda: plot_slice(run))):
+        try:
+            made.append(work())
+        except PostError as error:
+            print(f"kolmo_post: skipped {name}: {error}", file=sys.stderr)
+    for path in made:
+        print(f"wrote {path}")
+    print("\n".join(summary_lines(run)))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="kolmo_post", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    spectrum = commands.add_parser("spectrum", help="energy spectrum at one time")
+    spectrum.add_argument("dir")
+    spectrum.add_argument("-o", "--output")
+    spectrum.add_argument("--time", type=float, help="the time to plot (nearest row; default the last)")
+    series = commands.add_parser("series", help="energy and dissipation against time")
+    series.add_argument("dir")
+    series.add_argument("-o", "--output")
+    plane = commands.add_parser("slice", help="a z-plane of a field dump")
+    plane.add_argument("dir")
+    plane.add_argument("--field", default="u")
+    plane.add_argument("--z", type=int, help="z index of the plane (default Nz/2)")
+    plane.add_argument("--step", type=int, help="the dump's step (default the last dump)")
+    plane.add_argument("-o", "--output")
+    summary = commands.add_parser("summary", help="what the run did, in numbers")
+    summary.add_argument("dir")
+    everything = commands.add_parser("all", help="every plot into DIR/plots/ and the summary")
+    everything.add_argument("dir")
+    arguments = parser.parse_args(argv)
+
+    try:
+        if not Path(arguments.dir).is_dir():
+            raise PostError(f"run directory {arguments.dir} does not exist")
+        if arguments.command == "spectrum":
+            print(f"wrote {plot_spectrum(arguments.dir, arguments.output, arguments.time)}")
+        elif arguments.command == "series":
+            print(f"wrote {plot_series(arguments.dir, arguments.output)}")
+        elif arguments.command == "slice":
+            path = plot_slice(arguments.dir, arguments.field, arguments.z, arguments.step, arguments.output)
+            print(f"wrote {path}")
+        elif arguments.command == "summary":
+            print("\n".join(summary_lines(arguments.dir)))
+        else:
+            _all(arguments.dir)
+    except PostError as error:
+        print(f"kolmo_post: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
