@@ -198,10 +198,12 @@ def plot_spectrum(run, output=None, time=None):
         raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra yet")
     row = nearest_row(spectra["time"], time)
     k, energy = spectra["k"], spectra["energy_spectrum"][row]
-    good = (k > 0) & (energy > 0)
+    # Shells that hold only round-off (a Taylor-Green field has no energy at k = 1) would stretch the axis
+    # over tens of decades: plot the shells within 1e-20 of the largest.
+    good = (k > 0) & (energy > 1e-20 * np.nanmax(energy, initial=0.0))
     figure, axes = plt.subplots(figsize=(6, 4.5))
     axes.loglog(k[good], energy[good], "o-", markersize=3, label="E(k)")
-    guide_k, guide = five_thirds_guide(k, energy)
+    guide_k, guide = five_thirds_guide(k[good], energy[good])
     if guide is not None:
         axes.loglog(guide_k, guide, "k--", linewidth=1, label=r"$k^{-5/3}$")
     axes.set_xlabel("k")
