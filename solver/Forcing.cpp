@@ -1,0 +1,153 @@
+#include "solver/Forcing.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+#include "core/Error.hpp"
+#include "core/ParallelFor.hpp"
+
+namespace kolmo::solver {
+
+std::string to_string(ForcingKind kind) {
+  switch (kind) {
+    case ForcingKind::band:
+      return "band";
+    case ForcingKind::linear:
+      return "linear";
+    default:
+      return "none";
+  }
+}
+
+ForcingKind parse_forcing(const std::string& name) {
+  if (name == "none") return ForcingKind::none;
+  if (name == "band") return ForcingKind::band;
+  if (name == "linear") return ForcingKind::linear;
+  throw Error("unknown forcing '" + name + "' (expected none, band or linear)");
+}
+
+namespace {
+
+std::string text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
+template <class Real>
+Forcing<Real>::Forcing(const ForcingParameters& parameters, const Wavenumbers<Real>& wavenumbers,
+                       std::shared_ptr<Device> device, MPI_Comm comm)
+    : parameters_(parameters), wavenumbers_(wavenumbers), device_(std::move(device)), comm_(comm) {
+  const auto& p = parameters_;
+  KOLMO_REQUIRE(p.power >= 0, "forcing power = " + text(p.power) + " must be >= 0");
+  if (p.kind != ForcingKind::band) return;
+  KOLMO_REQUIRE(p.k_min >= 0 && p.k_max >= p.k_min, "forcing band k_min = " + text(p.k_min) + ", k_max = " +
+                                                        text(p.k_max) + " must satisfy 0 <= k_min <= k_max");
+  // The forced modes of this rank, listed once: the band is a thin shell, so its list is small.
+  std::vector<long> index;
+  const double k_min2 = p.k_min * p.k_min, k_max2 = p.k_max * p.k_max;
+  for (long m = 0; m < wavenumbers_.size(); ++m) {
+    const Mode n = wavenumbers_.mode(m);
+    const auto k = wavenumbers_.k(n);
+    const double k2 = double(k.x) * k.x + double(k.y) * k.y + double(k.z) * k.z;
+    if (wavenumbers_.kept(n) && k2 > 0 && k2 >= k_min2 && k2 <= k_max2) index.push_back(m);
+  }
+  band_count_ = static_cast<long>(index.size());
+  const double total = allreduce(double(band_count_));
+  KOLMO_REQUIRE(total > 0, "forcing band k_min = " + text(p.k_min) + ", k_max = " + text(p.k_max) +
+                               " contains no resolved mode");
+  band_index_ = Buffer<long>(device_, index.size());
+  band_index_.assign_from_host(index);
+  band_values_ = Buffer<C>(device_, 3 * index.size());
+}
+
+template <class Real>
+double Forcing<Real>::allreduce(double local) const {
+  double global = 0;
+  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, comm_));
+  return global;
+}
+
+template <class Real>
+double Forcing<Real>::amplitude(double forced_energy) const {
+  switch (parameters_.kind) {
+    case ForcingKind::band:
+      return forced_energy > 0 ? parameters_.power / (2 * forced_energy) : 0.0;
+    case ForcingKind::linear:
+      if (parameters_.power > 0) return forced_energy > 0 ? parameters_.power / (2 * forced_energy) : 0.0;
+      return parameters_.linear_rate;
+    default:
+      return 0.0;
+  }
+}
+
+template <class Real>
+double Forcing<Real>::band_energy(const SpectralVector<Real>& u, C* saved) const {
+  const long count = band_count_;
+  const long* index = band_index_.data();
+  const bool capture = saved != nullptr;
+  const C *ux = u.spectral(0), *uy = u.spectral(1), *uz = u.spectral(2);
+  const auto w = wavenumbers_;
+  auto local = sum<1>(
+      *device_, count, KOLMO_LAMBDA(long b) {
+        const long m = index[b];
+        const Real weight = w.parseval_weight(w.mode(m));
+        if (capture) {
+          saved[b] = ux[m];
+          saved[count + b] = uy[m];
+          saved[2 * count + b] = uz[m];
+        }
+        Sums<1> s;
+        s[0] = 0.5 * double(weight) * (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
+        return s;
+      });
+  return allreduce(local[0]);
+}
+
+template <class Real>
+double Forcing<Real>::forced_energy(const SpectralVector<Real>& u) const {
+  if (parameters_.kind == ForcingKind::band) return band_energy(u, nullptr);
+  if (parameters_.kind == ForcingKind::none) return 0.0;
+  // Linear forcing acts on every mode but k = 0: the energy of the fluctuations.
+  const C *ux = u.spectral(0), *uy = u.spectral(1), *uz = u.spectral(2);
+  const auto w = wavenumbers_;
+  auto local = sum<1>(
+      *device_, w.size(), KOLMO_LAMBDA(long m) {
+        const Mode n = w.mode(m);
+        const bool mean = n.x == 0 && n.y == 0 && n.z == 0;
+        Sums<1> s;
+        s[0] = mean ? 0.0
+                    : 0.5 * double(w.parseval_weight(n)) *
+                          (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
+        return s;
+      });
+  return allreduce(local[0]);
+}
+
+template <class Real>
+double Forcing<Real>::capture_band(const SpectralVector<Real>& u) {
+  return band_energy(u, band_values_.data());
+}
+
+template <class Real>
+void Forcing<Real>::add_captured(SpectralVector<Real>& rhs, Real amplitude) {
+  const long count = band_count_;
+  const long* index = band_index_.data();
+  const C* saved = band_values_.data();
+  C *rx = rhs.spectral(0), *ry = rhs.spectral(1), *rz = rhs.spectral(2);
+  parallel_for(
+      *device_, count, KOLMO_LAMBDA(long b) {
+        const long m = index[b];
+        rx[m] += amplitude * saved[b];
+        ry[m] += amplitude * saved[count + b];
+        rz[m] += amplitude * saved[2 * count + b];
+      });
+}
+
+template class Forcing<float>;
+template class Forcing<double>;
+
+}  // namespace kolmo::solver

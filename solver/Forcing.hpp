@@ -1,0 +1,89 @@
+// Large-scale forcing of the velocity, f^(k) = a u^(k) on the forced modes, with a real amplitude a.
+//
+// Contract:
+// - none: f = 0.
+// - band: forced modes are the kept modes with k_min <= |k| <= k_max (|k| the physical wavenumber, k != 0).
+//   With power eps, a = eps / (2 E_band) (E_band the energy of those modes), so the injection rate
+//   <f.u> = 2 a E_band = eps exactly; a = 0 while E_band = 0.
+// - linear (Lundgren): every mode but k = 0 is forced (f = a u in real space). With power eps > 0,
+//   a = eps / (2 E) holds the injection at eps; with power = 0, a = linear_rate (fixed).
+// - The amplitude is recomputed from the field at every Runge-Kutta stage (NavierStokes applies the forcing
+//   as part of the right-hand side of each stage), so the forced scheme keeps the integrator's order and the
+//   injection rate of every stage field is exactly eps.
+// - Energies are volume averages (E = 1/2 <|u|^2>) reduced over the communicator; every rank gets the same a.
+// - Errors: impossible parameters (negative power, an empty or inverted band) throw kolmo::Error naming the
+// key.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "core/Buffer.hpp"
+#include "core/Complex.hpp"
+#include "solver/SpectralVector.hpp"
+#include "solver/Wavenumbers.hpp"
+
+namespace kolmo::solver {
+
+enum class ForcingKind { none, band, linear };
+
+std::string to_string(ForcingKind kind);
+// "none", "band", "linear"; throws kolmo::Error naming the text otherwise.
+ForcingKind parse_forcing(const std::string& name);
+
+struct ForcingParameters {
+  ForcingKind kind = ForcingKind::none;
+  double power = 0;             // eps, the injection rate held (band; linear when > 0)
+  double k_min = 0, k_max = 0;  // band: the forced shell
+  double linear_rate = 0;       // linear with power = 0: the fixed a of f = a u
+};
+
+template <class Real>
+class Forcing {
+ public:
+  using C = Complex<Real>;
+
+  Forcing(const ForcingParameters& parameters, const Wavenumbers<Real>& wavenumbers,
+          std::shared_ptr<Device> device, MPI_Comm comm);
+
+  const ForcingParameters& parameters() const { return parameters_; }
+  ForcingKind kind() const { return parameters_.kind; }
+
+  // Energy of the forced modes of u (the band, or every mode for linear forcing), over all ranks.
+  double forced_energy(const SpectralVector<Real>& u) const;
+  // The amplitude a for a field whose forced energy is forced_energy.
+  double amplitude(double forced_energy) const;
+  // Injection rate <f.u> of a field with that forced energy: 2 a E_forced.
+  double injection(double forced_energy) const { return 2 * amplitude(forced_energy) * forced_energy; }
+
+  // Band forcing inside a right-hand side evaluation that overwrites its input: capture_band saves the band
+  // modes of u (and returns their energy, as forced_energy does), add_captured adds a times them to rhs.
+  double capture_band(const SpectralVector<Real>& u);
+  void add_captured(SpectralVector<Real>& rhs, Real amplitude);
+
+  // Forced modes held by this rank (band forcing), and bytes of device memory held.
+  long local_band_modes() const { return band_count_; }
+  std::size_t bytes() const { return band_index_.bytes() + band_values_.bytes(); }
+
+  // Implementation step, public only because CUDA device lambdas may not live in private members: the band
+  // energy of u, saving the band modes into saved unless it is null.
+  double band_energy(const SpectralVector<Real>& u, C* saved) const;
+
+ private:
+  double allreduce(double local) const;
+
+  ForcingParameters parameters_;
+  Wavenumbers<Real> wavenumbers_;
+  std::shared_ptr<Device> device_;
+  MPI_Comm comm_;
+  long band_count_ = 0;
+  Buffer<long> band_index_;  // local spectral indices of the forced modes
+  Buffer<C> band_values_;    // captured u on them, [component][mode]
+};
+
+extern template class Forcing<float>;
+extern template class Forcing<double>;
+
+}  // namespace kolmo::solver

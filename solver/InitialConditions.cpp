@@ -1,0 +1,145 @@
+#include "solver/InitialConditions.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "core/Error.hpp"
+#include "core/ParallelFor.hpp"
+#include "solver/Diagnostics.hpp"
+
+namespace kolmo::solver {
+
+// Angles 2 pi i / N of a slab point, in double.
+struct PointAngles {
+  double x, y, z;
+  KOLMO_HD PointAngles(const SlabPoints& points, long p) {
+    const Mode i = points.index(p);
+    x = kTwoPi * double(i.x) / double(points.nx);
+    y = kTwoPi * double(i.y) / double(points.ny);
+    z = kTwoPi * double(i.z) / double(points.nz);
+  }
+};
+
+template <class Real>
+void set_taylor_green(NavierStokes<Real>& flow, double amplitude) {
+  const auto points = flow.points();
+  auto u = flow.scratch().real();
+  parallel_for(
+      flow.device(), points.size(), KOLMO_LAMBDA(long p) {
+        const PointAngles t(points, p);
+        u[0][p] = Real(amplitude * sin(t.x) * cos(t.y) * cos(t.z));
+        u[1][p] = Real(-amplitude * cos(t.x) * sin(t.y) * cos(t.z));
+        u[2][p] = Real(0);
+      });
+  flow.set_velocity_from_scratch();
+}
+
+template <class Real>
+void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude) {
+  const auto points = flow.points();
+  auto u = flow.scratch().real();
+  parallel_for(
+      flow.device(), points.size(), KOLMO_LAMBDA(long p) {
+        const PointAngles t(points, p);
+        u[0][p] = Real(amplitude * sin(t.x) * cos(t.y));
+        u[1][p] = Real(-amplitude * cos(t.x) * sin(t.y));
+        u[2][p] = Real(0);
+      });
+  flow.set_velocity_from_scratch();
+}
+
+template <class Real>
+void set_abc(NavierStokes<Real>& flow, double a, double b, double c, int wavenumber) {
+  const auto points = flow.points();
+  auto u = flow.scratch().real();
+  const double n = wavenumber;
+  parallel_for(
+      flow.device(), points.size(), KOLMO_LAMBDA(long p) {
+        const PointAngles t(points, p);
+        u[0][p] = Real(a * sin(n * t.z) + c * cos(n * t.y));
+        u[1][p] = Real(b * sin(n * t.x) + a * cos(n * t.z));
+        u[2][p] = Real(c * sin(n * t.y) + b * cos(n * t.x));
+      });
+  flow.set_velocity_from_scratch();
+}
+
+// A reproducible uniform number in [0, 1) for (seed, mode, stream): splitmix64 steps over the inputs.
+KOLMO_HD inline std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+KOLMO_HD inline double hashed_uniform(std::uint64_t seed, const Mode& n, int stream) {
+  std::uint64_t h = mix64(seed);
+  h = mix64(h ^ static_cast<std::uint64_t>(n.x));
+  h = mix64(h ^ static_cast<std::uint64_t>(n.y));
+  h = mix64(h ^ static_cast<std::uint64_t>(n.z));
+  h = mix64(h ^ static_cast<std::uint64_t>(stream));
+  return double(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+template <class Real>
+void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed) {
+  using C = Complex<Real>;
+  std::ostringstream text;
+  text << "random initial field: energy = " << energy << " and k0 = " << k0 << " must be positive";
+  KOLMO_REQUIRE(energy > 0 && k0 > 0, text.str());
+  const auto w = flow.wavenumbers();
+  auto u = flow.velocity().spectral();
+  parallel_for(
+      flow.device(), w.size(), KOLMO_LAMBDA(long m) {
+        Mode n = w.mode(m);
+        // u(-k) = conj u(k) for a real field: in the kz = 0 plane, where both k and -k are stored, the mode
+        // of the lower half is made from its partner's random numbers and conjugated.
+        const bool conjugate = n.z == 0 && (n.x < 0 || (n.x == 0 && n.y < 0));
+        if (conjugate) n = Mode{-n.x, -n.y, 0};
+        const auto k = w.k(n);
+        const double kx = k.x, ky = k.y, kz = k.z;
+        const double k2 = kx * kx + ky * ky + kz * kz;
+        if (k2 == 0 || !w.kept(n)) {
+          u[0][m] = u[1][m] = u[2][m] = C(0, 0);
+          return;
+        }
+        // Random phases on each component, then the part normal to k, scaled to the amplitude.
+        double re[3], im[3];
+        for (int d = 0; d < 3; ++d) {
+          const double phase = kTwoPi * hashed_uniform(seed, n, d);
+          re[d] = cos(phase);
+          im[d] = sin(phase);
+        }
+        const double k_dot_re = (kx * re[0] + ky * re[1] + kz * re[2]) / k2;
+        const double k_dot_im = (kx * im[0] + ky * im[1] + kz * im[2]) / k2;
+        const double kd[3] = {kx, ky, kz};
+        double norm = 0;
+        for (int d = 0; d < 3; ++d) {
+          re[d] -= kd[d] * k_dot_re;
+          im[d] -= kd[d] * k_dot_im;
+          norm += re[d] * re[d] + im[d] * im[d];
+        }
+        const double magnitude = sqrt(k2);
+        const double amplitude = norm > 0 ? magnitude * exp(-k2 / (k0 * k0)) / sqrt(norm) : 0.0;
+        for (int d = 0; d < 3; ++d)
+          u[d][m] = C(Real(amplitude * re[d]), Real((conjugate ? -1 : 1) * amplitude * im[d]));
+      });
+  flow.enforce_constraints();
+  const double raw = kinetic_energy(flow);
+  KOLMO_REQUIRE(raw > 0,
+                "random initial field: no resolved mode carries energy for k0 = " + std::to_string(k0));
+  const Real scale = Real(std::sqrt(energy / raw));
+  parallel_for(
+      flow.device(), w.size(), KOLMO_LAMBDA(long m) {
+        for (int d = 0; d < 3; ++d) u[d][m] = scale * u[d][m];
+      });
+}
+
+#define KOLMO_INSTANTIATE_INITIAL_CONDITIONS(Real)                               \
+  template void set_taylor_green<Real>(NavierStokes<Real>&, double);             \
+  template void set_taylor_green_2d<Real>(NavierStokes<Real>&, double);          \
+  template void set_abc<Real>(NavierStokes<Real>&, double, double, double, int); \
+  template void set_random_isotropic<Real>(NavierStokes<Real>&, double, double, std::uint64_t);
+KOLMO_INSTANTIATE_INITIAL_CONDITIONS(float)
+KOLMO_INSTANTIATE_INITIAL_CONDITIONS(double)
+#undef KOLMO_INSTANTIATE_INITIAL_CONDITIONS
+
+}  // namespace kolmo::solver

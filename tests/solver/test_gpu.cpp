@@ -1,0 +1,190 @@
+// The CUDA backend against the host: the same steps, diagnostics, spectra, real-space outputs and Poisson
+// solutions to round-off, plus the Taylor-Green exactness on the GPU. Skipped (on every rank) without a GPU.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "solver/Diagnostics.hpp"
+#include "solver/InitialConditions.hpp"
+#include "solver/Poisson.hpp"
+#include "solver/Spectrum.hpp"
+#include "tests/TestSupport.hpp"
+#include "tests/solver/SolverTestSupport.hpp"
+
+using namespace kolmo;
+using namespace kolmo::solver;
+using kolmo::testing::global_max;
+
+namespace {
+
+template <class Real>
+double max_relative(const std::vector<Real>& a, const std::vector<Real>& b) {
+  double difference = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    difference = std::fmax(difference, std::fabs(double(a[i]) - double(b[i])));
+    scale = std::fmax(scale, std::fabs(double(b[i])));
+  }
+  return global_max(difference) / std::fmax(global_max(scale), 1e-300);
+}
+
+double max_relative(const std::vector<double>& a, const std::vector<double>& b, double scale) {
+  double difference = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) difference = std::fmax(difference, std::fabs(a[i] - b[i]));
+  return difference / scale;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("GPU: steps, diagnostics, spectra and outputs equal the host's", "[solver][gpu]", float,
+                   double) {
+  auto gpu = testing::gpu_or_skip("solver on the GPU");
+  if (!gpu) return;
+  using Real = TestType;
+  const double tolerance = std::is_same_v<Real, double> ? 1e-11 : 2e-4;
+  struct Case {
+    Integrator integrator;
+    ForcingKind forcing;
+  };
+  for (const Case& c : {Case{Integrator::rk2, ForcingKind::band}, Case{Integrator::rk3, ForcingKind::linear},
+                        Case{Integrator::rk4, ForcingKind::band}}) {
+    INFO("integrator " << to_string(c.integrator) << ", forcing " << to_string(c.forcing));
+    FlowParameters parameters;
+    parameters.viscosity = 0.02;
+    parameters.integrator = c.integrator;
+    parameters.forcing.kind = c.forcing;
+    parameters.forcing.power = 0.2;
+    parameters.forcing.k_min = 1;
+    parameters.forcing.k_max = 2.5;
+    const std::array<long, 3> n{32, 24, 20};
+    auto host = testing::make_flow<Real>(n, parameters);
+    auto device = testing::make_flow<Real>(n, parameters, MPI_COMM_WORLD, gpu);
+    for (auto* flow : {&host, &device}) {
+      set_random_isotropic(**flow, 0.5, 3.0, 77);
+      for (int s = 0; s < 3; ++s) (*flow)->step((*flow)->cfl_dt(0.5, 0.05));
+    }
+    CHECK(device->time() == Approx(host->time()).epsilon(tolerance));
+    const auto host_velocity = testing::host_copy(*host, host->velocity());
+    const double scale = testing::max_magnitude(host_velocity);
+    CHECK(testing::max_difference(testing::host_copy(*device, device->velocity()), host_velocity) / scale <
+          tolerance);
+
+    const auto a = compute_diagnostics(*host), b = compute_diagnostics(*device);
+    CHECK(b.energy == Approx(a.energy).epsilon(tolerance));
+    CHECK(b.enstrophy == Approx(a.enstrophy).epsilon(tolerance));
+    CHECK(b.injection == Approx(a.injection).epsilon(tolerance));
+    CHECK(b.injection == Approx(0.2).epsilon(10 * testing::round_off<Real>()));
+    CHECK(b.max_divergence < 10 * testing::round_off<Real>() * std::sqrt(2 * a.enstrophy));
+    CHECK(b.re_lambda == Approx(a.re_lambda).epsilon(tolerance));
+
+    const auto sa = compute_spectrum(*host), sb = compute_spectrum(*device);
+    REQUIRE(sa.energy.size() == sb.energy.size());
+    double transfer_scale = 0;
+    for (double t : sa.transfer) transfer_scale += std::fabs(t);
+    CHECK(max_relative(sb.energy, sa.energy, a.energy) < tolerance);
+    CHECK(max_relative(sb.transfer, sa.transfer, transfer_scale) < tolerance);
+    CHECK(std::fabs(sb.flux.back()) / transfer_scale < 10 * testing::round_off<Real>());
+
+    std::vector<Real> u0, v0, w0, u1, v1, w1;
+    host->vorticity_to_host(u0, v0, w0);
+    device->vorticity_to_host(u1, v1, w1);
+    CHECK(max_relative(u1, u0) < tolerance);
+    CHECK(max_relative(w1, w0) < tolerance);
+    host->pressure_to_host(u0);
+    device->pressure_to_host(u1);
+    CHECK(max_relative(u1, u0) < tolerance);
+    host->velocity_to_host(u0, v0, w0);
+    device->velocity_to_host(u1, v1, w1);
+    CHECK(max_relative(v1, v0) < tolerance);
+    device->set_velocity(u0, v0, w0);
+    CHECK(testing::max_difference(testing::host_copy(*device, device->velocity()), host_velocity) / scale <
+          tolerance);
+  }
+}
+
+TEMPLATE_TEST_CASE("GPU: the Taylor-Green mode decays exactly for every integrator", "[solver][gpu]", float,
+                   double) {
+  auto gpu = testing::gpu_or_skip("Taylor-Green on the GPU");
+  if (!gpu) return;
+  for (auto integrator : {Integrator::rk2, Integrator::rk3, Integrator::rk4}) {
+    INFO("integrator " << to_string(integrator));
+    FlowParameters parameters;
+    parameters.viscosity = 0.1;
+    parameters.integrator = integrator;
+    auto flow = testing::make_flow<TestType>({16, 16, 8}, parameters, MPI_COMM_WORLD, gpu);
+    set_taylor_green_2d(*flow, 1.0);
+    const auto initial = testing::host_copy(*flow, flow->velocity());
+    for (int s = 0; s < 3; ++s) flow->step(0.2);
+    auto expected = initial;
+    const double decay = std::exp(-2 * 0.1 * flow->time());
+    for (auto& component : expected)
+      for (auto& value : component) value = TestType(decay) * value;
+    CHECK(testing::max_difference(testing::host_copy(*flow, flow->velocity()), expected) /
+              testing::max_magnitude(initial) <
+          10 * testing::round_off<TestType>());
+  }
+}
+
+TEMPLATE_TEST_CASE("GPU: Poisson solutions and gradients equal the host's", "[solver][gpu]", float, double) {
+  auto gpu = testing::gpu_or_skip("Poisson on the GPU");
+  if (!gpu) return;
+  const std::array<long, 3> n{24, 20, 18};
+  fft::SlabFFT<TestType> host_fft(n, MPI_COMM_WORLD, Device::create(Backend::host));
+  fft::SlabFFT<TestType> gpu_fft(n, MPI_COMM_WORLD, gpu);
+  const Box box{kTwoPi, 2 * kTwoPi, kTwoPi};
+  Poisson<TestType> host(host_fft, box), device(gpu_fft, box);
+  const auto points = SlabPoints::make(host_fft.layout(), box);
+  std::vector<TestType> f(points.size());
+  for (long p = 0; p < points.size(); ++p) {
+    const Mode g = points.index(p);
+    f[p] = TestType(std::sin(0.3 * g.x * g.y + g.z) - std::cos(kTwoPi * g.x / n[0]));
+  }
+  double mean = 0;
+  for (auto value : f) mean += value;
+  mean = testing::global_sum(mean) / double(n[0] * n[1] * n[2]);
+  for (auto& value : f) value = TestType(value - mean);
+  const double tolerance = std::is_same_v<TestType, double> ? 1e-12 : 1e-4;
+  for (double lambda : {0.0, 3.0}) {
+    std::vector<TestType> a, b, ax, ay, az, bx, by, bz;
+    host.solve(f, a, lambda);
+    device.solve(f, b, lambda);
+    host.gradient(ax, ay, az);
+    device.gradient(bx, by, bz);
+    CHECK(max_relative(b, a) < tolerance);
+    CHECK(max_relative(bx, ax) < tolerance);
+    CHECK(max_relative(by, ay) < tolerance);
+    CHECK(max_relative(bz, az) < tolerance);
+  }
+}
+
+// Not part of the test runs (hidden tag): device memory and step time of a large grid, for reports.
+// KOLMO_BENCH_N sets the cube size (default 256).
+TEMPLATE_TEST_CASE("GPU bench: memory held and time per step", "[.][solver-gpu-bench]", float, double) {
+  auto gpu = testing::gpu_or_skip("solver GPU bench");
+  if (!gpu) return;
+  const char* size = std::getenv("KOLMO_BENCH_N");
+  const long n = size ? std::atol(size) : 256;
+  for (auto integrator : {Integrator::rk2, Integrator::rk4}) {
+    FlowParameters parameters;
+    parameters.viscosity = 1e-3;
+    parameters.integrator = integrator;
+    auto flow = testing::make_flow<TestType>({n, n, n}, parameters, MPI_COMM_WORLD, gpu);
+    set_random_isotropic(*flow, 0.5, 4.0, 1);
+    flow->step(flow->cfl_dt(0.5, 0.01));
+    gpu->synchronize();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const int steps = 5;
+    const double start = MPI_Wtime();
+    for (int s = 0; s < steps; ++s) flow->step(flow->cfl_dt(0.5, 0.01));
+    gpu->synchronize();
+    const double seconds = (MPI_Wtime() - start) / steps;
+    const double equivalents = double(flow->bytes_held()) / double(flow->real_size() * sizeof(TestType));
+    if (testing::world_rank() == 0)
+      std::printf(
+          "BENCH %ld^3 %s %s ranks=%d: %.2f ms per step (with cfl_dt), %.1f bytes per point, %.2f real-field "
+          "equivalents (FFT work area %.2f)\n",
+          n, sizeof(TestType) == 8 ? "double" : "float", to_string(integrator).c_str(), testing::world_size(),
+          1e3 * seconds, double(flow->bytes_held()) / double(flow->real_size()), equivalents,
+          double(flow.fft->workspace_bytes()) / double(flow->real_size() * sizeof(TestType)));
+  }
+}

@@ -1,0 +1,87 @@
+// Initial conditions: the random isotropic field is one global field whatever the rank count (compared with
+// the same field built by every rank alone on MPI_COMM_SELF), real, divergence-free, with the requested
+// energy and spectral peak; the 3D Taylor-Green field has its closed-form values and energy.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "solver/Diagnostics.hpp"
+#include "solver/InitialConditions.hpp"
+#include "solver/Spectrum.hpp"
+#include "tests/TestSupport.hpp"
+#include "tests/solver/SolverTestSupport.hpp"
+
+using namespace kolmo;
+using namespace kolmo::solver;
+using kolmo::testing::global_max;
+
+TEMPLATE_TEST_CASE("the random isotropic field does not depend on the rank count", "[solver]", float,
+                   double) {
+  const std::array<long, 3> n{16, 12, 10};
+  FlowParameters parameters;
+  parameters.viscosity = 0.01;
+  auto distributed = testing::make_flow<TestType>(n, parameters);
+  auto alone = testing::make_flow<TestType>(n, parameters, MPI_COMM_SELF);
+  set_random_isotropic(*distributed, 0.7, 2.5, 42);
+  set_random_isotropic(*alone, 0.7, 2.5, 42);
+
+  // This rank's ky planes of the distributed field against the same planes of the whole field.
+  const auto part = testing::host_copy(*distributed, distributed->velocity());
+  const auto whole = testing::host_copy(*alone, alone->velocity());
+  const auto w = distributed->wavenumbers();
+  double difference = 0, scale = 0;
+  for (int d = 0; d < 3; ++d)
+    for (long i = 0; i < n[0]; ++i)
+      for (long j = 0; j < w.y_count; ++j)
+        for (long k = 0; k < w.nzc; ++k) {
+          const auto a = part[d][(i * w.y_count + j) * w.nzc + k];
+          const auto b = whole[d][(i * n[1] + w.y_offset + j) * w.nzc + k];
+          difference = std::fmax(difference, std::sqrt(double(norm2(a - b))));
+          scale = std::fmax(scale, std::sqrt(double(norm2(b))));
+        }
+  CHECK(global_max(difference) / global_max(scale) < testing::round_off<TestType>());
+
+  const auto diagnostics = compute_diagnostics(*distributed);
+  CHECK(diagnostics.energy == Approx(0.7).epsilon(10 * testing::round_off<TestType>()));
+  CHECK(diagnostics.max_divergence / std::sqrt(2 * diagnostics.enstrophy) < testing::round_off<TestType>());
+
+  // Real: through real space and back the spectral field is unchanged (a non-Hermitian kz = 0 plane would
+  // lose its anti-Hermitian part on the way).
+  std::vector<TestType> u, v, w_slab;
+  distributed->velocity_to_host(u, v, w_slab);
+  distributed->set_velocity(u, v, w_slab);
+  CHECK(testing::max_difference(part, testing::host_copy(*distributed, distributed->velocity())) /
+            global_max(scale) <
+        10 * testing::round_off<TestType>());
+}
+
+TEST_CASE("the random field's spectrum peaks near k0", "[solver]") {
+  FlowParameters parameters;
+  auto flow = testing::make_flow<double>({24, 24, 24}, parameters);
+  set_random_isotropic(*flow, 1.0, 3.0, 8);
+  const auto spectrum = compute_spectrum(*flow, false);
+  std::size_t peak = 0;
+  for (std::size_t s = 0; s < spectrum.energy.size(); ++s)
+    if (spectrum.energy[s] > spectrum.energy[peak]) peak = s;
+  CHECK(peak == 3);
+  CHECK(spectrum.energy[0] == 0.0);
+}
+
+TEST_CASE("the 3D Taylor-Green field has its closed-form values and energy A^2/8", "[solver]") {
+  FlowParameters parameters;
+  auto flow = testing::make_flow<double>({12, 12, 12}, parameters);
+  const double a = 2.0;
+  set_taylor_green(*flow, a);
+  CHECK(kinetic_energy(*flow) == Approx(a * a / 8).epsilon(1e-14));
+  std::vector<double> u, v, w;
+  flow->velocity_to_host(u, v, w);
+  const auto& points = flow->points();
+  double error = 0;
+  for (long p = 0; p < points.size(); ++p) {
+    const Mode g = points.index(p);
+    const double x = kTwoPi * g.x / 12, y = kTwoPi * g.y / 12, z = kTwoPi * g.z / 12;
+    error = std::fmax(error, std::fabs(u[p] - a * std::sin(x) * std::cos(y) * std::cos(z)));
+    error = std::fmax(error, std::fabs(v[p] + a * std::cos(x) * std::sin(y) * std::cos(z)));
+    error = std::fmax(error, std::fabs(w[p]));
+  }
+  CHECK(global_max(error) < 1e-14);
+}

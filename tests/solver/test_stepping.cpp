@@ -1,0 +1,95 @@
+// Time-step control and bookkeeping: cfl_dt against the velocity's own maximum, its cached real-space
+// velocity changing nothing in the next step, the memory held within budget, and refused parameters.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+
+#include "core/Error.hpp"
+#include "solver/InitialConditions.hpp"
+#include "tests/TestSupport.hpp"
+#include "tests/solver/SolverTestSupport.hpp"
+
+using namespace kolmo;
+using namespace kolmo::solver;
+using kolmo::testing::global_max;
+
+TEST_CASE("cfl_dt is cfl / max(|u|/dx + |v|/dy + |w|/dz), capped by max_dt", "[solver]") {
+  FlowParameters parameters;
+  parameters.box = Box{kTwoPi, 2 * kTwoPi, 0.5 * kTwoPi};
+  auto flow = testing::make_flow<double>({16, 12, 10}, parameters);
+  set_random_isotropic(*flow, 0.6, 2.0, 31);
+  std::vector<double> u, v, w;
+  flow->velocity_to_host(u, v, w);
+  const double dx = kTwoPi / 16, dy = 2 * kTwoPi / 12, dz = 0.5 * kTwoPi / 10;
+  double rate = 0;
+  for (std::size_t p = 0; p < u.size(); ++p)
+    rate = std::fmax(rate, std::fabs(u[p]) / dx + std::fabs(v[p]) / dy + std::fabs(w[p]) / dz);
+  rate = global_max(rate);
+  CHECK(flow->cfl_dt(0.7, 10.0) == Approx(0.7 / rate).epsilon(1e-14));
+  CHECK(flow->cfl_dt(0.7, 1e-4) == 1e-4);
+}
+
+TEST_CASE("a step after cfl_dt equals a step without it, bit for bit", "[solver]") {
+  auto run = [](bool ask_cfl) {
+    FlowParameters parameters;
+    parameters.viscosity = 0.01;
+    parameters.integrator = Integrator::rk2;
+    auto flow = testing::make_flow<double>({12, 12, 12}, parameters);
+    set_random_isotropic(*flow, 0.5, 2.5, 4);
+    for (int s = 0; s < 2; ++s) {
+      if (ask_cfl) flow->cfl_dt(0.5, 1.0);
+      flow->step(0.05);
+    }
+    CHECK(flow->last_dt() == 0.05);
+    return testing::host_copy(*flow, flow->velocity());
+  };
+  const auto with = run(true), without = run(false);
+  bool identical = true;
+  for (int d = 0; d < 3; ++d)
+    identical =
+        identical && std::memcmp(with[d].data(), without[d].data(), with[d].size() * sizeof(with[d][0])) == 0;
+  CHECK(global_max(identical ? 0.0 : 1.0) == 0.0);
+}
+
+TEST_CASE("memory held: 12 (rk3, rk4) or 9 (rk2) spectral slabs plus the FFT's workspace", "[solver]") {
+  const std::array<long, 3> n{32, 32, 32};
+  for (auto integrator : {Integrator::rk2, Integrator::rk4}) {
+    FlowParameters parameters;
+    parameters.integrator = integrator;
+    auto flow = testing::make_flow<double>(n, parameters);
+    const std::size_t slab = flow.fft->layout().alloc_complex() * sizeof(Complex<double>);
+    const std::size_t fields = integrator == Integrator::rk2 ? 9 : 12;
+    CHECK(flow->bytes_held() == fields * slab + flow.fft->workspace_bytes());
+    // In real-field equivalents (N^3/P reals): at most 16 for rk4, the budget of a 1024^3 run.
+    const double equivalents = double(flow->bytes_held()) / double(flow->real_size() * sizeof(double));
+    INFO(to_string(integrator) << ": " << equivalents << " real-field equivalents");
+    CHECK(equivalents < 16);
+  }
+}
+
+TEST_CASE("refused parameters: negative viscosity, bad time step, unknown names", "[solver]") {
+  FlowParameters parameters;
+  parameters.viscosity = -1;
+  auto message_of = [](auto&& action) {
+    try {
+      action();
+    } catch (const kolmo::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(message_of([&] {
+          testing::make_flow<double>({8, 8, 8}, parameters);
+        }).find("viscosity") != std::string::npos);
+  parameters.viscosity = 0.1;
+  auto flow = testing::make_flow<double>({8, 8, 8}, parameters);
+  CHECK(message_of([&] { flow->step(-0.1); }).find("dt = -0.1") != std::string::npos);
+  CHECK(message_of([] { parse_integrator("euler"); }).find("'euler'") != std::string::npos);
+  CHECK(message_of([] { parse_forcing("random"); }).find("'random'") != std::string::npos);
+  CHECK(parse_integrator("rk3") == Integrator::rk3);
+  CHECK(parse_forcing("linear") == ForcingKind::linear);
+  std::vector<double> short_slab(3);
+  CHECK(message_of([&] {
+          flow->set_velocity(short_slab, short_slab, short_slab);
+        }).find("velocity slab u has 3") != std::string::npos);
+}
