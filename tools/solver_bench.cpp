@@ -1,0 +1,122 @@
+// Benchmark of a Navier-Stokes time step: the median time per RK step at a grid and precision, and that time
+// divided by the time of the FFTs the step performs (9 per stage: u and omega to real space, u x omega back),
+// measured in the same run on the same buffers.
+//
+//   kolmo_solver_bench --n 512 --precision single --integrator rk4 --steps 10
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "core/Communicator.hpp"
+#include "core/Error.hpp"
+#include "solver/InitialConditions.hpp"
+#include "solver/NavierStokes.hpp"
+
+using namespace kolmo;
+
+namespace {
+
+struct Settings {
+  long n = 64;
+  std::string precision = "single", backend = "auto", integrator = "rk4";
+  int warmup = 2, steps = 10;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class Real>
+void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int ranks) {
+  fft::SlabFFT<Real> fft({s.n, s.n, s.n}, MPI_COMM_WORLD, device);
+  solver::FlowParameters parameters;
+  parameters.viscosity = 1.0 / 1600;
+  parameters.integrator = solver::parse_integrator(s.integrator);
+  solver::NavierStokes<Real> flow(fft, parameters);
+  solver::set_taylor_green(flow, 1.0);
+  auto clock = [&] {
+    device->synchronize();
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Wtime();
+  };
+  const double dt = 1e-3;
+  std::vector<double> step_ms;
+  for (int i = 0; i < s.warmup + s.steps; ++i) {
+    const double start = clock();
+    flow.step(dt);
+    const double ms = (clock() - start) * 1e3;
+    if (i >= s.warmup) step_ms.push_back(ms);
+  }
+  // The FFTs of one step on their own: per stage 6 backward and 3 forward transforms.
+  const int transforms_per_stage = 9, stage_count = solver::stages(parameters.integrator);
+  auto a = fft.make_spectral();
+  auto b = fft.make_real();
+  a.fill_zero();
+  std::vector<double> fft_ms;
+  for (int i = 0; i < s.warmup + s.steps; ++i) {
+    const double start = clock();
+    for (int stage = 0; stage < stage_count; ++stage) {
+      for (int t = 0; t < 6; ++t) fft.backward(a.data(), b.data());
+      for (int t = 0; t < 3; ++t) fft.forward(b.data(), a.data());
+    }
+    const double ms = (clock() - start) * 1e3;
+    if (i >= s.warmup) fft_ms.push_back(ms);
+  }
+  if (rank == 0) {
+    const double field = double(s.n) * s.n * s.n * sizeof(Real) / ranks;
+    std::printf("Navier-Stokes step %ld^3 %s %s, %d rank(s), %s\n", s.n, s.precision.c_str(),
+                s.integrator.c_str(), ranks, device->name().c_str());
+    std::printf("  memory %.2f GiB per rank = %.1f real-field equivalents\n",
+                flow.bytes_held() / 1073741824.0, flow.bytes_held() / field);
+    std::printf("  step %.3f ms (median of %d), its %d FFTs alone %.3f ms, ratio %.3f\n", median(step_ms),
+                s.steps, transforms_per_stage * stage_count, median(fft_ms),
+                median(step_ms) / median(fft_ms));
+    std::printf("  RESULT step n=%ld %s %s ranks=%d step %.3f ms ffts %.3f ms ratio %.3f\n", s.n,
+                s.precision.c_str(), s.integrator.c_str(), ranks, median(step_ms), median(fft_ms),
+                median(step_ms) / median(fft_ms));
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Settings s;
+  CLI::App app{"kolmo_solver_bench: time a Navier-Stokes step against the FFTs it performs"};
+  app.add_option("--n", s.n, "grid points per direction")->check(CLI::PositiveNumber);
+  app.add_option("--precision", s.precision, "single or double")->check(CLI::IsMember({"single", "double"}));
+  app.add_option("--backend", s.backend, "auto, host or cuda")
+      ->check(CLI::IsMember({"auto", "host", "cuda"}));
+  app.add_option("--integrator", s.integrator, "rk2, rk3 or rk4")
+      ->check(CLI::IsMember({"rk2", "rk3", "rk4"}));
+  app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
+  app.add_option("--steps", s.steps, "timed steps")->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int status = rank == 0 ? app.exit(e) : 1;
+    MPI_Finalize();
+    return status;
+  }
+  try {
+    Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
+    auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
+    if (s.precision == "double")
+      run<double>(s, device, rank, ranks);
+    else
+      run<float>(s, device, rank, ranks);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kolmo_solver_bench: rank %d: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return 0;
+}
