@@ -1,0 +1,858 @@
+#include "io/Config.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <numbers>
+#include <set>
+#include <sstream>
+#include <type_traits>
+#include <utility>
+
+#include "core/Error.hpp"
+#include "io/ConfigSchema.hpp"
+
+namespace kolmo::io {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Messages and number text
+
+// Every message is one line: "where: key: what is wrong".
+[[noreturn]] void fail_at(const std::string& where, std::string_view path, const std::string& message) {
+  std::string line = where + ": " + std::string(path) + ": " + message;
+  std::replace(line.begin(), line.end(), '\n', ' ');
+  throw Error(line);
+}
+
+const SchemaKey& key_of(std::string_view path) {
+  const SchemaKey* key = find_key(path);
+  if (key == nullptr)
+    throw Error("internal: configuration key " + std::string(path) + " is not in the schema");
+  return *key;
+}
+
+// A YAML value as the user wrote it, quoted: 'abc', '[64, 64]'.
+std::string shown(const YAML::Node& node) {
+  YAML::Emitter emitter;
+  emitter.SetSeqFormat(YAML::Flow);
+  emitter.SetMapFormat(YAML::Flow);
+  emitter << node;
+  std::string text = emitter.c_str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return "'" + text + "'";
+}
+
+// The shortest text that reads back as exactly x.
+std::string number_text(double x) {
+  char text[64];
+  auto result = std::to_chars(text, text + sizeof(text), x);
+  return std::string(text, result.ptr);
+}
+
+// A number for a YAML file: with a decimal point even when whole, so that it reads as a real number.
+std::string real_text(double x) {
+  std::string text = number_text(x);
+  if (text.find_first_of(".en") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::optional<double> parse_real(std::string_view text) {
+  if (text.starts_with('+')) text.remove_prefix(1);
+  double x = 0;
+  auto result = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size() ||
+      !std::isfinite(x))
+    return std::nullopt;
+  return x;
+}
+
+std::optional<long> parse_integer(std::string_view text) {
+  if (text.starts_with('+')) text.remove_prefix(1);
+  long n = 0;
+  auto result = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size())
+    return std::nullopt;
+  return n;
+}
+
+// A length: a number, or a multiple of pi written "pi", "2pi", "2*pi", "0.5 * pi".
+std::optional<double> parse_length(std::string_view text) {
+  if (!text.ends_with("pi")) return parse_real(text);
+  std::string factor;
+  for (char c : text.substr(0, text.size() - 2))
+    if (c != ' ') factor += c;
+  if (factor.ends_with('*')) factor.pop_back();
+  if (factor.empty()) return std::numbers::pi;
+  auto value = parse_real(factor);
+  if (!value) return std::nullopt;
+  return *value * std::numbers::pi;
+}
+
+// Written so that parse_length reads back the same double: small multiples of pi as "2pi".
+std::string length_text(double x) {
+  for (int multiple = 1; multiple <= 16; ++multiple)
+    if (x == multiple * std::numbers::pi) return multiple == 1 ? "pi" : std::to_string(multiple) + "pi";
+  return real_text(x);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Suggestions for unknown keys
+
+// Edit distance counting a swap of neighbours as one edit (optimal string alignment).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t change = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + change});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::string_view leaf_of(std::string_view path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string_view::npos ? path : path.substr(dot + 1);
+}
+
+// " (did you mean physics.viscosity?)" for a close key or section, or a key of the same name elsewhere.
+std::string suggestion(std::string_view path) {
+  std::vector<std::string> candidates;
+  for (const SchemaKey& key : schema()) {
+    for (auto dot = key.path.find('.'); dot != std::string_view::npos; dot = key.path.find('.', dot + 1))
+      candidates.emplace_back(key.path.substr(0, dot));
+    candidates.emplace_back(key.path);
+  }
+  const std::size_t allowed_edits = path.size() <= 4 ? 1 : path.size() <= 8 ? 2 : 3;
+  std::string best;
+  std::size_t best_distance = allowed_edits + 1;
+  for (const std::string& candidate : candidates) {
+    const std::size_t distance = edit_distance(path, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  if (best.empty())
+    for (const SchemaKey& key : schema())
+      if (leaf_of(key.path) == leaf_of(path)) best = key.path;
+  return best.empty() ? "" : " (did you mean " + best + "?)";
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Collecting the values given in the file and on the command line
+
+// One value and where it came from: "runs/x.yaml:12" or "--set time.dt=0.1".
+struct Value {
+  YAML::Node node;
+  std::string where;
+};
+using Values = std::map<std::string, Value, std::less<>>;
+
+struct Origin {
+  std::string source;  // the file, or the --set text
+  bool is_file;        // file values carry their line and may not repeat
+};
+
+std::string join(std::string_view section, std::string_view key) {
+  return section.empty() ? std::string(key) : std::string(section) + "." + std::string(key);
+}
+
+// Adds the keys of the YAML map given for section (the top level when empty) to values, refusing unknown
+// ones.
+void collect(const YAML::Node& map, const std::string& section, const Origin& origin, Values& values) {
+  for (const auto& entry : map) {
+    const YAML::Node& key_node = entry.first;
+    const std::string where =
+        origin.is_file ? origin.source + ":" + std::to_string(key_node.Mark().line + 1) : origin.source;
+    if (!key_node.IsScalar()) fail_at(where, section.empty() ? "(top level)" : section, "keys must be names");
+    const std::string path = join(section, key_node.Scalar());
+    const YAML::Node& node = entry.second;
+    if (find_key(path) != nullptr) {
+      if (origin.is_file && values.contains(path)) fail_at(where, path, "given twice");
+      values[path] = Value{node, where};
+    } else if (is_section(path)) {
+      if (node.IsNull()) continue;
+      if (!node.IsMap()) fail_at(where, path, "expected a section (a map of keys), got " + shown(node));
+      collect(node, path, origin, values);
+    } else {
+      fail_at(where, path, "unknown key" + suggestion(path));
+    }
+  }
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return "";
+  return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
+}
+
+// "key.path=value": a key gets the value; a section gets a map merged into it, or is reset by an empty value.
+void apply_override(const std::string& text, Values& values) {
+  const std::string where = "--set " + text;
+  const auto equals = text.find('=');
+  const std::string path = trimmed(std::string_view(text).substr(0, equals));
+  if (equals == std::string::npos || path.empty()) throw Error(where + ": expected key.path=value");
+  YAML::Node node;
+  try {
+    node = YAML::Load(text.substr(equals + 1));
+  } catch (const YAML::Exception& error) {
+    fail_at(where, path, "YAML syntax error in the value: " + error.msg);
+  }
+  if (find_key(path) != nullptr) {
+    values[path] = Value{node, where};
+  } else if (is_section(path)) {
+    if (node.IsNull()) {
+      std::erase_if(values, [&](const auto& entry) { return entry.first.starts_with(path + "."); });
+    } else {
+      if (!node.IsMap()) fail_at(where, path, "expected a section (a map of keys), got " + shown(node));
+      collect(node, path, Origin{where, false}, values);
+    }
+  } else {
+    fail_at(where, path, "unknown key" + suggestion(path));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Converting values to C++ types, with the schema's type and range checks
+
+[[noreturn]] void wrong_type(const SchemaKey& key, const Value& value) {
+  std::string expected = expected_text(key.kind);
+  if (key.kind == ValueKind::choice) {
+    const auto names = choice_names(key);
+    expected = "one of ";
+    for (std::size_t i = 0; i < names.size(); ++i) expected += (i == 0 ? "" : ", ") + names[i];
+  }
+  fail_at(value.where, key.path, "expected " + expected + ", got " + shown(value.node));
+}
+
+void expect_kind(const SchemaKey& key, ValueKind kind) {
+  if (key.kind != kind)
+    throw Error("internal: configuration key " + std::string(key.path) + " is read as the wrong type");
+}
+
+double range_bound(std::string_view text) {
+  auto value = parse_real(trimmed(text));
+  if (!value) throw Error("internal: bad range in the configuration schema: " + std::string(text));
+  return *value;
+}
+
+// allowed: "" (any), "> A", ">= A" or "(A, B)".
+void check_range(const SchemaKey& key, const Value& value, double x) {
+  const std::string_view range = key.allowed;
+  if (range.empty()) return;
+  bool inside = false;
+  if (range.starts_with(">=")) {
+    inside = x >= range_bound(range.substr(2));
+  } else if (range.starts_with(">")) {
+    inside = x > range_bound(range.substr(1));
+  } else if (range.starts_with("(") && range.ends_with(")")) {
+    const auto comma = range.find(',');
+    inside = x > range_bound(range.substr(1, comma - 1)) &&
+             x < range_bound(range.substr(comma + 1, range.size() - comma - 2));
+  } else {
+    throw Error("internal: bad range in the configuration schema: " + std::string(range));
+  }
+  if (!inside)
+    fail_at(value.where, key.path,
+            "must be " + std::string(range.starts_with("(") ? "in " : "") + std::string(range) + ", got " +
+                number_text(x));
+}
+
+template <class Parse>
+auto scalar_number(const SchemaKey& key, const Value& value, const YAML::Node& node, Parse parse) {
+  auto x = node.IsScalar() ? parse(node.Scalar()) : std::nullopt;
+  if (!x) wrong_type(key, value);
+  check_range(key, value, static_cast<double>(*x));
+  return *x;
+}
+
+// One number for all three axes, or a list of three.
+template <class T, class Parse>
+std::array<T, 3> triple(const SchemaKey& key, const Value& value, Parse parse) {
+  const YAML::Node& node = value.node;
+  if (node.IsScalar()) {
+    const T x = scalar_number(key, value, node, parse);
+    return {x, x, x};
+  }
+  if (!node.IsSequence() || node.size() != 3) wrong_type(key, value);
+  std::array<T, 3> result{};
+  for (std::size_t d = 0; d < 3; ++d) result[d] = scalar_number(key, value, node[d], parse);
+  return result;
+}
+
+template <class T>
+T convert(const SchemaKey& key, const Value& value) {
+  const YAML::Node& node = value.node;
+  if constexpr (std::is_same_v<T, double>) {
+    expect_kind(key, ValueKind::real);
+    return scalar_number(key, value, node, parse_real);
+  } else if constexpr (std::is_same_v<T, long>) {
+    expect_kind(key, ValueKind::integer);
+    return scalar_number(key, value, node, parse_integer);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    expect_kind(key, ValueKind::boolean);
+    std::string text = node.IsScalar() ? node.Scalar() : "";
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (text != "true" && text != "false") wrong_type(key, value);
+    return text == "true";
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (key.kind != ValueKind::text && key.kind != ValueKind::choice) expect_kind(key, ValueKind::text);
+    if (!node.IsScalar()) wrong_type(key, value);
+    if (node.Scalar().empty()) fail_at(value.where, key.path, "must not be empty");
+    return node.Scalar();
+  } else if constexpr (std::is_same_v<T, std::array<long, 3>>) {
+    expect_kind(key, ValueKind::integer_triple);
+    return triple<long>(key, value, parse_integer);
+  } else if constexpr (std::is_same_v<T, std::array<double, 3>>) {
+    expect_kind(key, ValueKind::length_triple);
+    return triple<double>(key, value, parse_length);
+  } else {
+    static_assert(std::is_same_v<T, std::vector<std::array<long, 3>>>, "no conversion to this type");
+    expect_kind(key, ValueKind::mode_list);
+    if (!node.IsSequence()) wrong_type(key, value);
+    if (node.size() == 0) fail_at(value.where, key.path, "must hold at least one mode");
+    T modes;
+    for (const YAML::Node& mode : node) {
+      if (!mode.IsSequence() || mode.size() != 3) wrong_type(key, value);
+      std::array<long, 3> k{};
+      for (std::size_t d = 0; d < 3; ++d) {
+        auto component = mode[d].IsScalar() ? parse_integer(mode[d].Scalar()) : std::nullopt;
+        if (!component) wrong_type(key, value);
+        k[d] = *component;
+      }
+      modes.push_back(k);
+    }
+    return modes;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading keys: the user's value or the schema's default, remembering which keys were read
+
+class Reader {
+ public:
+  Reader(Values values, std::string source) : values_(std::move(values)), source_(std::move(source)) {}
+
+  // The key was given a value (not empty, not ~).
+  bool given(std::string_view path) const {
+    auto entry = values_.find(path);
+    return entry != values_.end() && !entry->second.node.IsNull();
+  }
+  // Where the key's value came from; the file when it was not given.
+  std::string where(std::string_view path) const {
+    return given(path) ? values_.find(path)->second.where : source_;
+  }
+  [[noreturn]] void fail(std::string_view path, const std::string& message) const {
+    fail_at(where(path), path, message);
+  }
+
+  // The value, or the default; nothing when the key has neither.
+  template <class T>
+  std::optional<T> optional(std::string_view path) {
+    const SchemaKey& key = key_of(path);
+    if (given(path)) {
+      used_.emplace(path);
+      return convert<T>(key, values_.find(path)->second);
+    }
+    if (key.default_value.empty() || key.default_value == "~") return std::nullopt;
+    return convert<T>(key, Value{YAML::Load(std::string(key.default_value)), source_});
+  }
+  // The value, or the default; missing is an error (why: what needs it).
+  template <class T>
+  T get(std::string_view path, const std::string& why = "") {
+    auto value = optional<T>(path);
+    if (!value) {
+      const SchemaKey& key = key_of(path);
+      fail(path, "missing: " + (!why.empty()            ? why
+                                : key.used_when.empty() ? std::string("required")
+                                                        : "required when " + std::string(key.used_when)));
+    }
+    return *value;
+  }
+  // A choice key's value as its index among the allowed names, which is the matching enum value.
+  template <class Enum>
+  Enum choice(std::string_view path) {
+    return static_cast<Enum>(index_of(path, get<std::string>(path)));
+  }
+  std::string choice_name(std::string_view path) {
+    const std::string name = get<std::string>(path);
+    index_of(path, name);
+    return name;
+  }
+  template <class Enum>
+  std::vector<Enum> choice_list(std::string_view path) {
+    const SchemaKey& key = key_of(path);
+    expect_kind(key, ValueKind::choice_list);
+    Value value =
+        given(path) ? values_.find(path)->second : Value{YAML::Load(std::string(key.default_value)), source_};
+    used_.emplace(path);
+    if (!value.node.IsSequence()) wrong_type(key, value);
+    std::vector<Enum> list;
+    for (const YAML::Node& item : value.node) {
+      if (!item.IsScalar()) wrong_type(key, value);
+      const auto index = index_of(path, item.Scalar());
+      if (std::find(list.begin(), list.end(), static_cast<Enum>(index)) != list.end())
+        fail(path, "'" + item.Scalar() + "' is listed twice");
+      list.push_back(static_cast<Enum>(index));
+    }
+    return list;
+  }
+
+  // Keys given but never read are keys given where they are not used.
+  void check_all_used() const {
+    for (const auto& [path, value] : values_) {
+      if (value.node.IsNull() || used_.contains(path)) continue;
+      const SchemaKey& key = key_of(path);
+      if (key.used_when.empty()) throw Error("internal: configuration key " + path + " was not read");
+      fail_at(value.where, path, "not used here: only used when " + std::string(key.used_when));
+    }
+  }
+
+ private:
+  std::size_t index_of(std::string_view path, const std::string& name) const {
+    const SchemaKey& key = key_of(path);
+    const auto names = choice_names(key);
+    const auto found = std::find(names.begin(), names.end(), name);
+    if (found == names.end()) {
+      std::string expected;
+      for (std::size_t i = 0; i < names.size(); ++i)
+        expected += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+      fail(path, "unknown value '" + name + "' (expected " + expected + ")");
+    }
+    return static_cast<std::size_t>(found - names.begin());
+  }
+
+  Values values_;
+  std::string source_;
+  std::set<std::string, std::less<>> used_;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// The sections, with the checks that involve more than one key
+
+std::string list_text(const std::array<long, 3>& n) {
+  return "[" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + "]";
+}
+
+void require_file(Reader& in, std::string_view path, const std::string& file) {
+  std::error_code error;
+  if (!std::filesystem::exists(file, error)) in.fail(path, "no such file '" + file + "'");
+  if (!std::filesystem::is_regular_file(file, error)) in.fail(path, "'" + file + "' is not a file");
+}
+
+// True when some wavevector of the grid other than 0 has k_min <= |k| <= k_max.
+bool shell_holds_a_mode(const GridConfig& grid, double k_min, double k_max) {
+  std::array<long, 3> reach{};
+  for (int d = 0; d < 3; ++d)
+    reach[d] = std::min(grid.n[d] / 2, static_cast<long>(k_max * grid.box[d] / (2 * std::numbers::pi)));
+  for (long i = -reach[0]; i <= reach[0]; ++i)
+    for (long j = -reach[1]; j <= reach[1]; ++j)
+      for (long l = -reach[2]; l <= reach[2]; ++l) {
+        const double kx = 2 * std::numbers::pi * i / grid.box[0], ky = 2 * std::numbers::pi * j / grid.box[1],
+                     kz = 2 * std::numbers::pi * l / grid.box[2];
+        const double k = std::sqrt(kx * kx + ky * ky + kz * kz);
+        if (k > 0 && k >= k_min && k <= k_max) return true;
+      }
+  return false;
+}
+
+void read_physics(Reader& in, RunConfig& config) {
+  config.physics.viscosity = in.get<double>("physics.viscosity");
+  ForcingConfig& forcing = config.physics.forcing;
+  forcing.type = in.choice<ForcingType>("physics.forcing.type");
+  if (forcing.type == ForcingType::band) {
+    forcing.k_min = in.get<double>("physics.forcing.k_min");
+    forcing.k_max = in.get<double>("physics.forcing.k_max");
+    forcing.power = in.get<double>("physics.forcing.power", "band forcing needs its injection rate");
+    if (forcing.k_min >= forcing.k_max)
+      in.fail("physics.forcing.k_min", "must be below physics.forcing.k_max = " + number_text(forcing.k_max) +
+                                           ", got " + number_text(forcing.k_min));
+    if (!shell_holds_a_mode(config.grid, forcing.k_min, forcing.k_max))
+      in.fail("physics.forcing.k_max", "the shell " + number_text(forcing.k_min) + " <= |k| <= " +
+                                           number_text(forcing.k_max) + " holds no wavevector of the grid");
+  } else if (forcing.type == ForcingType::linear) {
+    forcing.power = in.optional<double>("physics.forcing.power");
+    forcing.coefficient = in.optional<double>("physics.forcing.coefficient");
+    if (forcing.power && forcing.coefficient)
+      in.fail("physics.forcing.coefficient",
+              "give physics.forcing.power or physics.forcing.coefficient for linear forcing, not both");
+    if (!forcing.power && !forcing.coefficient)
+      in.fail("physics.forcing.power",
+              "missing: linear forcing needs physics.forcing.power or physics.forcing.coefficient");
+  }
+}
+
+void read_time(Reader& in, TimeConfig& time) {
+  time.integrator = in.choice<Integrator>("time.integrator");
+  time.dt = in.optional<double>("time.dt");
+  if (time.dt) {
+    if (in.given("time.cfl"))
+      in.fail("time.cfl", "give time.dt (a fixed step) or time.cfl (an adaptive step), not both");
+  } else {
+    time.cfl = in.get<double>("time.cfl");
+    time.max_dt = in.optional<double>("time.max_dt");
+  }
+  time.t_end = in.optional<double>("time.t_end");
+  time.steps = in.optional<long>("time.steps");
+  if (!time.t_end && !time.steps)
+    in.fail("time.t_end",
+            "missing: give time.t_end, time.steps or both (the run stops at whichever comes first)");
+}
+
+void read_initial(Reader& in, RunConfig& config) {
+  InitialConfig& initial = config.initial;
+  const auto& n = config.grid.n;
+  initial.type = in.choice<InitialType>("initial.type");
+  switch (initial.type) {
+    case InitialType::taylor_green:
+      initial.amplitude = in.get<double>("initial.amplitude");
+      break;
+    case InitialType::abc:
+      initial.A = in.get<double>("initial.A");
+      initial.B = in.get<double>("initial.B");
+      initial.C = in.get<double>("initial.C");
+      initial.k = in.get<long>("initial.k");
+      if (2 * initial.k >= std::min({n[0], n[1], n[2]}))
+        in.fail("initial.k", "mode " + std::to_string(initial.k) + " is not resolved by grid.n = " +
+                                 list_text(n) + " (it needs k < N/2 on every axis)");
+      break;
+    case InitialType::random: {
+      initial.spectrum.shape = in.choice<SpectrumShape>("initial.spectrum.shape");
+      initial.spectrum.k0 = in.get<double>("initial.spectrum.k0");
+      initial.spectrum.energy = in.get<double>("initial.spectrum.energy");
+      initial.seed = in.get<long>("initial.seed");
+      double largest =
+          std::numeric_limits<double>::infinity();  // the largest wavenumber the grid holds on every axis
+      for (int d = 0; d < 3; ++d) largest = std::min(largest, std::numbers::pi * n[d] / config.grid.box[d]);
+      if (initial.spectrum.k0 >= largest)
+        in.fail("initial.spectrum.k0", "the peak " + number_text(initial.spectrum.k0) +
+                                           " is beyond the largest wavenumber of the grid, " +
+                                           number_text(largest));
+      break;
+    }
+    case InitialType::file:
+      initial.file = in.get<std::string>("initial.file");
+      require_file(in, "initial.file", initial.file);
+      break;
+  }
+}
+
+void read_poisson(Reader& in, RunConfig& config) {
+  PoissonConfig& poisson = config.poisson;
+  const auto& n = config.grid.n;
+  poisson.shift = in.get<double>("poisson.shift");
+  poisson.rhs.type = in.choice<RhsType>("poisson.rhs.type");
+  if (poisson.rhs.type == RhsType::manufactured) {
+    poisson.rhs.modes = in.get<std::vector<std::array<long, 3>>>("poisson.rhs.modes");
+    for (const auto& k : poisson.rhs.modes) {
+      if (k == std::array<long, 3>{0, 0, 0} && poisson.shift == 0)
+        in.fail("poisson.rhs.modes", "mode [0, 0, 0] is undetermined when poisson.shift is 0");
+      for (int d = 0; d < 3; ++d)
+        if (2 * std::abs(k[d]) >= n[d])
+          in.fail("poisson.rhs.modes", "mode " + list_text(k) + " is not resolved by grid.n = " +
+                                           list_text(n) + " (it needs |k| < N/2 on every axis)");
+    }
+  } else {
+    poisson.rhs.file = in.get<std::string>("poisson.rhs.file");
+    require_file(in, "poisson.rhs.file", poisson.rhs.file);
+    poisson.rhs.dataset = in.get<std::string>("poisson.rhs.dataset");
+  }
+  poisson.gradient = in.get<bool>("poisson.gradient");
+}
+
+void read_output(Reader& in, RunConfig& config, const std::string& name) {
+  OutputConfig& output = config.output;
+  output.directory = in.given("output.directory") ? in.get<std::string>("output.directory") : "runs/" + name;
+  output.overwrite = in.get<bool>("output.overwrite");
+  if (config.problem != Problem::navier_stokes) return;
+  output.progress_every = in.get<long>("output.progress_every");
+  output.series_every = in.get<long>("output.series_every");
+  output.fields = in.choice_list<OutputField>("output.fields");
+  output.fields_every = in.get<double>("output.fields_every");
+  output.spectra_every = in.get<double>("output.spectra_every");
+  output.checkpoint_every = in.get<double>("output.checkpoint_every");
+  output.checkpoint_wall_minutes = in.get<double>("output.checkpoint_wall_minutes");
+  if (output.fields_every > 0 && output.fields.empty())
+    in.fail("output.fields_every", "field dumps are asked for, but output.fields is empty");
+}
+
+RunConfig read_config(Reader& in, const std::string& name) {
+  RunConfig config;
+  config.grid.n = in.get<std::array<long, 3>>("grid.n");
+  config.grid.box = in.get<std::array<double, 3>>("grid.box");
+  config.precision = in.choice<Precision>("precision");
+  config.backend = in.choice<BackendChoice>("backend");
+  config.fft.exchange = fft::parse_exchange(in.choice_name("fft.exchange"));
+  config.fft.cuda_aware_mpi = in.get<bool>("fft.cuda_aware_mpi");
+  if (config.fft.exchange == fft::ExchangeMethod::nccl && config.backend == BackendChoice::host)
+    in.fail("fft.exchange", "nccl needs the cuda backend, but backend is host");
+  config.problem = in.choice<Problem>("problem");
+  if (config.problem == Problem::navier_stokes) {
+    read_physics(in, config);
+    read_time(in, config.time);
+    read_initial(in, config);
+  } else {
+    read_poisson(in, config);
+  }
+  read_output(in, config, name);
+  in.check_all_used();
+  return config;
+}
+
+RunConfig load(const std::string& yaml, const std::string& source, const std::string& name,
+               const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& error) {
+    const std::string line = error.mark.is_null() ? "" : ":" + std::to_string(error.mark.line + 1);
+    throw Error(source + line + ": YAML syntax error: " + error.msg);
+  }
+  Values values;
+  if (!root.IsNull()) {
+    if (!root.IsMap())
+      throw Error(source + ": expected sections and keys (grid:, physics:, ...) at the top level, got " +
+                  shown(root));
+    collect(root, "", Origin{source, true}, values);
+  }
+  for (const std::string& text : overrides) apply_override(text, values);
+  Reader in(std::move(values), source);
+  return read_config(in, name);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Writing: the keys in use, in the schema's order, with their meaning as a comment
+
+class Writer {
+ public:
+  void put(std::string_view path, std::string yaml) {
+    key_of(path);
+    values_[std::string(path)] = std::move(yaml);
+  }
+
+  std::string text() const {
+    std::string out =
+        "# kolmo run configuration, resolved: every key in use, defaults filled in (~: not set).\n"
+        "# Reference: docs/configuration.md\n";
+    std::vector<std::string> open;  // the sections of the previous key
+    for (const SchemaKey& key : schema()) {
+      const auto value = values_.find(key.path);
+      if (value == values_.end()) continue;
+      std::vector<std::string> sections;
+      for (std::size_t start = 0, dot; (dot = key.path.find('.', start)) != std::string_view::npos;
+           start = dot + 1)
+        sections.emplace_back(key.path.substr(start, dot - start));
+      std::size_t common = 0;
+      while (common < open.size() && common < sections.size() && open[common] == sections[common]) ++common;
+      if (common == 0 && !(sections.empty() && open.empty())) out += "\n";  // around top-level sections
+      for (std::size_t depth = common; depth < sections.size(); ++depth)
+        out += std::string(2 * depth, ' ') + sections[depth] + ":\n";
+      open = sections;
+      std::string line =
+          std::string(2 * sections.size(), ' ') + std::string(leaf_of(key.path)) + ": " + value->second;
+      line.resize(std::max<std::size_t>(line.size() + 2, 40), ' ');
+      out += line + "# " + std::string(key.meaning) + "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, std::string, std::less<>> values_;
+};
+
+std::string quoted(const std::string& text) {
+  YAML::Emitter emitter;
+  emitter << YAML::DoubleQuoted << text;
+  return emitter.c_str();
+}
+
+std::string boolean_text(bool value) {
+  return value ? "true" : "false";
+}
+
+template <class T, class Text>
+std::string triple_text(const std::array<T, 3>& values, Text text) {
+  if (values[0] == values[1] && values[1] == values[2]) return text(values[0]);
+  return "[" + text(values[0]) + ", " + text(values[1]) + ", " + text(values[2]) + "]";
+}
+
+template <class T, class Text>
+std::string optional_text(const std::optional<T>& value, Text text) {
+  return value ? text(*value) : "~";
+}
+
+std::string integer_text(long n) {
+  return std::to_string(n);
+}
+
+std::string name_of(std::string_view path, int index) {
+  return choice_names(key_of(path)).at(static_cast<std::size_t>(index));
+}
+
+}  // namespace
+
+RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream file(path);
+  if (!file) throw Error(path + ": cannot read the configuration file (no such file, or no permission)");
+  std::stringstream text;
+  text << file.rdbuf();
+  return load(text.str(), path, std::filesystem::path(path).stem().string(), overrides);
+}
+
+RunConfig load_config_text(const std::string& yaml, const std::string& name,
+                           const std::vector<std::string>& overrides) {
+  return load(yaml, name, name, overrides);
+}
+
+std::string to_yaml(const RunConfig& config) {
+  Writer out;
+  out.put("grid.n", triple_text(config.grid.n, integer_text));
+  out.put("grid.box", triple_text(config.grid.box, length_text));
+  out.put("precision", to_string(config.precision));
+  out.put("backend", to_string(config.backend));
+  out.put("fft.exchange", fft::to_string(config.fft.exchange));
+  out.put("fft.cuda_aware_mpi", boolean_text(config.fft.cuda_aware_mpi));
+  out.put("problem", to_string(config.problem));
+
+  if (config.problem == Problem::navier_stokes) {
+    const PhysicsConfig& physics = config.physics;
+    out.put("physics.viscosity", real_text(physics.viscosity));
+    out.put("physics.forcing.type", to_string(physics.forcing.type));
+    if (physics.forcing.type == ForcingType::band) {
+      out.put("physics.forcing.k_min", real_text(physics.forcing.k_min));
+      out.put("physics.forcing.k_max", real_text(physics.forcing.k_max));
+    }
+    if (physics.forcing.type != ForcingType::none)
+      out.put("physics.forcing.power", optional_text(physics.forcing.power, real_text));
+    if (physics.forcing.type == ForcingType::linear)
+      out.put("physics.forcing.coefficient", optional_text(physics.forcing.coefficient, real_text));
+
+    const TimeConfig& time = config.time;
+    out.put("time.integrator", to_string(time.integrator));
+    out.put("time.dt", optional_text(time.dt, real_text));
+    if (!time.dt) {
+      out.put("time.cfl", real_text(time.cfl));
+      out.put("time.max_dt", optional_text(time.max_dt, real_text));
+    }
+    out.put("time.t_end", optional_text(time.t_end, real_text));
+    out.put("time.steps", optional_text(time.steps, integer_text));
+
+    const InitialConfig& initial = config.initial;
+    out.put("initial.type", to_string(initial.type));
+    switch (initial.type) {
+      case InitialType::taylor_green:
+        out.put("initial.amplitude", real_text(initial.amplitude));
+        break;
+      case InitialType::abc:
+        out.put("initial.A", real_text(initial.A));
+        out.put("initial.B", real_text(initial.B));
+        out.put("initial.C", real_text(initial.C));
+        out.put("initial.k", integer_text(initial.k));
+        break;
+      case InitialType::random:
+        out.put("initial.spectrum.shape", to_string(initial.spectrum.shape));
+        out.put("initial.spectrum.k0", real_text(initial.spectrum.k0));
+        out.put("initial.spectrum.energy", real_text(initial.spectrum.energy));
+        out.put("initial.seed", integer_text(initial.seed));
+        break;
+      case InitialType::file:
+        out.put("initial.file", quoted(initial.file));
+        break;
+    }
+  } else {
+    const PoissonConfig& poisson = config.poisson;
+    out.put("poisson.shift", real_text(poisson.shift));
+    out.put("poisson.rhs.type", to_string(poisson.rhs.type));
+    if (poisson.rhs.type == RhsType::manufactured) {
+      std::string modes;
+      for (const auto& k : poisson.rhs.modes) modes += (modes.empty() ? "" : ", ") + list_text(k);
+      out.put("poisson.rhs.modes", "[" + modes + "]");
+    } else {
+      out.put("poisson.rhs.file", quoted(poisson.rhs.file));
+      out.put("poisson.rhs.dataset", quoted(poisson.rhs.dataset));
+    }
+    out.put("poisson.gradient", boolean_text(poisson.gradient));
+  }
+
+  const OutputConfig& output = config.output;
+  out.put("output.directory", quoted(output.directory));
+  out.put("output.overwrite", boolean_text(output.overwrite));
+  if (config.problem == Problem::navier_stokes) {
+    out.put("output.progress_every", integer_text(output.progress_every));
+    out.put("output.series_every", integer_text(output.series_every));
+    std::string fields;
+    for (OutputField field : output.fields) fields += (fields.empty() ? "" : ", ") + to_string(field);
+    out.put("output.fields", "[" + fields + "]");
+    out.put("output.fields_every", real_text(output.fields_every));
+    out.put("output.spectra_every", real_text(output.spectra_every));
+    out.put("output.checkpoint_every", real_text(output.checkpoint_every));
+    out.put("output.checkpoint_wall_minutes", real_text(output.checkpoint_wall_minutes));
+  }
+  return out.text();
+}
+
+void check_ranks(const RunConfig& config, int ranks) {
+  if (ranks < 1) throw Error("ranks: need at least one MPI rank, got " + std::to_string(ranks));
+  // A slab FFT splits x planes in real space and ky planes in spectral space over the ranks.
+  const char* axis[2] = {"Nx", "Ny"};
+  for (int d = 0; d < 2; ++d)
+    if (ranks > config.grid.n[d])
+      throw Error("grid.n: " + std::string(axis[d]) + " = " + std::to_string(config.grid.n[d]) +
+                  " cannot be split over " + std::to_string(ranks) + " ranks (at most " +
+                  std::to_string(config.grid.n[d]) + ")");
+}
+
+Backend resolve(BackendChoice choice) {
+  switch (choice) {
+    case BackendChoice::host:
+      return Backend::host;
+    case BackendChoice::cuda:
+      return Backend::cuda;
+    case BackendChoice::automatic:
+      break;
+  }
+  return Device::automatic();
+}
+
+std::string to_string(Precision value) {
+  return name_of("precision", static_cast<int>(value));
+}
+std::string to_string(BackendChoice value) {
+  return name_of("backend", static_cast<int>(value));
+}
+std::string to_string(Problem value) {
+  return name_of("problem", static_cast<int>(value));
+}
+std::string to_string(ForcingType value) {
+  return name_of("physics.forcing.type", static_cast<int>(value));
+}
+std::string to_string(Integrator value) {
+  return name_of("time.integrator", static_cast<int>(value));
+}
+std::string to_string(InitialType value) {
+  return name_of("initial.type", static_cast<int>(value));
+}
+std::string to_string(SpectrumShape value) {
+  return name_of("initial.spectrum.shape", static_cast<int>(value));
+}
+std::string to_string(OutputField value) {
+  return name_of("output.fields", static_cast<int>(value));
+}
+std::string to_string(RhsType value) {
+  return name_of("poisson.rhs.type", static_cast<int>(value));
+}
+
+}  // namespace kolmo::io

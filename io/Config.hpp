@@ -1,0 +1,164 @@
+// kolmo's run configuration: a YAML file plus command-line overrides, resolved into a RunConfig.
+//
+// Contract:
+// - load_config(path, overrides) reads the file, applies the overrides in order ("key.path=value" as given to
+//   --set; the value is YAML, so "[64, 64, 32]" is a list and an empty value unsets the key), fills in every
+//   default and checks everything that can be checked without MPI. The result is complete and consistent.
+// - Every problem throws kolmo::Error with one line: where (file:line, the file, or the --set text), the
+// key's
+//   full dotted path, and what is wrong: unknown keys (with a suggestion when one is close), wrong types,
+//   values out of range, missing required keys, missing input files, keys that contradict each other, keys
+//   given where they are not used, YAML syntax errors.
+// - The keys, types, defaults, allowed values and meanings are the schema table (io/ConfigSchema.hpp);
+//   docs/configuration.md is its reference. RunConfig mirrors the YAML: config.physics.forcing.k_min is the
+//   key physics.forcing.k_min. Members of options not in use (the forcing shell when forcing is none, ...)
+//   are left value-initialised (zero, empty).
+// - to_yaml(config) writes every key in use, resolved, so that loading its output gives config again.
+// - check_ranks(config, ranks) does the one check that needs the rank count: the slab split of the grid.
+// - Relative paths (initial.file, poisson.rhs.file, output.directory) are relative to the working directory
+// of
+//   the run, not to the configuration file; they are kept as written.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/Device.hpp"
+#include "fft/Exchange.hpp"
+
+namespace kolmo::io {
+
+// The enums' values are in the order of the names in the schema's allowed column.
+enum class Precision { float32, float64 };  // "single", "double"
+enum class BackendChoice { automatic, host, cuda };
+enum class Problem { navier_stokes, poisson };
+enum class ForcingType { none, band, linear };
+enum class Integrator { rk2, rk3, rk4 };
+enum class InitialType { taylor_green, abc, random, file };
+enum class SpectrumShape { k4_exp, k2_exp };
+enum class OutputField { velocity, vorticity, pressure };
+enum class RhsType { manufactured, file };
+
+struct GridConfig {
+  std::array<long, 3> n{};      // points along x, y, z
+  std::array<double, 3> box{};  // Lx, Ly, Lz
+  bool operator==(const GridConfig&) const = default;
+};
+
+struct FftConfig {
+  fft::ExchangeMethod exchange{};
+  bool cuda_aware_mpi{};
+  bool operator==(const FftConfig&) const = default;
+};
+
+struct ForcingConfig {
+  ForcingType type{};
+  double k_min{}, k_max{};            // band: the forced shell k_min <= |k| <= k_max
+  std::optional<double> power;        // band (always set), linear: the injection rate to hold
+  std::optional<double> coefficient;  // linear: fixed A in f = A u (set when power is not)
+  bool operator==(const ForcingConfig&) const = default;
+};
+
+struct PhysicsConfig {
+  double viscosity{};
+  ForcingConfig forcing;
+  bool operator==(const PhysicsConfig&) const = default;
+};
+
+struct TimeConfig {
+  Integrator integrator{};
+  std::optional<double> dt;      // fixed step; not set: adaptive from cfl
+  double cfl{};                  // adaptive step only
+  std::optional<double> max_dt;  // adaptive step only; not set: no bound
+  std::optional<double> t_end;   // at least one of t_end and steps is set; the run stops at whichever
+  std::optional<long> steps;     // comes first
+  bool operator==(const TimeConfig&) const = default;
+};
+
+struct SpectrumConfig {
+  SpectrumShape shape{};
+  double k0{};
+  double energy{};
+  bool operator==(const SpectrumConfig&) const = default;
+};
+
+struct InitialConfig {
+  InitialType type{};
+  double amplitude{};       // taylor_green
+  double A{}, B{}, C{};     // abc
+  long k{};                 // abc
+  SpectrumConfig spectrum;  // random
+  long seed{};              // random
+  std::string file;         // file
+  bool operator==(const InitialConfig&) const = default;
+};
+
+struct OutputConfig {
+  std::string directory;
+  bool overwrite{};
+  long progress_every{};  // intervals in steps
+  long series_every{};
+  std::vector<OutputField> fields;
+  double fields_every{};  // intervals in simulation time
+  double spectra_every{};
+  double checkpoint_every{};
+  double checkpoint_wall_minutes{};  // wall-clock interval
+  bool operator==(const OutputConfig&) const = default;
+};
+
+struct RhsConfig {
+  RhsType type{};
+  std::vector<std::array<long, 3>> modes;  // manufactured
+  std::string file;                        // file
+  std::string dataset;                     // file
+  bool operator==(const RhsConfig&) const = default;
+};
+
+struct PoissonConfig {
+  double shift{};
+  RhsConfig rhs;
+  bool gradient{};
+  bool operator==(const PoissonConfig&) const = default;
+};
+
+struct RunConfig {
+  GridConfig grid;
+  Precision precision{};
+  BackendChoice backend{};
+  FftConfig fft;
+  Problem problem{};
+  PhysicsConfig physics;  // navier_stokes
+  TimeConfig time;        // navier_stokes
+  InitialConfig initial;  // navier_stokes
+  OutputConfig output;
+  PoissonConfig poisson;  // poisson
+  bool operator==(const RunConfig&) const = default;
+};
+
+// Reads, resolves and checks a configuration file; overrides are "key.path=value" strings.
+RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+// The same from YAML text; name stands for the file in messages and in the default output directory.
+RunConfig load_config_text(const std::string& yaml, const std::string& name = "config",
+                           const std::vector<std::string>& overrides = {});
+// The resolved configuration as YAML: every key in use, one comment per key; loads back to the same config.
+std::string to_yaml(const RunConfig& config);
+// Throws kolmo::Error when the grid cannot be split over this many ranks.
+void check_ranks(const RunConfig& config, int ranks);
+
+// The backend to use: automatic picks cuda when a GPU is usable.
+Backend resolve(BackendChoice choice);
+
+// The names used in the YAML file.
+std::string to_string(Precision value);
+std::string to_string(BackendChoice value);
+std::string to_string(Problem value);
+std::string to_string(ForcingType value);
+std::string to_string(Integrator value);
+std::string to_string(InitialType value);
+std::string to_string(SpectrumShape value);
+std::string to_string(OutputField value);
+std::string to_string(RhsType value);
+
+}  // namespace kolmo::io

@@ -1,0 +1,228 @@
+#include "io/ConfigSchema.hpp"
+
+#include <array>
+
+namespace kolmo::io {
+
+namespace {
+
+using enum ValueKind;
+
+constexpr std::string_view navier_stokes = "problem is navier_stokes";
+
+// Every key of the configuration. Keep sections contiguous: to_yaml writes keys in this order.
+constexpr std::array keys = {
+    SchemaKey{"grid.n", integer_triple, "64", ">= 1", "",
+              "grid points along x, y, z (one number: the same on all three); odd sizes are allowed"},
+    SchemaKey{"grid.box", length_triple, "2pi", "> 0", "",
+              "box lengths Lx, Ly, Lz; numbers, or multiples of pi written pi, 2pi or 2*pi"},
+    SchemaKey{"precision", choice, "double", "single | double", "",
+              "floating-point precision of the fields and transforms"},
+    SchemaKey{"backend", choice, "auto", "auto | host | cuda", "",
+              "where the fields live: auto is cuda when a GPU is usable, host otherwise"},
+    SchemaKey{"fft.exchange", choice, "auto", "auto | isend_irecv | alltoallv | nccl", "",
+              "all-to-all of the slab FFT: auto is nccl on cuda when built with NCCL, isend_irecv otherwise"},
+    SchemaKey{"fft.cuda_aware_mpi", boolean, "false", "", "",
+              "the MPI library accepts GPU pointers (MPI exchanges then skip staging through host memory)"},
+    SchemaKey{"problem", choice, "navier_stokes", "navier_stokes | poisson", "",
+              "what to solve: incompressible Navier-Stokes in time, or one Poisson/Helmholtz problem"},
+
+    SchemaKey{"physics.viscosity", real, "0.01", "> 0", navier_stokes, "kinematic viscosity nu"},
+    SchemaKey{"physics.forcing.type", choice, "none", "none | band | linear", navier_stokes,
+              "none; band: constant injection rate in the shell k_min <= |k| <= k_max; linear: Lundgren's "
+              "f = A u on all modes"},
+    SchemaKey{
+        "physics.forcing.k_min", real, "0.5", ">= 0", "physics.forcing.type is band",
+        "lower edge of the forced shell in |k| (k = 2 pi n / L: whole numbers in the default 2 pi box)"},
+    SchemaKey{"physics.forcing.k_max", real, "2.5", "> 0", "physics.forcing.type is band",
+              "upper edge of the forced shell; must exceed k_min and the shell must hold a mode of the grid"},
+    SchemaKey{"physics.forcing.power", real, "~", "> 0", "physics.forcing.type is band or linear",
+              "injection rate epsilon held constant; required for band; for linear give it or coefficient"},
+    SchemaKey{"physics.forcing.coefficient", real, "~", "> 0", "physics.forcing.type is linear",
+              "fixed A of linear forcing f = A u, instead of power"},
+
+    SchemaKey{"time.integrator", choice, "rk4", "rk2 | rk3 | rk4", navier_stokes,
+              "Runge-Kutta scheme: rk2 (Heun), rk3 (SSP-RK3, Shu-Osher), rk4 (classical)"},
+    SchemaKey{"time.dt", real, "~", "> 0", navier_stokes, "fixed time step; give either dt or cfl, not both"},
+    SchemaKey{"time.cfl", real, "0.5", "(0, 2)", "time.dt is not given",
+              "adaptive step dt = cfl / max(|u|/dx + |v|/dy + |w|/dz), taken each step"},
+    SchemaKey{"time.max_dt", real, "~", "> 0", "time.dt is not given",
+              "upper bound on the adaptive step (not set: no bound)"},
+    SchemaKey{"time.t_end", real, "~", "> 0", navier_stokes,
+              "stop at this simulation time; with steps as well, whichever comes first; one is required"},
+    SchemaKey{"time.steps", integer, "~", ">= 1", navier_stokes,
+              "stop after this many steps; with t_end as well, whichever comes first"},
+
+    SchemaKey{
+        "initial.type", choice, "taylor_green", "taylor_green | abc | random | file", navier_stokes,
+        "initial velocity: Taylor-Green vortex, ABC flow, random field with a given spectrum, or a file"},
+    SchemaKey{
+        "initial.amplitude", real, "1", "", "initial.type is taylor_green",
+        "u = amplitude sin x cos y cos z, v = -amplitude cos x sin y cos z, w = 0 (x is 2 pi x / Lx, ...)"},
+    SchemaKey{"initial.A", real, "1", "", "initial.type is abc",
+              "ABC flow u = (A sin kz + C cos ky, B sin kx + A cos kz, C sin ky + B cos kx)"},
+    SchemaKey{"initial.B", real, "1", "", "initial.type is abc", "B of the ABC flow"},
+    SchemaKey{"initial.C", real, "1", "", "initial.type is abc", "C of the ABC flow"},
+    SchemaKey{"initial.k", integer, "1", ">= 1", "initial.type is abc",
+              "mode number of the ABC flow (wavenumber 2 pi k / L on each axis); must be below N/2"},
+    SchemaKey{"initial.spectrum.shape", choice, "k4_exp", "k4_exp | k2_exp", "initial.type is random",
+              "energy spectrum E(k): k4_exp ~ k^4 exp(-2 (k/k0)^2), k2_exp ~ k^2 exp(-(k/k0)^2)"},
+    SchemaKey{"initial.spectrum.k0", real, "4", "> 0", "initial.type is random",
+              "wavenumber of the spectrum's peak; must be below the grid's largest wavenumber"},
+    SchemaKey{"initial.spectrum.energy", real, "0.5", "> 0", "initial.type is random",
+              "kinetic energy <u.u>/2 of the initial field"},
+    SchemaKey{"initial.seed", integer, "1", ">= 0", "initial.type is random",
+              "seed of the random phases; the field is the same for any rank count"},
+    SchemaKey{"initial.file", text, "", "", "initial.type is file",
+              "HDF5 file (kolmo checkpoint or field file) with datasets u, v, w of size grid.n; must exist"},
+
+    SchemaKey{"poisson.shift", real, "0", ">= 0", "problem is poisson",
+              "lambda in laplacian(phi) - lambda phi = f; 0 is the pure Poisson problem"},
+    SchemaKey{"poisson.rhs.type", choice, "manufactured", "manufactured | file", "problem is poisson",
+              "right-hand side: manufactured from a known solution, or read from a file"},
+    SchemaKey{"poisson.rhs.modes", mode_list, "[[1, 2, 3]]", "", "poisson.rhs.type is manufactured",
+              "exact solution phi = sum of cos(2 pi (kx x/Lx + ky y/Ly + kz z/Lz)) over these mode numbers"},
+    SchemaKey{"poisson.rhs.file", text, "", "", "poisson.rhs.type is file",
+              "HDF5 file holding f on grid.n; must exist"},
+    SchemaKey{"poisson.rhs.dataset", text, "f", "", "poisson.rhs.type is file",
+              "name of f's dataset in the file"},
+    SchemaKey{"poisson.gradient", boolean, "false", "", "problem is poisson",
+              "also compute and write the gradient of phi"},
+
+    SchemaKey{"output.directory", text, "runs/<config name>", "", "",
+              "where output goes; default: runs/ and the configuration file's name without .yaml"},
+    SchemaKey{"output.overwrite", boolean, "false", "", "",
+              "write into an existing output directory, replacing its files (otherwise refuse)"},
+    SchemaKey{"output.progress_every", integer, "10", ">= 0", navier_stokes,
+              "steps between progress lines on the terminal (0: none)"},
+    SchemaKey{"output.series_every", integer, "1", ">= 0", navier_stokes,
+              "steps between rows of the time series (energy, dissipation, ...; 1: every step, 0: none)"},
+    SchemaKey{"output.fields", choice_list, "[velocity]", "velocity | vorticity | pressure", navier_stokes,
+              "fields in each field dump"},
+    SchemaKey{"output.fields_every", real, "0", ">= 0", navier_stokes,
+              "simulation time between field dumps (0: none); also at the start and the end"},
+    SchemaKey{"output.spectra_every", real, "0", ">= 0", navier_stokes,
+              "simulation time between energy spectra (0: none); also at the start and the end"},
+    SchemaKey{"output.checkpoint_every", real, "0", ">= 0", navier_stokes,
+              "simulation time between checkpoints (0: none)"},
+    SchemaKey{"output.checkpoint_wall_minutes", real, "0", ">= 0", navier_stokes,
+              "wall-clock minutes between checkpoints (0: none), for runs under a batch time limit"},
+};
+
+std::string markdown_cell(std::string_view raw) {
+  std::string cell;
+  for (char c : raw) {
+    if (c == '|') cell += '\\';
+    cell += c;
+  }
+  return cell;
+}
+
+std::string code(std::string_view raw) {
+  std::string cell = "`";
+  cell += markdown_cell(raw);
+  cell += '`';
+  return cell;
+}
+
+std::string type_name(ValueKind kind) {
+  switch (kind) {
+    case real:
+      return "number";
+    case integer:
+      return "integer";
+    case boolean:
+      return "true/false";
+    case text:
+      return "string";
+    case choice:
+      return "name";
+    case choice_list:
+      return "list of names";
+    case integer_triple:
+      return "integer or [Nx, Ny, Nz]";
+    case length_triple:
+      return "length or [Lx, Ly, Lz]";
+    case mode_list:
+      return "list of [kx, ky, kz]";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::span<const SchemaKey> schema() {
+  return keys;
+}
+
+const SchemaKey* find_key(std::string_view path) {
+  for (const SchemaKey& key : keys)
+    if (key.path == path) return &key;
+  return nullptr;
+}
+
+bool is_section(std::string_view path) {
+  for (const SchemaKey& key : keys)
+    if (key.path.size() > path.size() && key.path.starts_with(path) && key.path[path.size()] == '.')
+      return true;
+  return false;
+}
+
+std::vector<std::string> choice_names(const SchemaKey& key) {
+  std::vector<std::string> names;
+  std::string_view rest = key.allowed;
+  while (!rest.empty()) {
+    const auto bar = rest.find(" | ");
+    names.emplace_back(rest.substr(0, bar));
+    rest = bar == std::string_view::npos ? std::string_view{} : rest.substr(bar + 3);
+  }
+  return names;
+}
+
+std::string expected_text(ValueKind kind) {
+  switch (kind) {
+    case real:
+      return "a number";
+    case integer:
+      return "an integer";
+    case boolean:
+      return "true or false";
+    case text:
+      return "a string";
+    case choice:
+      return "a name";
+    case choice_list:
+      return "a list of names";
+    case integer_triple:
+      return "an integer or a list of 3 integers";
+    case length_triple:
+      return "a length or a list of 3 lengths (numbers, or multiples of pi such as 2pi)";
+    case mode_list:
+      return "a list of [kx, ky, kz] integer triples";
+  }
+  return "?";
+}
+
+std::string schema_markdown() {
+  std::string table =
+      "| Key | Type | Default | Allowed | Used when | Meaning |\n"
+      "|-----|------|---------|---------|-----------|---------|\n";
+  for (const SchemaKey& key : keys) {
+    std::string default_cell = key.default_value.empty()  ? "required"
+                               : key.default_value == "~" ? "not set"
+                                                          : code(key.default_value);
+    std::string allowed_cell;
+    if (key.kind == choice || key.kind == choice_list) {
+      for (const std::string& name : choice_names(key))
+        allowed_cell += (allowed_cell.empty() ? "" : ", ") + code(name);
+    } else {
+      allowed_cell = key.allowed.empty() ? "any" : code(key.allowed);
+    }
+    table += "| " + code(key.path) + " | " + type_name(key.kind) + " | " + default_cell + " | " +
+             allowed_cell + " | " + (key.used_when.empty() ? "always" : markdown_cell(key.used_when)) +
+             " | " + markdown_cell(key.meaning) + " |\n";
+  }
+  return table;
+}
+
+}  // namespace kolmo::io

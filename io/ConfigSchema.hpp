@@ -1,0 +1,55 @@
+// The schema of kolmo's run configuration: one table with every key, its type, default, allowed values, when
+// it is used and what it means.
+//
+// Contract:
+// - schema() lists every key the YAML file may hold, as its full dotted path, sections contiguous and in the
+//   order to_yaml writes them. A path that is a proper prefix of some key ("physics.forcing") is a section.
+// - The loader (Config.cpp) uses the table for unknown-key detection, defaults, type conversion, range checks
+//   and the names of choices; docs/configuration.md holds schema_markdown() verbatim (a test checks it).
+// - default_value is YAML text; "~" means not set (an optional key), "" means required where it is used.
+// - allowed is, for numbers, a range: "> A", ">= A", "(A, B)" (open) or "" (any finite number); for choices,
+//   the names separated by " | ", in the order of the matching C++ enum's values.
+// - used_when says when the key is read ("" = always); a key given where it is not used is an error.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kolmo::io {
+
+enum class ValueKind {
+  real,            // a number
+  integer,         // a whole number
+  boolean,         // true or false
+  text,            // a string (paths, names)
+  choice,          // one name from allowed
+  choice_list,     // a list of names from allowed, each at most once
+  integer_triple,  // n or [nx, ny, nz]
+  length_triple,   // L or [Lx, Ly, Lz]; each a number or a multiple of pi written "2pi", "2*pi", "pi"
+  mode_list,       // [[kx, ky, kz], ...] integer wavevectors
+};
+
+struct SchemaKey {
+  std::string_view path;
+  ValueKind kind;
+  std::string_view default_value;
+  std::string_view allowed;
+  std::string_view used_when;
+  std::string_view meaning;
+};
+
+std::span<const SchemaKey> schema();
+// The key with this full dotted path, or nullptr.
+const SchemaKey* find_key(std::string_view path);
+// True when path is a section: a proper prefix (up to a dot) of some key's path.
+bool is_section(std::string_view path);
+// The names of a choice or choice_list key, in order.
+std::vector<std::string> choice_names(const SchemaKey& key);
+// What a value of this kind looks like, for messages: "an integer or a list of 3 integers".
+std::string expected_text(ValueKind kind);
+// The reference table of every key as GitHub markdown (one header, one row per key).
+std::string schema_markdown();
+
+}  // namespace kolmo::io

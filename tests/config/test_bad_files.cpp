@@ -1,0 +1,51 @@
+// Each file in tests/config/bad/ holds one mistake and says in leading comments what the message must
+// contain:
+//   # expect: physics.viscosity
+// Loading it must throw kolmo::Error with one line that starts with the file's path and contains every
+// expected text.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "io/Config.hpp"
+#include "tests/config/ConfigTestSupport.hpp"
+
+using kolmo::testing::error_of;
+
+namespace {
+
+std::vector<std::string> expected_parts(const std::filesystem::path& file) {
+  std::vector<std::string> parts;
+  std::istringstream text(kolmo::testing::read_text(file));
+  const std::string tag = "# expect: ";
+  for (std::string line; std::getline(text, line);)
+    if (line.starts_with(tag)) parts.push_back(line.substr(tag.size()));
+  return parts;
+}
+
+}  // namespace
+
+TEST_CASE("every broken file gives one line naming its key", "[config]") {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(kolmo::testing::source_dir() / "tests/config/bad"))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 12);
+
+  for (const auto& file : files) {
+    const auto expected = expected_parts(file);
+    const std::string message = error_of([&] { kolmo::io::load_config(file.string()); });
+    INFO(file.filename().string() << ": " << message);
+    REQUIRE(!expected.empty());
+    REQUIRE(!message.empty());
+    CHECK(message.find('\n') == std::string::npos);
+    CHECK(message.starts_with(file.string() + ":"));
+    for (const std::string& part : expected) CHECK(message.find(part) != std::string::npos);
+  }
+}
+
+TEST_CASE("a configuration file that does not exist is named", "[config]") {
+  const std::string message = error_of([] { kolmo::io::load_config("no/such/dir/run.yaml"); });
+  CHECK(message.starts_with("no/such/dir/run.yaml: cannot read"));
+}

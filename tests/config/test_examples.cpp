@@ -1,0 +1,231 @@
+// The example runs in configs/ load, say what their comments claim, and survive load -> to_yaml -> load;
+// defaults are the documented ones; every option round-trips through to_yaml.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "io/Config.hpp"
+#include "tests/config/ConfigTestSupport.hpp"
+
+using namespace kolmo::io;
+using kolmo::testing::TemporaryFile;
+
+namespace {
+
+constexpr double two_pi = 2 * std::numbers::pi;
+
+std::vector<std::filesystem::path> example_files() {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(kolmo::testing::source_dir() / "configs"))
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// load -> to_yaml -> load through a file gives the same configuration and the same text.
+void check_round_trip(const RunConfig& config, const std::string& name) {
+  const std::string yaml = to_yaml(config);
+  TemporaryFile file(name + ".yaml", yaml);
+  RunConfig again;
+  REQUIRE_NOTHROW(again = load_config(file.path()));
+  INFO(yaml);
+  CHECK(again == config);
+  CHECK(to_yaml(again) == yaml);
+}
+
+RunConfig example(const std::string& name) {
+  return load_config((kolmo::testing::source_dir() / "configs" / name).string());
+}
+
+}  // namespace
+
+TEST_CASE("every example in configs/ loads and round-trips through to_yaml", "[config]") {
+  const auto files = example_files();
+  REQUIRE(files.size() >= 5);
+  for (const auto& path : files) {
+    INFO(path.string());
+    RunConfig config;
+    REQUIRE_NOTHROW(config = load_config(path.string()));
+    check_round_trip(config, path.stem().string());
+  }
+}
+
+TEST_CASE("the examples resolve to what their comments say", "[config]") {
+  SECTION("taylor_green_small: 32^3, nu = 1/400, t_end 3, host-sized") {
+    const RunConfig config = example("taylor_green_small.yaml");
+    CHECK(config.grid.n == std::array<long, 3>{32, 32, 32});
+    CHECK(config.grid.box == std::array<double, 3>{two_pi, two_pi, two_pi});
+    CHECK(config.precision == Precision::float64);
+    CHECK(config.physics.viscosity == 1.0 / 400);
+    CHECK(config.time.integrator == Integrator::rk4);
+    CHECK(!config.time.dt);
+    CHECK(config.time.cfl == 0.5);
+    CHECK(config.time.t_end == 3.0);
+    CHECK(config.initial.type == InitialType::taylor_green);
+    CHECK(config.output.directory == "runs/taylor_green_small");
+    CHECK(config.output.fields_every > 0);
+    CHECK(config.output.spectra_every > 0);
+    CHECK(config.output.series_every == 1);
+  }
+  SECTION("taylor_green_re1600: the benchmark") {
+    const RunConfig config = example("taylor_green_re1600.yaml");
+    CHECK(config.grid.n == std::array<long, 3>{256, 256, 256});
+    CHECK(config.physics.viscosity == 1.0 / 1600);
+    CHECK(config.time.t_end == 20.0);
+    CHECK(config.time.cfl == 0.5);
+    CHECK(config.backend == BackendChoice::cuda);
+    CHECK(config.output.spectra_every == 0.5);
+    CHECK(config.output.series_every == 1);
+  }
+  SECTION("forced_isotropic_256: band forcing with k_max eta about 1.5") {
+    const RunConfig config = example("forced_isotropic_256.yaml");
+    const auto& forcing = config.physics.forcing;
+    CHECK(config.grid.n == std::array<long, 3>{256, 256, 256});
+    CHECK(forcing.type == ForcingType::band);
+    CHECK(forcing.power == 0.1);
+    CHECK(forcing.k_min < forcing.k_max);
+    const double eta = std::pow(std::pow(config.physics.viscosity, 3) / *forcing.power, 0.25);
+    CHECK(256.0 / 3 * eta == Approx(1.5).margin(0.05));
+    CHECK(config.initial.type == InitialType::random);
+  }
+  SECTION("decaying_isotropic: random field, no forcing") {
+    const RunConfig config = example("decaying_isotropic.yaml");
+    CHECK(config.grid.n == std::array<long, 3>{128, 128, 128});
+    CHECK(config.physics.forcing.type == ForcingType::none);
+    CHECK(config.initial.type == InitialType::random);
+    CHECK(config.initial.spectrum.shape == SpectrumShape::k4_exp);
+  }
+  SECTION("poisson_example: manufactured right-hand side on an uneven, odd grid") {
+    const RunConfig config = example("poisson_example.yaml");
+    CHECK(config.problem == Problem::poisson);
+    CHECK(config.grid.n == std::array<long, 3>{64, 48, 33});
+    CHECK(config.grid.box == std::array<double, 3>{two_pi, two_pi, std::numbers::pi});
+    CHECK(config.poisson.shift == 1.0);
+    CHECK(config.poisson.rhs.type == RhsType::manufactured);
+    CHECK(config.poisson.rhs.modes == std::vector<std::array<long, 3>>{{1, 2, 3}, {4, 0, -2}, {0, 5, 1}});
+    CHECK(config.poisson.gradient);
+    CHECK(config.output.directory == "runs/poisson_example");
+  }
+}
+
+TEST_CASE("defaults are the documented ones", "[config]") {
+  const RunConfig config = load_config_text("time: {t_end: 1}", "minimal");
+  CHECK(config.grid.n == std::array<long, 3>{64, 64, 64});
+  CHECK(config.grid.box == std::array<double, 3>{two_pi, two_pi, two_pi});
+  CHECK(config.precision == Precision::float64);
+  CHECK(config.backend == BackendChoice::automatic);
+  CHECK(config.fft.exchange == kolmo::fft::ExchangeMethod::automatic);
+  CHECK(!config.fft.cuda_aware_mpi);
+  CHECK(config.problem == Problem::navier_stokes);
+  CHECK(config.physics.viscosity == 0.01);
+  CHECK(config.physics.forcing.type == ForcingType::none);
+  CHECK(config.time.integrator == Integrator::rk4);
+  CHECK(!config.time.dt);
+  CHECK(config.time.cfl == 0.5);
+  CHECK(!config.time.max_dt);
+  CHECK(config.time.t_end == 1.0);
+  CHECK(!config.time.steps);
+  CHECK(config.initial.type == InitialType::taylor_green);
+  CHECK(config.initial.amplitude == 1.0);
+  CHECK(config.output.directory == "runs/minimal");
+  CHECK(!config.output.overwrite);
+  CHECK(config.output.progress_every == 10);
+  CHECK(config.output.series_every == 1);
+  CHECK(config.output.fields == std::vector<OutputField>{OutputField::velocity});
+  CHECK(config.output.fields_every == 0);
+  CHECK(config.output.spectra_every == 0);
+  CHECK(config.output.checkpoint_every == 0);
+  CHECK(config.output.checkpoint_wall_minutes == 0);
+
+  const RunConfig band = load_config_text("time: {steps: 5}\nphysics: {forcing: {type: band, power: 0.2}}");
+  CHECK(band.physics.forcing.k_min == 0.5);
+  CHECK(band.physics.forcing.k_max == 2.5);
+  const RunConfig abc = load_config_text("time: {steps: 5}\ninitial: {type: abc}");
+  CHECK((abc.initial.A == 1 && abc.initial.B == 1 && abc.initial.C == 1 && abc.initial.k == 1));
+  const RunConfig random = load_config_text("time: {steps: 5}\ninitial: {type: random}");
+  CHECK(random.initial.spectrum.shape == SpectrumShape::k4_exp);
+  CHECK(random.initial.spectrum.k0 == 4.0);
+  CHECK(random.initial.spectrum.energy == 0.5);
+  CHECK(random.initial.seed == 1);
+  const RunConfig poisson = load_config_text("problem: poisson");
+  CHECK(poisson.poisson.shift == 0.0);
+  CHECK(poisson.poisson.rhs.type == RhsType::manufactured);
+  CHECK(poisson.poisson.rhs.modes == std::vector<std::array<long, 3>>{{1, 2, 3}});
+  CHECK(!poisson.poisson.gradient);
+}
+
+TEST_CASE("every option round-trips through to_yaml", "[config]") {
+  TemporaryFile velocity("velocity.h5", "not read by the loader");
+  TemporaryFile rhs("rhs.h5", "not read by the loader");
+  const std::vector<std::string> variants = {
+      "time: {dt: 0.001, steps: 20, integrator: rk2}\nprecision: single\nbackend: host",
+      "time: {cfl: 1.2, max_dt: 0.05, t_end: 0.1, steps: 7, integrator: rk3}\nbackend: cuda\n"
+      "fft: {exchange: nccl, cuda_aware_mpi: true}",
+      "time: {t_end: 1}\nphysics: {forcing: {type: linear, power: 0.3}}\nfft: {exchange: alltoallv}",
+      "time: {t_end: 1}\nphysics: {forcing: {type: linear, coefficient: 0.7}}\nfft: {exchange: isend_irecv}",
+      "time: {t_end: 1}\nphysics: {forcing: {type: band, k_min: 1, k_max: 3, power: 0.1}}",
+      "time: {t_end: 1}\ninitial: {type: abc, A: 0.5, B: -1, C: 2, k: 3}\ngrid: {n: [16, 12, 10], box: [1, "
+      "2pi, 3]}",
+      "time: {t_end: 1}\ninitial: {type: random, spectrum: {shape: k2_exp, k0: 2.5, energy: 0.25}, seed: 99}",
+      "time: {t_end: 1}\ninitial: {type: file, file: '" + velocity.path() + "'}",
+      "time: {t_end: 1}\noutput: {directory: 'out dir/run: 1', overwrite: true, fields: [], progress_every: "
+      "0,"
+      " series_every: 0, spectra_every: 0.1, checkpoint_every: 2, checkpoint_wall_minutes: 30}",
+      "time: {t_end: 1}\noutput: {fields: [pressure, velocity, vorticity], fields_every: 0.25}",
+      "problem: poisson\npoisson: {shift: 2.5, rhs: {type: file, file: '" + rhs.path() +
+          "', dataset: rhs}, gradient: true}",
+      "problem: poisson\ngrid: {n: 9}\npoisson: {rhs: {modes: [[1, 0, 0], [-4, 4, 0], [0, 0, 3]]}}",
+      "problem: poisson\npoisson: {shift: 1, rhs: {modes: [[0, 0, 0]]}}",
+  };
+  int index = 0;
+  for (const std::string& yaml : variants) {
+    INFO(yaml);
+    RunConfig config;
+    REQUIRE_NOTHROW(config = load_config_text(yaml));
+    check_round_trip(config, "variant" + std::to_string(index++));
+  }
+}
+
+TEST_CASE("box lengths accept numbers and multiples of pi", "[config]") {
+  auto box = [](const std::string& value) {
+    return load_config_text("time: {t_end: 1}\ngrid: {box: " + value + "}").grid.box;
+  };
+  CHECK(box("2pi") == std::array<double, 3>{two_pi, two_pi, two_pi});
+  CHECK(box("2*pi") == std::array<double, 3>{two_pi, two_pi, two_pi});
+  CHECK(box("2 * pi") == std::array<double, 3>{two_pi, two_pi, two_pi});
+  CHECK(box("pi")[0] == std::numbers::pi);
+  CHECK(box("0.5pi")[0] == 0.5 * std::numbers::pi);
+  CHECK(box("[1, 4pi, 2.5]") == std::array<double, 3>{1, 2 * two_pi, 2.5});
+  CHECK(box("6.283185307179586") == std::array<double, 3>{two_pi, two_pi, two_pi});
+}
+
+TEST_CASE("names of the choices are the YAML names", "[config]") {
+  CHECK(to_string(Precision::float32) == "single");
+  CHECK(to_string(Precision::float64) == "double");
+  CHECK(to_string(BackendChoice::automatic) == "auto");
+  CHECK(to_string(BackendChoice::host) == "host");
+  CHECK(to_string(BackendChoice::cuda) == "cuda");
+  CHECK(to_string(Problem::navier_stokes) == "navier_stokes");
+  CHECK(to_string(Problem::poisson) == "poisson");
+  CHECK(to_string(ForcingType::none) == "none");
+  CHECK(to_string(ForcingType::band) == "band");
+  CHECK(to_string(ForcingType::linear) == "linear");
+  CHECK(to_string(Integrator::rk2) == "rk2");
+  CHECK(to_string(Integrator::rk3) == "rk3");
+  CHECK(to_string(Integrator::rk4) == "rk4");
+  CHECK(to_string(InitialType::taylor_green) == "taylor_green");
+  CHECK(to_string(InitialType::abc) == "abc");
+  CHECK(to_string(InitialType::random) == "random");
+  CHECK(to_string(InitialType::file) == "file");
+  CHECK(to_string(SpectrumShape::k4_exp) == "k4_exp");
+  CHECK(to_string(SpectrumShape::k2_exp) == "k2_exp");
+  CHECK(to_string(OutputField::velocity) == "velocity");
+  CHECK(to_string(OutputField::vorticity) == "vorticity");
+  CHECK(to_string(OutputField::pressure) == "pressure");
+  CHECK(to_string(RhsType::manufactured) == "manufactured");
+  CHECK(to_string(RhsType::file) == "file");
+  CHECK(resolve(BackendChoice::host) == kolmo::Backend::host);
+  CHECK(resolve(BackendChoice::cuda) == kolmo::Backend::cuda);
+}
