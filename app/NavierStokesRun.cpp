@@ -113,8 +113,10 @@ class NavierStokesRun {
         solver::set_abc(flow_, initial.A, initial.B, initial.C, static_cast<int>(initial.k));
         break;
       case io::InitialType::random:
-        solver::set_random_isotropic(flow_, initial.spectrum.energy, initial.spectrum.k0,
-                                     static_cast<std::uint64_t>(initial.seed));
+        solver::set_random_isotropic(
+            flow_, initial.spectrum.energy, initial.spectrum.k0, static_cast<std::uint64_t>(initial.seed),
+            initial.spectrum.shape == io::SpectrumShape::k2_exp ? solver::SpectrumShape::k2_exp
+                                                                : solver::SpectrumShape::k4_exp);
         break;
       case io::InitialType::file:
         set_from_file(initial.file);

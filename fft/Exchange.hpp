@@ -28,9 +28,12 @@ enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl };
 std::string to_string(ExchangeMethod method);
 // "auto", "isend_irecv", "alltoallv", "nccl"; throws kolmo::Error naming the text otherwise.
 ExchangeMethod parse_exchange(const std::string& name);
-// automatic -> nccl on the CUDA backend when built with NCCL, isend_irecv otherwise.
-ExchangeMethod resolve(ExchangeMethod method, Backend backend);
+// automatic -> nccl on the CUDA backend when NCCL is usable on comm, isend_irecv otherwise.
+ExchangeMethod resolve(ExchangeMethod method, Backend backend, MPI_Comm comm);
 bool nccl_compiled();
+// NCCL is built in and every rank of comm has a GPU of its own (NCCL refuses two ranks on one GPU).
+// Collective over comm.
+bool nccl_usable(MPI_Comm comm);
 
 // Where each peer's chunk sits, in bytes.
 struct Chunks {

@@ -39,9 +39,29 @@ ExchangeMethod parse_exchange(const std::string& name) {
   throw Error("unknown exchange method '" + name + "' (expected auto, isend_irecv, alltoallv or nccl)");
 }
 
-ExchangeMethod resolve(ExchangeMethod method, Backend backend) {
+namespace {
+
+// Ranks of comm on the calling rank's node.
+int ranks_on_node(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  KOLMO_CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int size = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_size(node, &size));
+  KOLMO_CHECK_MPI(MPI_Comm_free(&node));
+  return size;
+}
+
+}  // namespace
+
+bool nccl_usable(MPI_Comm comm) {
+  int mine = nccl_compiled() && ranks_on_node(comm) <= cuda_device_count() ? 1 : 0, all = 0;
+  KOLMO_CHECK_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm));
+  return all == 1;
+}
+
+ExchangeMethod resolve(ExchangeMethod method, Backend backend, MPI_Comm comm) {
   if (method != ExchangeMethod::automatic) return method;
-  return backend == Backend::cuda && nccl_compiled() ? ExchangeMethod::nccl : ExchangeMethod::isend_irecv;
+  return backend == Backend::cuda && nccl_usable(comm) ? ExchangeMethod::nccl : ExchangeMethod::isend_irecv;
 }
 
 namespace {
@@ -176,12 +196,16 @@ std::unique_ptr<Exchange> make_nccl_exchange(MPI_Comm comm, const std::shared_pt
 std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                                         const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
                                         std::size_t max_bytes) {
-  method = resolve(method, device->backend());
+  method = resolve(method, device->backend(), comm);
   if (method == ExchangeMethod::nccl) {
     if (device->backend() != Backend::cuda)
       throw Error("exchange method nccl needs the cuda backend (backend is " + to_string(device->backend()) +
                   ")");
     if (!nccl_compiled()) throw Error("exchange method nccl requested, but kolmo was built without NCCL");
+    if (!nccl_usable(comm))
+      throw Error("exchange method nccl needs one GPU per rank, but " + std::to_string(ranks_on_node(comm)) +
+                  " ranks share " + std::to_string(cuda_device_count()) +
+                  " GPU(s) on a node: use fewer ranks or an MPI exchange");
     return make_nccl_exchange(comm, device);
   }
   return std::make_unique<MpiExchange>(method, comm, device, cuda_aware_mpi, max_bytes);

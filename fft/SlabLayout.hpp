@@ -80,7 +80,7 @@ class SlabLayout {
   struct Run {
     long start, count;  // global ky index of the first plane, number of planes
   };
-  static bool kept(long index, long n);  // is mode index (0..n-1) kept by the 2/3 rule
+  static bool kept(long index, long n);              // is mode index (0..n-1) kept by the 2/3 rule
   long kept_z() const { return (nz_ - 1) / 3 + 1; }  // kz with 3 kz < Nz
   const std::vector<Run>& kept_runs(int q) const { return kept_runs_[q]; }
   long kept_y_count(int q) const { return kept_y_count_[q]; }

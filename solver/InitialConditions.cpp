@@ -80,13 +80,15 @@ KOLMO_HD inline double hashed_uniform(std::uint64_t seed, const Mode& n, int str
 }
 
 template <class Real>
-void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed) {
+void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed,
+                          SpectrumShape shape) {
   using C = Complex<Real>;
   std::ostringstream text;
   text << "random initial field: energy = " << energy << " and k0 = " << k0 << " must be positive";
   KOLMO_REQUIRE(energy > 0 && k0 > 0, text.str());
   const auto w = flow.wavenumbers();
   auto u = flow.velocity().spectral();
+  const bool quartic = shape == SpectrumShape::k4_exp;
   parallel_for(
       flow.device(), w.size(), KOLMO_LAMBDA(long m) {
         Mode n = w.mode(m);
@@ -117,8 +119,10 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
           im[d] -= kd[d] * k_dot_im;
           norm += re[d] * re[d] + im[d] * im[d];
         }
-        const double magnitude = sqrt(k2);
-        const double amplitude = norm > 0 ? magnitude * exp(-k2 / (k0 * k0)) / sqrt(norm) : 0.0;
+        // E(k) ~ 4 pi k^2 |u^|^2 on a shell: |u^| ~ k exp(-k^2/k0^2) gives k^4 exp(-2 (k/k0)^2), and
+        // |u^| ~ exp(-k^2/(2 k0^2)) gives k^2 exp(-(k/k0)^2).
+        const double magnitude = quartic ? sqrt(k2) * exp(-k2 / (k0 * k0)) : exp(-k2 / (2 * k0 * k0));
+        const double amplitude = norm > 0 ? magnitude / sqrt(norm) : 0.0;
         for (int d = 0; d < 3; ++d)
           u[d][m] = C(Real(amplitude * re[d]), Real((conjugate ? -1 : 1) * amplitude * im[d]));
       });
@@ -137,7 +141,7 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
   template void set_taylor_green<Real>(NavierStokes<Real>&, double);             \
   template void set_taylor_green_2d<Real>(NavierStokes<Real>&, double);          \
   template void set_abc<Real>(NavierStokes<Real>&, double, double, double, int); \
-  template void set_random_isotropic<Real>(NavierStokes<Real>&, double, double, std::uint64_t);
+  template void set_random_isotropic<Real>(NavierStokes<Real>&, double, double, std::uint64_t, SpectrumShape);
 KOLMO_INSTANTIATE_INITIAL_CONDITIONS(float)
 KOLMO_INSTANTIATE_INITIAL_CONDITIONS(double)
 #undef KOLMO_INSTANTIATE_INITIAL_CONDITIONS

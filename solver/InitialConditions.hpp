@@ -31,7 +31,10 @@ void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude = 1);
 template <class Real>
 void set_abc(NavierStokes<Real>& flow, double a = 1, double b = 1, double c = 1, int wavenumber = 1);
 
+enum class SpectrumShape { k4_exp, k2_exp };  // E(k) ~ k^4 exp(-2 (k/k0)^2) or k^2 exp(-(k/k0)^2)
+
 template <class Real>
-void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed);
+void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed,
+                          SpectrumShape shape = SpectrumShape::k4_exp);
 
 }  // namespace kolmo::solver

@@ -76,7 +76,7 @@ std::vector<Case> gpu_cases(const std::string& name) {
   auto gpu = kolmo::testing::gpu_or_skip(name);
   if (!gpu) return cases;
   std::vector<ExchangeMethod> methods{ExchangeMethod::isend_irecv, ExchangeMethod::alltoallv};
-  if (nccl_compiled()) methods.push_back(ExchangeMethod::nccl);
+  if (nccl_usable(MPI_COMM_WORLD)) methods.push_back(ExchangeMethod::nccl);
   for (auto method : methods)
     for (bool in_place : {false, true}) cases.push_back({gpu, method, in_place});
   return cases;

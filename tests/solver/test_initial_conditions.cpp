@@ -66,6 +66,22 @@ TEST_CASE("the random field's spectrum peaks near k0", "[solver]") {
   CHECK(spectrum.energy[0] == 0.0);
 }
 
+TEST_CASE("the random field follows the chosen spectrum shape", "[solver]") {
+  // Averaged over shells, E(k) ~ k^4 exp(-2 (k/k0)^2) falls from k0 to 2 k0 by 16 e^-6 = 0.040 and
+  // E(k) ~ k^2 exp(-(k/k0)^2) by 4 e^-3 = 0.199; shell sums of random phases scatter by tens of percent.
+  FlowParameters parameters;
+  auto flow = testing::make_flow<double>({32, 32, 32}, parameters);
+  const double k0 = 4.0;
+  for (auto shape : {SpectrumShape::k4_exp, SpectrumShape::k2_exp}) {
+    set_random_isotropic(*flow, 1.0, k0, 11, shape);
+    const auto spectrum = compute_spectrum(*flow, false);
+    const double ratio = spectrum.energy[8] / spectrum.energy[4];
+    const double expected = shape == SpectrumShape::k4_exp ? 16 * std::exp(-6.0) : 4 * std::exp(-3.0);
+    CHECK(std::abs(ratio / expected - 1) < 0.35);
+    CHECK(std::abs(kinetic_energy(*flow) - 1.0) < 1e-12);
+  }
+}
+
 TEST_CASE("the 3D Taylor-Green field has its closed-form values and energy A^2/8", "[solver]") {
   FlowParameters parameters;
   auto flow = testing::make_flow<double>({12, 12, 12}, parameters);
