@@ -115,21 +115,27 @@ void NavierStokes<Real>::curl_to_scratch(const SpectralVector<Real>& field) {
 }
 
 // The fields of a step are dealiased (zero outside the 2/3 rule) before every backward transform, and every
-// forward transform's result is dealiased after it: the FFT's dealiased mode, which leaves those modes out of
-// the all-to-all and the x transforms, gives the same fields with about 4/9 of the data moved.
+// forward transform's result is dealiased after it. Across ranks the FFT's dealiased mode leaves those modes
+// out of the all-to-all and the x transforms (about 4/9 of the data moved) and gives the same fields; on one
+// rank there is no exchange to save and its compaction copies would cost more than they spare.
+template <class Real>
+fft::Modes NavierStokes<Real>::transform_modes() const {
+  return fft_.layout().ranks() > 1 ? fft::Modes::dealiased : fft::Modes::all;
+}
+
 template <class Real>
 void NavierStokes<Real>::transform_to_real(SpectralVector<Real>& field) {
-  for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), field.real(d), fft::Modes::dealiased);
+  for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), field.real(d), transform_modes());
 }
 
 template <class Real>
 void NavierStokes<Real>::transform_to_spectral(SpectralVector<Real>& field) {
-  for (int d = 0; d < 3; ++d) fft_.forward(field.real(d), field.spectral(d), fft::Modes::dealiased);
+  for (int d = 0; d < 3; ++d) fft_.forward(field.real(d), field.spectral(d), transform_modes());
 }
 
 template <class Real>
 double NavierStokes<Real>::transform_velocity_to_stage() {
-  for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), stage_.real(d), fft::Modes::dealiased);
+  for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), stage_.real(d), transform_modes());
   return velocity_rate_of_stage();
 }
 
