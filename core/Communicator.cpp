@@ -1,5 +1,7 @@
 #include "core/Communicator.hpp"
 
+#include <utility>
+
 #include "core/Error.hpp"
 
 namespace kolmo {
@@ -17,13 +19,26 @@ Communicator::~Communicator() {
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
-int node_rank(MPI_Comm comm) {
+namespace {
+
+// The rank and size of the calling process among comm's ranks on its node (MPI_COMM_TYPE_SHARED).
+std::pair<int, int> place_on_node(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   KOLMO_CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int rank = 0;
+  int rank = 0, size = 1;
   KOLMO_CHECK_MPI(MPI_Comm_rank(node, &rank));
+  KOLMO_CHECK_MPI(MPI_Comm_size(node, &size));
   KOLMO_CHECK_MPI(MPI_Comm_free(&node));
-  return rank;
+  return {rank, size};
+}
+
+}  // namespace
+
+int node_rank(MPI_Comm comm) {
+  return place_on_node(comm).first;
+}
+int node_size(MPI_Comm comm) {
+  return place_on_node(comm).second;
 }
 
 }  // namespace kolmo

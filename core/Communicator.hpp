@@ -23,7 +23,9 @@ class Communicator {
   int rank_ = 0, size_ = 1, node_rank_ = 0;
 };
 
-// Rank within the node (MPI_COMM_TYPE_SHARED) of the calling process in comm.
+// Rank within the node (MPI_COMM_TYPE_SHARED) of the calling process in comm, and how many of comm's ranks
+// share that node.
 int node_rank(MPI_Comm comm);
+int node_size(MPI_Comm comm);
 
 }  // namespace kolmo

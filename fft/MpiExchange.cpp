@@ -2,6 +2,7 @@
 // through pinned host memory for GPU buffers when the MPI is not CUDA-aware.
 #include <climits>
 
+#include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/Exchange.hpp"
 
@@ -39,22 +40,8 @@ ExchangeMethod parse_exchange(const std::string& name) {
   throw Error("unknown exchange method '" + name + "' (expected auto, isend_irecv, alltoallv or nccl)");
 }
 
-namespace {
-
-// Ranks of comm on the calling rank's node.
-int ranks_on_node(MPI_Comm comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  KOLMO_CHECK_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int size = 0;
-  KOLMO_CHECK_MPI(MPI_Comm_size(node, &size));
-  KOLMO_CHECK_MPI(MPI_Comm_free(&node));
-  return size;
-}
-
-}  // namespace
-
 bool nccl_usable(MPI_Comm comm) {
-  int mine = nccl_compiled() && ranks_on_node(comm) <= cuda_device_count() ? 1 : 0, all = 0;
+  int mine = nccl_compiled() && node_size(comm) <= cuda_device_count() ? 1 : 0, all = 0;
   KOLMO_CHECK_MPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm));
   return all == 1;
 }
@@ -203,7 +190,7 @@ std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                   ")");
     if (!nccl_compiled()) throw Error("exchange method nccl requested, but kolmo was built without NCCL");
     if (!nccl_usable(comm))
-      throw Error("exchange method nccl needs one GPU per rank, but " + std::to_string(ranks_on_node(comm)) +
+      throw Error("exchange method nccl needs one GPU per rank, but " + std::to_string(node_size(comm)) +
                   " ranks share " + std::to_string(cuda_device_count()) +
                   " GPU(s) on a node: use fewer ranks or an MPI exchange");
     return make_nccl_exchange(comm, device);

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,18 @@ inline int world_rank() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   return rank;
+}
+
+// A reproducible random value in [-0.5, 0.5) for global point (x, y, z): the same on every rank and for every
+// rank count, so each rank can fill its own slab of a field that serial references build whole.
+inline double random_value(long x, long y, long z) {
+  std::uint64_t h = static_cast<std::uint64_t>((x * 1000003 + y) * 1000033 + z) + 0x9E3779B97F4A7C15ULL;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return static_cast<double>(h >> 11) / 9007199254740992.0 - 0.5;
 }
 
 // A GPU device for [gpu] tests, or nullptr with a message saying the test was skipped.

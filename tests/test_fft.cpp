@@ -41,17 +41,6 @@ long signed_wavenumber(long index, long n) {
   return index <= n / 2 ? index : index - n;
 }
 
-// A reproducible random value for global point (x, y, z), the same on every rank and rank count.
-double random_value(long x, long y, long z) {
-  std::uint64_t h = static_cast<std::uint64_t>((x * 1000003 + y) * 1000033 + z) + 0x9E3779B97F4A7C15ULL;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return static_cast<double>(h >> 11) / 9007199254740992.0 - 0.5;
-}
-
 template <class Real>
 double tolerance() {
   return std::is_same_v<Real, double> ? 1e-13 : 1e-5;
@@ -144,7 +133,8 @@ void check_against_serial(const Case& c, std::array<long, 3> n) {
   std::vector<double> whole(n[0] * n[1] * n[2]);
   for (long x = 0; x < n[0]; ++x)
     for (long y = 0; y < n[1]; ++y)
-      for (long z = 0; z < n[2]; ++z) whole[(x * n[1] + y) * n[2] + z] = random_value(x, y, z);
+      for (long z = 0; z < n[2]; ++z)
+        whole[(x * n[1] + y) * n[2] + z] = kolmo::testing::random_value(x, y, z);
   const long nzc = n[2] / 2 + 1;
   std::vector<std::complex<double>> reference(n[0] * n[1] * nzc);
   fftw_plan plan = fftw_plan_dft_r2c_3d(int(n[0]), int(n[1]), int(n[2]), whole.data(),
@@ -197,7 +187,7 @@ void check_dealiased(const Case& c, std::array<long, 3> n) {
   for (long i = 0; i < l.x_count(); ++i)
     for (long y = 0; y < n[1]; ++y)
       for (long z = 0; z < n[2]; ++z)
-        f[(i * n[1] + y) * n[2] + z] = Real(random_value(l.x_offset() + i, y, z));
+        f[(i * n[1] + y) * n[2] + z] = Real(kolmo::testing::random_value(l.x_offset() + i, y, z));
   auto input = fft.make_real();
   input.assign_from_host(f);
   auto full = fft.make_spectral(), dealiased = fft.make_spectral();

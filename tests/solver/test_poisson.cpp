@@ -39,16 +39,6 @@ struct Manufactured {
   }
 };
 
-double hashed_value(long x, long y, long z) {
-  std::uint64_t h = static_cast<std::uint64_t>((x * 1000003 + y) * 1000033 + z) + 0x9E3779B97F4A7C15ULL;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
-  return static_cast<double>(h >> 11) / 9007199254740992.0 - 0.5;
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("Poisson solves trigonometric manufactured solutions and their gradients to round-off",
@@ -96,7 +86,8 @@ TEST_CASE("Poisson on a random right-hand side agrees with a serial FFTW solve o
   double mean = 0;
   for (long x = 0; x < n[0]; ++x)
     for (long y = 0; y < n[1]; ++y)
-      for (long z = 0; z < n[2]; ++z) mean += whole[(x * n[1] + y) * n[2] + z] = hashed_value(x, y, z);
+      for (long z = 0; z < n[2]; ++z)
+        mean += whole[(x * n[1] + y) * n[2] + z] = kolmo::testing::random_value(x, y, z);
   mean /= double(total);
   for (double& value : whole) value -= mean;
 
