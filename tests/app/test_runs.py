@@ -7,10 +7,12 @@
 - Bad configurations: every file in tests/config/bad/ makes `kolmo run` exit non-zero with one line on stderr
   naming the expected key, and writes nothing.
 - Existing output is not overwritten unless output.overwrite is true.
+- SIGTERM writes a checkpoint and exits with status 130; --restart continues from it.
 """
 import argparse
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import tempfile
@@ -106,6 +108,30 @@ with tempfile.TemporaryDirectory() as tmp:
     after = sorted(p.name for p in (root / "one_1/out").rglob("*"))
     check(r.returncode != 0 and "out" in r.stderr and before == after,
           f"existing output is refused and left alone ({r.stderr.strip()[:160]})")
+
+    # SIGTERM during a run: a checkpoint is written, the exit status is 130, and --restart continues from it.
+    signal_dir = root / "signal"
+    signal_dir.mkdir()
+    long_run = ["--set", "time.cfl=", "--set", "time.dt=0.0005", "--set", "time.steps=1000000",
+                "--set", "output.progress_every=20"]
+    process = subprocess.Popen([args.mpiexec, "-n", "2", args.kolmo, "run", str(root / "run.yaml"), *long_run],
+                               cwd=signal_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+    progress_lines = 0
+    for line in process.stdout:  # wait until the time loop runs, so the handlers are in place
+        progress_lines += line.strip().split(" ")[0].isdigit()
+        if progress_lines >= 3:
+            break
+    process.send_signal(signal.SIGTERM)
+    output, errors = process.communicate(timeout=300)
+    check(process.returncode == 130 and "stopped by a signal" in output,
+          f"SIGTERM stops the run with status 130 ({process.returncode}, {errors.strip()[:160]})")
+    _, stopped_step, _ = velocity(signal_dir / "out/checkpoints/checkpoint.h5")
+    r = kolmo(2, "run", str(root / "run.yaml"), *long_run[:-2], "--set", f"time.steps={stopped_step + 3}",
+              "--restart", cwd=signal_dir)
+    _, continued_step, _ = velocity(signal_dir / "out/checkpoints/checkpoint.h5")
+    check(r.returncode == 0 and stopped_step > 0 and continued_step == stopped_step + 3,
+          f"the signal's checkpoint (step {stopped_step}) restarts and continues to step {continued_step}")
 
     # Bad configurations: one line naming the key, non-zero exit, nothing written.
     bad = sorted((source / "tests/config/bad").glob("*.yaml"))
