@@ -4,14 +4,9 @@
 //   kolmo info                              version, backends, GPUs, ranks, precisions
 #include <mpi.h>
 
-#include <omp.h>
-
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "app/Runs.hpp"
@@ -97,12 +92,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // Several ranks on one node each starting one OpenMP thread per core would oversubscribe it many times
-  // over: unless the user chose, each rank takes its share of the node's cores.
-  if (std::getenv("OMP_NUM_THREADS") == nullptr) {
-    const int cores = static_cast<int>(std::thread::hardware_concurrency());
-    omp_set_num_threads(std::max(1, cores / std::max(1, node_size(MPI_COMM_WORLD))));
-  }
+  share_node_cores(MPI_COMM_WORLD);
   app::install_stop_handlers();
   int status = 0;
   try {

@@ -1,5 +1,10 @@
 #include "core/Communicator.hpp"
 
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
 #include <utility>
 
 #include "core/Error.hpp"
@@ -39,6 +44,13 @@ int node_rank(MPI_Comm comm) {
 }
 int node_size(MPI_Comm comm) {
   return place_on_node(comm).second;
+}
+
+void share_node_cores(MPI_Comm comm) {
+  const int ranks = node_size(comm);
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) return;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  omp_set_num_threads(std::max(1, cores / std::max(1, ranks)));
 }
 
 }  // namespace kolmo

@@ -28,4 +28,9 @@ class Communicator {
 int node_rank(MPI_Comm comm);
 int node_size(MPI_Comm comm);
 
+// Unless OMP_NUM_THREADS is set, gives each of comm's ranks on a node an equal share of the node's cores as
+// OpenMP threads. Ranks that each start one thread per core oversubscribe the node, and MPI's busy waiting
+// then slows everything down by orders of magnitude.
+void share_node_cores(MPI_Comm comm);
+
 }  // namespace kolmo

@@ -1,6 +1,9 @@
 #include "fft/SlabFFT.hpp"
 
+#include <type_traits>
+
 #include "core/Error.hpp"
+#include "fft/WireFormat.hpp"
 
 namespace kolmo::fft {
 
@@ -50,6 +53,36 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
   exchange_ = make_exchange(options_.exchange, comm_.get(), device_, options_.cuda_aware_mpi, max_bytes);
   scratch_ = Buffer<C>(device_, layout_.alloc_complex());
+  if (narrow_wire()) {
+    wire_send_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
+    wire_receive_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
+  }
+}
+
+template <class Real>
+bool SlabFFT<Real>::narrow_wire() const {
+  return std::is_same_v<Real, double> && options_.single_precision_wire && layout_.ranks() > 1;
+}
+
+template <class Real>
+void SlabFFT<Real>::exchange(const C* send, C* recv, const Chunks& chunks) {
+  if constexpr (std::is_same_v<Real, double>) {
+    if (narrow_wire()) {
+      // Chunks are contiguous from offset 0, so whole ranges convert; offsets and sizes halve on the wire.
+      Chunks wire = chunks;
+      for (auto* v : {&wire.send_offset, &wire.send_bytes, &wire.recv_offset, &wire.recv_bytes})
+        for (auto& bytes : *v) bytes /= 2;
+      narrow(*device_, send, wire_send_.data(), static_cast<long>(chunks.total_send() / sizeof(C)));
+      exchange_->run(wire_send_.data(), wire_receive_.data(), wire);
+      widen(*device_, wire_receive_.data(), recv, static_cast<long>(chunks.total_recv() / sizeof(C)));
+      // The own chunk never left the device: keep it exact.
+      const int self = layout_.rank();
+      device_->copy(reinterpret_cast<char*>(recv) + chunks.recv_offset[self],
+                    reinterpret_cast<const char*>(send) + chunks.send_offset[self], chunks.send_bytes[self]);
+      return;
+    }
+  }
+  exchange_->run(send, recv, chunks);
 }
 
 template <class Real>
@@ -57,7 +90,7 @@ SlabFFT<Real>::~SlabFFT() = default;
 
 template <class Real>
 std::size_t SlabFFT<Real>::workspace_bytes() const {
-  return scratch_.bytes() + transforms_->work_bytes();
+  return scratch_.bytes() + transforms_->work_bytes() + wire_send_.bytes() + wire_receive_.bytes();
 }
 
 template <class Real>
@@ -166,7 +199,7 @@ void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
       expand_kept_spectral(scratch, out);
     });
   } else {
-    timed(&PhaseTimes::communication, [&] { exchange_->run(out, scratch, forward_kept_chunks_); });
+    timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_kept_chunks_); });
     timed(&PhaseTimes::compute, [&] {
       transforms_->forward_x_kept(scratch, scratch);
       expand_kept_spectral(scratch, out);
@@ -184,7 +217,7 @@ void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
     timed(&PhaseTimes::compute, [&] { transforms_->backward_x_kept(scratch, packed); });
   } else {
     timed(&PhaseTimes::compute, [&] { transforms_->backward_x_kept(scratch, scratch); });
-    timed(&PhaseTimes::communication, [&] { exchange_->run(scratch, packed, backward_kept_chunks_); });
+    timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_kept_chunks_); });
   }
   timed(&PhaseTimes::compute, [&] {
     expand_kept_planes(packed, scratch);
@@ -204,7 +237,7 @@ void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
     timed(&PhaseTimes::compute, [&] { transforms_->forward_x(scratch, out); });
   } else {
     timed(&PhaseTimes::compute, [&] { pack(scratch, out); });
-    timed(&PhaseTimes::communication, [&] { exchange_->run(out, scratch, forward_chunks_); });
+    timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_chunks_); });
     timed(&PhaseTimes::compute, [&] { transforms_->forward_x(scratch, out); });
   }
   ++times_.transforms;
@@ -217,7 +250,7 @@ void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
   timed(&PhaseTimes::compute, [&] { transforms_->backward_x(in, scratch); });
   if (layout_.ranks() > 1) {
     C* packed = reinterpret_cast<C*>(out);
-    timed(&PhaseTimes::communication, [&] { exchange_->run(scratch, packed, backward_chunks_); });
+    timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_chunks_); });
     timed(&PhaseTimes::compute, [&] { unpack(packed, scratch); });
   }
   timed(&PhaseTimes::compute, [&] { transforms_->backward_planes(scratch, out); });

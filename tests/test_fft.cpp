@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "fft/SlabFFT.hpp"
@@ -240,6 +241,47 @@ void check_dealiased(const Case& c, std::array<long, 3> n) {
   CHECK(global_max(difference) <= global_max(size) * tolerance<Real>() * 10);
 }
 
+// Double precision sent as single on the wire: the spectrum differs from the full-precision transform by
+// single-precision rounding (and not at all on one rank, where nothing is sent). Returns the relative error.
+double check_single_precision_wire(const Case& c, std::array<long, 3> n) {
+  SlabFFT<double> exact(n, MPI_COMM_WORLD, c.device, {c.method});
+  FftOptions options{c.method};
+  options.single_precision_wire = true;
+  SlabFFT<double> narrow(n, MPI_COMM_WORLD, c.device, options);
+  const auto& l = exact.layout();
+  std::vector<double> f(2 * l.alloc_complex(), 0.0);
+  for (long i = 0; i < l.x_count(); ++i)
+    for (long y = 0; y < n[1]; ++y)
+      for (long z = 0; z < n[2]; ++z)
+        f[(i * n[1] + y) * n[2] + z] = kolmo::testing::random_value(l.x_offset() + i, y, z);
+  auto input = exact.make_real();
+  input.assign_from_host(f);
+  auto a = exact.make_spectral(), b = exact.make_spectral();
+  exact.forward(input.data(), a.data());
+  narrow.forward(input.data(), b.data());
+  auto A = a.host_copy(), B = b.host_copy();
+  double error = 0, scale = 0;
+  for (std::size_t m = 0; m < l.spectral_size(); ++m) {
+    error = std::max(error, std::hypot(A[m].re - B[m].re, A[m].im - B[m].im));
+    scale = std::max(scale, std::hypot(A[m].re, A[m].im));
+  }
+  const double relative = global_max(error) / global_max(scale);
+  if (l.ranks() == 1)
+    CHECK(relative == 0.0);
+  else
+    CHECK((relative > 0.0 && relative < 1e-6));
+  // Backward through the narrow wire returns the field to single-precision accuracy.
+  auto back = exact.make_real();
+  narrow.backward(b.data(), back.data());
+  auto g = back.host_copy();
+  double round_trip = 0;
+  const double points = double(n[0]) * n[1] * n[2];
+  for (std::size_t m = 0; m < l.real_size(); ++m)
+    round_trip = std::max(round_trip, std::abs(g[m] / points - f[m]));
+  CHECK(global_max(round_trip) < 1e-6);
+  return relative;
+}
+
 const std::vector<std::array<long, 3>> kPaperGrids{{16, 16, 16}, {18, 20, 24}, {15, 17, 14}};
 const std::vector<std::array<long, 3>> kRandomGrids{{24, 20, 18}, {30, 12, 16}, {9, 7, 5}};
 
@@ -274,6 +316,17 @@ TEMPLATE_TEST_CASE("dealiased transforms equal full transforms with the 2/3 rule
     }
 }
 
+TEST_CASE("double precision through a single-precision wire loses only single-precision rounding", "[fft]") {
+  for (const auto& c : host_cases())
+    if (!c.in_place)
+      for (auto n : kRandomGrids) {
+        const double error = check_single_precision_wire(c, n);
+        if (kolmo::testing::world_rank() == 0 && c.method == ExchangeMethod::isend_irecv)
+          std::printf("single-precision wire, %ld x %ld x %ld on %d rank(s): relative spectrum error %.2e\n",
+                      n[0], n[1], n[2], kolmo::testing::world_size(), error);
+      }
+}
+
 TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][gpu]", float, double) {
   for (const auto& c : gpu_cases("slab FFT on the GPU")) {
     for (auto n : kPaperGrids) {
@@ -286,6 +339,7 @@ TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][g
                    << c.in_place);
       check_against_serial<TestType>(c, n);
       check_dealiased<TestType>(c, n);
+      if (std::is_same_v<TestType, double> && !c.in_place) check_single_precision_wire(c, n);
     }
   }
 }

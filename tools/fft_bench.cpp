@@ -26,7 +26,7 @@ namespace {
 struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto";
-  bool cuda_aware = false, in_place = false, peer = true;
+  bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
   int warmup = 3, reps = 10;
 };
 
@@ -41,6 +41,8 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   FftOptions options;
   options.exchange = parse_exchange(s.exchange);
   options.cuda_aware_mpi = s.cuda_aware;
+  options.single_precision_wire = s.single_wire;
+  const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
   auto data = fft.make_real();
@@ -56,8 +58,8 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   auto pair_time = [&] {
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
-    fft.forward(data.data(), out);
-    fft.backward(out, data.data());
+    fft.forward(data.data(), out, modes);
+    fft.backward(out, data.data(), modes);
     device->synchronize();
     double local = MPI_Wtime() - start, slowest = 0;
     MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -70,12 +72,14 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   }
   // The split comes from a second, profiled set of pairs (phases synchronised), so the totals above are
   // not slowed by the measurement.
-  SlabFFT<Real> profiled(n, MPI_COMM_WORLD, device, {options.exchange, options.cuda_aware_mpi, true});
+  FftOptions profiling = options;
+  profiling.profile = true;
+  SlabFFT<Real> profiled(n, MPI_COMM_WORLD, device, profiling);
   std::vector<double> compute, communication;
   for (int r = 0; r < s.warmup + s.reps; ++r) {
     profiled.reset_times();
-    profiled.forward(data.data(), out);
-    profiled.backward(out, data.data());
+    profiled.forward(data.data(), out, modes);
+    profiled.backward(out, data.data(), modes);
     double c = profiled.times().compute, m = profiled.times().communication, cmax = 0, mmax = 0;
     MPI_Allreduce(&c, &cmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&m, &mmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -114,10 +118,11 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   }
   const double total = median(pairs);
   if (rank == 0) {
-    std::printf("kolmo slab FFT %ld x %ld x %ld, %s, %d rank(s), backend %s (%s), exchange %s, %s\n", n[0],
-                n[1], n[2], s.precision.c_str(), ranks, to_string(device->backend()).c_str(),
-                device->name().c_str(), to_string(fft.exchange_method()).c_str(),
-                s.in_place ? "in place" : "out of place");
+    std::printf("kolmo slab FFT %ld x %ld x %ld, %s%s, %d rank(s), backend %s (%s), exchange %s, %s%s\n",
+                n[0], n[1], n[2], s.precision.c_str(), s.single_wire ? " (single on the wire)" : "", ranks,
+                to_string(device->backend()).c_str(), device->name().c_str(),
+                to_string(fft.exchange_method()).c_str(), s.in_place ? "in place" : "out of place",
+                s.dealiased ? ", dealiased" : "");
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
                 fft.workspace_bytes() / 1048576.0, 2.0 * l.alloc_complex() * sizeof(Real) / 1048576.0);
     std::printf(
@@ -153,8 +158,9 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
       const double xt =
           median(tools::time_cufftxt_3d(n, std::is_same_v<Real, double>, ranks, s.warmup, s.reps));
       std::printf("  cuFFTXt pair on %d GPUs: %.3f ms\n", ranks, xt);
-      std::printf("  RESULT n=%ldx%ldx%ld %s gpus=%d kolmo %.3f ms cuFFTXt %.3f ms ratio %.3f\n", n[0], n[1],
-                  n[2], s.precision.c_str(), ranks, total, xt, total / xt);
+      std::printf("  RESULT n=%ldx%ldx%ld %s%s%s gpus=%d kolmo %.3f ms cuFFTXt %.3f ms ratio %.3f\n", n[0],
+                  n[1], n[2], s.precision.c_str(), s.single_wire ? "+single-wire" : "",
+                  s.dealiased ? "+dealiased" : "", ranks, total, xt, total / xt);
     }
     MPI_Barrier(MPI_COMM_WORLD);
   }
@@ -182,6 +188,8 @@ int main(int argc, char** argv) {
   app.add_option("--exchange", s.exchange, "auto, isend_irecv, alltoallv or nccl");
   app.add_flag("--cuda-aware", s.cuda_aware, "the MPI library accepts GPU pointers");
   app.add_flag("--in-place", s.in_place, "transform in place");
+  app.add_flag("--single-wire", s.single_wire, "double precision sent as single through the all-to-all");
+  app.add_flag("--dealiased", s.dealiased, "dealiased transforms (2/3-rule modes only; the peer stays full)");
   app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);
@@ -195,6 +203,7 @@ int main(int argc, char** argv) {
       return status;
     }
     std::array<long, 3> n{s.n[0], s.n.size() == 3 ? s.n[1] : s.n[0], s.n.size() == 3 ? s.n[2] : s.n[0]};
+    share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
     status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)

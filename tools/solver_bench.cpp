@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
     return status;
   }
   try {
+    share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
     if (s.precision == "double")
