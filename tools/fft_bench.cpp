@@ -135,10 +135,12 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
       // Bytes this rank sends to others in one pair (forward and backward), over the communication time.
       double sent = 0;
       for (int q = 0; q < ranks; ++q)
-        if (q != rank) sent += 2.0 * l.packed_count(q) * sizeof(Complex<Real>);
+        if (q != rank)
+          sent += 2.0 * (s.dealiased ? l.compact_packed_count(q) : l.packed_count(q)) *
+                  sizeof(Complex<Real>) / (s.single_wire && std::is_same_v<Real, double> ? 2 : 1);
       std::printf(
           "  exchange bandwidth in the transforms: %.1f GB/s sent per rank; the plain all-to-all alone "
-          "(same bytes): %.1f GB/s\n",
+          "(full transform's bytes): %.1f GB/s\n",
           sent / (median(communication) * 1e-3) / 1e9, plain_gbs);
     }
   }
