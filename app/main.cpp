@@ -5,8 +5,10 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/Runs.hpp"
@@ -15,10 +17,46 @@
 #include "core/Error.hpp"
 #include "fft/Exchange.hpp"
 #include "io/Config.hpp"
+#include "io/OutputDirectory.hpp"
 
 namespace {
 
 using namespace kolmo;
+
+// A run that would find an earlier run's output is refused with the configuration errors, before anything is
+// written and with one message (io::prepare_output_directory checks again, collectively, when the run
+// starts).
+void refuse_earlier_output(const io::RunConfig& config, const app::RunOptions& options) {
+  const bool restart = options.restart || !options.checkpoint.empty();
+  if (restart || config.output.overwrite) return;
+  int rank = 0, found = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::string first;
+  if (rank == 0) {
+    const auto files = io::kolmo_output_files(config.output.directory);
+    found = static_cast<int>(files.size());
+    if (found > 0) first = files.front().string();
+  }
+  KOLMO_CHECK_MPI(MPI_Bcast(&found, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  if (found > 0)
+    throw Error("output.directory: " + config.output.directory + " already holds kolmo output (" + first +
+                (found > 1 ? " and " + std::to_string(found - 1) + " more" : std::string()) +
+                "): choose another directory, set output.overwrite: true, or continue it with --restart");
+}
+
+// Whether every rank of comm reached this call within a few seconds (all failed together). comm is used for
+// nothing else, so the non-blocking barrier cannot meet another collective.
+bool all_ranks_failed(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Ibarrier(comm, &request) != MPI_SUCCESS) return false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int done = 0;
+  while (!done && std::chrono::steady_clock::now() < deadline) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done != 0;
+}
 
 void print_info(int ranks) {
   std::printf("kolmo %s\n", KOLMO_VERSION);
@@ -79,6 +117,7 @@ int main(int argc, char** argv) {
     config = io::load_config(config_path, overrides);
     io::check_ranks(config, ranks);
     options.config_text = io::to_yaml(config);
+    if (run->parsed()) refuse_earlier_output(config, options);
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
     MPI_Finalize();
@@ -93,6 +132,8 @@ int main(int argc, char** argv) {
   }
 
   share_node_cores(MPI_COMM_WORLD);
+  MPI_Comm error_comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &error_comm);
   app::install_stop_handlers();
   int status = 0;
   try {
@@ -104,16 +145,19 @@ int main(int argc, char** argv) {
       status = single ? app::run_navier_stokes<float>(config, options, MPI_COMM_WORLD)
                       : app::run_navier_stokes<double>(config, options, MPI_COMM_WORLD);
   } catch (const std::exception& e) {
-    // An error may reach one rank only while the others wait in a collective: each rank that fails says so,
-    // and with several ranks the job is ended as a whole.
-    if (ranks == 1) {
-      std::fprintf(stderr, "kolmo: %s\n", e.what());
+    // Most of kolmo's errors reach every rank together (collective checks); then rank 0 says it once and all
+    // exit cleanly. An error on some ranks only would leave the others waiting in a collective: the failing
+    // ranks say so and end the whole job.
+    if (all_ranks_failed(error_comm)) {
+      if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
+      MPI_Comm_free(&error_comm);
       MPI_Finalize();
       return 1;
     }
     std::fprintf(stderr, "kolmo: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  MPI_Comm_free(&error_comm);
   MPI_Finalize();
   return status;
 }
