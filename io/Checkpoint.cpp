@@ -4,6 +4,7 @@
 #include "io/BlockTransfer.hpp"
 #include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
+#include "io/ParallelFile.hpp"
 
 namespace kolmo::io {
 
@@ -70,12 +71,6 @@ std::string grid_text(const std::array<long, 3>& grid) {
   return std::to_string(grid[0]) + " x " + std::to_string(grid[1]) + " x " + std::to_string(grid[2]);
 }
 
-void rename_or_throw(const std::filesystem::path& from, const std::filesystem::path& to) {
-  std::error_code error;
-  std::filesystem::rename(from, to, error);
-  KOLMO_REQUIRE(!error, "cannot rename " + from.string() + " to " + to.string() + ": " + error.message());
-}
-
 }  // namespace
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& directory) {
@@ -117,9 +112,7 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
   });
   on_root(comm, [&] { std::filesystem::create_directories(directory); });
 
-  std::string dataset_name;
-  try {
-    File file = create_parallel(temporary, comm);
+  write_parallel_file(temporary, comm, [&](File& file, std::string& dataset_name) {
     write_attribute(file.get(), "time", info.time);
     write_attribute(file.get(), "step", std::int64_t{info.step});
     write_attribute(file.get(), "dt", info.dt);
@@ -132,8 +125,7 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
 
     const std::vector<hsize_t> shape = spectral_shape(layout.global());
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
-    PropertyList creation(KOLMO_CHECK_HDF5(H5Pcreate(H5P_DATASET_CREATE)));
-    KOLMO_CHECK_HDF5(H5Pset_fill_time(creation.get(), H5D_FILL_TIME_NEVER));
+    PropertyList creation = unfilled_datasets();
     Type type = complex_type<Real>();
     for (int c = 0; c < 3; ++c) {
       dataset_name = kVelocityComponents[c];
@@ -141,14 +133,7 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
                                                   H5P_DEFAULT, creation.get(), H5P_DEFAULT)));
       write_block(dataset.get(), type.get(), spectral_block(layout), velocity[c].data(), comm);
     }
-    dataset_name.clear();
-    file.close();
-  } catch (const Error& error) {
-    throw Error(temporary.string() + (dataset_name.empty() ? "" : " dataset '" + dataset_name + "'") + ": " +
-                error.what());
-  }
-  // The renames wait until every rank has closed the new file.
-  KOLMO_CHECK_MPI(MPI_Barrier(comm));
+  });
   on_root(comm, [&] {
     if (std::filesystem::exists(path)) rename_or_throw(path, previous_checkpoint_path(directory));
     rename_or_throw(temporary, path);

@@ -8,6 +8,7 @@
 #include "io/BlockTransfer.hpp"
 #include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
+#include "io/ParallelFile.hpp"
 #include "io/Xdmf.hpp"
 
 namespace kolmo::io {
@@ -67,9 +68,7 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
   });
 
   const auto grid = layout.global();
-  std::string dataset_name;
-  try {
-    File file = create_parallel(temporary, comm);
+  write_parallel_file(temporary, comm, [&](File& file, std::string& dataset_name) {
     write_attribute(file.get(), "time", info.time);
     write_attribute(file.get(), "step", std::int64_t{info.step});
     write_attribute(file.get(), "grid", grid);
@@ -80,9 +79,7 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
 
     const std::vector<hsize_t> shape(grid.begin(), grid.end());
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
-    PropertyList creation(KOLMO_CHECK_HDF5(H5Pcreate(H5P_DATASET_CREATE)));
-    // Every value is written right away, so filling the new dataset first would only double the I/O.
-    KOLMO_CHECK_HDF5(H5Pset_fill_time(creation.get(), H5D_FILL_TIME_NEVER));
+    PropertyList creation = unfilled_datasets();
     const Block block{{hsize_t(layout.x_offset()), 0, 0},
                       {hsize_t(layout.x_count()), hsize_t(layout.ny()), hsize_t(layout.nz())}};
     for (const auto& field : fields) {
@@ -91,20 +88,10 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
                                                   space.get(), H5P_DEFAULT, creation.get(), H5P_DEFAULT)));
       write_block(dataset.get(), native_type<Real>(), block, field.slab.data(), comm);
     }
-    dataset_name.clear();
-    file.close();
-  } catch (const Error& error) {
-    throw Error(temporary.string() + (dataset_name.empty() ? "" : " dataset '" + dataset_name + "'") + ": " +
-                error.what());
-  }
-  // Every rank has closed the file before it gets its final name.
-  KOLMO_CHECK_MPI(MPI_Barrier(comm));
+  });
 
   on_root(comm, [&] {
-    std::error_code error;
-    std::filesystem::rename(temporary, path, error);
-    KOLMO_REQUIRE(!error,
-                  "cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
+    rename_or_throw(temporary, path);
     XdmfFields xdmf{path.filename().string(), grid, info.box, info.time, {}, int(sizeof(Real))};
     for (const auto& field : fields) xdmf.datasets.push_back(field.name);
     write_field_xdmf(xdmf_path, xdmf);

@@ -11,6 +11,7 @@ add_library(kolmo_io STATIC
   ${PROJECT_SOURCE_DIR}/io/Xdmf.cpp
   ${PROJECT_SOURCE_DIR}/io/FieldFile.cpp
   ${PROJECT_SOURCE_DIR}/io/FieldReader.cpp
+  ${PROJECT_SOURCE_DIR}/io/ParallelFile.cpp
   ${PROJECT_SOURCE_DIR}/io/Checkpoint.cpp
   ${PROJECT_SOURCE_DIR}/io/RowTable.cpp
   ${PROJECT_SOURCE_DIR}/io/SeriesFile.cpp
