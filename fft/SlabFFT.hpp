@@ -87,6 +87,9 @@ class SlabFFT {
   Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
   Buffer<Real> make_real() const { return Buffer<Real>(device_, 2 * layout_.alloc_complex()); }
 
+  // Where each peer's chunk sits in the forward transform's (full) all-to-all, in bytes.
+  const Chunks& forward_chunks() const { return forward_chunks_; }
+
   const PhaseTimes& times() const { return times_; }
   void reset_times() { times_ = PhaseTimes{}; }
 

@@ -94,15 +94,8 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   if (ranks > 1) {
     auto exchange = make_exchange(fft.exchange_method(), MPI_COMM_WORLD, device, s.cuda_aware,
                                   l.alloc_complex() * sizeof(Complex<Real>));
-    Chunks chunks;
-    double sent = 0;
-    for (int q = 0; q < ranks; ++q) {
-      chunks.send_offset.push_back(l.packed_offset(q) * sizeof(Complex<Real>));
-      chunks.send_bytes.push_back(l.packed_count(q) * sizeof(Complex<Real>));
-      chunks.recv_offset.push_back(l.spectral_chunk_offset(q) * sizeof(Complex<Real>));
-      chunks.recv_bytes.push_back(l.spectral_chunk_count(q) * sizeof(Complex<Real>));
-      if (q != rank) sent += double(chunks.send_bytes.back());
-    }
+    const Chunks& chunks = fft.forward_chunks();
+    const double sent = double(chunks.total_send() - chunks.send_bytes[rank]);
     std::vector<double> seconds;
     for (int r = 0; r < s.warmup + s.reps; ++r) {
       device->synchronize();
