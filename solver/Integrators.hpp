@@ -15,15 +15,19 @@
 //                    k4 = R(E(h) u_n + h E(h/2) k3),
 //                    u_n+1 = E(h) u_n + h/6 (E(h) k1 + 2 E(h/2) (k2 + k3) + k4).
 //   A field with R = 0 decays exactly as E(t); the orders are 2, 3, 4.
-// - Storage: the state u, one stage field and (rk3, rk4) one accumulator, all spectral. The right-hand side
-//   callback rhs(first) must leave R(input) in stage, where input is u when first is true (u must stay
-//   intact) and stage itself otherwise (it may be overwritten on the way).
+// - Storage: the state u, the stage fields (StageFields.hpp: stage and curl slabs) and (rk3, rk4) one
+//   accumulator, all spectral. On entry stage and curl hold u_n and its curl (StageFields::set_input); the
+//   callback rhs(first) must leave in stage the raw transform of the nonlinear term of the current input
+//   (first: u_n). One kernel per stage then projects it, updates u and the accumulator and writes the next
+//   input with its curl; on return stage and curl hold u_n+1 and its curl, the next step's first input.
+// - Modes outside the 2/3 rule of u and of the accumulator are never read or written: they stay zero.
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "solver/SpectralVector.hpp"
+#include "solver/StageFields.hpp"
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
@@ -40,16 +44,14 @@ using RightHandSide = std::function<void(bool first_stage)>;
 
 template <class Real>
 void integrating_factor_step(Integrator integrator, double dt, double viscosity,
-                             const Wavenumbers<Real>& wavenumbers, Device& device, SpectralVector<Real>& u,
-                             SpectralVector<Real>& stage, SpectralVector<Real>* accumulator,
-                             const RightHandSide& rhs);
+                             const StageFields<Real>& fields, Device& device, SpectralVector<Real>& u,
+                             SpectralVector<Real>* accumulator, const RightHandSide& rhs);
 
-extern template void integrating_factor_step<float>(Integrator, double, double, const Wavenumbers<float>&,
-                                                    Device&, SpectralVector<float>&, SpectralVector<float>&,
-                                                    SpectralVector<float>*, const RightHandSide&);
-extern template void integrating_factor_step<double>(Integrator, double, double, const Wavenumbers<double>&,
+extern template void integrating_factor_step<float>(Integrator, double, double, const StageFields<float>&,
+                                                    Device&, SpectralVector<float>&, SpectralVector<float>*,
+                                                    const RightHandSide&);
+extern template void integrating_factor_step<double>(Integrator, double, double, const StageFields<double>&,
                                                      Device&, SpectralVector<double>&,
-                                                     SpectralVector<double>&, SpectralVector<double>*,
-                                                     const RightHandSide&);
+                                                     SpectralVector<double>*, const RightHandSide&);
 
 }  // namespace kolmo::solver

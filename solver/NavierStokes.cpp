@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "core/Error.hpp"
 #include "core/ParallelFor.hpp"
@@ -47,60 +48,87 @@ void NavierStokes<Real>::set_clock(double time, long step_count, double last_dt)
 }
 
 template <class Real>
+StageFields<Real> NavierStokes<Real>::stage_fields() {
+  StageFields<Real> f;
+  f.w = wavenumbers_;
+  f.stage = stage_.spectral();
+  f.curl = scratch_.spectral();
+  f.scale = Real(1 / wavenumbers_.points());
+  f.transforms_read_all = transform_modes() == fft::Modes::all;
+  return f;
+}
+
+// The first stage's input, the velocity and its curl in the stage and scratch fields, unless the last step
+// (or cfl_dt after it) left it there.
+template <class Real>
+void NavierStokes<Real>::prepare_first_input() {
+  if (prepared_ != Prepared::nothing) return;
+  const StageFields<Real> f = stage_fields();
+  const Components<const C> u = std::as_const(velocity_).spectral();
+  parallel_for(
+      device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_input_from(u, m); });
+  prepared_ = Prepared::spectral_input;
+}
+
+template <class Real>
 void NavierStokes<Real>::step(double dt) {
   KOLMO_REQUIRE(dt > 0 && std::isfinite(dt), "time step dt = " + std::to_string(dt) + " must be positive");
+  prepare_first_input();
   SpectralVector<Real>* accumulator = needs_accumulator(parameters_.integrator) ? &accumulator_ : nullptr;
-  integrating_factor_step(parameters_.integrator, dt, parameters_.viscosity, wavenumbers_, device(),
-                          velocity_, stage_, accumulator, [this](bool first) { evaluate_rhs(first, true); });
+  integrating_factor_step(parameters_.integrator, dt, parameters_.viscosity, stage_fields(), device(),
+                          velocity_, accumulator, [this](bool first) { evaluate_rhs(first, true); });
   time_ += dt;
   last_dt_ = dt;
   ++step_count_;
-  real_velocity_in_stage_ = false;
+  prepared_ = Prepared::spectral_input;
 }
 
 template <class Real>
 double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
   KOLMO_REQUIRE(cfl > 0, "cfl = " + std::to_string(cfl) + " must be positive");
   KOLMO_REQUIRE(max_dt > 0, "max_dt = " + std::to_string(max_dt) + " must be positive");
-  const double rate = transform_velocity_to_stage();
-  real_velocity_in_stage_ = true;
+  prepare_first_input();
+  if (prepared_ == Prepared::spectral_input) {
+    transform_to_real(stage_);
+    prepared_ = Prepared::real_velocity;
+  }
+  const double rate = velocity_rate_of_stage();
   return rate > 0 ? std::fmin(max_dt, cfl / rate) : max_dt;
 }
 
-// The right-hand side R of the stage field (or of the velocity for the first stage) into the stage field.
+// The raw nonlinear term of the stage input (StageFields.hpp) into the stage field: the input and its curl
+// are in the stage and scratch fields (the velocity's for the first stage, possibly already in real space).
 template <class Real>
-void NavierStokes<Real>::evaluate_rhs(bool from_velocity, bool with_forcing) {
-  const SpectralVector<Real>& input = from_velocity ? velocity_ : stage_;
+void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing) {
   const ForcingKind forcing = with_forcing ? forcing_.kind() : ForcingKind::none;
   // The forcing amplitude belongs to the input field, which the transforms below overwrite.
+  const SpectralVector<Real>& input = first_stage ? velocity_ : stage_;
   double amplitude = 0;
   if (forcing == ForcingKind::band) amplitude = forcing_.amplitude(forcing_.capture_band(input));
   if (forcing == ForcingKind::linear) amplitude = forcing_.amplitude(forcing_.forced_energy(input));
 
-  curl_to_scratch(input);
   transform_to_real(scratch_);
-  if (!from_velocity) {
-    transform_to_real(stage_);
-  } else if (!real_velocity_in_stage_) {
-    transform_velocity_to_stage();
-  }
-  real_velocity_in_stage_ = false;
+  if (!(first_stage && prepared_ == Prepared::real_velocity)) transform_to_real(stage_);
+  prepared_ = Prepared::nothing;
   // Linear forcing f = a u is pointwise in real space, so it joins the cross product there.
   cross_product_in_stage(forcing == ForcingKind::linear ? Real(amplitude) : Real(0));
   transform_to_spectral(stage_);
-  project_stage();
-  if (forcing == ForcingKind::band) forcing_.add_captured(stage_, Real(amplitude));
+  // Band forcing joins the unnormalised transform; the projection leaves it (divergence-free) unchanged.
+  if (forcing == ForcingKind::band) forcing_.add_captured(stage_, Real(amplitude * wavenumbers_.points()));
 }
 
 template <class Real>
 const SpectralVector<Real>& NavierStokes<Real>::nonlinear_term() {
+  prepare_first_input();
   evaluate_rhs(true, false);
+  project_stage();
   return stage_;
 }
 
 // omega^ = i k x u^.
 template <class Real>
 void NavierStokes<Real>::curl_to_scratch(const SpectralVector<Real>& field) {
+  prepared_ = Prepared::nothing;
   const auto w = wavenumbers_;
   const auto u = field.spectral();
   const auto omega = scratch_.spectral();
@@ -135,6 +163,7 @@ void NavierStokes<Real>::transform_to_spectral(SpectralVector<Real>& field) {
 
 template <class Real>
 double NavierStokes<Real>::transform_velocity_to_stage() {
+  prepared_ = Prepared::nothing;
   for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), stage_.real(d), transform_modes());
   return velocity_rate_of_stage();
 }
@@ -195,7 +224,7 @@ void NavierStokes<Real>::project_stage() {
 
 template <class Real>
 void NavierStokes<Real>::enforce_constraints() {
-  real_velocity_in_stage_ = false;
+  prepared_ = Prepared::nothing;
   const auto w = wavenumbers_;
   const auto u = velocity_.spectral();
   parallel_for(
@@ -245,6 +274,7 @@ void NavierStokes<Real>::set_velocity(const std::vector<Real>& u, const std::vec
 
 template <class Real>
 void NavierStokes<Real>::velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w) {
+  prepared_ = Prepared::nothing;
   std::vector<Real>* slabs[3] = {&u, &v, &w};
   for (int d = 0; d < 3; ++d) {
     fft_.backward(velocity_.spectral(d), scratch_.real(d));
@@ -269,7 +299,6 @@ void NavierStokes<Real>::pressure_to_host(std::vector<Real>& pressure) {
   curl_to_scratch(velocity_);
   transform_to_real(scratch_);
   transform_velocity_to_stage();
-  real_velocity_in_stage_ = false;
   // scratch <- u x omega; stage x-slab <- |u|^2/2, whose grid mean is the energy.
   const auto u = stage_.real();
   const auto omega = scratch_.real();

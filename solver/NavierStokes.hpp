@@ -10,7 +10,9 @@
 //   transforms), dealiased by the 2/3 rule and projected by P = I - k k^T / |k|^2; its k = 0 mode is zero.
 //   The forcing (Forcing.hpp) is part of R and its amplitude is recomputed at every Runge-Kutta stage.
 // - Time stepping (Integrators.hpp): the viscous term exactly through exp(-nu k^2 t), rk2, rk3 or rk4 for R.
-//   step(dt) advances time by dt and the step counter by one.
+//   step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral memory
+//   (projection, update, next input and its curl; StageFields.hpp) besides its transforms and cross product,
+//   and the last one leaves the next step's first input ready.
 // - cfl_dt(cfl, max_dt) = min(max_dt, cfl / max over points of (|u|/dx + |v|/dy + |w|/dz)) for the current
 //   velocity. Its real-space velocity is kept for the next step's first stage, so calling it every step costs
 //   no extra transform.
@@ -19,13 +21,14 @@
 //   forcing's short list of band modes; nothing is allocated per step. For N^3 points over P ranks that is
 //   12 (rk3, rk4) or 9 (rk2) real-field equivalents (N^3/P reals each, times (Nz+2)/Nz) plus the FFT's
 //   scratch slab and library work area. bytes_held() reports the total on this rank's device.
-// - Scratch and stage fields are free between steps: output functions (velocity, vorticity and pressure to
-//   host) and nonlinear_term() use them; they never touch the velocity.
+// - Scratch and stage fields may be used between steps: output functions (velocity, vorticity and pressure
+//   to host) and nonlinear_term() use them (the next step then prepares its input again, one extra pass);
+//   they never touch the velocity.
 // - Access: velocity() (non-const) lets callers write the spectral coefficients (restarts); call
-//   enforce_constraints() after writing. Each non-const velocity() call drops cfl_dt's cached real
-//   velocity, so do not write through a reference obtained before the last cfl_dt. Host slabs are the
-//   rank's real x-slab, [x][y][z] with z fastest, layout().real_size() values per component, in physical
-//   units (the 1/(Nx Ny Nz) of the FFT is folded in).
+//   enforce_constraints() after writing. Each non-const velocity() call drops the prepared first input
+//   (and cfl_dt's cached real velocity), so do not write through a reference obtained before the last step
+//   or cfl_dt. Host slabs are the rank's real x-slab, [x][y][z] with z fastest, layout().real_size() values
+//   per component, in physical units (the 1/(Nx Ny Nz) of the FFT is folded in).
 // - All ranks of the FFT's communicator construct the object and call every member together.
 #pragma once
 
@@ -36,6 +39,7 @@
 #include "solver/Forcing.hpp"
 #include "solver/Integrators.hpp"
 #include "solver/SpectralVector.hpp"
+#include "solver/StageFields.hpp"
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
@@ -67,7 +71,7 @@ class NavierStokes {
   // State: spectral velocity (device buffers). Write through velocity(), then call enforce_constraints().
   const SpectralVector<Real>& velocity() const { return velocity_; }
   SpectralVector<Real>& velocity() {
-    real_velocity_in_stage_ = false;
+    prepared_ = Prepared::nothing;
     return velocity_;
   }
   // Projects onto divergence-free fields and zeroes the modes outside the 2/3 rule.
@@ -93,7 +97,7 @@ class NavierStokes {
   // Scratch vector field: three slabs for callers that build fields (initial conditions); contents undefined
   // after any other member call.
   SpectralVector<Real>& scratch() {
-    real_velocity_in_stage_ = false;
+    prepared_ = Prepared::nothing;
     return scratch_;
   }
 
@@ -110,7 +114,9 @@ class NavierStokes {
   std::size_t bytes_held() const;
 
   // Implementation steps, public only because CUDA device lambdas may not live in private members.
-  void evaluate_rhs(bool from_velocity, bool with_forcing);
+  void evaluate_rhs(bool first_stage, bool with_forcing);
+  StageFields<Real> stage_fields();
+  void prepare_first_input();
   double transform_velocity_to_stage();
   void curl_to_scratch(const SpectralVector<Real>& field);
   void transform_to_real(SpectralVector<Real>& field);
@@ -128,8 +134,11 @@ class NavierStokes {
   SpectralVector<Real> velocity_, stage_, scratch_, accumulator_;
   double time_ = 0, last_dt_ = 0;
   long step_count_ = 0;
-  // The stage field holds the real-space velocity of the current state (left by cfl_dt for the next step).
-  bool real_velocity_in_stage_ = false;
+  // What the stage and scratch fields hold between calls: the next step's first input, the velocity and its
+  // curl in spectral space (left by step), or the velocity already in real space with the curl still
+  // spectral (left by cfl_dt); or nothing of use.
+  enum class Prepared { nothing, spectral_input, real_velocity };
+  Prepared prepared_ = Prepared::nothing;
 };
 
 extern template class NavierStokes<float>;
