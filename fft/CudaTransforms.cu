@@ -1,12 +1,17 @@
-// LocalTransforms on one GPU with cuFFT: four plans sharing one work area, all on the device's stream.
+// LocalTransforms on one GPU with cuFFT: plans sharing one work area, all on the device's stream.
 #include <cufft.h>
+#include <cufftXt.h>
 
 #include <algorithm>
 #include <type_traits>
 
 #include "core/Buffer.hpp"
 #include "core/CudaCheck.hpp"
+#include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
+
+// The LTO-IR of fft/DealiasCallbacks.cu, made by the build.
+#include "DealiasCallbacks.fatbin.h"
 
 namespace kolmo::fft {
 
@@ -17,10 +22,16 @@ struct CufftTypes;
 template <>
 struct CufftTypes<double> {
   static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D, c2c = CUFFT_Z2Z;
+  static constexpr cufftXtCallbackType load = CUFFT_CB_LD_COMPLEX_DOUBLE, store = CUFFT_CB_ST_COMPLEX_DOUBLE;
+  static constexpr const char* load_kept = "kolmo_load_kept_double";
+  static constexpr const char* store_kept = "kolmo_store_kept_double";
 };
 template <>
 struct CufftTypes<float> {
   static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R, c2c = CUFFT_C2C;
+  static constexpr cufftXtCallbackType load = CUFFT_CB_LD_COMPLEX, store = CUFFT_CB_ST_COMPLEX;
+  static constexpr const char* load_kept = "kolmo_load_kept_float";
+  static constexpr const char* store_kept = "kolmo_store_kept_float";
 };
 
 // One cuFFT plan handle (RAII).
@@ -75,9 +86,16 @@ class CudaTransforms final : public LocalTransforms<Real> {
       KOLMO_CHECK_CUFFT(
           cufftMakePlanMany64(kept_->get(), 1, line, line, kept, 1, line, kept, 1, T::c2c, kept, &sizes[3]));
     }
+    // One rank: x transforms with the dealiasing mask inside cuFFT's kernels (callbacks linked at plan time).
+    std::size_t masked_size = 0;
+    if (layout.ranks() == 1)
+      masked_size = make_masked_plans(layout, device, line, columns, plane, real_embed, complex_embed);
     // One work area serves every plan: they never run at the same time.
-    work_ = Buffer<char>(device, std::max({sizes[0], sizes[1], sizes[2], sizes[3], std::size_t(1)}));
+    work_ =
+        Buffer<char>(device, std::max({sizes[0], sizes[1], sizes[2], sizes[3], masked_size, std::size_t(1)}));
     for (Plan* plan : plans)
+      if (plan != nullptr) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan->get(), work_.data()));
+    for (auto* plan : {load_kept_x_.get(), store_kept_x_.get(), load_kept_c2r_.get()})
       if (plan != nullptr) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan->get(), work_.data()));
   }
 
@@ -101,9 +119,67 @@ class CudaTransforms final : public LocalTransforms<Real> {
   void backward_x_kept(const C* in, C* out) override {
     if (kept_) execute_x(in, out, CUFFT_INVERSE, kept_->get());
   }
-  std::size_t work_bytes() const override { return work_.bytes(); }
+  bool has_masked() const override { return load_kept_x_ != nullptr; }
+  void forward_x_masked(const C* in, C* out) override {
+    execute_x(in, out, CUFFT_FORWARD, store_kept_x_->get());
+  }
+  void backward_x_masked(const C* in, C* out) override {
+    execute_x(in, out, CUFFT_INVERSE, load_kept_x_->get());
+  }
+  void backward_planes_masked(C* in, Real* out) override {
+    if constexpr (std::is_same_v<Real, double>)
+      KOLMO_CHECK_CUFFT(cufftExecZ2D(load_kept_c2r_->get(), z(in), out));
+    else
+      KOLMO_CHECK_CUFFT(cufftExecC2R(load_kept_c2r_->get(), z(in), out));
+  }
+  std::size_t work_bytes() const override { return work_.bytes() + mask_.bytes(); }
 
  private:
+  // Plans whose kernels carry the dealiasing callbacks: x transforms that load only kept columns or store
+  // zeros to the others, and a C2R plane transform that loads only kept columns. If cuFFT refuses them (no
+  // JIT linking on this system), there are none and dealiased transforms copy the kept modes instead.
+  std::size_t make_masked_plans(const SlabLayout& layout, const std::shared_ptr<Device>& device,
+                                long long* line, long long columns, long long* plane, long long* real_embed,
+                                long long* complex_embed) {
+    if (!KeptModeMask::usable(layout)) return 0;
+    const KeptModeMask mask = KeptModeMask::make(layout);
+    mask_ = Buffer<KeptModeMask>(device, 1);
+    device->copy_from_host(mask_.data(), &mask, sizeof(mask));
+    void* info = mask_.data();
+    auto stream = static_cast<cudaStream_t>(device->stream());
+    std::size_t largest = 0;
+    // One plan: callback set before planning, as cuFFT requires; false if cuFFT refuses.
+    auto make = [&](Plan& plan, const char* callback, cufftXtCallbackType type, auto&& make_plan) {
+      std::size_t size = 0;
+      const bool made =
+          cufftSetAutoAllocation(plan.get(), 0) == CUFFT_SUCCESS &&
+          cufftXtSetJITCallback(plan.get(), callback, kolmo_dealias_callbacks,
+                                sizeof(kolmo_dealias_callbacks), type, &info) == CUFFT_SUCCESS &&
+          make_plan(plan.get(), &size) == CUFFT_SUCCESS &&
+          cufftSetStream(plan.get(), stream) == CUFFT_SUCCESS;
+      largest = std::max(largest, size);
+      return made;
+    };
+    auto x_plan = [&](cufftHandle handle, std::size_t* size) {
+      return cufftMakePlanMany64(handle, 1, line, line, columns, 1, line, columns, 1, T::c2c, columns, size);
+    };
+    const long long planes = layout.x_count(), real_plane = layout.ny() * layout.nz(),
+                    complex_plane = layout.ny() * layout.nzc();
+    auto c2r_plan = [&](cufftHandle handle, std::size_t* size) {
+      return cufftMakePlanMany64(handle, 2, plane, complex_embed, 1, complex_plane, real_embed, 1, real_plane,
+                                 T::c2r, planes, size);
+    };
+    auto load_x = std::make_unique<Plan>(), store_x = std::make_unique<Plan>(),
+         load_c2r = std::make_unique<Plan>();
+    if (!make(*load_x, T::load_kept, T::load, x_plan) || !make(*store_x, T::store_kept, T::store, x_plan) ||
+        !make(*load_c2r, T::load_kept, T::load, c2r_plan))
+      return 0;
+    load_kept_x_ = std::move(load_x);
+    store_kept_x_ = std::move(store_x);
+    load_kept_c2r_ = std::move(load_c2r);
+    return largest;
+  }
+
   static auto z(const C* p) {
     if constexpr (std::is_same_v<Real, double>)
       return reinterpret_cast<cufftDoubleComplex*>(const_cast<C*>(p));
@@ -119,7 +195,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
 
   Plan r2c_, c2r_, x_;
-  std::unique_ptr<Plan> kept_;
+  std::unique_ptr<Plan> kept_, load_kept_x_, store_kept_x_, load_kept_c2r_;
+  Buffer<KeptModeMask> mask_;
   Buffer<char> work_;
 };
 

@@ -7,6 +7,12 @@
 // - forward_x / backward_x: 1D C2C along kx on the spectral slab [kx][ky][kz]. Leave their input intact.
 // - forward_x_kept / backward_x_kept: the same on the compact slab [kx][kept ky][kept kz] of dealiased
 //   transforms; in place (in == out) or out of place.
+// - has_masked(), forward_x_masked, backward_x_masked, backward_planes_masked: the same steps with the
+// 2/3-rule
+//   mask on (ky, kz) inside the library's own kernels (cuFFT callbacks; CUDA on one rank, when cuFFT took
+//   them). The masked backward steps read only kept columns and count the others as zero; the masked forward
+//   x transform writes zeros to them. Out of place. Where has_masked() is false, calling them is an internal
+//   error.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +20,7 @@
 
 #include "core/Complex.hpp"
 #include "core/Device.hpp"
+#include "core/Error.hpp"
 #include "fft/SlabLayout.hpp"
 
 namespace kolmo::fft {
@@ -29,6 +36,10 @@ class LocalTransforms {
   virtual void backward_x(const C* in, C* out) = 0;
   virtual void forward_x_kept(const C* in, C* out) = 0;
   virtual void backward_x_kept(const C* in, C* out) = 0;
+  virtual bool has_masked() const { return false; }
+  virtual void forward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
+  virtual void backward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
+  virtual void backward_planes_masked(C*, Real*) { throw Error("internal: no masked transforms here"); }
   // Bytes of library work space these transforms hold (0 for FFTW, the shared cuFFT work area for CUDA).
   virtual std::size_t work_bytes() const = 0;
 };

@@ -17,11 +17,11 @@
 //   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
 //   transpose follows the exchange. backward = the reverse.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
-// forward
-//   returns the spectrum with every mode of 3|n_y| >= Ny or 3 n_z >= Nz set to zero; backward treats those
-//   modes of its input as zero and never reads them. Only the kept modes go through the all-to-all and the x
-//   FFTs, about 4/9 of the data. (kx is not truncated: the x FFT needs the whole line; the solver zeroes
-//   |n_x| > Nx/3.)
+//   forward returns the spectrum with every mode of 3|n_y| >= Ny or 3 n_z >= Nz set to zero; backward treats
+//   those modes of its input as zero, whatever their values (NaN included). Across ranks only the kept modes
+//   go through the all-to-all and the x FFTs, about 4/9 of the data. On one GPU the mask runs inside cuFFT's
+//   kernels (LTO callbacks, fft/DealiasCallbacks.cu); on one host rank kept modes are copied. (kx is not
+//   truncated: the x FFT needs the whole line; the solver zeroes |n_x| > Nx/3.)
 // - Errors: an impossible grid or rank count throws kolmo::Error on every rank before any allocation.
 #pragma once
 
@@ -30,6 +30,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "core/Buffer.hpp"
 #include "core/Communicator.hpp"
@@ -82,6 +83,14 @@ class SlabFFT {
 
   void forward(const Real* in, C* out, Modes modes = Modes::all);
   void backward(const C* in, Real* out, Modes modes = Modes::all);
+  // Whether Modes::dealiased is faster than Modes::all here, per direction: always across ranks (less to
+  // exchange). On one GPU the mask runs inside cuFFT's kernels (callbacks) and the construction times each
+  // masked variant against the full transform (cuFFT's callback kernels are not always as fast as its
+  // plain ones). Elsewhere (one rank on the host, or cuFFT without JIT linking) dealiased transforms copy the
+  // kept modes: slower. dealiasing_report() says what was chosen, with the times.
+  bool dealiased_backward_saves_work() const { return dealias_.backward_saves; }
+  bool dealiased_forward_saves_work() const { return dealias_.forward_saves; }
+  const std::string& dealiasing_report() const { return dealias_.report; }
 
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
   Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
@@ -108,6 +117,16 @@ class SlabFFT {
   void expand_kept_spectral(const C* compact, C* spectral);
   void forward_dealiased(const Real* in, C* out);
   void backward_dealiased(const C* in, Real* out);
+  // One GPU with masked transforms: which step of the backward carries the mask, and which is faster.
+  enum class MaskedStep { none, x, planes };
+  struct DealiasChoice {
+    MaskedStep backward = MaskedStep::none;
+    bool forward_masked = false, backward_saves = false, forward_saves = false;
+    std::string report;
+  };
+  void choose_masked_transforms();
+  template <class Transform>
+  double median_ms(Transform transform);
   template <class Phase>
   void timed(double PhaseTimes::*slot, Phase phase);
 
@@ -121,6 +140,7 @@ class SlabFFT {
   Buffer<C> scratch_;
   Buffer<Complex<float>> wire_send_, wire_receive_;  // only with single_precision_wire
   PhaseTimes times_;
+  DealiasChoice dealias_;
 };
 
 extern template class SlabFFT<float>;

@@ -117,11 +117,13 @@ double Forcing<Real>::forced_energy(const SpectralVector<Real>& u) const {
   auto local = sum<1>(
       *device_, w.size(), KOLMO_LAMBDA(long m) {
         const Mode n = w.mode(m);
+        // Only kept modes: a stage field between its update and its transforms holds whatever the transforms
+        // ignore outside the 2/3 rule (StageFields.hpp).
         const bool mean = n.x == 0 && n.y == 0 && n.z == 0;
         Sums<1> s;
-        s[0] = mean ? 0.0
-                    : 0.5 * double(w.parseval_weight(n)) *
-                          (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
+        s[0] = mean || !w.kept(n) ? 0.0
+                                  : 0.5 * double(w.parseval_weight(n)) *
+                                        (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
         return s;
       });
   return allreduce(local[0]);

@@ -51,7 +51,8 @@ class Forcing {
   const ForcingParameters& parameters() const { return parameters_; }
   ForcingKind kind() const { return parameters_.kind; }
 
-  // Energy of the forced modes of u (the band, or every mode for linear forcing), over all ranks.
+  // Energy of the forced modes of u (the band, or every kept mode but k = 0 for linear forcing), over all
+  // ranks. Modes outside the 2/3 rule are not read.
   double forced_energy(const SpectralVector<Real>& u) const;
   // The amplitude a for a field whose forced energy is forced_energy.
   double amplitude(double forced_energy) const;

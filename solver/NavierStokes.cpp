@@ -54,7 +54,7 @@ StageFields<Real> NavierStokes<Real>::stage_fields() {
   f.stage = stage_.spectral();
   f.curl = scratch_.spectral();
   f.scale = Real(1 / wavenumbers_.points());
-  f.transforms_read_all = transform_modes() == fft::Modes::all;
+  f.transforms_read_all = backward_modes() == fft::Modes::all;
   return f;
 }
 
@@ -142,29 +142,34 @@ void NavierStokes<Real>::curl_to_scratch(const SpectralVector<Real>& field) {
       });
 }
 
-// The fields of a step are dealiased (zero outside the 2/3 rule) before every backward transform, and every
-// forward transform's result is dealiased after it. Across ranks the FFT's dealiased mode leaves those modes
-// out of the all-to-all and the x transforms (about 4/9 of the data moved) and gives the same fields; on one
-// rank there is no exchange to save and its compaction copies would cost more than they spare.
+// The fields of a step are dealiased (zero outside the 2/3 rule) before every backward transform, and only
+// the kept modes of every forward transform's result are used. Across ranks the FFT's dealiased mode leaves
+// the others out of the all-to-all and the x transforms (about 4/9 of the data moved); on one GPU cuFFT's
+// kernels skip them where that is faster; the fields are the same either way.
 template <class Real>
-fft::Modes NavierStokes<Real>::transform_modes() const {
-  return fft_.layout().ranks() > 1 ? fft::Modes::dealiased : fft::Modes::all;
+fft::Modes NavierStokes<Real>::backward_modes() const {
+  return fft_.dealiased_backward_saves_work() ? fft::Modes::dealiased : fft::Modes::all;
+}
+
+template <class Real>
+fft::Modes NavierStokes<Real>::forward_modes() const {
+  return fft_.dealiased_forward_saves_work() ? fft::Modes::dealiased : fft::Modes::all;
 }
 
 template <class Real>
 void NavierStokes<Real>::transform_to_real(SpectralVector<Real>& field) {
-  for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), field.real(d), transform_modes());
+  for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), field.real(d), backward_modes());
 }
 
 template <class Real>
 void NavierStokes<Real>::transform_to_spectral(SpectralVector<Real>& field) {
-  for (int d = 0; d < 3; ++d) fft_.forward(field.real(d), field.spectral(d), transform_modes());
+  for (int d = 0; d < 3; ++d) fft_.forward(field.real(d), field.spectral(d), forward_modes());
 }
 
 template <class Real>
 double NavierStokes<Real>::transform_velocity_to_stage() {
   prepared_ = Prepared::nothing;
-  for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), stage_.real(d), transform_modes());
+  for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), stage_.real(d), backward_modes());
   return velocity_rate_of_stage();
 }
 

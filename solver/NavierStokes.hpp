@@ -108,8 +108,10 @@ class NavierStokes {
   Device& device() const { return fft_.device(); }
   const Forcing<Real>& forcing() const { return forcing_; }
   std::size_t real_size() const { return fft_.layout().real_size(); }
-  // The FFT mode of the step's transforms: dealiased across ranks, full on one rank (same fields either way).
-  fft::Modes transform_modes() const;
+  // The FFT modes of the step's backward and forward transforms: dealiased where that is faster
+  // (SlabFFT::dealiased_backward_saves_work and ..._forward_...), full otherwise; the fields are the same.
+  fft::Modes backward_modes() const;
+  fft::Modes forward_modes() const;
   // Device bytes held by this object and its FFT (fields, FFT scratch and work area, forcing list).
   std::size_t bytes_held() const;
 

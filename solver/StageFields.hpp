@@ -13,7 +13,8 @@
 //   such mode when they run with fft::Modes::all; only modes whose (ky, kz) is kept (|kx| too large) with
 //   fft::Modes::dealiased, which never reads the others.
 // - So an update kernel reads the state, the accumulator and stage only at kept modes, 8/27 of the slab,
-//   and writes the dropped modes only where a transform needs a zero.
+//   and writes the dropped modes only where a transform needs a zero. Anything else that reads a stage
+//   field (the forcing's energies) must skip the dropped modes too: they may hold anything.
 #pragma once
 
 #include "core/Complex.hpp"

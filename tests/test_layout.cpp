@@ -1,11 +1,15 @@
 // SlabLayout arithmetic: slabs and chunks cover the grid exactly once, peers agree on chunk sizes, and
 // impossible requests are refused.
 #include <catch2/catch.hpp>
+#include <random>
 #include <vector>
 
 #include "core/Error.hpp"
+#include "fft/KeptModeMask.hpp"
 #include "fft/SlabLayout.hpp"
 
+using kolmo::fft::FastDivisor;
+using kolmo::fft::KeptModeMask;
 using kolmo::fft::SlabLayout;
 
 TEST_CASE("slabs and chunks tile the grid exactly once", "[layout]") {
@@ -78,4 +82,42 @@ TEST_CASE("impossible grids are refused with a message naming the problem", "[la
   CHECK_THAT(message({16, 16, 0}, 1), Catch::Contains("Nz = 0"));
   CHECK_THAT(message({-2, 16, 16}, 1), Catch::Contains("Nx = -2"));
   CHECK(message({16, 16, 16}, 16).empty());
+}
+
+TEST_CASE("the division-free divisor of the cuFFT mask equals integer division below 2^31", "[layout]") {
+  std::mt19937 random(5);
+  std::uniform_int_distribution<unsigned> numerator(0, (1U << 31) - 1);
+  std::vector<unsigned> divisors{1, 2, 3, 5, 7, 33, 64, 65, 257, 513, 1025, 131584, 65537, (1U << 31) - 1};
+  for (unsigned d = 1; d < 3000; d += 7) divisors.push_back(d);
+  for (unsigned d : divisors) {
+    const FastDivisor divisor = FastDivisor::make(d);
+    std::vector<unsigned> n{0, 1, d - 1, d, d + 1, (1U << 31) - 1, (1U << 31) - d};
+    for (int i = 0; i < 2000; ++i) n.push_back(numerator(random));
+    for (unsigned value : n) {
+      if (value >= (1U << 31)) continue;
+      if (divisor.divide(value) != value / d) FAIL("d = " << d << ", n = " << value);
+    }
+  }
+}
+
+TEST_CASE("the cuFFT dealiasing mask keeps exactly the 2/3-rule columns of every rank's slab", "[layout]") {
+  for (long n : {6L, 9L, 16L, 17L, 24L})
+    for (int p : {1, 2, 3, 4}) {
+      if (p > n) continue;
+      for (int r = 0; r < p; ++r) {
+        const SlabLayout layout({n + 1, n, n + 2}, p, r);
+        REQUIRE(KeptModeMask::usable(layout));
+        const KeptModeMask mask = KeptModeMask::make(layout);
+        long mismatches = 0;
+        for (long kx = 0; kx < layout.nx(); ++kx)
+          for (long j = 0; j < layout.y_count(); ++j)
+            for (long kz = 0; kz < layout.nzc(); ++kz) {
+              const unsigned long long offset = (kx * layout.y_count() + j) * layout.nzc() + kz;
+              const bool expected =
+                  SlabLayout::kept(layout.y_offset() + j, layout.ny()) && SlabLayout::kept(kz, layout.nz());
+              if (mask.kept(offset) != expected) ++mismatches;
+            }
+        CHECK(mismatches == 0);
+      }
+    }
 }

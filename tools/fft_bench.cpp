@@ -116,6 +116,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
                 to_string(device->backend()).c_str(), device->name().c_str(),
                 to_string(fft.exchange_method()).c_str(), s.in_place ? "in place" : "out of place",
                 s.dealiased ? ", dealiased" : "");
+    if (s.dealiased) std::printf("  dealiasing: %s\n", fft.dealiasing_report().c_str());
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
                 fft.workspace_bytes() / 1048576.0, 2.0 * l.alloc_complex() * sizeof(Real) / 1048576.0);
     std::printf(
