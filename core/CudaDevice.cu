@@ -52,6 +52,10 @@ class CudaDevice final : public Device {
   void fill_zero(void* dst, std::size_t bytes) override {
     KOLMO_CHECK_CUDA(cudaMemsetAsync(dst, 0, bytes, stream_));
   }
+  void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) override {
+    if (rows == 0 || width == 0) return;
+    KOLMO_CHECK_CUDA(cudaMemset2DAsync(dst, pitch, 0, width, rows, stream_));
+  }
   void copy_to_host(void* host, const void* src, std::size_t bytes) override {
     KOLMO_CHECK_CUDA(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDefault, stream_));
     synchronize();

@@ -56,6 +56,8 @@ class Device {
   virtual void copy_3d(void* dst, std::size_t dpitch, std::size_t drows, const void* src, std::size_t spitch,
                        std::size_t srows, std::size_t width, std::size_t rows, std::size_t depth) = 0;
   virtual void fill_zero(void* dst, std::size_t bytes) = 0;
+  // rows rows of width bytes each, pitch bytes apart, set to zero.
+  virtual void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) = 0;
   virtual void copy_to_host(void* host, const void* src, std::size_t bytes) = 0;
   virtual void copy_from_host(void* dst, const void* host, std::size_t bytes) = 0;
   virtual void synchronize() = 0;

@@ -61,6 +61,11 @@ class HostDevice final : public Device {
   void fill_zero(void* dst, std::size_t bytes) override {
     std::memset(dst, 0, bytes);
   }
+  void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) override {
+    auto* d = static_cast<char*>(dst);
+#pragma omp parallel for schedule(static)
+    for (long r = 0; r < static_cast<long>(rows); ++r) std::memset(d + r * pitch, 0, width);
+  }
   void copy_to_host(void* host, const void* src, std::size_t bytes) override {
     copy(host, src, bytes);
   }

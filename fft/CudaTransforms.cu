@@ -3,10 +3,13 @@
 #include <cufftXt.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 #include <type_traits>
 
 #include "core/Buffer.hpp"
 #include "core/CudaCheck.hpp"
+#include "core/Error.hpp"
 #include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
 
@@ -54,6 +57,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  public:
   CudaTransforms(const SlabLayout& layout, const std::shared_ptr<Device>& device) {
+    nx_ = layout.nx();
+    ny_ = layout.ny();
+    nzc_ = layout.nzc();
+    stream_ = static_cast<cudaStream_t>(device->stream());
     long long plane[2] = {layout.ny(), layout.nz()};
     long long real_embed[2] = {layout.ny(), layout.nz()};
     long long complex_embed[2] = {layout.ny(), layout.nzc()};
@@ -118,6 +125,26 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   void backward_x_kept(const C* in, C* out) override {
     if (kept_) execute_x(in, out, CUFFT_INVERSE, kept_->get());
+  }
+  // Plans for kept-row x transforms are made on first use: that way of dealiasing is only taken when asked
+  // for (it has not been timed on a GPU yet), and default runs make no plan they do not use.
+  void backward_x_rows(const C* in, C* out, long first_row, long rows) override {
+    auto& plan = rows_[rows];
+    if (!plan) {
+      plan = std::make_unique<Plan>();
+      long long line[1] = {nx_};
+      const long long columns = ny_ * nzc_, count = rows * nzc_;
+      std::size_t size = 0;
+      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan->get(), 0));
+      KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream_));
+      KOLMO_CHECK_CUFFT(cufftMakePlanMany64(plan->get(), 1, line, line, columns, 1, line, columns, 1, T::c2c,
+                                            count, &size));
+      if (size > work_.bytes())
+        throw Error("internal: the kept-row x transform needs a larger cuFFT work area (" +
+                    std::to_string(size) + " bytes)");
+      KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan->get(), work_.data()));
+    }
+    execute_x(in + first_row * nzc_, out + first_row * nzc_, CUFFT_INVERSE, plan->get());
   }
   bool has_masked() const override { return load_kept_x_ != nullptr; }
   void forward_x_masked(const C* in, C* out) override {
@@ -196,6 +223,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
   Plan r2c_, c2r_, x_;
   std::unique_ptr<Plan> kept_, load_kept_x_, store_kept_x_, load_kept_c2r_;
+  std::map<long, std::unique_ptr<Plan>> rows_;  // x transforms of kept ky runs, by row count
+  long nx_ = 1, ny_ = 1, nzc_ = 1;
+  cudaStream_t stream_ = nullptr;
   Buffer<KeptModeMask> mask_;
   Buffer<char> work_;
 };

@@ -2,7 +2,9 @@
 #include <fftw3.h>
 #include <omp.h>
 
+#include <map>
 #include <mutex>
+#include <string>
 
 #include "core/Error.hpp"
 #include "fft/LocalTransforms.hpp"
@@ -69,6 +71,7 @@ class HostTransforms final : public LocalTransforms<Real> {
  public:
   explicit HostTransforms(const SlabLayout& layout) {
     std::lock_guard<std::mutex> guard(planner_lock());
+    nzc_ = layout.nzc();
     W::threads(omp_get_max_threads());
     const int ny = static_cast<int>(layout.ny()), nz = static_cast<int>(layout.nz());
     const int nzc = static_cast<int>(layout.nzc()), nx = static_cast<int>(layout.nx());
@@ -106,6 +109,15 @@ class HostTransforms final : public LocalTransforms<Real> {
         if (kept_[direction][0] == nullptr || kept_[direction][1] == nullptr) planned = false;
       }
     }
+    // One rank: x transforms of the kept ky runs alone (all kz of their rows), for dealiased backward.
+    if (layout.ranks() == 1)
+      for (const auto& run : layout.kept_runs(0)) {
+        const int count = static_cast<int>(run.count * layout.nzc());
+        if (rows_.count(run.count) > 0 || count == 0) continue;
+        rows_[run.count] =
+            W::plan_c2c(1, line, count, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_BACKWARD, flags);
+        if (rows_[run.count] == nullptr) planned = false;
+      }
     W::free(real);
     W::free(a);
     W::free(b);
@@ -126,6 +138,12 @@ class HostTransforms final : public LocalTransforms<Real> {
   void backward_x(const C* in, C* out) override { execute_x(x_backward_, in, out); }
   void forward_x_kept(const C* in, C* out) override { execute_kept(0, in, out); }
   void backward_x_kept(const C* in, C* out) override { execute_kept(1, in, out); }
+  void backward_x_rows(const C* in, C* out, long first_row, long rows) override {
+    const auto plan = rows_.find(rows);
+    if (plan == rows_.end())
+      throw Error("internal: no x transform planned for " + std::to_string(rows) + " rows");
+    execute_x(plan->second, in + first_row * nzc_, out + first_row * nzc_);
+  }
   std::size_t work_bytes() const override { return 0; }
 
  private:
@@ -138,6 +156,9 @@ class HostTransforms final : public LocalTransforms<Real> {
     if (plan != nullptr) execute_x(plan, in, out);  // no plan: this rank keeps no ky plane
   }
   void release() noexcept {
+    for (auto& [rows, plan] : rows_)
+      if (plan != nullptr) W::destroy(plan);
+    rows_.clear();
     for (auto* plan :
          {&r2c_, &c2r_, &x_forward_, &x_backward_, &kept_[0][0], &kept_[0][1], &kept_[1][0], &kept_[1][1]})
       if (*plan != nullptr) {
@@ -147,6 +168,8 @@ class HostTransforms final : public LocalTransforms<Real> {
   }
 
   typename W::plan r2c_ = nullptr, c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
+  std::map<long, typename W::plan> rows_;  // x transforms of kept ky runs, by row count
+  long nzc_ = 1;
   typename W::plan kept_[2][2] = {{nullptr, nullptr},
                                   {nullptr, nullptr}};  // [forward, backward][out of, in place]
 };

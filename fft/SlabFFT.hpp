@@ -44,6 +44,13 @@ namespace kolmo::fft {
 
 enum class Modes { all, dealiased };
 
+// How a one-rank dealiased backward transform leaves out the dropped (ky, kz) modes: copying the kept modes
+// to a compact slab and back; x transforms of the kept ky rows only, then zeroing the dropped columns; or the
+// mask inside cuFFT's kernels, in the x or in the plane transform (CUDA with callbacks). automatic: rows on
+// the host; on a GPU the faster mask by a short timing (rows there only when asked for: not yet run on a
+// GPU). The others are for tests and benchmarks.
+enum class OneRankDealiasing { automatic, copies, rows, masked_x, masked_planes };
+
 struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
   // The MPI library accepts device pointers (only matters for MPI exchange methods on the CUDA backend).
@@ -54,6 +61,7 @@ struct FftOptions {
   // the spectrum then carries single-precision rounding, about 1e-7 relative). Costs two half-size buffers.
   // Ignored for float and on one rank.
   bool single_precision_wire = false;
+  OneRankDealiasing one_rank_dealiasing = OneRankDealiasing::automatic;
 };
 
 // Accumulated times of the phases of all transforms since the last reset (profile mode only), in seconds.
@@ -117,14 +125,15 @@ class SlabFFT {
   void expand_kept_spectral(const C* compact, C* spectral);
   void forward_dealiased(const Real* in, C* out);
   void backward_dealiased(const C* in, Real* out);
-  // One GPU with masked transforms: which step of the backward carries the mask, and which is faster.
-  enum class MaskedStep { none, x, planes };
+  // One rank: how dealiased transforms leave out dropped modes, and whether that is faster than full ones.
   struct DealiasChoice {
-    MaskedStep backward = MaskedStep::none;
+    OneRankDealiasing backward = OneRankDealiasing::copies;
     bool forward_masked = false, backward_saves = false, forward_saves = false;
     std::string report;
   };
-  void choose_masked_transforms();
+  void choose_one_rank_dealiasing();
+  void zero_dropped_planes(C* planes);
+  void backward_one_rank(const C* in, Real* out, OneRankDealiasing way);
   template <class Transform>
   double median_ms(Transform transform);
   template <class Phase>
