@@ -17,6 +17,13 @@ if [ "$ngpu" -eq 1 ]; then
       ./kolmo_fft_bench --n $n --precision $p --backend cuda --warmup 5 --reps ${REPS:-20} 2>&1 | tee -a $out/bench.log
     done
   done
+  # One GPU, dealiased pairs by each way of dropping modes (the automatic choice does not time kept rows yet).
+  for p in single double; do
+    for way in copies rows masked_x masked_planes; do
+      ./kolmo_fft_bench --n 512 --precision $p --backend cuda --dealiased --one-rank-way $way --warmup 3 \
+        --reps 10 --no-peer 2>&1 | tee -a $out/bench.log | grep RESULT | sed "s/$/ ($way)/"
+    done
+  done
 else
   for n in ${SIZES:-512 1024}; do
     for p in single double; do

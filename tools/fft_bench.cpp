@@ -25,7 +25,7 @@ namespace {
 
 struct Settings {
   std::vector<long> n{64};
-  std::string precision = "double", backend = "auto", exchange = "auto";
+  std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
   int warmup = 3, reps = 10;
 };
@@ -42,6 +42,9 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.exchange = parse_exchange(s.exchange);
   options.cuda_aware_mpi = s.cuda_aware;
   options.single_precision_wire = s.single_wire;
+  const std::vector<std::string> ways{"automatic", "copies", "rows", "masked_x", "masked_planes"};
+  options.one_rank_dealiasing =
+      static_cast<OneRankDealiasing>(std::find(ways.begin(), ways.end(), s.one_rank_way) - ways.begin());
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
@@ -186,6 +189,8 @@ int main(int argc, char** argv) {
   app.add_flag("--in-place", s.in_place, "transform in place");
   app.add_flag("--single-wire", s.single_wire, "double precision sent as single through the all-to-all");
   app.add_flag("--dealiased", s.dealiased, "dealiased transforms (2/3-rule modes only; the peer stays full)");
+  app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased backward transforms drop modes")
+      ->check(CLI::IsMember({"automatic", "copies", "rows", "masked_x", "masked_planes"}));
   app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);
