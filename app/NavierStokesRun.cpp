@@ -172,6 +172,7 @@ class NavierStokesRun {
     std::printf("  backend   %s: %s, exchange %s, %s precision\n", to_string(device_->backend()).c_str(),
                 device_->name().c_str(), fft::to_string(fft_.exchange_method()).c_str(),
                 io::to_string(config_.precision).c_str());
+    std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
     std::printf("  memory    %.1f MiB per rank (%.1f real-field equivalents)\n",
                 flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes);
     std::printf("  physics   nu = %.6g, forcing %s, integrator %s, %s\n", config_.physics.viscosity,

@@ -144,8 +144,9 @@ void NavierStokes<Real>::curl_to_scratch(const SpectralVector<Real>& field) {
 
 // The fields of a step are dealiased (zero outside the 2/3 rule) before every backward transform, and only
 // the kept modes of every forward transform's result are used. Across ranks the FFT's dealiased mode leaves
-// the others out of the all-to-all and the x transforms (about 4/9 of the data moved); on one GPU cuFFT's
-// kernels skip them where that is faster; the fields are the same either way.
+// the others out of the all-to-all and the x transforms (about 4/9 of the data moved); on one rank the FFT
+// skips them where that is faster (a cuFFT mask, or x transforms of the kept rows on the host); the fields
+// are the same either way.
 template <class Real>
 fft::Modes NavierStokes<Real>::backward_modes() const {
   return fft_.dealiased_backward_saves_work() ? fft::Modes::dealiased : fft::Modes::all;
