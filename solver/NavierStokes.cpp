@@ -133,13 +133,8 @@ void NavierStokes<Real>::curl_to_scratch(const SpectralVector<Real>& field) {
   const auto u = field.spectral();
   const auto omega = scratch_.spectral();
   parallel_for(
-      device(), w.size(), KOLMO_LAMBDA(long m) {
-        const auto k = w.k(w.mode(m));
-        const C ux = u[0][m], uy = u[1][m], uz = u[2][m];
-        omega[0][m] = times_i(k.y * uz - k.z * uy);
-        omega[1][m] = times_i(k.z * ux - k.x * uz);
-        omega[2][m] = times_i(k.x * uy - k.y * ux);
-      });
+      device(), w.size(),
+      KOLMO_LAMBDA(long m) { curl(w.k(w.mode(m)), ModeVector<Real>::load(u, m)).store(omega, m); });
 }
 
 // The fields of a step are dealiased (zero outside the 2/3 rule) before every backward transform, and only
@@ -208,23 +203,12 @@ void NavierStokes<Real>::cross_product_in_stage(Real linear_forcing_amplitude) {
 // stage <- P (stage / (Nx Ny Nz)) on kept modes, 0 elsewhere and at k = 0.
 template <class Real>
 void NavierStokes<Real>::project_stage() {
-  const auto w = wavenumbers_;
-  const auto n = stage_.spectral();
-  const Real scale = Real(1 / w.points());
+  const StageFields<Real> f = stage_fields();
   parallel_for(
-      device(), w.size(), KOLMO_LAMBDA(long m) {
-        const Mode mode = w.mode(m);
-        const auto k = w.k(mode);
-        const Real k2 = k.norm2();
-        if (!w.kept(mode) || k2 == Real(0)) {
-          n[0][m] = n[1][m] = n[2][m] = C(0, 0);
-          return;
-        }
-        const C nx = scale * n[0][m], ny = scale * n[1][m], nz = scale * n[2][m];
-        const C k_dot_n_over_k2 = (k.x * nx + k.y * ny + k.z * nz) * (Real(1) / k2);
-        n[0][m] = nx - k.x * k_dot_n_over_k2;
-        n[1][m] = ny - k.y * k_dot_n_over_k2;
-        n[2][m] = nz - k.z * k_dot_n_over_k2;
+      device(), f.w.size(), KOLMO_LAMBDA(long m) {
+        const Mode mode = f.w.mode(m);
+        const ModeVector<Real> zero{{C(0, 0), C(0, 0), C(0, 0)}};
+        (f.kept(mode) ? f.rhs(m, mode) : zero).store(f.stage, m);
       });
 }
 
@@ -243,11 +227,7 @@ void NavierStokes<Real>::enforce_constraints() {
           return;
         }
         if (k2 == Real(0)) return;  // the mean flow is divergence-free as it is
-        const C ux = u[0][m], uy = u[1][m], uz = u[2][m];
-        const C k_dot_u_over_k2 = (k.x * ux + k.y * uy + k.z * uz) * (Real(1) / k2);
-        u[0][m] = ux - k.x * k_dot_u_over_k2;
-        u[1][m] = uy - k.y * k_dot_u_over_k2;
-        u[2][m] = uz - k.z * k_dot_u_over_k2;
+        project(k, k2, ModeVector<Real>::load(u, m)).store(u, m);
       });
 }
 

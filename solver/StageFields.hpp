@@ -19,6 +19,7 @@
 
 #include "core/Complex.hpp"
 #include "core/HostDevice.hpp"
+#include "solver/ModeVector.hpp"
 #include "solver/SpectralVector.hpp"
 #include "solver/Wavenumbers.hpp"
 
@@ -36,35 +37,25 @@ struct StageFields {
 
   KOLMO_HD bool kept(const Mode& n) const { return w.kept(n); }
 
-  // The three components of a vector at one mode.
-  struct Vector {
-    C c[3];
-    KOLMO_HD C& operator[](int d) { return c[d]; }
-    KOLMO_HD const C& operator[](int d) const { return c[d]; }
-  };
+  using Vector = ModeVector<Real>;
 
   KOLMO_HD Vector rhs(long m, const Mode& n) const {
     const auto k = w.k(n);
     const Real k2 = k.norm2();
     if (k2 == Real(0)) return {{C(0, 0), C(0, 0), C(0, 0)}};
-    const C nx = scale * stage[0][m], ny = scale * stage[1][m], nz = scale * stage[2][m];
-    const C k_dot_n_over_k2 = (k.x * nx + k.y * ny + k.z * nz) * (Real(1) / k2);
-    return {{nx - k.x * k_dot_n_over_k2, ny - k.y * k_dot_n_over_k2, nz - k.z * k_dot_n_over_k2}};
+    return project(k, k2, {{scale * stage[0][m], scale * stage[1][m], scale * stage[2][m]}});
   }
 
   KOLMO_HD void set_input(long m, const Mode& n, const Vector& v) const {
-    const auto k = w.k(n);
-    for (int d = 0; d < 3; ++d) stage[d][m] = v[d];
-    curl[0][m] = times_i(k.y * v[2] - k.z * v[1]);
-    curl[1][m] = times_i(k.z * v[0] - k.x * v[2]);
-    curl[2][m] = times_i(k.x * v[1] - k.y * v[0]);
+    v.store(stage, m);
+    solver::curl(w.k(n), v).store(curl, m);
   }
 
   // The input of the first stage from the state: one pass when nothing prepared it.
   KOLMO_HD void set_input_from(Components<const C> u, long m) const {
     const Mode n = w.mode(m);
     if (!kept(n)) return clear(m, n);
-    set_input(m, n, {{u[0][m], u[1][m], u[2][m]}});
+    set_input(m, n, Vector::load(u, m));
   }
 
   KOLMO_HD void clear(long m, const Mode& n) const {
