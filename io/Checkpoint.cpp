@@ -28,22 +28,26 @@ Block spectral_block(const fft::SlabLayout& layout) {
                {hsize_t(layout.nx()), hsize_t(layout.y_count()), hsize_t(layout.nzc())}};
 }
 
-void check_layout(const fft::SlabLayout& layout, MPI_Comm comm) {
-  int rank = 0, ranks = 1;
-  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
-  KOLMO_REQUIRE(layout.ranks() == ranks && layout.rank() == rank,
-                "the slab layout is for rank " + std::to_string(layout.rank()) + " of " +
-                    std::to_string(layout.ranks()) + ", the communicator has rank " + std::to_string(rank) +
-                    " of " + std::to_string(ranks));
-}
-
 template <class Span>
 void check_sizes(const fft::SlabLayout& layout, const std::array<Span, 3>& velocity) {
   for (int c = 0; c < 3; ++c)
     KOLMO_REQUIRE(velocity[c].size() >= layout.spectral_size(),
                   std::string(kVelocityComponents[c]) + " has " + std::to_string(velocity[c].size()) +
                       " values, the spectral slab needs " + std::to_string(layout.spectral_size()));
+}
+
+// The layout and the velocity's sizes, checked on every rank before the file is touched; errors name path.
+template <class Span>
+void check_velocity(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                    const std::array<Span, 3>& velocity, MPI_Comm comm) {
+  on_every_rank(comm, [&] {
+    try {
+      check_layout_matches(layout, comm);
+      check_sizes(layout, velocity);
+    } catch (const Error& error) {
+      throw Error(path.string() + ": " + error.what());
+    }
+  });
 }
 
 void check_exists(const std::filesystem::path& path, MPI_Comm comm) {
@@ -102,14 +106,7 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
   const std::filesystem::path path = checkpoint_path(directory);
   std::filesystem::path temporary = path;
   temporary += ".tmp";
-  on_every_rank(comm, [&] {
-    try {
-      check_layout(layout, comm);
-      check_sizes(layout, velocity);
-    } catch (const Error& error) {
-      throw Error(path.string() + ": " + error.what());
-    }
-  });
+  check_velocity(path, layout, velocity, comm);
   on_root(comm, [&] { std::filesystem::create_directories(directory); });
 
   write_parallel_file(temporary, comm, [&](File& file, std::string& dataset_name) {
@@ -154,14 +151,7 @@ CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, MPI_Comm 
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                const MutableSpectralVector<Real>& velocity, MPI_Comm comm) {
-  on_every_rank(comm, [&] {
-    try {
-      check_layout(layout, comm);
-      check_sizes(layout, velocity);
-    } catch (const Error& error) {
-      throw Error(path.string() + ": " + error.what());
-    }
-  });
+  check_velocity(path, layout, velocity, comm);
   check_exists(path, comm);
   std::string dataset_name;
   try {

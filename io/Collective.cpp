@@ -44,4 +44,14 @@ void on_every_rank(MPI_Comm comm, const std::function<void()>& work) {
   agree(comm, error_of(work));
 }
 
+void check_layout_matches(const fft::SlabLayout& layout, MPI_Comm comm) {
+  int rank = 0, ranks = 1;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+  KOLMO_REQUIRE(layout.ranks() == ranks && layout.rank() == rank,
+                "the slab layout is for rank " + std::to_string(layout.rank()) + " of " +
+                    std::to_string(layout.ranks()) + ", the communicator has rank " + std::to_string(rank) +
+                    " of " + std::to_string(ranks));
+}
+
 }  // namespace kolmo::io

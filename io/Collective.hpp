@@ -11,6 +11,8 @@
 #include <functional>
 #include <string>
 
+#include "fft/SlabLayout.hpp"
+
 namespace kolmo::io {
 
 void agree(MPI_Comm comm, const std::string& local_error);
@@ -19,5 +21,9 @@ void on_root(MPI_Comm comm, const std::function<void()>& work);
 
 // Runs work on every rank and agrees on the outcome (for local steps that may fail on some ranks only).
 void on_every_rank(MPI_Comm comm, const std::function<void()>& work);
+
+// Local check (not collective): layout describes this rank of comm; throws kolmo::Error naming both
+// otherwise.
+void check_layout_matches(const fft::SlabLayout& layout, MPI_Comm comm);
 
 }  // namespace kolmo::io

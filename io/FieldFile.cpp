@@ -30,20 +30,15 @@ void check_dataset_name(const std::string& name) {
 
 template <class Real>
 void check_fields(const fft::SlabLayout& layout, const std::vector<NamedSlab<Real>>& fields, MPI_Comm comm) {
-  int rank = 0, ranks = 1;
-  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
-  KOLMO_REQUIRE(layout.ranks() == ranks && layout.rank() == rank,
-                "the slab layout is for rank " + std::to_string(layout.rank()) + " of " +
-                    std::to_string(layout.ranks()) + ", the communicator has rank " + std::to_string(rank) +
-                    " of " + std::to_string(ranks));
+  check_layout_matches(layout, comm);
   std::set<std::string> seen;
   for (const auto& field : fields) {
     check_dataset_name(field.name);
     KOLMO_REQUIRE(seen.insert(field.name).second, "field '" + field.name + "' given twice");
     KOLMO_REQUIRE(field.slab.size() >= layout.real_size(),
                   "field '" + field.name + "' has " + std::to_string(field.slab.size()) + " values on rank " +
-                      std::to_string(rank) + ", its slab needs " + std::to_string(layout.real_size()));
+                      std::to_string(layout.rank()) + ", its slab needs " +
+                      std::to_string(layout.real_size()));
   }
 }
 
