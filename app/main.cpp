@@ -75,11 +75,8 @@ void print_info(int ranks) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const MpiRuntime mpi(argc, argv);
+  const int rank = mpi.rank(), ranks = mpi.size();
 
   CLI::App app{"kolmo: pseudo-spectral Navier-Stokes and Poisson solver in periodic boxes"};
   app.require_subcommand(1);
@@ -99,14 +96,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int status = rank == 0 ? app.exit(e) : (e.get_exit_code() != 0 ? 1 : 0);
-    MPI_Finalize();
-    return status;
+    return rank == 0 ? app.exit(e) : (e.get_exit_code() != 0 ? 1 : 0);
   }
 
   if (info->parsed()) {
     if (rank == 0) print_info(ranks);
-    MPI_Finalize();
     return 0;
   }
 
@@ -120,20 +114,17 @@ int main(int argc, char** argv) {
     if (run->parsed()) refuse_earlier_output(config, options);
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
-    MPI_Finalize();
     return 1;
   }
   if (check->parsed()) {
     if (rank == 0)
       std::printf("%s# %s: configuration OK for %d rank(s)\n", options.config_text.c_str(),
                   config_path.c_str(), ranks);
-    MPI_Finalize();
     return 0;
   }
 
   share_node_cores(MPI_COMM_WORLD);
-  MPI_Comm error_comm = MPI_COMM_NULL;
-  MPI_Comm_dup(MPI_COMM_WORLD, &error_comm);
+  const Communicator error_comm(MPI_COMM_WORLD);
   app::install_stop_handlers();
   int status = 0;
   try {
@@ -148,16 +139,12 @@ int main(int argc, char** argv) {
     // Most of kolmo's errors reach every rank together (collective checks); then rank 0 says it once and all
     // exit cleanly. An error on some ranks only would leave the others waiting in a collective: the failing
     // ranks say so and end the whole job.
-    if (all_ranks_failed(error_comm)) {
+    if (all_ranks_failed(error_comm.get())) {
       if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
-      MPI_Comm_free(&error_comm);
-      MPI_Finalize();
       return 1;
     }
     std::fprintf(stderr, "kolmo: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  MPI_Comm_free(&error_comm);
-  MPI_Finalize();
   return status;
 }

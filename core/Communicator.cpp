@@ -11,6 +11,17 @@
 
 namespace kolmo {
 
+MpiRuntime::MpiRuntime(int& argc, char**& argv) {
+  int provided = 0;
+  KOLMO_CHECK_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+  KOLMO_CHECK_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));
+  KOLMO_CHECK_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size_));
+}
+
+MpiRuntime::~MpiRuntime() {
+  MPI_Finalize();
+}
+
 Communicator::Communicator(MPI_Comm parent) {
   KOLMO_CHECK_MPI(MPI_Comm_dup(parent, &comm_));
   KOLMO_CHECK_MPI(MPI_Comm_rank(comm_, &rank_));

@@ -1,10 +1,27 @@
-// An owned MPI communicator (RAII): a duplicate of the caller's, so kolmo's messages never mix with the
-// caller's, freed on destruction. Also knows the rank's index among ranks of the same node (picks the GPU).
+// MPI's lifetime in a program (MpiRuntime), and an owned MPI communicator (RAII): a duplicate of the
+// caller's, so kolmo's messages never mix with the caller's, freed on destruction. Also knows the rank's
+// index among ranks of the same node (picks the GPU).
 #pragma once
 
 #include <mpi.h>
 
 namespace kolmo {
+
+// MPI for the life of a program: MPI_Init_thread (funneled: only the main thread calls MPI) on construction,
+// MPI_Finalize on destruction, so every return from main finalises. Declare it first in main: MPI objects
+// declared after it are gone before it finalises.
+class MpiRuntime {
+ public:
+  MpiRuntime(int& argc, char**& argv);
+  ~MpiRuntime();
+  MpiRuntime(const MpiRuntime&) = delete;
+  MpiRuntime& operator=(const MpiRuntime&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
 
 class Communicator {
  public:

@@ -7,11 +7,11 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 
+#include "core/Communicator.hpp"
+
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const kolmo::MpiRuntime mpi(argc, argv);
+  const int rank = mpi.rank();
   Catch::Session session;
   int status = session.applyCommandLine(argc, argv);
   if (status == 0) {
@@ -23,6 +23,5 @@ int main(int argc, char** argv) {
   }
   int worst = 0;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
   return worst;
 }

@@ -173,11 +173,8 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const MpiRuntime mpi(argc, argv);
+  const int rank = mpi.rank(), ranks = mpi.size();
   Settings s;
   CLI::App app{"kolmo_fft_bench: time kolmo's distributed 3D FFT (forward+backward pairs)"};
   app.add_option("--n", s.n, "grid: one size (cube) or three sizes Nx Ny Nz")->expected(1, 3);
@@ -199,9 +196,7 @@ int main(int argc, char** argv) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      status = rank == 0 ? app.exit(e) : 1;
-      MPI_Finalize();
-      return status;
+      return rank == 0 ? app.exit(e) : 1;
     }
     std::array<long, 3> n{s.n[0], s.n.size() == 3 ? s.n[1] : s.n[0], s.n.size() == 3 ? s.n[2] : s.n[0]};
     share_node_cores(MPI_COMM_WORLD);
@@ -213,6 +208,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kolmo_fft_bench: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  MPI_Finalize();
   return status;
 }

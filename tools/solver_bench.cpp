@@ -98,11 +98,8 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const MpiRuntime mpi(argc, argv);
+  const int rank = mpi.rank(), ranks = mpi.size();
   Settings s;
   CLI::App app{"kolmo_solver_bench: time a Navier-Stokes step against the FFTs it performs"};
   app.add_option("--n", s.n, "grid points per direction")->check(CLI::PositiveNumber);
@@ -116,9 +113,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int status = rank == 0 ? app.exit(e) : 1;
-    MPI_Finalize();
-    return status;
+    return rank == 0 ? app.exit(e) : 1;
   }
   try {
     share_node_cores(MPI_COMM_WORLD);
@@ -132,6 +127,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kolmo_solver_bench: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  MPI_Finalize();
   return 0;
 }
