@@ -67,7 +67,7 @@ class NavierStokesRun {
         options_(options),
         comm_(comm),
         device_(Device::create(io::resolve(config.backend), node_rank(comm))),
-        fft_(config.grid.n, comm, device_, {config.fft.exchange, config.fft.cuda_aware_mpi, false}),
+        fft_(config.grid.n, comm, device_, fft_options(config)),
         flow_(fft_, flow_parameters(config)),
         paths_(io::output_paths(config.output.directory)) {
     MPI_Comm_rank(comm, &rank_);
@@ -173,6 +173,7 @@ class NavierStokesRun {
                 device_->name().c_str(), fft::to_string(fft_.exchange_method()).c_str(),
                 io::to_string(config_.precision).c_str());
     std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
+    std::printf("  exchange  %s\n", fft_.exchange_pieces_report().c_str());
     std::printf("  memory    %.1f MiB per rank (%.1f real-field equivalents)\n",
                 flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes);
     std::printf("  physics   nu = %.6g, forcing %s, integrator %s, %s\n", config_.physics.viscosity,

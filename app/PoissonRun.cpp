@@ -25,8 +25,7 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, MPI_Comm
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   auto device = Device::create(io::resolve(config.backend), node_rank(comm));
-  fft::SlabFFT<Real> fft(config.grid.n, comm, device,
-                         {config.fft.exchange, config.fft.cuda_aware_mpi, false});
+  fft::SlabFFT<Real> fft(config.grid.n, comm, device, fft_options(config));
   const auto& layout = fft.layout();
   const auto& box = config.grid.box;
   solver::Poisson<Real> poisson(fft, solver::Box{box[0], box[1], box[2]});

@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "fft/SlabFFT.hpp"
 #include "io/Config.hpp"
 
 namespace kolmo::app {
@@ -20,6 +21,15 @@ struct RunOptions {
   std::string checkpoint;   // or from this checkpoint file
   std::string config_text;  // the resolved configuration, saved as config.yaml
 };
+
+// The FFT options a configuration asks for (fft.*).
+inline fft::FftOptions fft_options(const io::RunConfig& config) {
+  fft::FftOptions options;
+  options.exchange = config.fft.exchange;
+  options.cuda_aware_mpi = config.fft.cuda_aware_mpi;
+  options.exchange_pieces = static_cast<int>(config.fft.exchange_pieces);
+  return options;
+}
 
 template <class Real>
 int run_navier_stokes(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm);

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "core/Buffer.hpp"
 #include "core/CudaCheck.hpp"
@@ -57,9 +59,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  public:
   CudaTransforms(const SlabLayout& layout, const std::shared_ptr<Device>& device) {
+    device_ = device;
     nx_ = layout.nx();
     ny_ = layout.ny();
     nzc_ = layout.nzc();
+    nz_ = layout.nz();
     stream_ = static_cast<cudaStream_t>(device->stream());
     long long plane[2] = {layout.ny(), layout.nz()};
     long long real_embed[2] = {layout.ny(), layout.nz()};
@@ -126,8 +130,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
   void backward_x_kept(const C* in, C* out) override {
     if (kept_) execute_x(in, out, CUFFT_INVERSE, kept_->get());
   }
-  // Plans for kept-row x transforms are made on first use: that way of dealiasing is only taken when asked
-  // for (it has not been timed on a GPU yet), and default runs make no plan they do not use.
+  // Plans for kept-row x transforms are made on first use (the timing that chooses a way of dealiasing, on
+  // one rank only), so that runs on several ranks make no plan they do not use.
   void backward_x_rows(const C* in, C* out, long first_row, long rows) override {
     auto& plan = rows_[rows];
     if (!plan) {
@@ -139,12 +143,44 @@ class CudaTransforms final : public LocalTransforms<Real> {
       KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream_));
       KOLMO_CHECK_CUFFT(cufftMakePlanMany64(plan->get(), 1, line, line, columns, 1, line, columns, 1, T::c2c,
                                             count, &size));
-      if (size > work_.bytes())
-        throw Error("internal: the kept-row x transform needs a larger cuFFT work area (" +
-                    std::to_string(size) + " bytes)");
-      KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan->get(), work_.data()));
+      attach_work(plan->get(), size);
     }
     execute_x(in + first_row * nzc_, out + first_row * nzc_, CUFFT_INVERSE, plan->get());
+  }
+  void make_piece_plans(long planes) override {
+    if (planes == 0 || pieces_.count(planes) > 0) return;
+    auto& [r2c, c2r] = pieces_[planes];
+    r2c = std::make_unique<Plan>();
+    c2r = std::make_unique<Plan>();
+    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, complex_embed[2] = {ny_, nzc_};
+    const long long real_plane = ny_ * nz_, complex_plane = ny_ * nzc_;
+    std::size_t sizes[2] = {0, 0};
+    for (Plan* plan : {r2c.get(), c2r.get()}) {
+      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan->get(), 0));
+      KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream_));
+    }
+    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(r2c->get(), 2, plane, real_embed, 1, real_plane, complex_embed, 1,
+                                          complex_plane, T::r2c, planes, &sizes[0]));
+    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(c2r->get(), 2, plane, complex_embed, 1, complex_plane, real_embed,
+                                          1, real_plane, T::c2r, planes, &sizes[1]));
+    attach_work(r2c->get(), sizes[0]);
+    attach_work(c2r->get(), sizes[1]);
+  }
+  void forward_planes_piece(const Real* in, C* out, long planes) override {
+    if (planes == 0) return;
+    const cufftHandle plan = piece(planes).first->get();
+    if constexpr (std::is_same_v<Real, double>)
+      KOLMO_CHECK_CUFFT(cufftExecD2Z(plan, const_cast<double*>(in), z(out)));
+    else
+      KOLMO_CHECK_CUFFT(cufftExecR2C(plan, const_cast<float*>(in), z(out)));
+  }
+  void backward_planes_piece(C* in, Real* out, long planes) override {
+    if (planes == 0) return;
+    const cufftHandle plan = piece(planes).second->get();
+    if constexpr (std::is_same_v<Real, double>)
+      KOLMO_CHECK_CUFFT(cufftExecZ2D(plan, z(in), out));
+    else
+      KOLMO_CHECK_CUFFT(cufftExecC2R(plan, z(in), out));
   }
   bool has_masked() const override { return load_kept_x_ != nullptr; }
   void forward_x_masked(const C* in, C* out) override {
@@ -162,6 +198,35 @@ class CudaTransforms final : public LocalTransforms<Real> {
   std::size_t work_bytes() const override { return work_.bytes() + mask_.bytes(); }
 
  private:
+  using PlanPair = std::pair<std::unique_ptr<Plan>, std::unique_ptr<Plan>>;
+  const PlanPair& piece(long planes) const {
+    const auto plans = pieces_.find(planes);
+    if (plans == pieces_.end())
+      throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
+    return plans->second;
+  }
+  // A plan made after the constructor: it shares the work area, which grows (every plan moved to the new
+  // one) if this plan needs more. Plans never run concurrently, so one area serves all.
+  void attach_work(cufftHandle plan, std::size_t size) {
+    if (size > work_.bytes()) {
+      KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream_));
+      work_ = Buffer<char>(device_, size);
+      for (cufftHandle other : all_plans()) KOLMO_CHECK_CUFFT(cufftSetWorkArea(other, work_.data()));
+    }
+    KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan, work_.data()));
+  }
+  std::vector<cufftHandle> all_plans() const {
+    std::vector<cufftHandle> plans{r2c_.get(), c2r_.get(), x_.get()};
+    for (const auto* plan : {kept_.get(), load_kept_x_.get(), store_kept_x_.get(), load_kept_c2r_.get()})
+      if (plan != nullptr) plans.push_back(plan->get());
+    for (const auto& [rows, plan] : rows_)
+      if (plan) plans.push_back(plan->get());
+    for (const auto& [planes, pair] : pieces_)
+      for (const auto* plan : {pair.first.get(), pair.second.get()})
+        if (plan != nullptr) plans.push_back(plan->get());
+    return plans;
+  }
+
   // Plans whose kernels carry the dealiasing callbacks: x transforms that load only kept columns or store
   // zeros to the others, and a C2R plane transform that loads only kept columns. If cuFFT refuses them (no
   // JIT linking on this system), there are none and dealiased transforms copy the kept modes instead.
@@ -224,7 +289,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
   Plan r2c_, c2r_, x_;
   std::unique_ptr<Plan> kept_, load_kept_x_, store_kept_x_, load_kept_c2r_;
   std::map<long, std::unique_ptr<Plan>> rows_;  // x transforms of kept ky runs, by row count
-  long nx_ = 1, ny_ = 1, nzc_ = 1;
+  std::map<long, PlanPair> pieces_;             // (R2C, C2R) plane transforms of pieces, by plane count
+  long nx_ = 1, ny_ = 1, nz_ = 1, nzc_ = 1;
+  std::shared_ptr<Device> device_;
   cudaStream_t stream_ = nullptr;
   Buffer<KeptModeMask> mask_;
   Buffer<char> work_;

@@ -10,6 +10,13 @@
 //   baseline), nccl (grouped ncclSend/ncclRecv on the device's stream; CUDA backend only).
 // - For GPU buffers the MPI methods stage through pinned host memory unless the MPI is declared CUDA-aware,
 //   in which case device pointers go to MPI directly.
+// - Pipelined use (SlabFFT with several exchange pieces): start(send, recv, chunks, piece) posts one piece's
+//   exchange once the work queued so far on the device's stream is done, and returns; finish(piece) makes
+//   the device's later work wait for that piece's data, sent and received. Pieces 0, 1, ... are started in
+//   that order by every rank, and each started piece is finished before it is started again. The send and
+//   receive regions of pieces in flight must not be touched by other work until finished. By default start
+//   runs the whole exchange and finish does nothing (correct, without overlap); isend_irecv and nccl
+//   overlap: MPI requests stay open, NCCL works on a stream of its own ordered by events.
 #pragma once
 
 #include <mpi.h>
@@ -46,6 +53,10 @@ class Exchange {
  public:
   virtual ~Exchange() = default;
   virtual void run(const void* send, void* recv, const Chunks& chunks) = 0;
+  virtual void start(const void* send, void* recv, const Chunks& chunks, int /*piece*/) {
+    run(send, recv, chunks);
+  }
+  virtual void finish(int /*piece*/) {}
   virtual ExchangeMethod method() const = 0;
 };
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "core/Error.hpp"
 #include "fft/LocalTransforms.hpp"
@@ -72,6 +73,8 @@ class HostTransforms final : public LocalTransforms<Real> {
   explicit HostTransforms(const SlabLayout& layout) {
     std::lock_guard<std::mutex> guard(planner_lock());
     nzc_ = layout.nzc();
+    ny_ = layout.ny();
+    nz_ = layout.nz();
     W::threads(omp_get_max_threads());
     const int ny = static_cast<int>(layout.ny()), nz = static_cast<int>(layout.nz());
     const int nzc = static_cast<int>(layout.nzc()), nx = static_cast<int>(layout.nx());
@@ -134,6 +137,31 @@ class HostTransforms final : public LocalTransforms<Real> {
   void backward_planes(C* in, Real* out) override {
     W::execute_c2r(c2r_, reinterpret_cast<typename W::complex*>(in), out);
   }
+  void make_piece_plans(long planes) override {
+    if (planes == 0 || pieces_.count(planes) > 0) return;
+    std::lock_guard<std::mutex> guard(planner_lock());
+    const int ny = static_cast<int>(ny_), nz = static_cast<int>(nz_), nzc = static_cast<int>(nzc_);
+    const int count = static_cast<int>(planes), plane[2] = {ny, nz};
+    const int real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
+    auto* real = static_cast<Real*>(W::malloc(sizeof(C) * planes * ny_ * nzc_));
+    auto* a = static_cast<typename W::complex*>(W::malloc(sizeof(C) * planes * ny_ * nzc_));
+    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    auto& [r2c, c2r] = pieces_[planes];
+    r2c = W::plan_r2c(2, plane, count, real, real_embed, 1, ny * nz, a, complex_embed, 1, ny * nzc, flags);
+    c2r = W::plan_c2r(2, plane, count, a, complex_embed, 1, ny * nzc, real, real_embed, 1, ny * nz,
+                      flags | FFTW_DESTROY_INPUT);
+    W::free(real);
+    W::free(a);
+    if (r2c == nullptr || c2r == nullptr)
+      throw Error("FFTW could not plan the plane transforms of " + std::to_string(planes) + " planes");
+  }
+  void forward_planes_piece(const Real* in, C* out, long planes) override {
+    if (planes > 0)
+      W::execute_r2c(piece(planes).first, const_cast<Real*>(in), reinterpret_cast<typename W::complex*>(out));
+  }
+  void backward_planes_piece(C* in, Real* out, long planes) override {
+    if (planes > 0) W::execute_c2r(piece(planes).second, reinterpret_cast<typename W::complex*>(in), out);
+  }
   void forward_x(const C* in, C* out) override { execute_x(x_forward_, in, out); }
   void backward_x(const C* in, C* out) override { execute_x(x_backward_, in, out); }
   void forward_x_kept(const C* in, C* out) override { execute_kept(0, in, out); }
@@ -147,6 +175,12 @@ class HostTransforms final : public LocalTransforms<Real> {
   std::size_t work_bytes() const override { return 0; }
 
  private:
+  const std::pair<typename W::plan, typename W::plan>& piece(long planes) const {
+    const auto plans = pieces_.find(planes);
+    if (plans == pieces_.end())
+      throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
+    return plans->second;
+  }
   static void execute_x(typename W::plan plan, const C* in, C* out) {
     W::execute_c2c(plan, reinterpret_cast<typename W::complex*>(const_cast<C*>(in)),
                    reinterpret_cast<typename W::complex*>(out));
@@ -159,6 +193,10 @@ class HostTransforms final : public LocalTransforms<Real> {
     for (auto& [rows, plan] : rows_)
       if (plan != nullptr) W::destroy(plan);
     rows_.clear();
+    for (auto& [planes, plans] : pieces_)
+      for (auto plan : {plans.first, plans.second})
+        if (plan != nullptr) W::destroy(plan);
+    pieces_.clear();
     for (auto* plan :
          {&r2c_, &c2r_, &x_forward_, &x_backward_, &kept_[0][0], &kept_[0][1], &kept_[1][0], &kept_[1][1]})
       if (*plan != nullptr) {
@@ -169,7 +207,8 @@ class HostTransforms final : public LocalTransforms<Real> {
 
   typename W::plan r2c_ = nullptr, c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
   std::map<long, typename W::plan> rows_;  // x transforms of kept ky runs, by row count
-  long nzc_ = 1;
+  std::map<long, std::pair<typename W::plan, typename W::plan>> pieces_;  // (R2C, C2R) by plane count
+  long nzc_ = 1, ny_ = 1, nz_ = 1;
   typename W::plan kept_[2][2] = {{nullptr, nullptr},
                                   {nullptr, nullptr}};  // [forward, backward][out of, in place]
 };

@@ -4,6 +4,9 @@
 // and asynchronous on the device's stream. Unnormalised: forward uses exp(-i k x), backward exp(+i k x).
 // - forward_planes: real slab [x][y][z] -> [x][y][kz] (2D R2C on each yz plane). Leaves its input intact.
 // - backward_planes: [x][y][kz] -> [x][y][z] (2D C2R). Overwrites its input.
+// - make_piece_plans(planes), then forward_planes_piece / backward_planes_piece(in, out, planes): the same
+//   plane transforms on `planes` consecutive yz planes (a piece of the slab, for exchanges in pieces); in
+//   and out point at the piece's first plane. Calling them for a count without plans is an internal error.
 // - forward_x / backward_x: 1D C2C along kx on the spectral slab [kx][ky][kz]. Leave their input intact.
 // - forward_x_kept / backward_x_kept: the same on the compact slab [kx][kept ky][kept kz] of dealiased
 //   transforms; in place (in == out) or out of place.
@@ -35,6 +38,9 @@ class LocalTransforms {
   virtual ~LocalTransforms() = default;
   virtual void forward_planes(const Real* in, C* out) = 0;
   virtual void backward_planes(C* in, Real* out) = 0;
+  virtual void make_piece_plans(long planes) = 0;
+  virtual void forward_planes_piece(const Real* in, C* out, long planes) = 0;
+  virtual void backward_planes_piece(C* in, Real* out, long planes) = 0;
   virtual void forward_x(const C* in, C* out) = 0;
   virtual void backward_x(const C* in, C* out) = 0;
   virtual void forward_x_kept(const C* in, C* out) = 0;

@@ -106,6 +106,14 @@ class MpiExchange final : public Exchange {
   ExchangeMethod method() const override { return method_; }
 
   void run(const void* send, void* recv, const Chunks& chunks) override {
+    start(send, recv, chunks, 0);
+    finish(0);
+  }
+
+  void start(const void* send, void* recv, const Chunks& chunks, int piece) override {
+    if (piece >= static_cast<int>(pending_.size())) pending_.resize(piece + 1);
+    Pending& pending = pending_[piece];
+    if (pending.active) throw Error("internal: exchange piece " + std::to_string(piece) + " started twice");
     const char* send_bytes = static_cast<const char*>(send);
     char* recv_bytes = static_cast<char*>(recv);
     // The own chunk never leaves the device.
@@ -114,6 +122,7 @@ class MpiExchange final : public Exchange {
     const char* mpi_send = send_bytes;
     char* mpi_recv = recv_bytes;
     if (staged_) {
+      // Staging buffers mirror the device buffers offset for offset, so pieces in flight never share bytes.
       for (int q = 0; q < size_; ++q)
         if (q != rank_)
           device_->copy(send_stage_->data() + chunks.send_offset[q], send_bytes + chunks.send_offset[q],
@@ -123,35 +132,61 @@ class MpiExchange final : public Exchange {
     }
     // MPI reads the send buffer now: whatever the stream wrote there must be complete.
     device_->synchronize();
+    pending.active = true;
+    pending.recv = recv_bytes;
+    pending.chunks = chunks;
     if (method_ == ExchangeMethod::alltoallv)
       alltoallv(mpi_send, mpi_recv, chunks);
     else
-      isend_irecv(mpi_send, mpi_recv, chunks);
+      post(mpi_send, mpi_recv, chunks, piece, pending.requests);
+    // Earlier pieces advance while this rank computes (MPI progresses mostly inside MPI calls).
+    for (auto& earlier : pending_)
+      if (earlier.active && !earlier.requests.empty()) {
+        int done = 0;
+        KOLMO_CHECK_MPI(MPI_Testall(static_cast<int>(earlier.requests.size()), earlier.requests.data(), &done,
+                                    MPI_STATUSES_IGNORE));
+      }
+  }
+
+  void finish(int piece) override {
+    if (piece >= static_cast<int>(pending_.size()) || !pending_[piece].active)
+      throw Error("internal: exchange piece " + std::to_string(piece) + " finished but not started");
+    Pending& pending = pending_[piece];
+    KOLMO_CHECK_MPI(
+        MPI_Waitall(static_cast<int>(pending.requests.size()), pending.requests.data(), MPI_STATUSES_IGNORE));
+    pending.requests.clear();
+    pending.active = false;
     if (staged_)
       for (int q = 0; q < size_; ++q)
         if (q != rank_)
-          device_->copy(recv_bytes + chunks.recv_offset[q], recv_stage_->data() + chunks.recv_offset[q],
-                        chunks.recv_bytes[q]);
+          device_->copy(pending.recv + pending.chunks.recv_offset[q],
+                        recv_stage_->data() + pending.chunks.recv_offset[q], pending.chunks.recv_bytes[q]);
   }
 
  private:
-  void isend_irecv(const char* send, char* recv, const Chunks& chunks) {
+  // One piece's exchange in flight.
+  struct Pending {
+    bool active = false;
     std::vector<MPI_Request> requests;
+    char* recv = nullptr;
+    Chunks chunks;
+  };
+
+  void post(const char* send, char* recv, const Chunks& chunks, int tag, std::vector<MPI_Request>& requests) {
     requests.reserve(2 * size_);
     // Peers in the order rank+1, rank+2, ...: each rank starts with a different partner, spreading the load.
     for (int step = 1; step < size_; ++step) {
       int q = (rank_ + size_ - step) % size_;
       requests.emplace_back();
-      KOLMO_CHECK_MPI(MPI_Irecv(recv + chunks.recv_offset[q], units(chunks.recv_bytes[q]), unit_, q, 0, comm_,
-                                &requests.back()));
+      KOLMO_CHECK_MPI(MPI_Irecv(recv + chunks.recv_offset[q], units(chunks.recv_bytes[q]), unit_, q, tag,
+                                comm_, &requests.back()));
     }
     for (int step = 1; step < size_; ++step) {
       int q = (rank_ + step) % size_;
       requests.emplace_back();
-      KOLMO_CHECK_MPI(MPI_Isend(send + chunks.send_offset[q], units(chunks.send_bytes[q]), unit_, q, 0, comm_,
-                                &requests.back()));
+      KOLMO_CHECK_MPI(MPI_Isend(send + chunks.send_offset[q], units(chunks.send_bytes[q]), unit_, q, tag,
+                                comm_, &requests.back()));
     }
-    KOLMO_CHECK_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
   }
 
   void alltoallv(const char* send, char* recv, const Chunks& chunks) {
@@ -174,6 +209,7 @@ class MpiExchange final : public Exchange {
   MPI_Datatype unit_ = MPI_DATATYPE_NULL;
   bool staged_ = false;
   std::unique_ptr<Staging> send_stage_, recv_stage_;
+  std::vector<Pending> pending_;  // by piece
 };
 
 }  // namespace

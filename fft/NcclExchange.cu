@@ -1,8 +1,13 @@
-// The NCCL exchange: grouped ncclSend/ncclRecv per peer on the device's stream, nothing staged, no host sync.
+// The NCCL exchange: grouped ncclSend/ncclRecv per peer on the device's stream (pipelined pieces: on a stream
+// of its own), nothing staged, no host sync.
 // The communicator is bootstrapped through MPI (rank 0 makes the unique id and broadcasts it).
 #include <nccl.h>
 
+#include <string>
+#include <vector>
+
 #include "core/CudaCheck.hpp"
+#include "core/Error.hpp"
 #include "fft/Exchange.hpp"
 
 #define KOLMO_CHECK_NCCL(call)                                                             \
@@ -29,14 +34,46 @@ class NcclExchange final : public Exchange {
   }
   ~NcclExchange() override {
     if (comm_ != nullptr) ncclCommDestroy(comm_);
+    for (cudaEvent_t event : done_) cudaEventDestroy(event);
+    if (ready_ != nullptr) cudaEventDestroy(ready_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
   }
   ExchangeMethod method() const override { return ExchangeMethod::nccl; }
 
   void run(const void* send, void* recv, const Chunks& chunks) override {
-    auto stream = static_cast<cudaStream_t>(device_->stream());
+    exchange(send, recv, chunks, static_cast<cudaStream_t>(device_->stream()));
+  }
+
+  // Pieces go through a stream of NCCL's own, so that the device's stream computes meanwhile: the exchange
+  // waits for what the device's stream has queued, and the device's stream waits for the exchange only at
+  // finish.
+  void start(const void* send, void* recv, const Chunks& chunks, int piece) override {
+    auto compute = static_cast<cudaStream_t>(device_->stream());
+    if (stream_ == nullptr) {
+      KOLMO_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+      KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    }
+    while (static_cast<int>(done_.size()) <= piece) {
+      done_.push_back(nullptr);
+      KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&done_.back(), cudaEventDisableTiming));
+    }
+    KOLMO_CHECK_CUDA(cudaEventRecord(ready_, compute));
+    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream_, ready_, 0));
+    exchange(send, recv, chunks, stream_);
+    KOLMO_CHECK_CUDA(cudaEventRecord(done_[piece], stream_));
+  }
+  void finish(int piece) override {
+    if (piece >= static_cast<int>(done_.size()))
+      throw Error("internal: exchange piece " + std::to_string(piece) + " finished but not started");
+    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(static_cast<cudaStream_t>(device_->stream()), done_[piece], 0));
+  }
+
+ private:
+  void exchange(const void* send, void* recv, const Chunks& chunks, cudaStream_t stream) {
     const char* s = static_cast<const char*>(send);
     char* r = static_cast<char*>(recv);
-    device_->copy(r + chunks.recv_offset[rank_], s + chunks.send_offset[rank_], chunks.send_bytes[rank_]);
+    KOLMO_CHECK_CUDA(cudaMemcpyAsync(r + chunks.recv_offset[rank_], s + chunks.send_offset[rank_],
+                                     chunks.send_bytes[rank_], cudaMemcpyDeviceToDevice, stream));
     KOLMO_CHECK_NCCL(ncclGroupStart());
     for (int step = 1; step < size_; ++step) {
       int to = (rank_ + step) % size_, from = (rank_ + size_ - step) % size_;
@@ -48,10 +85,13 @@ class NcclExchange final : public Exchange {
     KOLMO_CHECK_NCCL(ncclGroupEnd());
   }
 
- private:
   std::shared_ptr<Device> device_;
   int rank_ = 0, size_ = 1;
   ncclComm_t comm_ = nullptr;
+  // Pipelined pieces only: NCCL's stream, the event it waits on, and one completion event per piece.
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t ready_ = nullptr;
+  std::vector<cudaEvent_t> done_;
 };
 
 }  // namespace

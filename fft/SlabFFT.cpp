@@ -23,36 +23,14 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
                        FftOptions options)
     : comm_(comm), device_(std::move(device)), options_(options), layout_(layout_for(n, comm_)) {
   // The layout has been validated above, identically on every rank; only now is anything allocated.
+  KOLMO_REQUIRE(options_.exchange_pieces >= 0,
+                "exchange pieces must be 0 (automatic) or a positive count, not " +
+                    std::to_string(options_.exchange_pieces));
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) transforms_ = make_cuda_transforms<Real>(layout_, device_);
 #endif
   if (!transforms_) transforms_ = make_host_transforms<Real>(layout_);
-  const int p = layout_.ranks();
-  for (Chunks* chunks : {&forward_chunks_, &backward_chunks_})
-    for (auto* v : {&chunks->send_offset, &chunks->send_bytes, &chunks->recv_offset, &chunks->recv_bytes})
-      v->resize(p);
-  for (int q = 0; q < p; ++q) {
-    // Forward: out of the packed buffer [q][x][y in q][kz], into the kx-major spectral slab.
-    forward_chunks_.send_offset[q] = layout_.packed_offset(q) * sizeof(C);
-    forward_chunks_.send_bytes[q] = layout_.packed_count(q) * sizeof(C);
-    forward_chunks_.recv_offset[q] = layout_.spectral_chunk_offset(q) * sizeof(C);
-    forward_chunks_.recv_bytes[q] = layout_.spectral_chunk_count(q) * sizeof(C);
-  }
-  for (auto* v : {&forward_kept_chunks_.send_offset, &forward_kept_chunks_.send_bytes,
-                  &forward_kept_chunks_.recv_offset, &forward_kept_chunks_.recv_bytes})
-    v->resize(p);
-  for (int q = 0; q < p; ++q) {
-    forward_kept_chunks_.send_offset[q] = layout_.compact_packed_offset(q) * sizeof(C);
-    forward_kept_chunks_.send_bytes[q] = layout_.compact_packed_count(q) * sizeof(C);
-    forward_kept_chunks_.recv_offset[q] = layout_.compact_chunk_offset(q) * sizeof(C);
-    forward_kept_chunks_.recv_bytes[q] = layout_.compact_chunk_count(q) * sizeof(C);
-  }
-  // Backward is the same exchange reversed.
-  auto reversed = [](const Chunks& c) {
-    return Chunks{c.recv_offset, c.recv_bytes, c.send_offset, c.send_bytes};
-  };
-  backward_chunks_ = reversed(forward_chunks_);
-  backward_kept_chunks_ = reversed(forward_kept_chunks_);
+  make_chunks();
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
   exchange_ = make_exchange(options_.exchange, comm_.get(), device_, options_.cuda_aware_mpi, max_bytes);
   scratch_ = Buffer<C>(device_, layout_.alloc_complex());
@@ -66,26 +44,13 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   } else {
     choose_one_rank_dealiasing();
   }
-}
-
-template <class Real>
-template <class Transform>
-double SlabFFT<Real>::median_ms(Transform transform) {
-  std::vector<double> ms;
-  for (int i = 0; i < 7; ++i) {
-    device_->synchronize();
-    const double start = MPI_Wtime();
-    transform();
-    device_->synchronize();
-    if (i >= 2) ms.push_back((MPI_Wtime() - start) * 1e3);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  choose_pieces();
 }
 
 // One rank. Backward: the requested way, or on the host the kept rows (no timing, so that runs repeat bit for
-// bit), or on a GPU the faster cuFFT mask by a short timing on a temporary slab, against the full transform.
-// Forward: the mask in cuFFT's x transform where there is one (else copies), used by solvers where faster.
+// bit), or on a GPU the fastest of kept rows and the cuFFT masks by a short timing on a temporary slab,
+// against the full transform. Forward: the mask in cuFFT's x transform where there is one (else copies), used
+// by solvers where faster.
 template <class Real>
 void SlabFFT<Real>::choose_one_rank_dealiasing() {
   const bool masked = transforms_->has_masked();
@@ -95,12 +60,12 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
       requested == OneRankDealiasing::masked_x || requested == OneRankDealiasing::masked_planes;
   KOLMO_REQUIRE(masked || !needs_mask,
                 "masked dealiasing requested, but these transforms have no cuFFT mask");
-  if (requested == OneRankDealiasing::automatic && device_->backend() == Backend::host) {
+  if (requested == OneRankDealiasing::automatic && device_->backend() == Backend::host)
     requested = OneRankDealiasing::rows;
-    dealias_.backward_saves = true;
-  }
   if (requested != OneRankDealiasing::automatic) {
+    // Asked for by name: used wherever dealiased transforms are asked for, whatever it costs.
     dealias_.backward = requested;
+    dealias_.backward_saves = true;
     dealias_.report = "one rank: dealiased backward by " +
                       std::string(requested == OneRankDealiasing::copies ? "copies"
                                   : requested == OneRankDealiasing::rows ? "kept rows"
@@ -118,12 +83,11 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
     transforms_->backward_x(spectral, scratch_.data());
     transforms_->backward_planes(scratch_.data(), real);
   });
-  // Kept rows are not among the candidates on a GPU yet: that path has not been run on one (no GPU was at
-  // hand when it was written); ask for it with FftOptions::one_rank_dealiasing to try it.
-  double best = 1e300;
-  dealias_.backward = OneRankDealiasing::copies;
+  double best = backward_ms(OneRankDealiasing::rows);
+  dealias_.backward = OneRankDealiasing::rows;
   char text[400];
-  int length = std::snprintf(text, sizeof(text), "one GPU: backward full %.3f ms", full_backward);
+  int length = std::snprintf(text, sizeof(text), "one GPU: backward full %.3f ms, kept rows %.3f ms",
+                             full_backward, best);
   if (masked) {
     for (auto way : {OneRankDealiasing::masked_x, OneRankDealiasing::masked_planes}) {
       const double ms = backward_ms(way);
@@ -189,7 +153,7 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
     default:  // copies: the compact slab
       gather_kept_spectral(in, scratch);
       transforms_->backward_x_kept(scratch, reinterpret_cast<C*>(out));
-      expand_kept_planes(reinterpret_cast<C*>(out), scratch);
+      expand_kept_planes(reinterpret_cast<C*>(out), scratch, layout_.x_count());
       transforms_->backward_planes(scratch, out);
   }
 }
@@ -225,70 +189,57 @@ SlabFFT<Real>::~SlabFFT() = default;
 
 template <class Real>
 std::size_t SlabFFT<Real>::workspace_bytes() const {
-  return scratch_.bytes() + transforms_->work_bytes() + wire_send_.bytes() + wire_receive_.bytes();
+  return scratch_.bytes() + transforms_->work_bytes() + wire_send_.bytes() + wire_receive_.bytes() +
+         piece_.bytes();
 }
 
 template <class Real>
-template <class Phase>
-void SlabFFT<Real>::timed(double PhaseTimes::*slot, Phase phase) {
-  if (!options_.profile) {
-    phase();
-    return;
-  }
-  device_->synchronize();
-  const double start = MPI_Wtime();
-  phase();
-  device_->synchronize();
-  times_.*slot += MPI_Wtime() - start;
-}
-
-template <class Real>
-void SlabFFT<Real>::pack(const C* planes, C* packed) {
+void SlabFFT<Real>::pack(const C* planes, C* packed, long count) {
   // planes is [x][y][kz]; peer q's rows y in its range, for every x, become one contiguous block.
   const std::size_t row = layout_.ny() * layout_.nzc() * sizeof(C);
   for (int q = 0; q < layout_.ranks(); ++q) {
     const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
-    device_->copy_2d(packed + layout_.packed_offset(q), width, planes + layout_.y_offset(q) * layout_.nzc(),
-                     row, width, layout_.x_count());
+    device_->copy_2d(packed + count * layout_.y_offset(q) * layout_.nzc(), width,
+                     planes + layout_.y_offset(q) * layout_.nzc(), row, width, count);
   }
 }
 
 template <class Real>
-void SlabFFT<Real>::unpack(const C* packed, C* planes) {
+void SlabFFT<Real>::unpack(const C* packed, C* planes, long count) {
   const std::size_t row = layout_.ny() * layout_.nzc() * sizeof(C);
   for (int q = 0; q < layout_.ranks(); ++q) {
     const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
-    device_->copy_2d(planes + layout_.y_offset(q) * layout_.nzc(), row, packed + layout_.packed_offset(q),
-                     width, width, layout_.x_count());
+    device_->copy_2d(planes + layout_.y_offset(q) * layout_.nzc(), row,
+                     packed + count * layout_.y_offset(q) * layout_.nzc(), width, width, count);
   }
 }
 
 template <class Real>
-void SlabFFT<Real>::pack_kept(const C* planes, C* packed) {
+void SlabFFT<Real>::pack_kept(const C* planes, C* packed, long count) {
   const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
   for (int q = 0; q < layout_.ranks(); ++q) {
-    C* chunk = packed + layout_.compact_packed_offset(q);
+    C* chunk = packed + count * layout_.kept_y_before(q) * layout_.kept_z();
     const std::size_t rows = layout_.kept_y_count(q);
     long done = 0;
     for (const auto& run : layout_.kept_runs(q)) {
       device_->copy_3d(chunk + done * layout_.kept_z(), width, rows, planes + run.start * layout_.nzc(), row,
-                       layout_.ny(), width, run.count, layout_.x_count());
+                       layout_.ny(), width, run.count, count);
       done += run.count;
     }
   }
 }
 
 template <class Real>
-void SlabFFT<Real>::expand_kept_planes(const C* packed, C* planes) {
+void SlabFFT<Real>::expand_kept_planes(const C* packed, C* planes, long count) {
   const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
-  device_->fill_zero(planes, layout_.planes_size() * sizeof(C));
+  device_->fill_zero(planes, count * layout_.ny() * layout_.nzc() * sizeof(C));
   for (int q = 0; q < layout_.ranks(); ++q) {
-    const C* chunk = packed + layout_.compact_packed_offset(q);
+    const C* chunk = packed + count * layout_.kept_y_before(q) * layout_.kept_z();
     const std::size_t rows = layout_.kept_y_count(q);
     long done = 0;
     for (const auto& run : layout_.kept_runs(q)) {
       device_->copy_3d(planes + run.start * layout_.nzc(), row, layout_.ny(), chunk + done * layout_.kept_z(),
-                       width, rows, width, run.count, layout_.x_count());
+                       width, rows, width, run.count, count);
       done += run.count;
     }
   }
@@ -333,7 +284,7 @@ void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
   }
   timed(&PhaseTimes::compute, [&] {
     transforms_->forward_planes(in, scratch);
-    pack_kept(scratch, out);
+    pack_kept(scratch, out, layout_.x_count());
   });
   if (layout_.ranks() == 1) {
     // One rank: the compact packed buffer is already the compact spectral slab.
@@ -366,7 +317,7 @@ void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
   });
   timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_kept_chunks_); });
   timed(&PhaseTimes::compute, [&] {
-    expand_kept_planes(packed, scratch);
+    expand_kept_planes(packed, scratch, layout_.x_count());
     transforms_->backward_planes(scratch, out);
   });
   ++times_.transforms;
@@ -374,6 +325,9 @@ void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
 
 template <class Real>
 void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
+  // In place, the packing of early pieces would overwrite the input of later ones.
+  if (in_pieces(modes) && static_cast<const void*>(in) != static_cast<const void*>(out))
+    return forward_in_pieces(in, out, modes == Modes::dealiased);
   if (modes == Modes::dealiased) return forward_dealiased(in, out);
   C* scratch = scratch_.data();
   // Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
@@ -382,7 +336,7 @@ void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
   if (layout_.ranks() == 1) {
     timed(&PhaseTimes::compute, [&] { transforms_->forward_x(scratch, out); });
   } else {
-    timed(&PhaseTimes::compute, [&] { pack(scratch, out); });
+    timed(&PhaseTimes::compute, [&] { pack(scratch, out, layout_.x_count()); });
     timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_chunks_); });
     timed(&PhaseTimes::compute, [&] { transforms_->forward_x(scratch, out); });
   }
@@ -391,16 +345,25 @@ void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
 
 template <class Real>
 void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
+  if (in_pieces(modes)) return backward_in_pieces(in, out, modes == Modes::dealiased);
   if (modes == Modes::dealiased) return backward_dealiased(in, out);
   C* scratch = scratch_.data();
   timed(&PhaseTimes::compute, [&] { transforms_->backward_x(in, scratch); });
   if (layout_.ranks() > 1) {
     C* packed = reinterpret_cast<C*>(out);
     timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_chunks_); });
-    timed(&PhaseTimes::compute, [&] { unpack(packed, scratch); });
+    timed(&PhaseTimes::compute, [&] { unpack(packed, scratch, layout_.x_count()); });
   }
   timed(&PhaseTimes::compute, [&] { transforms_->backward_planes(scratch, out); });
   ++times_.transforms;
+}
+
+OneRankDealiasing parse_one_rank_dealiasing(const std::string& name) {
+  const char* names[] = {"automatic", "copies", "rows", "masked_x", "masked_planes"};
+  for (int i = 0; i < 5; ++i)
+    if (name == names[i]) return static_cast<OneRankDealiasing>(i);
+  throw Error("unknown one-rank dealiasing way '" + name +
+              "' (expected automatic, copies, rows, masked_x or masked_planes)");
 }
 
 template class SlabFFT<float>;

@@ -27,10 +27,12 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/Buffer.hpp"
 #include "core/Communicator.hpp"
@@ -47,9 +49,11 @@ enum class Modes { all, dealiased };
 // How a one-rank dealiased backward transform leaves out the dropped (ky, kz) modes: copying the kept modes
 // to a compact slab and back; x transforms of the kept ky rows only, then zeroing the dropped columns; or the
 // mask inside cuFFT's kernels, in the x or in the plane transform (CUDA with callbacks). automatic: rows on
-// the host; on a GPU the faster mask by a short timing (rows there only when asked for: not yet run on a
-// GPU). The others are for tests and benchmarks.
+// the host; on a GPU the fastest of rows and the masks by a short timing, used only if faster than the full
+// transform. A way asked for by name is always used (for tests and benchmarks).
 enum class OneRankDealiasing { automatic, copies, rows, masked_x, masked_planes };
+// "automatic", "copies", "rows", "masked_x" or "masked_planes"; throws Error naming the others otherwise.
+OneRankDealiasing parse_one_rank_dealiasing(const std::string& name);
 
 struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
@@ -62,12 +66,19 @@ struct FftOptions {
   // Ignored for float and on one rank.
   bool single_precision_wire = false;
   OneRankDealiasing one_rank_dealiasing = OneRankDealiasing::automatic;
+  // Several ranks: split each all-to-all into this many pieces along the local x planes, so that the plane
+  // FFTs and packing of one piece run while earlier pieces are in flight (forward), and the unpacking and
+  // plane FFTs of arrived pieces while later ones are (backward). 1: one exchange, no overlap. 0: chosen at
+  // construction by timing 1, 2, 4 and 8 pieces (full and dealiased transforms separately). Costs a buffer
+  // of one piece's planes. Ignored on one rank, with single_precision_wire, and for in-place forward
+  // transforms (whose input would be overwritten by the packing of earlier pieces).
+  int exchange_pieces = 1;
 };
 
 // Accumulated times of the phases of all transforms since the last reset (profile mode only), in seconds.
 struct PhaseTimes {
   double compute = 0;        // local FFTs and packing
-  double communication = 0;  // the all-to-all, staging included
+  double communication = 0;  // the all-to-all, staging included (in pieces: with the work overlapping it)
   long transforms = 0;
 };
 
@@ -86,7 +97,7 @@ class SlabFFT {
   const std::shared_ptr<Device>& device_handle() const { return device_; }
   MPI_Comm comm() const { return comm_.get(); }
   ExchangeMethod exchange_method() const { return exchange_->method(); }
-  // Bytes this object holds on the device: the scratch slab plus the FFT library's work area.
+  // Bytes this object holds on the device: the scratch slab, the FFT library's work area, the piece buffer.
   std::size_t workspace_bytes() const;
 
   void forward(const Real* in, C* out, Modes modes = Modes::all);
@@ -99,6 +110,10 @@ class SlabFFT {
   bool dealiased_backward_saves_work() const { return dealias_.backward_saves; }
   bool dealiased_forward_saves_work() const { return dealias_.forward_saves; }
   const std::string& dealiasing_report() const { return dealias_.report; }
+  // Pieces each all-to-all is split into, for full (Modes::all) and dealiased transforms; what the choice
+  // was based on (the timings, when FftOptions::exchange_pieces = 0).
+  int exchange_pieces(Modes modes) const { return pieces_[modes == Modes::dealiased ? 1 : 0]; }
+  const std::string& exchange_pieces_report() const { return pieces_report_; }
 
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
   Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
@@ -114,13 +129,14 @@ class SlabFFT {
   // The all-to-all, through single precision when the options ask for it.
   void exchange(const C* send, C* recv, const Chunks& chunks);
   bool narrow_wire() const;
-  void pack(const C* planes, C* packed);
-  void unpack(const C* packed, C* planes);
+  // planes [x][y][kz] of `count` x planes to or from the packed buffer [q][x][y in q][kz].
+  void pack(const C* planes, C* packed, long count);
+  void unpack(const C* packed, C* planes, long count);
   // Dealiased forms: kept modes of planes [x][y][kz] to or from the compact packed buffer [q][x][kept y][kept
   // kz], and of the spectral slab to or from the compact slab [kx][kept ky][kept kz]; expanding zeroes the
   // rest.
-  void pack_kept(const C* planes, C* packed);
-  void expand_kept_planes(const C* packed, C* planes);
+  void pack_kept(const C* planes, C* packed, long count);
+  void expand_kept_planes(const C* packed, C* planes, long count);
   void gather_kept_spectral(const C* spectral, C* compact);
   void expand_kept_spectral(const C* compact, C* spectral);
   void forward_dealiased(const Real* in, C* out);
@@ -134,6 +150,16 @@ class SlabFFT {
   void choose_one_rank_dealiasing();
   void zero_dropped_planes(C* planes);
   void backward_one_rank(const C* in, Real* out, OneRankDealiasing way);
+  // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the transforms, the choice.
+  // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
+  Chunks piece_chunks(int piece, int pieces, bool dealiased) const;
+  void make_chunks();
+  bool in_pieces(Modes modes) const;
+  void make_piece_chunks();
+  void choose_pieces();
+  void use_pieces(int full, int dealiased);
+  void forward_in_pieces(const Real* in, C* out, bool dealiased);
+  void backward_in_pieces(const C* in, Real* out, bool dealiased);
   template <class Transform>
   double median_ms(Transform transform);
   template <class Phase>
@@ -150,7 +176,43 @@ class SlabFFT {
   Buffer<Complex<float>> wire_send_, wire_receive_;  // only with single_precision_wire
   PhaseTimes times_;
   DealiasChoice dealias_;
+  // Exchange in pieces: the count for [full, dealiased] transforms, each piece's chunks for [full,
+  // dealiased] in each direction, and a buffer of one piece's planes [x][y][kz].
+  int pieces_[2] = {1, 1};
+  std::string pieces_report_;
+  std::vector<Chunks> forward_piece_chunks_[2], backward_piece_chunks_[2];
+  Buffer<C> piece_;
 };
+
+// Defined here because fft/SlabFFT.cpp and fft/SlabFFTPieces.cpp both use them.
+template <class Real>
+template <class Transform>
+double SlabFFT<Real>::median_ms(Transform transform) {
+  std::vector<double> ms;
+  for (int i = 0; i < 7; ++i) {
+    device_->synchronize();
+    const double start = MPI_Wtime();
+    transform();
+    device_->synchronize();
+    if (i >= 2) ms.push_back((MPI_Wtime() - start) * 1e3);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+template <class Real>
+template <class Phase>
+void SlabFFT<Real>::timed(double PhaseTimes::*slot, Phase phase) {
+  if (!options_.profile) {
+    phase();
+    return;
+  }
+  device_->synchronize();
+  const double start = MPI_Wtime();
+  phase();
+  device_->synchronize();
+  times_.*slot += MPI_Wtime() - start;
+}
 
 extern template class SlabFFT<float>;
 extern template class SlabFFT<double>;

@@ -85,6 +85,8 @@ class SlabLayout {
   const std::vector<Run>& kept_runs(int q) const { return kept_runs_[q]; }
   long kept_y_count(int q) const { return kept_y_count_[q]; }
   long kept_y_count() const { return kept_y_count(rank_); }
+  long kept_y_before(int q) const { return kept_y_before_[q]; }  // kept ky planes of ranks before q
+  long kept_y_total() const { return kept_y_before_[ranks_ - 1] + kept_y_count_[ranks_ - 1]; }
   // Compact spectral slab [kx][kept ky][kept kz] and the compact packed buffer [q][x][kept ky of q][kept kz].
   std::size_t compact_spectral_size() const {
     return static_cast<std::size_t>(nx_ * kept_y_count() * kept_z());

@@ -50,6 +50,7 @@ struct GridConfig {
 struct FftConfig {
   fft::ExchangeMethod exchange{};
   bool cuda_aware_mpi{};
+  long exchange_pieces{};
   bool operator==(const FftConfig&) const = default;
 };
 

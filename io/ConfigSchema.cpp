@@ -24,6 +24,9 @@ constexpr std::array keys = {
               "all-to-all of the slab FFT: auto is nccl on cuda when built with NCCL, isend_irecv otherwise"},
     SchemaKey{"fft.cuda_aware_mpi", boolean, "false", "", "",
               "the MPI library accepts GPU pointers (MPI exchanges then skip staging through host memory)"},
+    SchemaKey{"fft.exchange_pieces", integer, "1", ">= 0", "",
+              "several ranks: split each all-to-all into this many pieces so that FFTs and packing overlap "
+              "the exchange; 0: chosen at start by timing 1, 2, 4 and 8"},
     SchemaKey{"problem", choice, "navier_stokes", "navier_stokes | poisson", "",
               "what to solve: incompressible Navier-Stokes in time, or one Poisson/Helmholtz problem"},
 

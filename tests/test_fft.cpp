@@ -52,6 +52,12 @@ struct Case {
   std::shared_ptr<Device> device;
   ExchangeMethod method;
   bool in_place;
+  int pieces = 1;  // the all-to-all in this many pieces (FftOptions::exchange_pieces)
+  FftOptions options() const {
+    FftOptions o{method};
+    o.exchange_pieces = pieces;
+    return o;
+  }
 };
 
 std::vector<Case> host_cases() {
@@ -59,6 +65,12 @@ std::vector<Case> host_cases() {
   auto host = Device::create(Backend::host);
   for (auto method : {ExchangeMethod::isend_irecv, ExchangeMethod::alltoallv})
     for (bool in_place : {false, true}) cases.push_back({host, method, in_place});
+  // In pieces: 2, and 3 (more than some ranks have x planes on the small grids: empty pieces). In place,
+  // only the backward goes in pieces.
+  for (int pieces : {2, 3})
+    for (bool in_place : {false, true})
+      cases.push_back({host, ExchangeMethod::isend_irecv, in_place, pieces});
+  cases.push_back({host, ExchangeMethod::isend_irecv, false, 0});  // count chosen by timing
   return cases;
 }
 
@@ -70,13 +82,15 @@ std::vector<Case> gpu_cases(const std::string& name) {
   if (nccl_usable(MPI_COMM_WORLD)) methods.push_back(ExchangeMethod::nccl);
   for (auto method : methods)
     for (bool in_place : {false, true}) cases.push_back({gpu, method, in_place});
+  for (auto method : methods)
+    if (method != ExchangeMethod::alltoallv) cases.push_back({gpu, method, false, 3});
   return cases;
 }
 
 // Forward (and back) the paper field; check every local coefficient and the round trip.
 template <class Real>
 void check_paper_field(const Case& c, std::array<long, 3> n) {
-  SlabFFT<Real> fft(n, MPI_COMM_WORLD, c.device, {c.method});
+  SlabFFT<Real> fft(n, MPI_COMM_WORLD, c.device, c.options());
   const auto& l = fft.layout();
   const double points = double(n[0]) * n[1] * n[2];
   std::vector<Real> f(2 * l.alloc_complex(), Real(0));
@@ -129,7 +143,7 @@ void check_paper_field(const Case& c, std::array<long, 3> n) {
 // Distributed forward of a random field against serial FFTW's 3D r2c of the whole field, element by element.
 template <class Real>
 void check_against_serial(const Case& c, std::array<long, 3> n) {
-  SlabFFT<Real> fft(n, MPI_COMM_WORLD, c.device, {c.method});
+  SlabFFT<Real> fft(n, MPI_COMM_WORLD, c.device, c.options());
   const auto& l = fft.layout();
   // The reference, in double, of the whole field (every rank holds it: the grids are small).
   std::vector<double> whole(n[0] * n[1] * n[2]);
@@ -184,7 +198,7 @@ void check_against_serial(const Case& c, std::array<long, 3> n) {
 template <class Real>
 void check_dealiased(const Case& c, std::array<long, 3> n,
                      OneRankDealiasing way = OneRankDealiasing::automatic) {
-  FftOptions options{c.method};
+  FftOptions options = c.options();
   options.one_rank_dealiasing = way;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, c.device, options);
   const auto& l = fft.layout();
@@ -322,13 +336,51 @@ std::vector<OneRankDealiasing> one_rank_ways(bool gpu) {
   return ways;
 }
 
+TEST_CASE("one-rank dealiasing ways are named for the benchmarks, and an unknown name is refused", "[fft]") {
+  for (auto way : {OneRankDealiasing::automatic, OneRankDealiasing::copies, OneRankDealiasing::rows,
+                   OneRankDealiasing::masked_x, OneRankDealiasing::masked_planes}) {
+    int matches = 0;
+    for (const char* name : {"automatic", "copies", "rows", "masked_x", "masked_planes"})
+      matches += parse_one_rank_dealiasing(name) == way ? 1 : 0;
+    CHECK(matches == 1);
+  }
+  CHECK_THROWS_WITH(parse_one_rank_dealiasing("mask"), Catch::Contains("'mask'") && Catch::Contains("rows"));
+}
+
+TEST_CASE("the exchange goes in the pieces asked for, or in a count every rank chose alike", "[fft]") {
+  auto host = Device::create(Backend::host);
+  const int ranks = kolmo::testing::world_size();
+  for (int asked : {0, 1, 3}) {
+    FftOptions options;
+    options.exchange_pieces = asked;
+    SlabFFT<double> fft(std::array<long, 3>{16, 12, 10}, MPI_COMM_WORLD, host, options);
+    INFO("asked " << asked << ": " << fft.exchange_pieces_report());
+    for (Modes modes : {Modes::all, Modes::dealiased}) {
+      const int pieces = fft.exchange_pieces(modes);
+      if (ranks == 1 || asked == 1) {
+        CHECK(pieces == 1);
+      } else if (asked > 1) {
+        CHECK(pieces == asked);
+      } else {
+        CHECK((pieces == 1 || pieces == 2 || pieces == 4 || pieces == 8));
+        CHECK(pieces <= fft.layout().x_count(ranks - 1));
+      }
+      CHECK(global_max(pieces) == -global_max(-pieces));  // the same on every rank
+    }
+  }
+  FftOptions negative;
+  negative.exchange_pieces = -1;
+  CHECK_THROWS_WITH(SlabFFT<double>(std::array<long, 3>{8, 8, 8}, MPI_COMM_WORLD, host, negative),
+                    Catch::Contains("exchange pieces"));
+}
+
 TEMPLATE_TEST_CASE("dealiased transforms equal full transforms with the 2/3 rule applied", "[fft]", float,
                    double) {
   for (const auto& c : host_cases())
     for (auto n : kRandomGrids)
       for (auto way : one_rank_ways(false)) {
         INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method)
-                     << " in place " << c.in_place << " one-rank way " << int(way));
+                     << " in place " << c.in_place << " pieces " << c.pieces << " one-rank way " << int(way));
         check_dealiased<TestType>(c, n, way);
       }
 }

@@ -31,6 +31,13 @@ else
         --reps ${REPS:-10} 2>&1 | tee -a $out/bench.log
     done
   done
+  # The exchange in pieces, overlapping FFTs and packing (count chosen by timing; the header line says which).
+  for n in ${SIZES:-512 1024}; do
+    for extra in "" "--dealiased"; do
+      mpiexec -n $ngpu ./kolmo_fft_bench --n $n --precision single --backend cuda --exchange nccl --pieces 0 \
+        $extra --warmup 3 --reps ${REPS:-10} 2>&1 | tee -a $out/bench.log | grep -E "pieces|RESULT"
+    done
+  done
   # MPI staged through host memory is slow here (3-4 GB/s): a small grid shows the gap.
   mpiexec -n $ngpu ./kolmo_fft_bench --n 256 --precision single --backend cuda --exchange isend_irecv \
     --warmup 2 --reps 5 2>&1 | tee -a $out/bench.log

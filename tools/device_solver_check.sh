@@ -18,7 +18,8 @@ done
 for n in ${SIZES:-256 512}; do
   for p in single double; do
     for rk in rk2 rk4; do
-      mpiexec -n $ngpu .device/kolmo_solver_bench --n $n --precision $p --integrator $rk --steps 10 2>&1 | tee -a $out/solver_bench.log
+      mpiexec -n $ngpu .device/kolmo_solver_bench --n $n --precision $p --integrator $rk --steps 10 \
+        --pieces ${PIECES:-1} 2>&1 | tee -a $out/solver_bench.log
     done
   done
 done

@@ -27,7 +27,7 @@ struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
-  int warmup = 3, reps = 10;
+  int warmup = 3, reps = 10, pieces = 1;
 };
 
 double median(std::vector<double> v) {
@@ -42,9 +42,8 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.exchange = parse_exchange(s.exchange);
   options.cuda_aware_mpi = s.cuda_aware;
   options.single_precision_wire = s.single_wire;
-  const std::vector<std::string> ways{"automatic", "copies", "rows", "masked_x", "masked_planes"};
-  options.one_rank_dealiasing =
-      static_cast<OneRankDealiasing>(std::find(ways.begin(), ways.end(), s.one_rank_way) - ways.begin());
+  options.one_rank_dealiasing = parse_one_rank_dealiasing(s.one_rank_way);
+  options.exchange_pieces = s.pieces;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
@@ -120,6 +119,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
                 to_string(fft.exchange_method()).c_str(), s.in_place ? "in place" : "out of place",
                 s.dealiased ? ", dealiased" : "");
     if (s.dealiased) std::printf("  dealiasing: %s\n", fft.dealiasing_report().c_str());
+    if (ranks > 1) std::printf("  %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
                 fft.workspace_bytes() / 1048576.0, 2.0 * l.alloc_complex() * sizeof(Real) / 1048576.0);
     std::printf(
@@ -188,6 +188,8 @@ int main(int argc, char** argv) {
   app.add_flag("--dealiased", s.dealiased, "dealiased transforms (2/3-rule modes only; the peer stays full)");
   app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased backward transforms drop modes")
       ->check(CLI::IsMember({"automatic", "copies", "rows", "masked_x", "masked_planes"}));
+  app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);

@@ -22,8 +22,8 @@ namespace {
 
 struct Settings {
   long n = 64;
-  std::string precision = "single", backend = "auto", integrator = "rk4";
-  int warmup = 2, steps = 10;
+  std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic";
+  int warmup = 2, steps = 10, pieces = 1;
 };
 
 double median(std::vector<double> v) {
@@ -33,7 +33,10 @@ double median(std::vector<double> v) {
 
 template <class Real>
 void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int ranks) {
-  fft::SlabFFT<Real> fft({s.n, s.n, s.n}, MPI_COMM_WORLD, device);
+  fft::FftOptions options;
+  options.one_rank_dealiasing = fft::parse_one_rank_dealiasing(s.one_rank_way);
+  options.exchange_pieces = s.pieces;
+  fft::SlabFFT<Real> fft({s.n, s.n, s.n}, MPI_COMM_WORLD, device, options);
   solver::FlowParameters parameters;
   parameters.viscosity = 1.0 / 1600;
   parameters.integrator = solver::parse_integrator(s.integrator);
@@ -78,6 +81,7 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     std::printf("Navier-Stokes step %ld^3 %s %s, %d rank(s), %s\n", s.n, s.precision.c_str(),
                 s.integrator.c_str(), ranks, device->name().c_str());
     std::printf("  FFT dealiasing: %s\n", fft.dealiasing_report().c_str());
+    if (ranks > 1) std::printf("  FFT %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  memory %.2f GiB per rank = %.1f real-field equivalents\n",
                 flow.bytes_held() / 1073741824.0, flow.bytes_held() / field);
     auto name = [](fft::Modes m) { return m == fft::Modes::dealiased ? "dealiased" : "full"; };
@@ -108,6 +112,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "cuda"}));
   app.add_option("--integrator", s.integrator, "rk2, rk3 or rk4")
       ->check(CLI::IsMember({"rk2", "rk3", "rk4"}));
+  app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased backward transforms drop modes")
+      ->check(CLI::IsMember({"automatic", "copies", "rows", "masked_x", "masked_planes"}));
+  app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--steps", s.steps, "timed steps")->check(CLI::PositiveNumber);
   try {

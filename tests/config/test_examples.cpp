@@ -118,6 +118,7 @@ TEST_CASE("defaults are the documented ones", "[config]") {
   CHECK(config.backend == BackendChoice::automatic);
   CHECK(config.fft.exchange == kolmo::fft::ExchangeMethod::automatic);
   CHECK(!config.fft.cuda_aware_mpi);
+  CHECK(config.fft.exchange_pieces == 1);
   CHECK(config.problem == Problem::navier_stokes);
   CHECK(config.physics.viscosity == 0.01);
   CHECK(config.physics.forcing.type == ForcingType::none);
@@ -162,8 +163,9 @@ TEST_CASE("every option round-trips through to_yaml", "[config]") {
   const std::vector<std::string> variants = {
       "time: {dt: 0.001, steps: 20, integrator: rk2}\nprecision: single\nbackend: host",
       "time: {cfl: 1.2, max_dt: 0.05, t_end: 0.1, steps: 7, integrator: rk3}\nbackend: cuda\n"
-      "fft: {exchange: nccl, cuda_aware_mpi: true}",
-      "time: {t_end: 1}\nphysics: {forcing: {type: linear, power: 0.3}}\nfft: {exchange: alltoallv}",
+      "fft: {exchange: nccl, cuda_aware_mpi: true, exchange_pieces: 4}",
+      "time: {t_end: 1}\nphysics: {forcing: {type: linear, power: 0.3}}\nfft: {exchange: alltoallv, "
+      "exchange_pieces: 0}",
       "time: {t_end: 1}\nphysics: {forcing: {type: linear, coefficient: 0.7}}\nfft: {exchange: isend_irecv}",
       "time: {t_end: 1}\nphysics: {forcing: {type: band, k_min: 1, k_max: 3, power: 0.1}}",
       "time: {t_end: 1}\ninitial: {type: abc, A: 0.5, B: -1, C: 2, k: 3}\ngrid: {n: [16, 12, 10], box: [1, "

@@ -26,9 +26,11 @@ struct Flow {
 // On the host unless a device is given.
 template <class Real>
 Flow<Real> make_flow(std::array<long, 3> n, const solver::FlowParameters& parameters,
-                     MPI_Comm comm = MPI_COMM_WORLD, std::shared_ptr<Device> device = nullptr) {
+                     MPI_Comm comm = MPI_COMM_WORLD, std::shared_ptr<Device> device = nullptr,
+                     fft::FftOptions options = {}) {
   Flow<Real> flow;
-  flow.fft = std::make_unique<fft::SlabFFT<Real>>(n, comm, device ? device : Device::create(Backend::host));
+  flow.fft =
+      std::make_unique<fft::SlabFFT<Real>>(n, comm, device ? device : Device::create(Backend::host), options);
   flow.ns = std::make_unique<solver::NavierStokes<Real>>(*flow.fft, parameters);
   return flow;
 }

@@ -1,0 +1,235 @@
+// SlabFFT's all-to-all in pieces, so that local work overlaps the exchange (FftOptions::exchange_pieces).
+//
+// Every rank splits its x planes into the same number of pieces (evenly, some possibly empty). Forward: for
+// each piece, the 2D FFTs of its planes into a piece buffer, packing into the send buffer, and the start of
+// its exchange; then all pieces are finished and the x FFTs run. Backward: the x FFTs, the start of every
+// piece's exchange, then for each piece in turn its arrival, unpacking into the piece buffer and its 2D FFTs.
+//
+// Layouts: the send (forward) and receive (backward) buffers are piece-major, [piece][q][x][y of q][kz]
+// (dealiased: kept y and kz only), so each piece's block for each peer is contiguous. What arrives in the
+// forward lands in place in the spectral slab [kx][ky][kz] (kx-major: each peer's piece is one block). The
+// backward receives into the top end of the output buffer: the real planes written by earlier pieces end
+// below the packed data of later ones, because a real plane (Ny Nz reals) is never larger than its packed
+// form and the buffer holds at least x_count real planes above the packed data's start (proof in
+// make_piece_chunks).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/Error.hpp"
+#include "fft/SlabFFT.hpp"
+
+namespace kolmo::fft {
+
+namespace {
+
+Chunks reversed(const Chunks& c) {
+  return Chunks{c.recv_offset, c.recv_bytes, c.send_offset, c.send_bytes};
+}
+
+}  // namespace
+
+template <class Real>
+Chunks SlabFFT<Real>::piece_chunks(int piece, int pieces, bool dealiased) const {
+  const SlabLayout& l = layout_;
+  const long row = dealiased ? l.kept_z() : l.nzc();  // values per (x, y) row in packed and spectral data
+  auto rows_of = [&](int q) { return dealiased ? l.kept_y_count(q) : l.y_count(q); };
+  auto rows_before = [&](int q) { return dealiased ? l.kept_y_before(q) : l.y_offset(q); };
+  const long rows_total = dealiased ? l.kept_y_total() : l.ny();
+  auto bytes = [](long values) { return static_cast<std::size_t>(values) * sizeof(C); };
+  const Split mine{l.x_count(), pieces};
+  Chunks c;
+  for (auto* v : {&c.send_offset, &c.send_bytes, &c.recv_offset, &c.recv_bytes}) v->resize(l.ranks());
+  for (int q = 0; q < l.ranks(); ++q) {
+    const Split theirs{l.x_count(q), pieces};
+    c.send_offset[q] = bytes((mine.offset(piece) * rows_total + mine.count(piece) * rows_before(q)) * row);
+    c.send_bytes[q] = bytes(mine.count(piece) * rows_of(q) * row);
+    c.recv_offset[q] = bytes((l.x_offset(q) + theirs.offset(piece)) * rows_of(l.rank()) * row);
+    c.recv_bytes[q] = bytes(theirs.count(piece) * rows_of(l.rank()) * row);
+  }
+  return c;
+}
+
+template <class Real>
+void SlabFFT<Real>::make_chunks() {
+  forward_chunks_ = piece_chunks(0, 1, false);
+  forward_kept_chunks_ = piece_chunks(0, 1, true);
+  backward_chunks_ = reversed(forward_chunks_);
+  backward_kept_chunks_ = reversed(forward_kept_chunks_);
+}
+
+template <class Real>
+void SlabFFT<Real>::make_piece_chunks() {
+  const SlabLayout& l = layout_;
+  for (int d = 0; d < 2; ++d) {
+    forward_piece_chunks_[d].clear();
+    backward_piece_chunks_[d].clear();
+    if (pieces_[d] == 1) continue;
+    // The backward receives into the top of the output buffer (A bytes), packed data of x_count planes of k
+    // bytes each; the real piece j ends at b_j M bytes (M = Ny Nz reals). Later pieces start at
+    // A - x_count k + b_j k, which is >= b_j M: if k >= M (full) since A >= x_count k; else (dealiased)
+    // since A >= x_count M.
+    const long per_plane = d == 1 ? l.kept_y_total() * l.kept_z() : l.ny() * l.nzc();
+    const std::size_t shift = (l.alloc_complex() - l.x_count() * per_plane) * sizeof(C);
+    for (int j = 0; j < pieces_[d]; ++j) {
+      forward_piece_chunks_[d].push_back(piece_chunks(j, pieces_[d], d == 1));
+      Chunks backward = reversed(forward_piece_chunks_[d].back());
+      for (auto& offset : backward.recv_offset) offset += shift;
+      backward_piece_chunks_[d].push_back(backward);
+    }
+  }
+}
+
+template <class Real>
+void SlabFFT<Real>::use_pieces(int full, int dealiased) {
+  pieces_[0] = full;
+  pieces_[1] = dealiased;
+  make_piece_chunks();
+  long largest = 0;
+  for (int pieces : pieces_)
+    if (pieces > 1) {
+      const Split split{layout_.x_count(), pieces};
+      largest = std::max(largest, split.count(0));
+      transforms_->make_piece_plans(split.count(0));
+      transforms_->make_piece_plans(split.count(pieces - 1));
+    }
+  const std::size_t size = largest * layout_.ny() * layout_.nzc();
+  if (piece_.size() != size) piece_ = size > 0 ? Buffer<C>(device_, size) : Buffer<C>();
+}
+
+template <class Real>
+bool SlabFFT<Real>::in_pieces(Modes modes) const {
+  return layout_.ranks() > 1 && pieces_[modes == Modes::dealiased ? 1 : 0] > 1 && !narrow_wire();
+}
+
+template <class Real>
+void SlabFFT<Real>::choose_pieces() {
+  const int asked = options_.exchange_pieces;
+  if (layout_.ranks() == 1 || narrow_wire()) {
+    pieces_report_ = "one all-to-all (no pieces)";
+    return;
+  }
+  if (asked > 0) {
+    use_pieces(asked, asked);
+    pieces_report_ =
+        "all-to-all in " + std::to_string(asked) + (asked == 1 ? " piece" : " pieces") + ", as asked";
+    return;
+  }
+  // Automatic: time a forward-backward pair with 1, 2, 4, 8 pieces (no more than the fewest planes a rank
+  // has), the slowest rank's time counting; full and dealiased transforms separately.
+  std::vector<int> candidates;
+  for (int pieces : {1, 2, 4, 8})
+    if (pieces <= layout_.x_count(layout_.ranks() - 1)) candidates.push_back(pieces);
+  Buffer<Real> real(device_, 2 * layout_.alloc_complex());
+  Buffer<C> spectral(device_, layout_.alloc_complex());
+  real.fill_zero();
+  int best[2] = {1, 1};
+  std::string text = "all-to-all pieces chosen by timing a pair (ms)";
+  for (int d = 0; d < 2; ++d) {
+    const Modes modes = d == 1 ? Modes::dealiased : Modes::all;
+    double best_ms = 1e300;
+    text += d == 1 ? "; dealiased:" : "; full:";
+    for (int pieces : candidates) {
+      use_pieces(d == 0 ? pieces : best[0], d == 1 ? pieces : 1);
+      double ms = median_ms([&] {
+        forward(real.data(), spectral.data(), modes);
+        backward(spectral.data(), real.data(), modes);
+      });
+      KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm_.get()));
+      char entry[64];
+      std::snprintf(entry, sizeof(entry), " %d: %.3f", pieces, ms);
+      text += entry;
+      // Fewer pieces unless more are clearly faster, so that near ties do not flip between runs.
+      if (ms < 0.97 * best_ms) {
+        best_ms = ms;
+        best[d] = pieces;
+      }
+    }
+  }
+  use_pieces(best[0], best[1]);
+  pieces_report_ =
+      text + "; using " + std::to_string(best[0]) + " (full), " + std::to_string(best[1]) + " (dealiased)";
+}
+
+template <class Real>
+void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
+  const SlabLayout& l = layout_;
+  const int d = dealiased ? 1 : 0;
+  const Split mine{l.x_count(), pieces_[d]};
+  const long per_plane = dealiased ? l.kept_y_total() * l.kept_z() : l.ny() * l.nzc();
+  C* piece = piece_.data();
+  C* scratch = scratch_.data();
+  timed(&PhaseTimes::communication, [&] {
+    for (int j = 0; j < pieces_[d]; ++j) {
+      const long first = mine.offset(j), count = mine.count(j);
+      if (count > 0) {
+        transforms_->forward_planes_piece(in + first * l.ny() * l.nz(), piece, count);
+        if (dealiased)
+          pack_kept(piece, out + first * per_plane, count);
+        else
+          pack(piece, out + first * per_plane, count);
+      }
+      exchange_->start(out, scratch, forward_piece_chunks_[d][j], j);
+    }
+    for (int j = 0; j < pieces_[d]; ++j) exchange_->finish(j);
+  });
+  timed(&PhaseTimes::compute, [&] {
+    if (dealiased) {
+      transforms_->forward_x_kept(scratch, scratch);
+      expand_kept_spectral(scratch, out);
+    } else {
+      transforms_->forward_x(scratch, out);
+    }
+  });
+  ++times_.transforms;
+}
+
+template <class Real>
+void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
+  const SlabLayout& l = layout_;
+  const int d = dealiased ? 1 : 0;
+  const Split mine{l.x_count(), pieces_[d]};
+  const long per_plane = dealiased ? l.kept_y_total() * l.kept_z() : l.ny() * l.nzc();
+  C* piece = piece_.data();
+  C* scratch = scratch_.data();
+  timed(&PhaseTimes::compute, [&] {
+    if (dealiased) {
+      gather_kept_spectral(in, scratch);
+      transforms_->backward_x_kept(scratch, scratch);
+    } else {
+      transforms_->backward_x(in, scratch);
+    }
+  });
+  const C* packed = reinterpret_cast<const C*>(out) + (l.alloc_complex() - l.x_count() * per_plane);
+  timed(&PhaseTimes::communication, [&] {
+    for (int j = 0; j < pieces_[d]; ++j) exchange_->start(scratch, out, backward_piece_chunks_[d][j], j);
+    for (int j = 0; j < pieces_[d]; ++j) {
+      exchange_->finish(j);
+      const long first = mine.offset(j), count = mine.count(j);
+      if (count == 0) continue;
+      if (dealiased)
+        expand_kept_planes(packed + first * per_plane, piece, count);
+      else
+        unpack(packed + first * per_plane, piece, count);
+      transforms_->backward_planes_piece(piece, out + first * l.ny() * l.nz(), count);
+    }
+  });
+  ++times_.transforms;
+}
+
+// SlabFFT itself is instantiated in fft/SlabFFT.cpp; these are its members defined here.
+#define KOLMO_SLAB_FFT_PIECES(Real)                                                  \
+  template Chunks SlabFFT<Real>::piece_chunks(int, int, bool) const;                 \
+  template void SlabFFT<Real>::make_chunks();                                        \
+  template void SlabFFT<Real>::make_piece_chunks();                                  \
+  template void SlabFFT<Real>::use_pieces(int, int);                                 \
+  template bool SlabFFT<Real>::in_pieces(Modes) const;                               \
+  template void SlabFFT<Real>::choose_pieces();                                      \
+  template void SlabFFT<Real>::forward_in_pieces(const Real*, Complex<Real>*, bool); \
+  template void SlabFFT<Real>::backward_in_pieces(const Complex<Real>*, Real*, bool);
+KOLMO_SLAB_FFT_PIECES(float)
+KOLMO_SLAB_FFT_PIECES(double)
+#undef KOLMO_SLAB_FFT_PIECES
+
+}  // namespace kolmo::fft
