@@ -153,6 +153,7 @@ class SlabFFT {
   // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the transforms, the choice.
   // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
   Chunks piece_chunks(int piece, int pieces, bool dealiased) const;
+  long packed_plane(bool dealiased) const;  // values of one x plane in the packed buffer
   void make_chunks();
   bool in_pieces(Modes modes) const;
   void make_piece_chunks();

@@ -52,6 +52,11 @@ Chunks SlabFFT<Real>::piece_chunks(int piece, int pieces, bool dealiased) const 
 }
 
 template <class Real>
+long SlabFFT<Real>::packed_plane(bool dealiased) const {
+  return dealiased ? layout_.kept_y_total() * layout_.kept_z() : layout_.ny() * layout_.nzc();
+}
+
+template <class Real>
 void SlabFFT<Real>::make_chunks() {
   forward_chunks_ = piece_chunks(0, 1, false);
   forward_kept_chunks_ = piece_chunks(0, 1, true);
@@ -70,7 +75,7 @@ void SlabFFT<Real>::make_piece_chunks() {
     // bytes each; the real piece j ends at b_j M bytes (M = Ny Nz reals). Later pieces start at
     // A - x_count k + b_j k, which is >= b_j M: if k >= M (full) since A >= x_count k; else (dealiased)
     // since A >= x_count M.
-    const long per_plane = d == 1 ? l.kept_y_total() * l.kept_z() : l.ny() * l.nzc();
+    const long per_plane = packed_plane(d == 1);
     const std::size_t shift = (l.alloc_complex() - l.x_count() * per_plane) * sizeof(C);
     for (int j = 0; j < pieces_[d]; ++j) {
       forward_piece_chunks_[d].push_back(piece_chunks(j, pieces_[d], d == 1));
@@ -157,7 +162,7 @@ void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
   const SlabLayout& l = layout_;
   const int d = dealiased ? 1 : 0;
   const Split mine{l.x_count(), pieces_[d]};
-  const long per_plane = dealiased ? l.kept_y_total() * l.kept_z() : l.ny() * l.nzc();
+  const long per_plane = packed_plane(dealiased);
   C* piece = piece_.data();
   C* scratch = scratch_.data();
   timed(&PhaseTimes::communication, [&] {
@@ -190,7 +195,7 @@ void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
   const SlabLayout& l = layout_;
   const int d = dealiased ? 1 : 0;
   const Split mine{l.x_count(), pieces_[d]};
-  const long per_plane = dealiased ? l.kept_y_total() * l.kept_z() : l.ny() * l.nzc();
+  const long per_plane = packed_plane(dealiased);
   C* piece = piece_.data();
   C* scratch = scratch_.data();
   timed(&PhaseTimes::compute, [&] {
@@ -221,6 +226,7 @@ void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
 // SlabFFT itself is instantiated in fft/SlabFFT.cpp; these are its members defined here.
 #define KOLMO_SLAB_FFT_PIECES(Real)                                                  \
   template Chunks SlabFFT<Real>::piece_chunks(int, int, bool) const;                 \
+  template long SlabFFT<Real>::packed_plane(bool) const;                             \
   template void SlabFFT<Real>::make_chunks();                                        \
   template void SlabFFT<Real>::make_piece_chunks();                                  \
   template void SlabFFT<Real>::use_pieces(int, int);                                 \
