@@ -50,7 +50,11 @@ class NcclExchange final : public Exchange {
   void start(const void* send, void* recv, const Chunks& chunks, int piece) override {
     auto compute = static_cast<cudaStream_t>(device_->stream());
     if (stream_ == nullptr) {
-      KOLMO_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+      // The highest priority: NCCL's kernels start as soon as their data are ready, rather than queueing
+      // behind the FFT kernels that fill the GPU meanwhile.
+      int least = 0, greatest = 0;
+      KOLMO_CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+      KOLMO_CHECK_CUDA(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
       KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
     }
     while (static_cast<int>(done_.size()) <= piece) {
