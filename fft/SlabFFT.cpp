@@ -325,9 +325,13 @@ void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
 
 template <class Real>
 void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
-  // In place, the packing of early pieces would overwrite the input of later ones.
-  if (in_pieces(modes) && static_cast<const void*>(in) != static_cast<const void*>(out))
-    return forward_in_pieces(in, out, modes == Modes::dealiased);
+  // In place, piece j is packed into [a_j, b_j) x (a packed plane) of the buffer while the input of later
+  // pieces starts at b_j x (a real plane): safe where a packed plane is no larger than a real one, which
+  // holds for dealiased transforms (about 4/9) but not for full ones (Nz + 2 > Nz values a row).
+  const bool dealiased = modes == Modes::dealiased;
+  const bool packed_fits = packed_plane(dealiased) * sizeof(C) <= layout_.ny() * layout_.nz() * sizeof(Real);
+  if (in_pieces(modes) && (static_cast<const void*>(in) != static_cast<const void*>(out) || packed_fits))
+    return forward_in_pieces(in, out, dealiased);
   if (modes == Modes::dealiased) return forward_dealiased(in, out);
   C* scratch = scratch_.data();
   // Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only

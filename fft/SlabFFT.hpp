@@ -70,8 +70,8 @@ struct FftOptions {
   // FFTs and packing of one piece run while earlier pieces are in flight (forward), and the unpacking and
   // plane FFTs of arrived pieces while later ones are (backward). 1: one exchange, no overlap. 0: chosen at
   // construction by timing 1, 2, 4 and 8 pieces (full and dealiased transforms separately). Costs a buffer
-  // of one piece's planes. Ignored on one rank, with single_precision_wire, and for in-place forward
-  // transforms (whose input would be overwritten by the packing of earlier pieces).
+  // of one piece's planes. Ignored on one rank, with single_precision_wire, and for full (not dealiased)
+  // forward transforms in place (the packing of early pieces would overwrite the input of later ones).
   int exchange_pieces = 1;
 };
 

@@ -65,8 +65,8 @@ std::vector<Case> host_cases() {
   auto host = Device::create(Backend::host);
   for (auto method : {ExchangeMethod::isend_irecv, ExchangeMethod::alltoallv})
     for (bool in_place : {false, true}) cases.push_back({host, method, in_place});
-  // In pieces: 2, and 3 (more than some ranks have x planes on the small grids: empty pieces). In place,
-  // only the backward goes in pieces.
+  // In pieces: 2, and 3 (more than some ranks have x planes on the small grids: empty pieces). In place, a
+  // full forward transform goes in one piece, the rest in pieces.
   for (int pieces : {2, 3})
     for (bool in_place : {false, true})
       cases.push_back({host, ExchangeMethod::isend_irecv, in_place, pieces});
