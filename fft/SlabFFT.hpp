@@ -15,7 +15,8 @@
 // - Algorithm: forward = 2D R2C on each yz plane, pack each peer's chunk contiguously, all-to-all (own chunk
 // by
 //   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
-//   transpose follows the exchange. backward = the reverse.
+//   transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the all-to-all
+//   goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results are the same.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
 //   forward returns the spectrum with every mode of 3|n_y| >= Ny or 3 n_z >= Nz set to zero; backward treats
 //   those modes of its input as zero, whatever their values (NaN included). Across ranks only the kept modes
