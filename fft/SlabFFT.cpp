@@ -199,7 +199,7 @@ void SlabFFT<Real>::pack(const C* planes, C* packed, long count) {
   const std::size_t row = layout_.ny() * layout_.nzc() * sizeof(C);
   for (int q = 0; q < layout_.ranks(); ++q) {
     const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
-    device_->copy_2d(packed + count * layout_.y_offset(q) * layout_.nzc(), width,
+    device_->copy_2d(packed + layout_.packed_offset(q, {0, count}), width,
                      planes + layout_.y_offset(q) * layout_.nzc(), row, width, count);
   }
 }
@@ -210,7 +210,7 @@ void SlabFFT<Real>::unpack(const C* packed, C* planes, long count) {
   for (int q = 0; q < layout_.ranks(); ++q) {
     const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
     device_->copy_2d(planes + layout_.y_offset(q) * layout_.nzc(), row,
-                     packed + count * layout_.y_offset(q) * layout_.nzc(), width, width, count);
+                     packed + layout_.packed_offset(q, {0, count}), width, width, count);
   }
 }
 
@@ -218,7 +218,7 @@ template <class Real>
 void SlabFFT<Real>::pack_kept(const C* planes, C* packed, long count) {
   const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
   for (int q = 0; q < layout_.ranks(); ++q) {
-    C* chunk = packed + count * layout_.kept_y_before(q) * layout_.kept_z();
+    C* chunk = packed + layout_.compact_packed_offset(q, {0, count});
     const std::size_t rows = layout_.kept_y_count(q);
     long done = 0;
     for (const auto& run : layout_.kept_runs(q)) {
@@ -234,7 +234,7 @@ void SlabFFT<Real>::expand_kept_planes(const C* packed, C* planes, long count) {
   const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
   device_->fill_zero(planes, count * layout_.ny() * layout_.nzc() * sizeof(C));
   for (int q = 0; q < layout_.ranks(); ++q) {
-    const C* chunk = packed + count * layout_.kept_y_before(q) * layout_.kept_z();
+    const C* chunk = packed + layout_.compact_packed_offset(q, {0, count});
     const std::size_t rows = layout_.kept_y_count(q);
     long done = 0;
     for (const auto& run : layout_.kept_runs(q)) {

@@ -33,27 +33,25 @@ Chunks reversed(const Chunks& c) {
 template <class Real>
 Chunks SlabFFT<Real>::piece_chunks(int piece, int pieces, bool dealiased) const {
   const SlabLayout& l = layout_;
-  const long row = dealiased ? l.kept_z() : l.nzc();  // values per (x, y) row in packed and spectral data
-  auto rows_of = [&](int q) { return dealiased ? l.kept_y_count(q) : l.y_count(q); };
-  auto rows_before = [&](int q) { return dealiased ? l.kept_y_before(q) : l.y_offset(q); };
-  const long rows_total = dealiased ? l.kept_y_total() : l.ny();
-  auto bytes = [](long values) { return static_cast<std::size_t>(values) * sizeof(C); };
+  auto bytes = [](std::size_t values) { return values * sizeof(C); };
   const Split mine{l.x_count(), pieces};
+  const SlabLayout::Planes out{mine.offset(piece), mine.count(piece)};
   Chunks c;
   for (auto* v : {&c.send_offset, &c.send_bytes, &c.recv_offset, &c.recv_bytes}) v->resize(l.ranks());
   for (int q = 0; q < l.ranks(); ++q) {
     const Split theirs{l.x_count(q), pieces};
-    c.send_offset[q] = bytes((mine.offset(piece) * rows_total + mine.count(piece) * rows_before(q)) * row);
-    c.send_bytes[q] = bytes(mine.count(piece) * rows_of(q) * row);
-    c.recv_offset[q] = bytes((l.x_offset(q) + theirs.offset(piece)) * rows_of(l.rank()) * row);
-    c.recv_bytes[q] = bytes(theirs.count(piece) * rows_of(l.rank()) * row);
+    const SlabLayout::Planes in{theirs.offset(piece), theirs.count(piece)};
+    c.send_offset[q] = bytes(dealiased ? l.compact_packed_offset(q, out) : l.packed_offset(q, out));
+    c.send_bytes[q] = bytes(dealiased ? l.compact_packed_count(q, out) : l.packed_count(q, out));
+    c.recv_offset[q] = bytes(dealiased ? l.compact_chunk_offset(q, in) : l.spectral_chunk_offset(q, in));
+    c.recv_bytes[q] = bytes(dealiased ? l.compact_chunk_count(q, in) : l.spectral_chunk_count(q, in));
   }
   return c;
 }
 
 template <class Real>
 long SlabFFT<Real>::packed_plane(bool dealiased) const {
-  return dealiased ? layout_.kept_y_total() * layout_.kept_z() : layout_.ny() * layout_.nzc();
+  return dealiased ? layout_.compact_packed_plane() : layout_.packed_plane();
 }
 
 template <class Real>

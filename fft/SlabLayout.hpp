@@ -61,17 +61,35 @@ class SlabLayout {
   std::size_t planes_size() const { return static_cast<std::size_t>(x_count() * ny_ * nzc()); }
   std::size_t alloc_complex() const;
 
-  // The chunk this rank exchanges with peer q: x_count(this) x y_count(q) x Nzc values going out in the
-  // forward transform, x_count(q) x y_count(this) x Nzc coming in. Offsets are where the chunk sits in the
-  // packed buffer [q][x][y in q][kz] and in the spectral slab [kx][ky][kz].
-  std::size_t packed_count(int q) const { return static_cast<std::size_t>(x_count() * y_count(q) * nzc()); }
-  std::size_t packed_offset(int q) const { return static_cast<std::size_t>(x_count() * y_offset(q) * nzc()); }
-  std::size_t spectral_chunk_count(int q) const {
-    return static_cast<std::size_t>(x_count(q) * y_count() * nzc());
+  // A range of x planes of one rank's slab, in that rank's local indices: a piece of a pipelined exchange,
+  // or the whole slab.
+  struct Planes {
+    long first = 0, count = 0;
+  };
+  Planes all_planes(int q) const { return {0, x_count(q)}; }
+
+  // The chunk this rank exchanges with peer q: planes `mine` of this slab x y_count(q) x Nzc values going out
+  // in the forward transform, planes `theirs` of q's slab x y_count(this) x Nzc coming in (the whole slabs
+  // when not given). Offsets are where the chunk sits in the packed buffer and in the spectral slab
+  // [kx][ky][kz]. The packed buffer is piece-major: this rank's planes [first, first + count) take
+  // packed_plane() values each from first x packed_plane() on, laid out [q][x][y in q][kz] within.
+  long packed_plane() const { return ny_ * nzc(); }
+  std::size_t packed_count(int q, Planes mine) const {
+    return static_cast<std::size_t>(mine.count * y_count(q) * nzc());
   }
-  std::size_t spectral_chunk_offset(int q) const {
-    return static_cast<std::size_t>(x_offset(q) * y_count() * nzc());
+  std::size_t packed_offset(int q, Planes mine) const {
+    return static_cast<std::size_t>(mine.first * packed_plane() + mine.count * y_offset(q) * nzc());
   }
+  std::size_t spectral_chunk_count(int /*q*/, Planes theirs) const {
+    return static_cast<std::size_t>(theirs.count * y_count() * nzc());
+  }
+  std::size_t spectral_chunk_offset(int q, Planes theirs) const {
+    return static_cast<std::size_t>((x_offset(q) + theirs.first) * y_count() * nzc());
+  }
+  std::size_t packed_count(int q) const { return packed_count(q, all_planes(rank_)); }
+  std::size_t packed_offset(int q) const { return packed_offset(q, all_planes(rank_)); }
+  std::size_t spectral_chunk_count(int q) const { return spectral_chunk_count(q, all_planes(q)); }
+  std::size_t spectral_chunk_offset(int q) const { return spectral_chunk_offset(q, all_planes(q)); }
 
   // Dealiased (truncated) transforms move only the modes the 2/3 rule keeps in y and z: 3 |n_y| < Ny and
   // 3 n_z < Nz (n the signed mode index). The kept ky planes of rank q form at most two
@@ -87,22 +105,30 @@ class SlabLayout {
   long kept_y_count() const { return kept_y_count(rank_); }
   long kept_y_before(int q) const { return kept_y_before_[q]; }  // kept ky planes of ranks before q
   long kept_y_total() const { return kept_y_before_[ranks_ - 1] + kept_y_count_[ranks_ - 1]; }
-  // Compact spectral slab [kx][kept ky][kept kz] and the compact packed buffer [q][x][kept ky of q][kept kz].
+  // Values in the compact spectral slab [kx][kept ky][kept kz].
   std::size_t compact_spectral_size() const {
     return static_cast<std::size_t>(nx_ * kept_y_count() * kept_z());
   }
-  std::size_t compact_packed_count(int q) const {
-    return static_cast<std::size_t>(x_count() * kept_y_count(q) * kept_z());
+  // The same for dealiased transforms: [q][x][kept ky of q][kept kz] within each piece of the packed
+  // buffer, the compact spectral slab [kx][kept ky][kept kz] on the other side.
+  long compact_packed_plane() const { return kept_y_total() * kept_z(); }
+  std::size_t compact_packed_count(int q, Planes mine) const {
+    return static_cast<std::size_t>(mine.count * kept_y_count(q) * kept_z());
   }
-  std::size_t compact_packed_offset(int q) const {
-    return static_cast<std::size_t>(x_count() * kept_y_before_[q] * kept_z());
+  std::size_t compact_packed_offset(int q, Planes mine) const {
+    return static_cast<std::size_t>(mine.first * compact_packed_plane() +
+                                    mine.count * kept_y_before(q) * kept_z());
   }
-  std::size_t compact_chunk_count(int q) const {
-    return static_cast<std::size_t>(x_count(q) * kept_y_count() * kept_z());
+  std::size_t compact_chunk_count(int /*q*/, Planes theirs) const {
+    return static_cast<std::size_t>(theirs.count * kept_y_count() * kept_z());
   }
-  std::size_t compact_chunk_offset(int q) const {
-    return static_cast<std::size_t>(x_offset(q) * kept_y_count() * kept_z());
+  std::size_t compact_chunk_offset(int q, Planes theirs) const {
+    return static_cast<std::size_t>((x_offset(q) + theirs.first) * kept_y_count() * kept_z());
   }
+  std::size_t compact_packed_count(int q) const { return compact_packed_count(q, all_planes(rank_)); }
+  std::size_t compact_packed_offset(int q) const { return compact_packed_offset(q, all_planes(rank_)); }
+  std::size_t compact_chunk_count(int q) const { return compact_chunk_count(q, all_planes(q)); }
+  std::size_t compact_chunk_offset(int q) const { return compact_chunk_offset(q, all_planes(q)); }
 
   std::string describe() const;  // "256 x 256 x 256 over 4 ranks: 64 x planes, 64 ky planes per rank"
 

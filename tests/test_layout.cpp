@@ -68,6 +68,50 @@ TEST_CASE("slabs and chunks tile the grid exactly once", "[layout]") {
         }
 }
 
+TEST_CASE("pieces of the exchange tile the packed buffer and the spectral slab, and peers agree",
+          "[layout]") {
+  using Planes = SlabLayout::Planes;
+  for (std::array<long, 3> n : {std::array<long, 3>{9, 7, 5}, {30, 12, 16}, {16, 33, 18}})
+    for (int p = 1; p <= 5; ++p)
+      for (int pieces : {1, 2, 3, 7}) {
+        std::vector<SlabLayout> ranks;
+        for (int r = 0; r < p; ++r) ranks.emplace_back(n, p, r);
+        auto piece_of = [&](int r, int j) {
+          const kolmo::fft::Split split{ranks[r].x_count(), pieces};
+          return Planes{split.offset(j), split.count(j)};
+        };
+        for (int r = 0; r < p; ++r) {
+          const SlabLayout& l = ranks[r];
+          // Sent: piece after piece, peer after peer, without gaps, full and dealiased.
+          std::size_t packed = 0, compact = 0;
+          for (int j = 0; j < pieces; ++j)
+            for (int q = 0; q < p; ++q) {
+              REQUIRE(l.packed_offset(q, piece_of(r, j)) == packed);
+              REQUIRE(l.compact_packed_offset(q, piece_of(r, j)) == compact);
+              packed += l.packed_count(q, piece_of(r, j));
+              compact += l.compact_packed_count(q, piece_of(r, j));
+            }
+          REQUIRE(packed == l.planes_size());
+          REQUIRE(compact == static_cast<std::size_t>(l.x_count() * l.compact_packed_plane()));
+          // Received: peer after peer, its pieces in order, filling the (compact) spectral slab.
+          std::size_t spectral = 0, kept = 0;
+          for (int q = 0; q < p; ++q)
+            for (int j = 0; j < pieces; ++j) {
+              REQUIRE(l.spectral_chunk_offset(q, piece_of(q, j)) == spectral);
+              REQUIRE(l.compact_chunk_offset(q, piece_of(q, j)) == kept);
+              spectral += l.spectral_chunk_count(q, piece_of(q, j));
+              kept += l.compact_chunk_count(q, piece_of(q, j));
+              // What r sends q in piece j is what q expects from r in piece j.
+              REQUIRE(l.packed_count(q, piece_of(r, j)) == ranks[q].spectral_chunk_count(r, piece_of(r, j)));
+              REQUIRE(l.compact_packed_count(q, piece_of(r, j)) ==
+                      ranks[q].compact_chunk_count(r, piece_of(r, j)));
+            }
+          REQUIRE(spectral == l.spectral_size());
+          REQUIRE(kept == l.compact_spectral_size());
+        }
+      }
+}
+
 TEST_CASE("impossible grids are refused with a message naming the problem", "[layout]") {
   auto message = [](std::array<long, 3> n, int p) {
     try {
