@@ -362,12 +362,19 @@ void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
   ++times_.transforms;
 }
 
+const std::vector<std::string>& one_rank_dealiasing_names() {
+  static const std::vector<std::string> names{"automatic", "copies", "rows", "masked_x", "masked_planes"};
+  return names;
+}
+
 OneRankDealiasing parse_one_rank_dealiasing(const std::string& name) {
-  const char* names[] = {"automatic", "copies", "rows", "masked_x", "masked_planes"};
-  for (int i = 0; i < 5; ++i)
+  const auto& names = one_rank_dealiasing_names();
+  std::string all;
+  for (std::size_t i = 0; i < names.size(); ++i) {
     if (name == names[i]) return static_cast<OneRankDealiasing>(i);
-  throw Error("unknown one-rank dealiasing way '" + name +
-              "' (expected automatic, copies, rows, masked_x or masked_planes)");
+    all += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  throw Error("unknown one-rank dealiasing way '" + name + "' (expected " + all + ")");
 }
 
 template class SlabFFT<float>;

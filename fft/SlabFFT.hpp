@@ -53,7 +53,9 @@ enum class Modes { all, dealiased };
 // the host; on a GPU the fastest of rows and the masks by a short timing, used only if faster than the full
 // transform. A way asked for by name is always used (for tests and benchmarks).
 enum class OneRankDealiasing { automatic, copies, rows, masked_x, masked_planes };
-// "automatic", "copies", "rows", "masked_x" or "masked_planes"; throws Error naming the others otherwise.
+// The names, in the enum's order: "automatic", "copies", "rows", "masked_x", "masked_planes".
+const std::vector<std::string>& one_rank_dealiasing_names();
+// One of those names; throws Error naming them all otherwise.
 OneRankDealiasing parse_one_rank_dealiasing(const std::string& name);
 
 struct FftOptions {

@@ -340,7 +340,7 @@ TEST_CASE("one-rank dealiasing ways are named for the benchmarks, and an unknown
   for (auto way : {OneRankDealiasing::automatic, OneRankDealiasing::copies, OneRankDealiasing::rows,
                    OneRankDealiasing::masked_x, OneRankDealiasing::masked_planes}) {
     int matches = 0;
-    for (const char* name : {"automatic", "copies", "rows", "masked_x", "masked_planes"})
+    for (const std::string& name : one_rank_dealiasing_names())
       matches += parse_one_rank_dealiasing(name) == way ? 1 : 0;
     CHECK(matches == 1);
   }
