@@ -77,6 +77,11 @@ inline int grid_for(long n, int threads) {
   return static_cast<int>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
 }
 
+// Reductions: at most 1024 blocks, each thread striding, so the host adds few partial results.
+inline int reduction_blocks(long n, int threads) {
+  return grid_for(n, threads) < 1024 ? grid_for(n, threads) : 1024;
+}
+
 }  // namespace detail
 #endif
 
@@ -107,7 +112,7 @@ Sums<M> sum(Device& device, long n, F f) {
   if (device.backend() == Backend::cuda) {
 #if defined(__CUDACC__)
     constexpr int threads = 256;
-    const int blocks = detail::grid_for(n, threads) < 1024 ? detail::grid_for(n, threads) : 1024;
+    const int blocks = detail::reduction_blocks(n, threads);
     auto stream = static_cast<cudaStream_t>(device.stream());
     double* partial = nullptr;
     KOLMO_CHECK_CUDA(cudaMallocAsync(&partial, sizeof(double) * M * blocks, stream));

@@ -88,8 +88,7 @@ double max_of(Device& device, long n, F f) {
   if (device.backend() == Backend::cuda) {
 #if defined(__CUDACC__)
     constexpr int threads = 256;
-    const int blocks =
-        kolmo::detail::grid_for(n, threads) < 1024 ? kolmo::detail::grid_for(n, threads) : 1024;
+    const int blocks = kolmo::detail::reduction_blocks(n, threads);
     auto stream = static_cast<cudaStream_t>(device.stream());
     double* partial = nullptr;
     KOLMO_CHECK_CUDA(cudaMallocAsync(&partial, sizeof(double) * blocks, stream));
@@ -123,8 +122,7 @@ std::vector<double> binned_sum(Device& device, long n, long bins, F f) {
   if (device.backend() == Backend::cuda) {
 #if defined(__CUDACC__)
     constexpr int threads = 256;
-    const int blocks =
-        kolmo::detail::grid_for(n, threads) < 1024 ? kolmo::detail::grid_for(n, threads) : 1024;
+    const int blocks = kolmo::detail::reduction_blocks(n, threads);
     auto stream = static_cast<cudaStream_t>(device.stream());
     const std::size_t bytes = sizeof(double) * totals.size();
     double* device_totals = nullptr;
