@@ -157,6 +157,8 @@ class SlabFFT {
   // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
   Chunks piece_chunks(int piece, int pieces, bool dealiased) const;
   long packed_plane(bool dealiased) const;  // values of one x plane in the packed buffer
+  // Where, in values from the output buffer's start, a backward in pieces receives: packed data at the top.
+  std::size_t backward_receive_start(bool dealiased) const;
   void make_chunks();
   bool in_pieces(Modes modes) const;
   void make_piece_chunks();

@@ -10,8 +10,8 @@
 // forward lands in place in the spectral slab [kx][ky][kz] (kx-major: each peer's piece is one block). The
 // backward receives into the top end of the output buffer: the real planes written by earlier pieces end
 // below the packed data of later ones, because a real plane (Ny Nz reals) is never larger than its packed
-// form and the buffer holds at least x_count real planes above the packed data's start (proof in
-// make_piece_chunks).
+// form and the buffer holds at least x_count real planes above the packed data's start (proof at
+// backward_receive_start).
 #include <mpi.h>
 
 #include <algorithm>
@@ -54,6 +54,14 @@ long SlabFFT<Real>::packed_plane(bool dealiased) const {
   return dealiased ? layout_.compact_packed_plane() : layout_.packed_plane();
 }
 
+// The output buffer holds A bytes; packed data of x_count planes of k bytes each sit at its top; the real
+// piece j ends at b_j M bytes (M = Ny Nz reals). Later pieces' packed data start at A - x_count k + b_j k,
+// which is >= b_j M: if k >= M (full) since A >= x_count k; else (dealiased) since A >= x_count M.
+template <class Real>
+std::size_t SlabFFT<Real>::backward_receive_start(bool dealiased) const {
+  return layout_.alloc_complex() - layout_.x_count() * packed_plane(dealiased);
+}
+
 template <class Real>
 void SlabFFT<Real>::make_chunks() {
   forward_chunks_ = piece_chunks(0, 1, false);
@@ -64,17 +72,11 @@ void SlabFFT<Real>::make_chunks() {
 
 template <class Real>
 void SlabFFT<Real>::make_piece_chunks() {
-  const SlabLayout& l = layout_;
   for (int d = 0; d < 2; ++d) {
     forward_piece_chunks_[d].clear();
     backward_piece_chunks_[d].clear();
     if (pieces_[d] == 1) continue;
-    // The backward receives into the top of the output buffer (A bytes), packed data of x_count planes of k
-    // bytes each; the real piece j ends at b_j M bytes (M = Ny Nz reals). Later pieces start at
-    // A - x_count k + b_j k, which is >= b_j M: if k >= M (full) since A >= x_count k; else (dealiased)
-    // since A >= x_count M.
-    const long per_plane = packed_plane(d == 1);
-    const std::size_t shift = (l.alloc_complex() - l.x_count() * per_plane) * sizeof(C);
+    const std::size_t shift = backward_receive_start(d == 1) * sizeof(C);
     for (int j = 0; j < pieces_[d]; ++j) {
       forward_piece_chunks_[d].push_back(piece_chunks(j, pieces_[d], d == 1));
       Chunks backward = reversed(forward_piece_chunks_[d].back());
@@ -97,7 +99,7 @@ void SlabFFT<Real>::use_pieces(int full, int dealiased) {
       transforms_->make_piece_plans(split.count(0));
       transforms_->make_piece_plans(split.count(pieces - 1));
     }
-  const std::size_t size = largest * layout_.ny() * layout_.nzc();
+  const std::size_t size = largest * layout_.packed_plane();
   if (piece_.size() != size) piece_ = size > 0 ? Buffer<C>(device_, size) : Buffer<C>();
 }
 
@@ -204,7 +206,7 @@ void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
       transforms_->backward_x(in, scratch);
     }
   });
-  const C* packed = reinterpret_cast<const C*>(out) + (l.alloc_complex() - l.x_count() * per_plane);
+  const C* packed = reinterpret_cast<const C*>(out) + backward_receive_start(dealiased);
   timed(&PhaseTimes::communication, [&] {
     for (int j = 0; j < pieces_[d]; ++j) exchange_->start(scratch, out, backward_piece_chunks_[d][j], j);
     for (int j = 0; j < pieces_[d]; ++j) {
@@ -225,6 +227,7 @@ void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
 #define KOLMO_SLAB_FFT_PIECES(Real)                                                  \
   template Chunks SlabFFT<Real>::piece_chunks(int, int, bool) const;                 \
   template long SlabFFT<Real>::packed_plane(bool) const;                             \
+  template std::size_t SlabFFT<Real>::backward_receive_start(bool) const;            \
   template void SlabFFT<Real>::make_chunks();                                        \
   template void SlabFFT<Real>::make_piece_chunks();                                  \
   template void SlabFFT<Real>::use_pieces(int, int);                                 \
