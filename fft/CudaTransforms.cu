@@ -132,20 +132,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   // Plans for kept-row x transforms are made on first use (the timing that chooses a way of dealiasing, on
   // one rank only), so that runs on several ranks make no plan they do not use.
-  void backward_x_rows(const C* in, C* out, long first_row, long rows) override {
-    auto& plan = rows_[rows];
-    if (!plan) {
-      plan = std::make_unique<Plan>();
-      long long line[1] = {nx_};
-      const long long columns = ny_ * nzc_, count = rows * nzc_;
-      std::size_t size = 0;
-      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan->get(), 0));
-      KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream_));
-      KOLMO_CHECK_CUFFT(cufftMakePlanMany64(plan->get(), 1, line, line, columns, 1, line, columns, 1, T::c2c,
-                                            count, &size));
-      attach_work(plan->get(), size);
-    }
-    execute_x(in + first_row * nzc_, out + first_row * nzc_, CUFFT_INVERSE, plan->get());
+  void forward_x_columns(const C* in, C* out, long first, long count) override {
+    execute_x(in + first, out + first, CUFFT_FORWARD, column_plan(count));
+  }
+  void backward_x_columns(const C* in, C* out, long first, long count) override {
+    execute_x(in + first, out + first, CUFFT_INVERSE, column_plan(count));
   }
   void make_piece_plans(long planes) override {
     if (planes == 0 || pieces_.count(planes) > 0) return;
@@ -205,6 +196,22 @@ class CudaTransforms final : public LocalTransforms<Real> {
       throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
     return plans->second;
   }
+  // The x transforms of `count` consecutive columns (either direction: a C2C plan serves both).
+  cufftHandle column_plan(long count) {
+    auto& plan = columns_[count];
+    if (!plan) {
+      plan = std::make_unique<Plan>();
+      long long line[1] = {nx_};
+      const long long columns = ny_ * nzc_;
+      std::size_t size = 0;
+      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan->get(), 0));
+      KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream_));
+      KOLMO_CHECK_CUFFT(cufftMakePlanMany64(plan->get(), 1, line, line, columns, 1, line, columns, 1, T::c2c,
+                                            count, &size));
+      attach_work(plan->get(), size);
+    }
+    return plan->get();
+  }
   // A plan made after the constructor: it shares the work area, which grows (every plan moved to the new
   // one) if this plan needs more. Plans never run concurrently, so one area serves all.
   void attach_work(cufftHandle plan, std::size_t size) {
@@ -219,7 +226,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     std::vector<cufftHandle> plans{r2c_.get(), c2r_.get(), x_.get()};
     for (const auto* plan : {kept_.get(), load_kept_x_.get(), store_kept_x_.get(), load_kept_c2r_.get()})
       if (plan != nullptr) plans.push_back(plan->get());
-    for (const auto& [rows, plan] : rows_)
+    for (const auto& [count, plan] : columns_)
       if (plan) plans.push_back(plan->get());
     for (const auto& [planes, pair] : pieces_)
       for (const auto* plan : {pair.first.get(), pair.second.get()})
@@ -288,8 +295,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
   Plan r2c_, c2r_, x_;
   std::unique_ptr<Plan> kept_, load_kept_x_, store_kept_x_, load_kept_c2r_;
-  std::map<long, std::unique_ptr<Plan>> rows_;  // x transforms of kept ky runs, by row count
-  std::map<long, PlanPair> pieces_;             // (R2C, C2R) plane transforms of pieces, by plane count
+  std::map<long, std::unique_ptr<Plan>> columns_;  // x transforms of kept-row column runs, by column count
+  std::map<long, PlanPair> pieces_;                // (R2C, C2R) plane transforms of pieces, by plane count
   long nx_ = 1, ny_ = 1, nz_ = 1, nzc_ = 1;
   std::shared_ptr<Device> device_;
   cudaStream_t stream_ = nullptr;

@@ -112,14 +112,17 @@ class HostTransforms final : public LocalTransforms<Real> {
         if (kept_[direction][0] == nullptr || kept_[direction][1] == nullptr) planned = false;
       }
     }
-    // One rank: x transforms of the kept ky runs alone (all kz of their rows), for dealiased backward.
+    // One rank: x transforms of the kept ky rows alone (dealiased transforms), both directions.
     if (layout.ranks() == 1)
-      for (const auto& run : layout.kept_runs(0)) {
-        const int count = static_cast<int>(run.count * layout.nzc());
-        if (rows_.count(run.count) > 0 || count == 0) continue;
-        rows_[run.count] =
+      for (const auto& run : layout.kept_column_runs()) {
+        const int count = static_cast<int>(run.count);
+        if (columns_.count(run.count) > 0 || count == 0) continue;
+        auto& plans = columns_[run.count];
+        plans.first =
+            W::plan_c2c(1, line, count, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_FORWARD, flags);
+        plans.second =
             W::plan_c2c(1, line, count, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_BACKWARD, flags);
-        if (rows_[run.count] == nullptr) planned = false;
+        if (plans.first == nullptr || plans.second == nullptr) planned = false;
       }
     W::free(real);
     W::free(a);
@@ -166,15 +169,22 @@ class HostTransforms final : public LocalTransforms<Real> {
   void backward_x(const C* in, C* out) override { execute_x(x_backward_, in, out); }
   void forward_x_kept(const C* in, C* out) override { execute_kept(0, in, out); }
   void backward_x_kept(const C* in, C* out) override { execute_kept(1, in, out); }
-  void backward_x_rows(const C* in, C* out, long first_row, long rows) override {
-    const auto plan = rows_.find(rows);
-    if (plan == rows_.end())
-      throw Error("internal: no x transform planned for " + std::to_string(rows) + " rows");
-    execute_x(plan->second, in + first_row * nzc_, out + first_row * nzc_);
+  void forward_x_columns(const C* in, C* out, long first, long count) override {
+    execute_x(column_plans(count).first, in + first, out + first);
+  }
+  void backward_x_columns(const C* in, C* out, long first, long count) override {
+    execute_x(column_plans(count).second, in + first, out + first);
   }
   std::size_t work_bytes() const override { return 0; }
 
  private:
+  // The [forward, backward] x transforms of `count` columns.
+  const std::pair<typename W::plan, typename W::plan>& column_plans(long count) const {
+    const auto plans = columns_.find(count);
+    if (plans == columns_.end())
+      throw Error("internal: no x transform planned for " + std::to_string(count) + " columns");
+    return plans->second;
+  }
   const std::pair<typename W::plan, typename W::plan>& piece(long planes) const {
     const auto plans = pieces_.find(planes);
     if (plans == pieces_.end())
@@ -190,9 +200,10 @@ class HostTransforms final : public LocalTransforms<Real> {
     if (plan != nullptr) execute_x(plan, in, out);  // no plan: this rank keeps no ky plane
   }
   void release() noexcept {
-    for (auto& [rows, plan] : rows_)
-      if (plan != nullptr) W::destroy(plan);
-    rows_.clear();
+    for (auto& [count, plans] : columns_)
+      for (auto plan : {plans.first, plans.second})
+        if (plan != nullptr) W::destroy(plan);
+    columns_.clear();
     for (auto& [planes, plans] : pieces_)
       for (auto plan : {plans.first, plans.second})
         if (plan != nullptr) W::destroy(plan);
@@ -206,7 +217,8 @@ class HostTransforms final : public LocalTransforms<Real> {
   }
 
   typename W::plan r2c_ = nullptr, c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
-  std::map<long, typename W::plan> rows_;  // x transforms of kept ky runs, by row count
+  // x transforms of the kept-row column runs, [forward, backward] by column count
+  std::map<long, std::pair<typename W::plan, typename W::plan>> columns_;
   std::map<long, std::pair<typename W::plan, typename W::plan>> pieces_;  // (R2C, C2R) by plane count
   long nzc_ = 1, ny_ = 1, nz_ = 1;
   typename W::plan kept_[2][2] = {{nullptr, nullptr},

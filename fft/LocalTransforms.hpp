@@ -10,9 +10,10 @@
 // - forward_x / backward_x: 1D C2C along kx on the spectral slab [kx][ky][kz]. Leave their input intact.
 // - forward_x_kept / backward_x_kept: the same on the compact slab [kx][kept ky][kept kz] of dealiased
 //   transforms; in place (in == out) or out of place.
-// - backward_x_rows(in, out, first_row, rows) (one rank only): backward_x on the ky rows [first_row,
-//   first_row + rows) alone, every kz of them; the other rows of out are left as they are. Out of place. Made
-//   for the row counts of the kept ky runs (layout.kept_runs(0)); another count is an internal error.
+// - forward_x_columns / backward_x_columns(in, out, first, count) (one rank only): forward_x / backward_x
+//   on the columns [first, first + count) of each [ky][kz] plane alone (column = ky * nzc + kz); the other
+//   columns of out are left as they are. Out of place. Made for the runs of layout.kept_column_runs();
+//   another count is an internal error.
 // - has_masked(), forward_x_masked, backward_x_masked, backward_planes_masked: the same steps with the
 // 2/3-rule
 //   mask on (ky, kz) inside the library's own kernels (cuFFT callbacks; CUDA on one rank, when cuFFT took
@@ -45,7 +46,8 @@ class LocalTransforms {
   virtual void backward_x(const C* in, C* out) = 0;
   virtual void forward_x_kept(const C* in, C* out) = 0;
   virtual void backward_x_kept(const C* in, C* out) = 0;
-  virtual void backward_x_rows(const C* in, C* out, long first_row, long rows) = 0;
+  virtual void forward_x_columns(const C* in, C* out, long first, long count) = 0;
+  virtual void backward_x_columns(const C* in, C* out, long first, long count) = 0;
   virtual bool has_masked() const { return false; }
   virtual void forward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
   virtual void backward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }

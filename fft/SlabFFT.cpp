@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/Error.hpp"
+#include "fft/DroppedColumns.hpp"
 #include "fft/WireFormat.hpp"
 
 namespace kolmo::fft {
@@ -14,6 +16,12 @@ namespace {
 
 SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm) {
   return SlabLayout(n, comm.size(), comm.rank());
+}
+
+std::string format_ms(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f ms", ms);
+  return text;
 }
 
 }  // namespace
@@ -47,14 +55,12 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   choose_pieces();
 }
 
-// One rank. Backward: the requested way, or on the host the kept rows (no timing, so that runs repeat bit for
-// bit), or on a GPU the fastest of kept rows and the cuFFT masks by a short timing on a temporary slab,
-// against the full transform. Forward: the mask in cuFFT's x transform where there is one (else copies), used
-// by solvers where faster.
+// One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
+// on a GPU per direction the fastest of kept rows and the cuFFT masks by a short timing on a temporary slab,
+// used only where clearly faster than the full transform.
 template <class Real>
 void SlabFFT<Real>::choose_one_rank_dealiasing() {
   const bool masked = transforms_->has_masked();
-  dealias_.forward_masked = masked;
   OneRankDealiasing requested = options_.one_rank_dealiasing;
   const bool needs_mask =
       requested == OneRankDealiasing::masked_x || requested == OneRankDealiasing::masked_planes;
@@ -63,10 +69,12 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   if (requested == OneRankDealiasing::automatic && device_->backend() == Backend::host)
     requested = OneRankDealiasing::rows;
   if (requested != OneRankDealiasing::automatic) {
-    // Asked for by name: used wherever dealiased transforms are asked for, whatever it costs.
+    // Asked for by name: used wherever dealiased transforms are asked for, whatever it costs. The forward
+    // transform has one mask (in x), which both masked ways use.
     dealias_.backward = requested;
-    dealias_.backward_saves = true;
-    dealias_.report = "one rank: dealiased backward by " +
+    dealias_.forward = needs_mask ? OneRankDealiasing::masked_x : requested;
+    dealias_.backward_saves = dealias_.forward_saves = true;
+    dealias_.report = "one rank: dealiased transforms by " +
                       std::string(requested == OneRankDealiasing::copies ? "copies"
                                   : requested == OneRankDealiasing::rows ? "kept rows"
                                                                          : "cuFFT mask");
@@ -76,60 +84,48 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   slab.fill_zero();
   C* spectral = slab.data();
   Real* real = reinterpret_cast<Real*>(slab.data());
-  auto backward_ms = [&](OneRankDealiasing way) {
-    return median_ms([&] { backward_one_rank(spectral, real, way); });
-  };
   const double full_backward = median_ms([&] {
     transforms_->backward_x(spectral, scratch_.data());
     transforms_->backward_planes(scratch_.data(), real);
   });
-  double best = backward_ms(OneRankDealiasing::rows);
-  dealias_.backward = OneRankDealiasing::rows;
-  char text[400];
-  int length = std::snprintf(text, sizeof(text), "one GPU: backward full %.3f ms, kept rows %.3f ms",
-                             full_backward, best);
+  const double full_forward = median_ms([&] {
+    transforms_->forward_planes(real, scratch_.data());
+    transforms_->forward_x(scratch_.data(), spectral);
+  });
+  std::vector<OneRankDealiasing> backward_ways{OneRankDealiasing::rows},
+      forward_ways{OneRankDealiasing::rows};
   if (masked) {
-    for (auto way : {OneRankDealiasing::masked_x, OneRankDealiasing::masked_planes}) {
-      const double ms = backward_ms(way);
-      length += std::snprintf(text + length, sizeof(text) - length, ", mask in %s %.3f ms",
-                              way == OneRankDealiasing::masked_x ? "x" : "planes", ms);
-      if (ms < best) {
-        best = ms;
-        dealias_.backward = way;
-      }
+    backward_ways.insert(backward_ways.end(),
+                         {OneRankDealiasing::masked_x, OneRankDealiasing::masked_planes});
+    forward_ways.push_back(OneRankDealiasing::masked_x);
+  }
+  const char* names[] = {"", "", "kept rows", "mask in x", "mask in planes"};
+  std::string text = "one GPU: backward full " + format_ms(full_backward);
+  double best = 0;
+  for (auto way : backward_ways) {
+    const double ms = median_ms([&] { backward_one_rank(spectral, real, way); });
+    text += std::string(", ") + names[int(way)] + " " + format_ms(ms);
+    if (best == 0 || ms < best) {
+      best = ms;
+      dealias_.backward = way;
     }
-    const double full_forward = median_ms([&] {
-      transforms_->forward_planes(real, scratch_.data());
-      transforms_->forward_x(scratch_.data(), spectral);
-    });
-    const double masked_forward = median_ms([&] {
-      transforms_->forward_planes(real, scratch_.data());
-      transforms_->forward_x_masked(scratch_.data(), spectral);
-    });
-    // A clear margin, so that a near tie does not flip between runs.
-    dealias_.forward_saves = masked_forward < 0.97 * full_forward;
-    length += std::snprintf(text + length, sizeof(text) - length, "; forward full %.3f ms, masked %.3f ms",
-                            full_forward, masked_forward);
   }
+  // A clear margin, so that a near tie does not flip between runs.
   dealias_.backward_saves = best < 0.97 * full_backward;
-  std::snprintf(text + length, sizeof(text) - length, "; dealiased backward %s, forward %s",
-                dealias_.backward_saves ? "faster" : "slower", dealias_.forward_saves ? "faster" : "slower");
-  dealias_.report = text;
-}
-
-// Planes [x][y][kz] of one rank: zero every column outside the 2/3 rule in ky or kz.
-template <class Real>
-void SlabFFT<Real>::zero_dropped_planes(C* planes) {
-  const std::size_t complex = sizeof(C), nzc = layout_.nzc(), kept_z = layout_.kept_z();
-  const std::size_t plane = layout_.ny() * nzc * complex;
-  device_->fill_zero_2d(planes + kept_z, nzc * complex, (nzc - kept_z) * complex,
-                        layout_.nx() * layout_.ny());
-  long row = 0;
-  for (const auto& run : layout_.kept_runs(0)) {
-    device_->fill_zero_2d(planes + row * nzc, plane, (run.start - row) * nzc * complex, layout_.nx());
-    row = run.start + run.count;
+  text += "; forward full " + format_ms(full_forward);
+  best = 0;
+  for (auto way : forward_ways) {
+    const double ms = median_ms([&] { forward_one_rank(real, spectral, way); });
+    text += std::string(", ") + names[int(way)] + " " + format_ms(ms);
+    if (best == 0 || ms < best) {
+      best = ms;
+      dealias_.forward = way;
+    }
   }
-  device_->fill_zero_2d(planes + row * nzc, plane, (layout_.ny() - row) * nzc * complex, layout_.nx());
+  dealias_.forward_saves = best < 0.97 * full_forward;
+  text += std::string("; dealiased backward ") + (dealias_.backward_saves ? "faster" : "slower") +
+          ", forward " + (dealias_.forward_saves ? "faster" : "slower");
+  dealias_.report = text;
 }
 
 template <class Real>
@@ -137,9 +133,10 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
   C* scratch = scratch_.data();
   switch (way) {
     case OneRankDealiasing::rows:
-      for (const auto& run : layout_.kept_runs(0))
-        transforms_->backward_x_rows(in, scratch, run.start, run.count);
-      zero_dropped_planes(scratch);
+      for (const auto& run : layout_.kept_column_runs())
+        transforms_->backward_x_columns(in, scratch, run.start, run.count);
+      // After the x transforms: the column runs' alignment may have put values into dropped rows.
+      zero_dropped_columns(*device_, layout_, scratch);
       transforms_->backward_planes(scratch, out);
       break;
     case OneRankDealiasing::masked_x:
@@ -155,6 +152,28 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
       transforms_->backward_x_kept(scratch, reinterpret_cast<C*>(out));
       expand_kept_planes(reinterpret_cast<C*>(out), scratch, layout_.x_count());
       transforms_->backward_planes(scratch, out);
+  }
+}
+
+// The x transforms of the kept rows or the masked ones write only kept columns (or zeros), and nothing of
+// the dropped modes is promised (SlabFFT.hpp), so neither zeroes the rest.
+template <class Real>
+void SlabFFT<Real>::forward_one_rank(const Real* in, C* out, OneRankDealiasing way) {
+  C* scratch = scratch_.data();
+  transforms_->forward_planes(in, scratch);
+  switch (way) {
+    case OneRankDealiasing::rows:
+      for (const auto& run : layout_.kept_column_runs())
+        transforms_->forward_x_columns(scratch, out, run.start, run.count);
+      break;
+    case OneRankDealiasing::masked_x:
+    case OneRankDealiasing::masked_planes:
+      transforms_->forward_x_masked(scratch, out);
+      break;
+    default:  // copies: the compact packed buffer is already the compact spectral slab
+      pack_kept(scratch, out, layout_.x_count());
+      transforms_->forward_x_kept(out, scratch);
+      expand_kept_spectral(scratch, out);
   }
 }
 
@@ -273,32 +292,21 @@ void SlabFFT<Real>::expand_kept_spectral(const C* compact, C* spectral) {
 
 template <class Real>
 void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
-  C* scratch = scratch_.data();
-  if (dealias_.forward_masked) {
-    timed(&PhaseTimes::compute, [&] {
-      transforms_->forward_planes(in, scratch);
-      transforms_->forward_x_masked(scratch, out);
-    });
+  if (layout_.ranks() == 1) {
+    timed(&PhaseTimes::compute, [&] { forward_one_rank(in, out, dealias_.forward); });
     ++times_.transforms;
     return;
   }
+  C* scratch = scratch_.data();
   timed(&PhaseTimes::compute, [&] {
     transforms_->forward_planes(in, scratch);
     pack_kept(scratch, out, layout_.x_count());
   });
-  if (layout_.ranks() == 1) {
-    // One rank: the compact packed buffer is already the compact spectral slab.
-    timed(&PhaseTimes::compute, [&] {
-      transforms_->forward_x_kept(out, scratch);
-      expand_kept_spectral(scratch, out);
-    });
-  } else {
-    timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_kept_chunks_); });
-    timed(&PhaseTimes::compute, [&] {
-      transforms_->forward_x_kept(scratch, scratch);
-      expand_kept_spectral(scratch, out);
-    });
-  }
+  timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_kept_chunks_); });
+  timed(&PhaseTimes::compute, [&] {
+    transforms_->forward_x_kept(scratch, scratch);
+    expand_kept_spectral(scratch, out);
+  });
   ++times_.transforms;
 }
 

@@ -18,11 +18,13 @@
 //   transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the all-to-all
 //   goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results are the same.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
-//   forward returns the spectrum with every mode of 3|n_y| >= Ny or 3 n_z >= Nz set to zero; backward treats
-//   those modes of its input as zero, whatever their values (NaN included). Across ranks only the kept modes
-//   go through the all-to-all and the x FFTs, about 4/9 of the data. On one GPU the mask runs inside cuFFT's
-//   kernels (LTO callbacks, fft/DealiasCallbacks.cu); on one host rank kept modes are copied. (kx is not
-//   truncated: the x FFT needs the whole line; the solver zeroes |n_x| > Nx/3.)
+//   forward returns the spectrum at every mode of 3|n_y| < Ny and 3 n_z < Nz (the kept columns); what it
+//   leaves in the other modes is unspecified (zero, or anything: it may skip them). backward treats those
+//   modes of its input as zero, whatever their values (NaN included). Across ranks only the kept modes go
+//   through the all-to-all and the x FFTs, about 4/9 of the data. On one rank the x FFTs run on the kept ky
+//   rows alone (2/3 of the columns), or on a GPU the mask may run inside cuFFT's kernels (LTO callbacks,
+//   fft/DealiasCallbacks.cu), whichever a short timing finds fastest. (kx is not truncated: the x FFT needs
+//   the whole line; the solver zeroes |n_x| > Nx/3.)
 // - Errors: an impossible grid or rank count throws kolmo::Error on every rank before any allocation.
 #pragma once
 
@@ -47,11 +49,12 @@ namespace kolmo::fft {
 
 enum class Modes { all, dealiased };
 
-// How a one-rank dealiased backward transform leaves out the dropped (ky, kz) modes: copying the kept modes
-// to a compact slab and back; x transforms of the kept ky rows only, then zeroing the dropped columns; or the
-// mask inside cuFFT's kernels, in the x or in the plane transform (CUDA with callbacks). automatic: rows on
-// the host; on a GPU the fastest of rows and the masks by a short timing, used only if faster than the full
-// transform. A way asked for by name is always used (for tests and benchmarks).
+// How one-rank dealiased transforms leave out the dropped (ky, kz) modes: copying the kept modes to a compact
+// slab and back; x transforms of the kept ky rows only (backward then zeroes the dropped columns); or the
+// mask inside cuFFT's kernels, in the x or (backward) in the plane transform (CUDA with callbacks; forward
+// has the x mask only). automatic: rows on the host; on a GPU, per direction, the fastest of rows and the
+// masks by a short timing, used only if faster than the full transform. A way asked for by name is always
+// used, in both directions (for tests and benchmarks).
 enum class OneRankDealiasing { automatic, copies, rows, masked_x, masked_planes };
 // The names, in the enum's order: "automatic", "copies", "rows", "masked_x", "masked_planes".
 const std::vector<std::string>& one_rank_dealiasing_names();
@@ -106,10 +109,10 @@ class SlabFFT {
   void forward(const Real* in, C* out, Modes modes = Modes::all);
   void backward(const C* in, Real* out, Modes modes = Modes::all);
   // Whether Modes::dealiased is faster than Modes::all here, per direction: always across ranks (less to
-  // exchange). On one GPU the mask runs inside cuFFT's kernels (callbacks) and the construction times each
-  // masked variant against the full transform (cuFFT's callback kernels are not always as fast as its
-  // plain ones). Elsewhere (one rank on the host, or cuFFT without JIT linking) dealiased transforms copy the
-  // kept modes: slower. dealiasing_report() says what was chosen, with the times.
+  // exchange) and on one host rank (x transforms of 2/3 of the columns). On one GPU the construction times
+  // the kept rows and the cuFFT masks against the full transform (cuFFT's callback kernels are not always as
+  // fast as its plain ones, and the zeroing of dropped columns costs a pass over part of the slab).
+  // dealiasing_report() says what was chosen, with the times.
   bool dealiased_backward_saves_work() const { return dealias_.backward_saves; }
   bool dealiased_forward_saves_work() const { return dealias_.forward_saves; }
   const std::string& dealiasing_report() const { return dealias_.report; }
@@ -146,13 +149,13 @@ class SlabFFT {
   void backward_dealiased(const C* in, Real* out);
   // One rank: how dealiased transforms leave out dropped modes, and whether that is faster than full ones.
   struct DealiasChoice {
-    OneRankDealiasing backward = OneRankDealiasing::copies;
-    bool forward_masked = false, backward_saves = false, forward_saves = false;
+    OneRankDealiasing backward = OneRankDealiasing::copies, forward = OneRankDealiasing::copies;
+    bool backward_saves = false, forward_saves = false;
     std::string report;
   };
   void choose_one_rank_dealiasing();
-  void zero_dropped_planes(C* planes);
   void backward_one_rank(const C* in, Real* out, OneRankDealiasing way);
+  void forward_one_rank(const Real* in, C* out, OneRankDealiasing way);
   // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the transforms, the choice.
   // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
   Chunks piece_chunks(int piece, int pieces, bool dealiased) const;

@@ -39,6 +39,16 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
   }
 }
 
+std::vector<SlabLayout::Run> SlabLayout::kept_column_runs() const {
+  std::vector<Run> columns;
+  for (const auto& run : kept_runs(rank_)) {
+    const long first = (run.start - y_offset()) * nzc(), end = first + run.count * nzc();
+    const long aligned = first - first % kColumnAlignment;
+    columns.push_back({aligned, end - aligned});
+  }
+  return columns;
+}
+
 bool SlabLayout::kept(long index, long n) {
   const long signed_index = index <= n / 2 ? index : index - n;
   // Strictly below n/3, as the solver's rule: alias-free also when n is a multiple of 3.

@@ -101,6 +101,12 @@ class SlabLayout {
   static bool kept(long index, long n);              // is mode index (0..n-1) kept by the 2/3 rule
   long kept_z() const { return (nz_ - 1) / 3 + 1; }  // kz with 3 kz < Nz
   const std::vector<Run>& kept_runs(int q) const { return kept_runs_[q]; }
+  // One rank: the columns (index ky * nzc + kz of a [ky][kz] plane) that x transforms of the kept ky rows
+  // cover, one run per kept ky run, each start rounded down to a multiple of kColumnAlignment. cuFFT's
+  // strided single-precision x transforms run at half speed from other starts (measured on an H100); the
+  // extra columns belong to dropped rows or repeat kept ones, and transforming them is harmless.
+  static constexpr long kColumnAlignment = 16;
+  std::vector<Run> kept_column_runs() const;
   long kept_y_count(int q) const { return kept_y_count_[q]; }
   long kept_y_count() const { return kept_y_count(rank_); }
   long kept_y_before(int q) const { return kept_y_before_[q]; }  // kept ky planes of ranks before q

@@ -193,8 +193,8 @@ void check_against_serial(const Case& c, std::array<long, 3> n) {
   CHECK(global_max(round_trip) < (std::is_same_v<Real, double> ? 1e-14 : 1e-6));
 }
 
-// Dealiased transforms against full ones: forward = full forward with the non-kept (y, z) modes zeroed;
-// backward ignores whatever the non-kept modes of its input hold.
+// Dealiased transforms against full ones: forward = full forward at the kept (y, z) modes (the others are
+// unspecified); backward ignores whatever the non-kept modes of its input hold.
 template <class Real>
 void check_dealiased(const Case& c, std::array<long, 3> n,
                      OneRankDealiasing way = OneRankDealiasing::automatic) {
@@ -216,7 +216,7 @@ void check_dealiased(const Case& c, std::array<long, 3> n,
   std::vector<Complex<Real>> F(l.spectral_size()), D(l.spectral_size());
   c.device->copy_to_host(F.data(), full.data(), sizeof(Complex<Real>) * F.size());
   c.device->copy_to_host(D.data(), out, sizeof(Complex<Real>) * D.size());
-  double error = 0, scale = 0, leaked = 0;
+  double error = 0, scale = 0;
   for (long i = 0; i < n[0]; ++i)
     for (long j = 0; j < l.y_count(); ++j)
       for (long k = 0; k < l.nzc(); ++k) {
@@ -226,15 +226,13 @@ void check_dealiased(const Case& c, std::array<long, 3> n,
           error = std::max(error, double(std::hypot(D[m].re - F[m].re, D[m].im - F[m].im)));
           scale = std::max(scale, double(std::hypot(F[m].re, F[m].im)));
         } else {
-          leaked = std::max(leaked, double(std::hypot(D[m].re, D[m].im)));
+          D[m] = Complex<Real>(0, 0);  // unspecified: the reference below is the spectrum with them zero
         }
       }
-  CHECK(global_max(leaked) == 0.0);
   CHECK(global_max(error) <= global_max(scale) * tolerance<Real>() * 10);
 
   // Backward: fill the non-kept modes of the full spectrum with garbage, NaN included; the dealiased backward
-  // must agree
-  // with the full backward of the spectrum whose non-kept modes are zero (D, just checked).
+  // must agree with the full backward of the spectrum whose non-kept modes are zero (D, just checked).
   std::vector<Complex<Real>> garbage = F;
   for (long i = 0; i < n[0]; ++i)
     for (long j = 0; j < l.y_count(); ++j)

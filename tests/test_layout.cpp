@@ -165,3 +165,33 @@ TEST_CASE("the cuFFT dealiasing mask keeps exactly the 2/3-rule columns of every
       }
     }
 }
+
+TEST_CASE("one rank: the column runs of the kept-row x transforms cover every kept row, aligned",
+          "[layout]") {
+  for (std::array<long, 3> n : {std::array<long, 3>{8, 7, 5}, {12, 48, 20}, {16, 64, 64}, {9, 96, 33}}) {
+    INFO("grid " << n[0] << "x" << n[1] << "x" << n[2]);
+    const SlabLayout l(n, 1, 0);
+    std::vector<int> hits(l.ny() * l.nzc(), 0);
+    for (const auto& run : l.kept_column_runs()) {
+      REQUIRE(run.start % SlabLayout::kColumnAlignment == 0);
+      REQUIRE(run.start >= 0);
+      REQUIRE(run.start + run.count <= l.ny() * l.nzc());
+      for (long c = run.start; c < run.start + run.count; ++c) ++hits[c];
+    }
+    // Every column of a kept row is covered; a column covered only because of the alignment lies within
+    // kColumnAlignment columns before a run of kept rows.
+    for (long y = 0; y < l.ny(); ++y)
+      for (long z = 0; z < l.nzc(); ++z) {
+        const long c = y * l.nzc() + z;
+        if (SlabLayout::kept(y, l.ny())) {
+          REQUIRE(hits[c] >= 1);
+        } else if (hits[c] > 0) {
+          bool near_kept_row = false;
+          for (long later = y + 1; later < l.ny() && later * l.nzc() - c <= SlabLayout::kColumnAlignment;
+               ++later)
+            near_kept_row = near_kept_row || SlabLayout::kept(later, l.ny());
+          REQUIRE(near_kept_row);
+        }
+      }
+  }
+}

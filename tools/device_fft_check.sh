@@ -9,7 +9,7 @@ ngpu=$(nvidia-smi -L | wc -l)
 for ranks in 1 2 4; do
   [ "$ranks" -le "$ngpu" ] || continue
   echo "== GPU tests, $ranks rank(s)"
-  mpiexec -n $ranks ./kolmo_tests "[gpu]" > $out/gpu_tests_np$ranks.log 2>&1; echo "exit $?"; tail -4 $out/gpu_tests_np$ranks.log
+  timeout ${TEST_TIMEOUT:-300} mpiexec -n $ranks ./kolmo_tests "[gpu]" > $out/gpu_tests_np$ranks.log 2>&1; echo "exit $?"; tail -4 $out/gpu_tests_np$ranks.log
 done
 if [ "$ngpu" -eq 1 ]; then
   for n in ${SIZES:-256 512 1024}; do

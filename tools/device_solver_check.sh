@@ -10,8 +10,8 @@ ngpu=$(nvidia-smi -L | wc -l)
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader | head -1
 for ranks in 1 $ngpu; do
   echo "== GPU tests, $ranks rank(s)"
-  mpiexec -n $ranks .device/kolmo_tests "[gpu]" > $out/fft_gpu_np$ranks.log 2>&1; echo "fft exit $?"; tail -2 $out/fft_gpu_np$ranks.log
-  mpiexec -n $ranks .device/kolmo_solver_tests "[gpu]" > $out/solver_gpu_np$ranks.log 2>&1; echo "solver exit $?"
+  timeout ${TEST_TIMEOUT:-300} mpiexec -n $ranks .device/kolmo_tests "[gpu]" > $out/fft_gpu_np$ranks.log 2>&1; echo "fft exit $?"; tail -2 $out/fft_gpu_np$ranks.log
+  timeout ${TEST_TIMEOUT:-300} mpiexec -n $ranks .device/kolmo_solver_tests "[gpu]" > $out/solver_gpu_np$ranks.log 2>&1; echo "solver exit $?"
   tail -2 $out/solver_gpu_np$ranks.log
   [ "$ngpu" -gt 1 ] || break
 done
