@@ -111,8 +111,9 @@ class SlabFFT {
   // Whether Modes::dealiased is faster than Modes::all here, per direction: always across ranks (less to
   // exchange) and on one host rank (x transforms of 2/3 of the columns). On one GPU the construction times
   // the kept rows and the cuFFT masks against the full transform (cuFFT's callback kernels are not always as
-  // fast as its plain ones, and the zeroing of dropped columns costs a pass over part of the slab).
-  // dealiasing_report() says what was chosen, with the times.
+  // fast as its plain ones, and the zeroing of dropped columns costs a pass over part of the slab); a
+  // backward is compared with a full one plus the zeroing of the dropped modes that a caller of the full
+  // transform must do first. dealiasing_report() says what was chosen, with the times.
   bool dealiased_backward_saves_work() const { return dealias_.backward_saves; }
   bool dealiased_forward_saves_work() const { return dealias_.forward_saves; }
   const std::string& dealiasing_report() const { return dealias_.report; }

@@ -34,13 +34,11 @@ template <class Real>
 Chunks SlabFFT<Real>::piece_chunks(int piece, int pieces, bool dealiased) const {
   const SlabLayout& l = layout_;
   auto bytes = [](std::size_t values) { return values * sizeof(C); };
-  const Split mine{l.x_count(), pieces};
-  const SlabLayout::Planes out{mine.offset(piece), mine.count(piece)};
+  const SlabLayout::Planes out = l.piece(l.rank(), piece, pieces);
   Chunks c;
   for (auto* v : {&c.send_offset, &c.send_bytes, &c.recv_offset, &c.recv_bytes}) v->resize(l.ranks());
   for (int q = 0; q < l.ranks(); ++q) {
-    const Split theirs{l.x_count(q), pieces};
-    const SlabLayout::Planes in{theirs.offset(piece), theirs.count(piece)};
+    const SlabLayout::Planes in = l.piece(q, piece, pieces);
     c.send_offset[q] = bytes(dealiased ? l.compact_packed_offset(q, out) : l.packed_offset(q, out));
     c.send_bytes[q] = bytes(dealiased ? l.compact_packed_count(q, out) : l.packed_count(q, out));
     c.recv_offset[q] = bytes(dealiased ? l.compact_chunk_offset(q, in) : l.spectral_chunk_offset(q, in));
@@ -93,12 +91,12 @@ void SlabFFT<Real>::use_pieces(int full, int dealiased) {
   make_piece_chunks();
   long largest = 0;
   for (int pieces : pieces_)
-    if (pieces > 1) {
-      const Split split{layout_.x_count(), pieces};
-      largest = std::max(largest, split.count(0));
-      transforms_->make_piece_plans(split.count(0));
-      transforms_->make_piece_plans(split.count(pieces - 1));
-    }
+    if (pieces > 1)
+      for (int j = 0; j < pieces; ++j) {
+        const long count = layout_.piece(layout_.rank(), j, pieces).count;
+        largest = std::max(largest, count);
+        transforms_->make_piece_plans(count);
+      }
   const std::size_t size = largest * layout_.packed_plane();
   if (piece_.size() != size) piece_ = size > 0 ? Buffer<C>(device_, size) : Buffer<C>();
 }
@@ -161,13 +159,12 @@ template <class Real>
 void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
   const SlabLayout& l = layout_;
   const int d = dealiased ? 1 : 0;
-  const Split mine{l.x_count(), pieces_[d]};
   const long per_plane = packed_plane(dealiased);
   C* piece = piece_.data();
   C* scratch = scratch_.data();
   timed(&PhaseTimes::communication, [&] {
     for (int j = 0; j < pieces_[d]; ++j) {
-      const long first = mine.offset(j), count = mine.count(j);
+      const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count > 0) {
         transforms_->forward_planes_piece(in + first * l.ny() * l.nz(), piece, count);
         if (dealiased)
@@ -194,7 +191,6 @@ template <class Real>
 void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
   const SlabLayout& l = layout_;
   const int d = dealiased ? 1 : 0;
-  const Split mine{l.x_count(), pieces_[d]};
   const long per_plane = packed_plane(dealiased);
   C* piece = piece_.data();
   C* scratch = scratch_.data();
@@ -211,7 +207,7 @@ void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
     for (int j = 0; j < pieces_[d]; ++j) exchange_->start(scratch, out, backward_piece_chunks_[d][j], j);
     for (int j = 0; j < pieces_[d]; ++j) {
       exchange_->finish(j);
-      const long first = mine.offset(j), count = mine.count(j);
+      const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count == 0) continue;
       if (dealiased)
         expand_kept_planes(packed + first * per_plane, piece, count);

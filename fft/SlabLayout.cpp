@@ -39,6 +39,14 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
   }
 }
 
+SlabLayout::Planes SlabLayout::piece(int q, int j, int pieces) const {
+  const long unit = (ny_ * nz_) % 2 == 1 ? 2 : 1, planes = x_count(q);
+  const Split units{(planes + unit - 1) / unit, pieces};
+  const long first = std::min(planes, unit * units.offset(j));
+  const long end = std::min(planes, unit * (units.offset(j) + units.count(j)));
+  return {first, end - first};
+}
+
 std::vector<SlabLayout::Run> SlabLayout::kept_column_runs() const {
   std::vector<Run> columns;
   for (const auto& run : kept_runs(rank_)) {
