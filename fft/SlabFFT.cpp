@@ -18,6 +18,22 @@ SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm) {
   return SlabLayout(n, comm.size(), comm.rank());
 }
 
+// For reports: how a one-rank dealiased transform drops modes.
+const char* describe(OneRankDealiasing way) {
+  switch (way) {
+    case OneRankDealiasing::copies:
+      return "copies";
+    case OneRankDealiasing::rows:
+      return "kept rows";
+    case OneRankDealiasing::masked_x:
+      return "mask in x";
+    case OneRankDealiasing::masked_planes:
+      return "mask in planes";
+    default:
+      return "automatic";
+  }
+}
+
 std::string format_ms(double ms) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.3f ms", ms);
@@ -74,10 +90,8 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
     dealias_.backward = requested;
     dealias_.forward = needs_mask ? OneRankDealiasing::masked_x : requested;
     dealias_.backward_saves = dealias_.forward_saves = true;
-    dealias_.report = "one rank: dealiased transforms by " +
-                      std::string(requested == OneRankDealiasing::copies ? "copies"
-                                  : requested == OneRankDealiasing::rows ? "kept rows"
-                                                                         : "cuFFT mask");
+    dealias_.report = std::string("one rank: dealiased backward by ") + describe(dealias_.backward) +
+                      ", forward by " + describe(dealias_.forward);
     return;
   }
   Buffer<C> slab(device_, layout_.alloc_complex());
@@ -99,12 +113,11 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
                          {OneRankDealiasing::masked_x, OneRankDealiasing::masked_planes});
     forward_ways.push_back(OneRankDealiasing::masked_x);
   }
-  const char* names[] = {"", "", "kept rows", "mask in x", "mask in planes"};
   std::string text = "one GPU: backward full " + format_ms(full_backward);
   double best = 0;
   for (auto way : backward_ways) {
     const double ms = median_ms([&] { backward_one_rank(spectral, real, way); });
-    text += std::string(", ") + names[int(way)] + " " + format_ms(ms);
+    text += std::string(", ") + describe(way) + " " + format_ms(ms);
     if (best == 0 || ms < best) {
       best = ms;
       dealias_.backward = way;
@@ -119,7 +132,7 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   best = 0;
   for (auto way : forward_ways) {
     const double ms = median_ms([&] { forward_one_rank(real, spectral, way); });
-    text += std::string(", ") + names[int(way)] + " " + format_ms(ms);
+    text += std::string(", ") + describe(way) + " " + format_ms(ms);
     if (best == 0 || ms < best) {
       best = ms;
       dealias_.forward = way;
