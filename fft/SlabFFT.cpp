@@ -189,7 +189,7 @@ void SlabFFT<Real>::forward_one_rank(const Real* in, C* out, OneRankDealiasing w
     default:  // copies: the compact packed buffer is already the compact spectral slab
       pack_kept(scratch, out, layout_.x_count());
       transforms_->forward_x_kept(out, scratch);
-      expand_kept_spectral(scratch, out);
+      scatter_kept_spectral(scratch, out);
   }
 }
 
@@ -294,10 +294,9 @@ void SlabFFT<Real>::gather_kept_spectral(const C* spectral, C* compact) {
 }
 
 template <class Real>
-void SlabFFT<Real>::expand_kept_spectral(const C* compact, C* spectral) {
+void SlabFFT<Real>::scatter_kept_spectral(const C* compact, C* spectral) {
   const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
   const std::size_t rows = layout_.kept_y_count();
-  device_->fill_zero(spectral, layout_.spectral_size() * sizeof(C));
   long done = 0;
   for (const auto& run : layout_.kept_runs(layout_.rank())) {
     device_->copy_3d(spectral + (run.start - layout_.y_offset()) * layout_.nzc(), row, layout_.y_count(),
@@ -321,7 +320,7 @@ void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
   timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_kept_chunks_); });
   timed(&PhaseTimes::compute, [&] {
     transforms_->forward_x_kept(scratch, scratch);
-    expand_kept_spectral(scratch, out);
+    scatter_kept_spectral(scratch, out);
   });
   ++times_.transforms;
 }

@@ -140,12 +140,13 @@ class SlabFFT {
   void pack(const C* planes, C* packed, long count);
   void unpack(const C* packed, C* planes, long count);
   // Dealiased forms: kept modes of planes [x][y][kz] to or from the compact packed buffer [q][x][kept y][kept
-  // kz], and of the spectral slab to or from the compact slab [kx][kept ky][kept kz]; expanding zeroes the
-  // rest.
+  // kz], and of the spectral slab to or from the compact slab [kx][kept ky][kept kz]. Expanding planes zeroes
+  // the rest (the plane transforms read it); scattering into the spectral slab leaves the rest as it was (a
+  // dealiased forward transform promises nothing there).
   void pack_kept(const C* planes, C* packed, long count);
   void expand_kept_planes(const C* packed, C* planes, long count);
   void gather_kept_spectral(const C* spectral, C* compact);
-  void expand_kept_spectral(const C* compact, C* spectral);
+  void scatter_kept_spectral(const C* compact, C* spectral);
   void forward_dealiased(const Real* in, C* out);
   void backward_dealiased(const C* in, Real* out);
   // One rank: how dealiased transforms leave out dropped modes, and whether that is faster than full ones.

@@ -179,7 +179,7 @@ void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
   timed(&PhaseTimes::compute, [&] {
     if (dealiased) {
       transforms_->forward_x_kept(scratch, scratch);
-      expand_kept_spectral(scratch, out);
+      scatter_kept_spectral(scratch, out);
     } else {
       transforms_->forward_x(scratch, out);
     }
