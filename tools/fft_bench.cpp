@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
   app.add_flag("--in-place", s.in_place, "transform in place");
   app.add_flag("--single-wire", s.single_wire, "double precision sent as single through the all-to-all");
   app.add_flag("--dealiased", s.dealiased, "dealiased transforms (2/3-rule modes only; the peer stays full)");
-  app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased backward transforms drop modes")
+  app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased transforms drop modes")
       ->check(CLI::IsMember(one_rank_dealiasing_names()));
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);

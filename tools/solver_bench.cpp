@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "cuda"}));
   app.add_option("--integrator", s.integrator, "rk2, rk3 or rk4")
       ->check(CLI::IsMember({"rk2", "rk3", "rk4"}));
-  app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased backward transforms drop modes")
+  app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased transforms drop modes")
       ->check(CLI::IsMember(fft::one_rank_dealiasing_names()));
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);
