@@ -37,6 +37,11 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
     }
     if (q > 0) kept_y_before_[q] = kept_y_before_[q - 1] + kept_y_count_[q - 1];
   }
+  for (const auto& run : kept_runs(rank_)) {
+    const long first = (run.start - y_offset()) * nzc(), end = first + run.count * nzc();
+    const long aligned = first - first % kColumnAlignment;
+    kept_column_runs_.push_back({aligned, end - aligned});
+  }
 }
 
 SlabLayout::Planes SlabLayout::piece(int q, int j, int pieces) const {
@@ -45,16 +50,6 @@ SlabLayout::Planes SlabLayout::piece(int q, int j, int pieces) const {
   const long first = std::min(planes, unit * units.offset(j));
   const long end = std::min(planes, unit * (units.offset(j) + units.count(j)));
   return {first, end - first};
-}
-
-std::vector<SlabLayout::Run> SlabLayout::kept_column_runs() const {
-  std::vector<Run> columns;
-  for (const auto& run : kept_runs(rank_)) {
-    const long first = (run.start - y_offset()) * nzc(), end = first + run.count * nzc();
-    const long aligned = first - first % kColumnAlignment;
-    columns.push_back({aligned, end - aligned});
-  }
-  return columns;
 }
 
 bool SlabLayout::kept(long index, long n) {

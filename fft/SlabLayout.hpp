@@ -110,7 +110,7 @@ class SlabLayout {
   // strided single-precision x transforms run at half speed from other starts (measured on an H100); the
   // extra columns belong to dropped rows or repeat kept ones, and transforming them is harmless.
   static constexpr long kColumnAlignment = 16;
-  std::vector<Run> kept_column_runs() const;
+  const std::vector<Run>& kept_column_runs() const { return kept_column_runs_; }
   long kept_y_count(int q) const { return kept_y_count_[q]; }
   long kept_y_count() const { return kept_y_count(rank_); }
   long kept_y_before(int q) const { return kept_y_before_[q]; }  // kept ky planes of ranks before q
@@ -147,6 +147,7 @@ class SlabLayout {
   int ranks_, rank_;
   Split x_split_, y_split_;
   std::vector<std::vector<Run>> kept_runs_;
+  std::vector<Run> kept_column_runs_;
   std::vector<long> kept_y_count_, kept_y_before_;
 };
 
