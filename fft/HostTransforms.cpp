@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "core/Error.hpp"
@@ -75,30 +76,21 @@ class HostTransforms final : public LocalTransforms<Real> {
     nzc_ = layout.nzc();
     ny_ = layout.ny();
     nz_ = layout.nz();
+    nx_ = layout.nx();
     W::threads(omp_get_max_threads());
-    const int ny = static_cast<int>(layout.ny()), nz = static_cast<int>(layout.nz());
-    const int nzc = static_cast<int>(layout.nzc()), nx = static_cast<int>(layout.nx());
+    const int nx = static_cast<int>(layout.nx());
     const int planes = static_cast<int>(layout.x_count());
     const int columns = static_cast<int>(layout.y_count() * layout.nzc());
 
-    // Plans are made on scratch arrays with FFTW_ESTIMATE (the arrays are not touched) and FFTW_UNALIGNED, so
-    // they execute on any caller's arrays.
     const std::size_t real_count = layout.planes_size() * 2, complex_count = layout.alloc_complex();
     auto* real = static_cast<Real*>(W::malloc(sizeof(Real) * real_count));
     auto* a = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
     auto* b = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
-    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
     bool planned = true;
-    const int plane[2] = {ny, nz}, line[1] = {nx};
-    const int real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
-    r2c_ = W::plan_r2c(2, plane, planes, real, real_embed, 1, ny * nz, a, complex_embed, 1, ny * nzc, flags);
-    c2r_ = W::plan_c2r(2, plane, planes, a, complex_embed, 1, ny * nzc, real, real_embed, 1, ny * nz,
-                       flags | FFTW_DESTROY_INPUT);
+    const int line[1] = {nx};
+    std::tie(r2c_, c2r_) = plane_plans(planes, real, a);
     // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
-    x_forward_ =
-        W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_FORWARD, flags);
-    x_backward_ =
-        W::plan_c2c(1, line, columns, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_BACKWARD, flags);
+    std::tie(x_forward_, x_backward_) = x_plans(columns, columns, a, b);
     // The compact columns of dealiased transforms, out of place and in place (FFTW plans are one or the
     // other).
     const int kept = static_cast<int>(layout.kept_y_count() * layout.kept_z());
@@ -106,9 +98,9 @@ class HostTransforms final : public LocalTransforms<Real> {
       for (int direction = 0; direction < 2; ++direction) {
         const int sign = direction == 0 ? FFTW_FORWARD : FFTW_BACKWARD;
         kept_[direction][0] =
-            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, b, nullptr, kept, 1, sign, flags);
+            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, b, nullptr, kept, 1, sign, kFlags);
         kept_[direction][1] =
-            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, a, nullptr, kept, 1, sign, flags);
+            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, a, nullptr, kept, 1, sign, kFlags);
         if (kept_[direction][0] == nullptr || kept_[direction][1] == nullptr) planned = false;
       }
     }
@@ -117,11 +109,7 @@ class HostTransforms final : public LocalTransforms<Real> {
       for (const auto& run : layout.kept_column_runs()) {
         const int count = static_cast<int>(run.count);
         if (columns_.count(run.count) > 0 || count == 0) continue;
-        auto& plans = columns_[run.count];
-        plans.first =
-            W::plan_c2c(1, line, count, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_FORWARD, flags);
-        plans.second =
-            W::plan_c2c(1, line, count, a, nullptr, columns, 1, b, nullptr, columns, 1, FFTW_BACKWARD, flags);
+        const auto& plans = columns_[run.count] = x_plans(count, columns, a, b);
         if (plans.first == nullptr || plans.second == nullptr) planned = false;
       }
     W::free(real);
@@ -143,16 +131,9 @@ class HostTransforms final : public LocalTransforms<Real> {
   void make_piece_plans(long planes) override {
     if (planes == 0 || pieces_.count(planes) > 0) return;
     std::lock_guard<std::mutex> guard(planner_lock());
-    const int ny = static_cast<int>(ny_), nz = static_cast<int>(nz_), nzc = static_cast<int>(nzc_);
-    const int count = static_cast<int>(planes), plane[2] = {ny, nz};
-    const int real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
     auto* real = static_cast<Real*>(W::malloc(sizeof(C) * planes * ny_ * nzc_));
     auto* a = static_cast<typename W::complex*>(W::malloc(sizeof(C) * planes * ny_ * nzc_));
-    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-    auto& [r2c, c2r] = pieces_[planes];
-    r2c = W::plan_r2c(2, plane, count, real, real_embed, 1, ny * nz, a, complex_embed, 1, ny * nzc, flags);
-    c2r = W::plan_c2r(2, plane, count, a, complex_embed, 1, ny * nzc, real, real_embed, 1, ny * nz,
-                      flags | FFTW_DESTROY_INPUT);
+    const auto& [r2c, c2r] = pieces_[planes] = plane_plans(static_cast<int>(planes), real, a);
     W::free(real);
     W::free(a);
     if (r2c == nullptr || c2r == nullptr)
@@ -178,6 +159,25 @@ class HostTransforms final : public LocalTransforms<Real> {
   std::size_t work_bytes() const override { return 0; }
 
  private:
+  // Plans are made on scratch arrays with FFTW_ESTIMATE (the arrays are not touched) and FFTW_UNALIGNED, so
+  // they execute on any caller's arrays. Planning happens under planner_lock().
+  static constexpr unsigned kFlags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+  // The (R2C, C2R) transforms of `count` consecutive yz planes.
+  std::pair<typename W::plan, typename W::plan> plane_plans(int count, Real* real,
+                                                            typename W::complex* a) const {
+    const int ny = static_cast<int>(ny_), nz = static_cast<int>(nz_), nzc = static_cast<int>(nzc_);
+    const int plane[2] = {ny, nz}, real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
+    return {W::plan_r2c(2, plane, count, real, real_embed, 1, ny * nz, a, complex_embed, 1, ny * nzc, kFlags),
+            W::plan_c2r(2, plane, count, a, complex_embed, 1, ny * nzc, real, real_embed, 1, ny * nz,
+                        kFlags | FFTW_DESTROY_INPUT)};
+  }
+  // The (forward, backward) x transforms of `count` adjacent columns of a slab whose x lines have `stride`.
+  std::pair<typename W::plan, typename W::plan> x_plans(int count, int stride, typename W::complex* a,
+                                                        typename W::complex* b) const {
+    const int line[1] = {static_cast<int>(nx_)};
+    return {W::plan_c2c(1, line, count, a, nullptr, stride, 1, b, nullptr, stride, 1, FFTW_FORWARD, kFlags),
+            W::plan_c2c(1, line, count, a, nullptr, stride, 1, b, nullptr, stride, 1, FFTW_BACKWARD, kFlags)};
+  }
   // The [forward, backward] x transforms of `count` columns.
   const std::pair<typename W::plan, typename W::plan>& column_plans(long count) const {
     const auto plans = columns_.find(count);
@@ -220,7 +220,7 @@ class HostTransforms final : public LocalTransforms<Real> {
   // x transforms of the kept-row column runs, [forward, backward] by column count
   std::map<long, std::pair<typename W::plan, typename W::plan>> columns_;
   std::map<long, std::pair<typename W::plan, typename W::plan>> pieces_;  // (R2C, C2R) by plane count
-  long nzc_ = 1, ny_ = 1, nz_ = 1;
+  long nzc_ = 1, ny_ = 1, nz_ = 1, nx_ = 1;
   typename W::plan kept_[2][2] = {{nullptr, nullptr},
                                   {nullptr, nullptr}};  // [forward, backward][out of, in place]
 };
