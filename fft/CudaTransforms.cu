@@ -69,45 +69,24 @@ class CudaTransforms final : public LocalTransforms<Real> {
     long long real_embed[2] = {layout.ny(), layout.nz()};
     long long complex_embed[2] = {layout.ny(), layout.nzc()};
     long long line[1] = {layout.nx()};
-    const long long planes = layout.x_count();
     const long long columns = layout.y_count() * layout.nzc();
-    const long long real_plane = layout.ny() * layout.nz(), complex_plane = layout.ny() * layout.nzc();
-    auto stream = static_cast<cudaStream_t>(device->stream());
 
-    std::size_t sizes[4] = {0, 0, 0, 0};
-    Plan* plans[4] = {&r2c_, &c2r_, &x_, nullptr};
-    for (Plan* plan : {&r2c_, &c2r_, &x_}) {
-      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan->get(), 0));
-      KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream));
-    }
-    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(r2c_.get(), 2, plane, real_embed, 1, real_plane, complex_embed, 1,
-                                          complex_plane, T::r2c, planes, &sizes[0]));
-    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(c2r_.get(), 2, plane, complex_embed, 1, complex_plane, real_embed,
-                                          1, real_plane, T::c2r, planes, &sizes[1]));
+    std::size_t largest = plan_planes(r2c_, c2r_, layout.x_count());
     // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
-    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(x_.get(), 1, line, line, columns, 1, line, columns, 1, T::c2c,
-                                          columns, &sizes[2]));
+    largest = std::max(largest, plan_x(x_, columns, columns));
     // The compact columns of dealiased transforms (none on a rank that keeps no ky plane).
     const long long kept = layout.kept_y_count() * layout.kept_z();
     if (kept > 0) {
       kept_ = std::make_unique<Plan>();
-      plans[3] = kept_.get();
-      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(kept_->get(), 0));
-      KOLMO_CHECK_CUFFT(cufftSetStream(kept_->get(), stream));
-      KOLMO_CHECK_CUFFT(
-          cufftMakePlanMany64(kept_->get(), 1, line, line, kept, 1, line, kept, 1, T::c2c, kept, &sizes[3]));
+      largest = std::max(largest, plan_x(*kept_, kept, kept));
     }
     // One rank: x transforms with the dealiasing mask inside cuFFT's kernels (callbacks linked at plan time).
-    std::size_t masked_size = 0;
     if (layout.ranks() == 1)
-      masked_size = make_masked_plans(layout, device, line, columns, plane, real_embed, complex_embed);
+      largest = std::max(largest,
+                         make_masked_plans(layout, device, line, columns, plane, real_embed, complex_embed));
     // One work area serves every plan: they never run at the same time.
-    work_ =
-        Buffer<char>(device, std::max({sizes[0], sizes[1], sizes[2], sizes[3], masked_size, std::size_t(1)}));
-    for (Plan* plan : plans)
-      if (plan != nullptr) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan->get(), work_.data()));
-    for (auto* plan : {load_kept_x_.get(), store_kept_x_.get(), load_kept_c2r_.get()})
-      if (plan != nullptr) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan->get(), work_.data()));
+    work_ = Buffer<char>(device, std::max(largest, std::size_t(1)));
+    for (cufftHandle plan : all_plans()) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan, work_.data()));
   }
 
   void forward_planes(const Real* in, C* out) override {
@@ -143,19 +122,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
     auto& [r2c, c2r] = pieces_[planes];
     r2c = std::make_unique<Plan>();
     c2r = std::make_unique<Plan>();
-    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, complex_embed[2] = {ny_, nzc_};
-    const long long real_plane = ny_ * nz_, complex_plane = ny_ * nzc_;
-    std::size_t sizes[2] = {0, 0};
-    for (Plan* plan : {r2c.get(), c2r.get()}) {
-      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan->get(), 0));
-      KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream_));
-    }
-    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(r2c->get(), 2, plane, real_embed, 1, real_plane, complex_embed, 1,
-                                          complex_plane, T::r2c, planes, &sizes[0]));
-    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(c2r->get(), 2, plane, complex_embed, 1, complex_plane, real_embed,
-                                          1, real_plane, T::c2r, planes, &sizes[1]));
-    attach_work(r2c->get(), sizes[0]);
-    attach_work(c2r->get(), sizes[1]);
+    const std::size_t size = plan_planes(*r2c, *c2r, planes);
+    attach_work(r2c->get(), size);
+    attach_work(c2r->get(), size);
   }
   void forward_planes_piece(const Real* in, C* out, long planes) override {
     if (planes == 0) return;
@@ -196,19 +165,40 @@ class CudaTransforms final : public LocalTransforms<Real> {
       throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
     return plans->second;
   }
-  // The x transforms of `count` consecutive columns (either direction: a C2C plan serves both).
+  // The plan shapes, made on the device's stream without a work area of their own; each returns the work
+  // bytes it needs. The (R2C, C2R) transforms of `planes` consecutive yz planes:
+  std::size_t plan_planes(Plan& r2c, Plan& c2r, long long planes) {
+    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, complex_embed[2] = {ny_, nzc_};
+    const long long real_plane = ny_ * nz_, complex_plane = ny_ * nzc_;
+    std::size_t sizes[2] = {0, 0};
+    prepare(r2c);
+    prepare(c2r);
+    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(r2c.get(), 2, plane, real_embed, 1, real_plane, complex_embed, 1,
+                                          complex_plane, T::r2c, planes, &sizes[0]));
+    KOLMO_CHECK_CUFFT(cufftMakePlanMany64(c2r.get(), 2, plane, complex_embed, 1, complex_plane, real_embed, 1,
+                                          real_plane, T::c2r, planes, &sizes[1]));
+    return std::max(sizes[0], sizes[1]);
+  }
+  // The x transforms (a C2C plan serves both directions) of `count` adjacent columns of a slab whose x lines
+  // have `stride`.
+  std::size_t plan_x(Plan& plan, long long stride, long long count) {
+    long long line[1] = {nx_};
+    std::size_t size = 0;
+    prepare(plan);
+    KOLMO_CHECK_CUFFT(
+        cufftMakePlanMany64(plan.get(), 1, line, line, stride, 1, line, stride, 1, T::c2c, count, &size));
+    return size;
+  }
+  void prepare(Plan& plan) {
+    KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan.get(), 0));
+    KOLMO_CHECK_CUFFT(cufftSetStream(plan.get(), stream_));
+  }
+  // The x transforms of `count` consecutive columns of the one-rank slab.
   cufftHandle column_plan(long count) {
     auto& plan = columns_[count];
     if (!plan) {
       plan = std::make_unique<Plan>();
-      long long line[1] = {nx_};
-      const long long columns = ny_ * nzc_;
-      std::size_t size = 0;
-      KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan->get(), 0));
-      KOLMO_CHECK_CUFFT(cufftSetStream(plan->get(), stream_));
-      KOLMO_CHECK_CUFFT(cufftMakePlanMany64(plan->get(), 1, line, line, columns, 1, line, columns, 1, T::c2c,
-                                            count, &size));
-      attach_work(plan->get(), size);
+      attach_work(plan->get(), plan_x(*plan, ny_ * nzc_, count));
     }
     return plan->get();
   }
