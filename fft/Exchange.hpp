@@ -17,6 +17,11 @@
 //   receive regions of pieces in flight must not be touched by other work until finished. By default start
 //   runs the whole exchange and finish does nothing (correct, without overlap); isend_irecv and nccl
 //   overlap: MPI requests stay open, NCCL works on a stream of its own ordered by events.
+// - loopback (make_loopback_exchange, for emulated ranks: SlabFFT with FftOptions::emulated_ranks): one
+//   process stands for one rank of several and sends every chunk to itself. The own chunk arrives as in
+//   a real exchange; in place of the chunk that peer q would send, the receive region of q gets this rank's
+//   chunk for q (its first min(send, receive) bytes, the rest zero): the same bytes moved on the device, of
+//   values that are this rank's own.
 #pragma once
 
 #include <mpi.h>
@@ -30,10 +35,11 @@
 
 namespace kolmo::fft {
 
-enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl };
+enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl, loopback };
 
 std::string to_string(ExchangeMethod method);
-// "auto", "isend_irecv", "alltoallv", "nccl"; throws kolmo::Error naming the text otherwise.
+// "auto", "isend_irecv", "alltoallv", "nccl" (loopback is not chosen by name); throws kolmo::Error naming the
+// text otherwise.
 ExchangeMethod parse_exchange(const std::string& name);
 // automatic -> nccl on the CUDA backend when NCCL is usable on comm, isend_irecv otherwise.
 ExchangeMethod resolve(ExchangeMethod method, Backend backend, MPI_Comm comm);
@@ -64,5 +70,6 @@ class Exchange {
 std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                                         const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
                                         std::size_t max_bytes);
+std::unique_ptr<Exchange> make_loopback_exchange(const std::shared_ptr<Device>& device);
 
 }  // namespace kolmo::fft

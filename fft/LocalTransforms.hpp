@@ -20,6 +20,22 @@
 //   them). The masked backward steps read only kept columns and count the others as zero; the masked forward
 //   x transform writes zeros to them. Out of place. Where has_masked() is false, calling them is an internal
 //   error.
+// - Several ranks (CUDA, SlabFFT with FftOptions::pack_in_ffts): transforms that write the exchange's chunks
+//   and read what it received in their own kernels (cuFFT callbacks, fft/ChunkRoutes.hpp). enable_fused(send,
+//   receive) names the two slabs they use, once (false where there are none: the host, one rank, slabs too
+//   large for the callbacks' 32-bit offsets); fused_ready(dealiased, forward, own_direct) makes the plans of
+//   one direction on first use (false if cuFFT refuses them). Then:
+//   forward_planes_to_chunks(in, work, dealiased, own_direct): 2D R2C of the slab; each peer's chunk lands
+//     in `send`, packed as SlabLayout says ([q][x][y of q][kz], dealiased only the kept modes); this rank's
+//     own chunk too, or with own_direct where the x transforms read it in `receive`. `work` (a slab, not
+//     the input) holds cuFFT's intermediate planes and is overwritten.
+//   forward_x_from_chunks(out, dealiased): the x transforms of what `receive` holds ([kx][ky][kz], dealiased
+//     the compact [kx][kept ky][kept kz]) into the spectral slab out (dealiased: its kept modes only).
+//   backward_x_to_chunks(in, dealiased): the x transforms of the spectral slab in (dealiased: its kept modes
+//     only) into `send`, kx-major: each peer's chunk contiguous; this rank's own rows go to their packed
+//     place in `receive`.
+//   backward_planes_from_chunks(out, dealiased): the 2D C2R of the packed planes that `receive` holds
+//     (dealiased: the other modes count as zero) into the real slab out; overwrites `send`.
 #pragma once
 
 #include <cstddef>
@@ -52,8 +68,17 @@ class LocalTransforms {
   virtual void forward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
   virtual void backward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
   virtual void backward_planes_masked(C*, Real*) { throw Error("internal: no masked transforms here"); }
+  virtual bool enable_fused(C* /*send*/, C* /*receive*/) { return false; }
+  virtual bool fused_ready(bool /*dealiased*/, bool /*forward*/, bool /*own_direct*/) { return false; }
+  virtual void forward_planes_to_chunks(const Real*, C*, bool, bool) { no_fused(); }
+  virtual void forward_x_from_chunks(C*, bool) { no_fused(); }
+  virtual void backward_x_to_chunks(const C*, bool) { no_fused(); }
+  virtual void backward_planes_from_chunks(Real*, bool) { no_fused(); }
   // Bytes of library work space these transforms hold (0 for FFTW, the shared cuFFT work area for CUDA).
   virtual std::size_t work_bytes() const = 0;
+
+ private:
+  [[noreturn]] static void no_fused() { throw Error("internal: no fused transforms here"); }
 };
 
 template <class Real>

@@ -29,6 +29,8 @@ std::string to_string(ExchangeMethod method) {
       return "alltoallv";
     case ExchangeMethod::nccl:
       return "nccl";
+    case ExchangeMethod::loopback:
+      return "loopback";
   }
   return "?";
 }

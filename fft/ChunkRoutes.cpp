@@ -1,0 +1,81 @@
+#include "fft/ChunkRoutes.hpp"
+
+#include <algorithm>
+
+namespace kolmo::fft {
+
+namespace {
+
+FastDivisor divisor(long d) {
+  return FastDivisor::make(static_cast<unsigned>(std::max(d, 1L)));
+}
+
+}  // namespace
+
+PlaneRouteTable plane_route(const SlabLayout& l, bool dealiased, bool own_direct) {
+  PlaneRouteTable table;
+  PlaneRoute& route = table.route;
+  route.plane = static_cast<unsigned>(l.ny() * l.nzc());
+  route.row = static_cast<unsigned>(l.nzc());
+  route.kept_z = static_cast<unsigned>(dealiased ? l.kept_z() : l.nzc());
+  route.by_plane = divisor(route.plane);
+  route.by_row = divisor(route.row);
+  table.rows.resize(l.ny());
+  const int me = l.rank();
+  for (int q = 0; q < l.ranks(); ++q) {
+    long kept_index = 0;  // of the row among q's kept rows
+    for (long y = l.y_offset(q); y < l.y_offset(q) + l.y_count(q); ++y) {
+      PlaneRow& row = table.rows[y];
+      const bool own = q == me && own_direct;
+      if (!dealiased) {
+        const long within = y - l.y_offset(q);
+        row.buffer = own ? 1 : 0;
+        row.base = own ? (l.x_offset() * l.y_count() + within) * l.nzc()
+                       : static_cast<long long>(l.packed_offset(q)) + within * l.nzc();
+        row.pitch = l.y_count(q) * l.nzc();
+      } else if (SlabLayout::kept(y, l.ny())) {
+        row.buffer = own ? 1 : 0;
+        row.base = own ? (l.x_offset() * l.kept_y_count() + kept_index) * l.kept_z()
+                       : static_cast<long long>(l.compact_packed_offset(q)) + kept_index * l.kept_z();
+        row.pitch = l.kept_y_count(q) * l.kept_z();
+        ++kept_index;
+      }
+    }
+  }
+  return table;
+}
+
+ColumnRouteTable own_rows_route(const SlabLayout& l, bool dealiased) {
+  ColumnRouteTable table;
+  ColumnRoute& route = table.route;
+  const long columns = dealiased ? l.kept_y_count() * l.kept_z() : l.y_count() * l.nzc();
+  route.columns = static_cast<unsigned>(columns);
+  route.row_length = static_cast<unsigned>(dealiased ? l.kept_z() : l.nzc());
+  route.by_columns = divisor(columns);
+  route.by_row_length = divisor(route.row_length);
+  route.own_first = static_cast<unsigned>(l.x_offset());
+  route.own_count = static_cast<unsigned>(l.x_count());
+  route.own_base =
+      static_cast<long long>(dealiased ? l.compact_packed_offset(l.rank()) : l.packed_offset(l.rank()));
+  return table;
+}
+
+ColumnRouteTable spread_route(const SlabLayout& l) {
+  ColumnRouteTable table;
+  ColumnRoute& route = table.route;
+  route.columns = static_cast<unsigned>(l.kept_y_count() * l.kept_z());
+  route.row_length = static_cast<unsigned>(l.kept_z());
+  route.by_columns = divisor(route.columns);
+  route.by_row_length = divisor(route.row_length);
+  route.spread_pitch = l.y_count() * l.nzc();
+  for (const auto& run : l.kept_runs(l.rank()))
+    for (long y = run.start; y < run.start + run.count; ++y)
+      table.row_offset.push_back((y - l.y_offset()) * l.nzc());
+  return table;
+}
+
+bool routes_usable(const SlabLayout& layout) {
+  return KeptModeMask::usable(layout);
+}
+
+}  // namespace kolmo::fft
