@@ -164,9 +164,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return true;
   }
   bool fused_ready(bool dealiased, bool forward, bool own_direct) override {
-    if (send_ == nullptr || fused_refused_) return false;
-    fused_refused_ = !(forward ? make_forward_plans(dealiased, own_direct) : make_backward_plans(dealiased));
-    return !fused_refused_;
+    bool& refused = fused_refused_[dealiased][forward];
+    if (send_ == nullptr || refused) return false;
+    refused = !(forward ? make_forward_plans(dealiased, own_direct) : make_backward_plans(dealiased));
+    return !refused;
   }
   void forward_planes_to_chunks(const Real* in, C* work, bool dealiased, bool own_direct) override {
     execute_r2c(to_chunks_[dealiased][own_direct].plan->get(), in, work);
@@ -433,7 +434,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // callback plans, and the slab the forward dealiased x transforms write to last.
   C* send_ = nullptr;
   C* receive_ = nullptr;
-  bool fused_refused_ = false;
+  bool fused_refused_[2][2] = {};  // cuFFT refused the plans, by [dealiased][forward]
   CallbackPlan to_chunks_[2][2], from_chunks_[2], x_to_chunks_[2], to_spectral_;
   ColumnRoute* spread_route_ = nullptr;
   void* spread_target_ = nullptr;
