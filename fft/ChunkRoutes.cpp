@@ -74,6 +74,25 @@ ColumnRouteTable spread_route(const SlabLayout& l) {
   return table;
 }
 
+LineRouteTable realigned_line_route(const SlabLayout& l) {
+  LineRouteTable table;
+  LineRoute& route = table.route;
+  route.columns = static_cast<unsigned>(l.y_count() * l.nzc());
+  route.row_length = static_cast<unsigned>(l.nzc());
+  route.by_columns = divisor(route.columns);
+  route.by_row_length = divisor(route.row_length);
+  table.rows.resize(l.nx());
+  for (int q = 0; q < l.ranks(); ++q)
+    for (long i = 0; i < l.x_count(q); ++i) {
+      LineRow& row = table.rows[l.x_offset(q) + i];
+      const bool own = q == l.rank();
+      row.buffer = own ? 1 : 0;
+      row.base = static_cast<long long>(own ? l.packed_offset(q) : l.spectral_chunk_offset(q)) + i * l.nzc();
+      row.pitch = l.x_count(q) * l.nzc();
+    }
+  return table;
+}
+
 bool routes_usable(const SlabLayout& layout) {
   return KeptModeMask::usable(layout);
 }

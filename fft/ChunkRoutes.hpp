@@ -76,6 +76,32 @@ struct ColumnRoute {
   }
 };
 
+// Full transforms with realigned planes (FftOptions::realigned_planes): the plane transforms read and write
+// [ky][x][kz] (cuFFT's advanced layout), so that each peer's chunk, the ky planes of q, is [ky of q][x][kz]
+// and contiguous. The x transforms' lines [kx][column] (column = local ky * Nzc + kz) are then read from
+// (forward) or written to (backward) the chunk of the rank that holds x plane kx: address<T>(offset) for an
+// offset into [kx][column] is buffers[row.buffer] + row.base + ky row.pitch + kz with row = rows[kx].
+struct LineRow {
+  long long base = 0, pitch = 0;  // (kx, ky = 0, kz = 0) and the step from one ky to the next
+  int buffer = 0;
+};
+
+struct LineRoute {
+  unsigned columns = 1, row_length = 1;  // ky count * Nzc, Nzc
+  FastDivisor by_columns, by_row_length;
+  const LineRow* rows = nullptr;  // Nx entries
+  void* buffers[2] = {nullptr, nullptr};
+
+  template <class T>
+  KOLMO_HD T* address(unsigned long long offset) const {
+    const unsigned index = static_cast<unsigned>(offset);
+    const unsigned kx = by_columns.divide(index), column = index - kx * columns;
+    const unsigned ky = by_row_length.divide(column), kz = column - ky * row_length;
+    const LineRow r = rows[kx];
+    return static_cast<T*>(buffers[r.buffer]) + (r.base + static_cast<long long>(ky) * r.pitch + kz);
+  }
+};
+
 // The tables, built on the host; the caller puts `rows` / `row_offset` in device memory and points the route
 // at them, and fills in the buffers.
 struct PlaneRouteTable {
@@ -96,6 +122,15 @@ struct ColumnRouteTable {
 ColumnRouteTable own_rows_route(const SlabLayout& layout, bool dealiased);
 // Compact columns [kx][kept ky][kept kz] of this rank to and from the spectral slab [kx][ky][kz].
 ColumnRouteTable spread_route(const SlabLayout& layout);
+
+struct LineRouteTable {
+  LineRoute route;
+  std::vector<LineRow> rows;
+};
+// Rows kx of other ranks' x planes from buffers[0], the all-to-all's x side (forward: the receive buffer,
+// backward: the send buffer; peer q's chunk at spectral_chunk_offset(q)); this rank's own from buffers[1],
+// the planes' side (forward: the send buffer, backward: the receive buffer; at packed_offset(rank)).
+LineRouteTable realigned_line_route(const SlabLayout& layout);
 
 // Every offset in the routes fits the 32-bit arithmetic of the callbacks.
 bool routes_usable(const SlabLayout& layout);

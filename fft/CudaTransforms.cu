@@ -37,6 +37,8 @@ struct CufftTypes<double> {
   static constexpr const char* store_own_rows = "kolmo_store_own_rows_double";
   static constexpr const char* load_spread = "kolmo_load_spread_double";
   static constexpr const char* store_spread = "kolmo_store_spread_double";
+  static constexpr const char* load_lines = "kolmo_load_lines_double";
+  static constexpr const char* store_lines = "kolmo_store_lines_double";
 };
 template <>
 struct CufftTypes<float> {
@@ -49,6 +51,8 @@ struct CufftTypes<float> {
   static constexpr const char* store_own_rows = "kolmo_store_own_rows_float";
   static constexpr const char* load_spread = "kolmo_load_spread_float";
   static constexpr const char* store_spread = "kolmo_store_spread_float";
+  static constexpr const char* load_lines = "kolmo_load_lines_float";
+  static constexpr const char* store_lines = "kolmo_store_lines_float";
 };
 
 // One cuFFT plan handle (RAII).
@@ -163,17 +167,25 @@ class CudaTransforms final : public LocalTransforms<Real> {
     receive_ = receive;
     return true;
   }
-  bool fused_ready(bool dealiased, bool forward, bool own_direct) override {
-    bool& refused = fused_refused_[dealiased][forward];
+  bool fused_ready(FusedRoute route, bool forward, bool own_direct) override {
+    bool& refused = fused_refused_[static_cast<int>(route)][forward];
     if (send_ == nullptr || refused) return false;
-    refused = !(forward ? make_forward_plans(dealiased, own_direct) : make_backward_plans(dealiased));
+    if (route == FusedRoute::full_realigned)
+      refused = !(forward ? make_forward_line_plans() : make_backward_line_plans());
+    else
+      refused = !(forward ? make_forward_plans(route == FusedRoute::dealiased, own_direct)
+                          : make_backward_plans(route == FusedRoute::dealiased));
     return !refused;
   }
-  void forward_planes_to_chunks(const Real* in, C* work, bool dealiased, bool own_direct) override {
-    execute_r2c(to_chunks_[dealiased][own_direct].plan->get(), in, work);
+  std::string fused_refusal() const override { return refusal_; }
+  void forward_planes_to_chunks(const Real* in, C* work, FusedRoute route, bool own_direct) override {
+    if (route == FusedRoute::full_realigned) return execute_r2c(r2c_lines_->get(), in, send_);
+    execute_r2c(to_chunks_[route == FusedRoute::dealiased][own_direct].plan->get(), in, work);
   }
-  void forward_x_from_chunks(C* out, bool dealiased) override {
-    if (!dealiased) return execute_x(receive_, out, CUFFT_FORWARD);
+  void forward_x_from_chunks(C* out, FusedRoute route) override {
+    if (route == FusedRoute::full_realigned)
+      return execute_x(receive_, out, CUFFT_FORWARD, x_from_lines_.plan->get());
+    if (route == FusedRoute::full) return execute_x(receive_, out, CUFFT_FORWARD);
     if (compact_columns() == 0) return;
     // The kept modes go to out through the route; cuFFT works in place on what arrived.
     if (spread_target_ != out) {
@@ -183,12 +195,19 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     execute_x(receive_, receive_, CUFFT_FORWARD, to_spectral_.plan->get());
   }
-  void backward_x_to_chunks(const C* in, bool dealiased) override {
-    if (dealiased && compact_columns() == 0) return;
+  bool backward_x_to_chunks(const C* in, FusedRoute route) override {
+    if (route == FusedRoute::full_realigned) {
+      execute_x(in, send_, CUFFT_INVERSE, x_to_lines_.plan->get());
+      return true;
+    }
+    const bool dealiased = route == FusedRoute::dealiased;
+    if (dealiased && compact_columns() == 0) return true;
     execute_x(in, send_, CUFFT_INVERSE, x_to_chunks_[dealiased].plan->get());
+    return !(dealiased && gather_only_);
   }
-  void backward_planes_from_chunks(Real* out, bool dealiased) override {
-    execute_c2r(from_chunks_[dealiased].plan->get(), send_, out);
+  void backward_planes_from_chunks(Real* out, FusedRoute route) override {
+    if (route == FusedRoute::full_realigned) return execute_c2r(c2r_lines_->get(), receive_, out);
+    execute_c2r(from_chunks_[route == FusedRoute::dealiased].plan->get(), send_, out);
   }
 
   std::size_t work_bytes() const override { return work_.bytes() + mask_.bytes(); }
@@ -250,15 +269,24 @@ class CudaTransforms final : public LocalTransforms<Real> {
   std::unique_ptr<Plan> callback_plan(const std::vector<Callback>& callbacks, Shape shape,
                                       std::size_t* size) {
     auto plan = std::make_unique<Plan>();
-    bool made = cufftSetAutoAllocation(plan->get(), 0) == CUFFT_SUCCESS &&
-                cufftSetStream(plan->get(), stream_) == CUFFT_SUCCESS;
+    std::string names;
+    for (const Callback& c : callbacks) names += std::string(names.empty() ? "" : " and ") + c.name;
+    auto refused = [&](const char* step, cufftResult status) {
+      refusal_ =
+          "cuFFT refused a plan with " + names + " at " + step + " (status " + std::to_string(status) + ")";
+      return nullptr;
+    };
+    cufftResult status = cufftSetAutoAllocation(plan->get(), 0);
+    if (status == CUFFT_SUCCESS) status = cufftSetStream(plan->get(), stream_);
+    if (status != CUFFT_SUCCESS) return refused("setup", status);
     for (const Callback& c : callbacks) {
       void* info = c.info;
-      made = made && cufftXtSetJITCallback(plan->get(), c.name, c.fatbin, c.fatbin_bytes, c.type, &info) ==
-                         CUFFT_SUCCESS;
+      status = cufftXtSetJITCallback(plan->get(), c.name, c.fatbin, c.fatbin_bytes, c.type, &info);
+      if (status != CUFFT_SUCCESS) return refused("cufftXtSetJITCallback", status);
     }
-    made = made && shape(plan->get(), size) == CUFFT_SUCCESS;
-    return made ? std::move(plan) : nullptr;
+    status = shape(plan->get(), size);
+    if (status != CUFFT_SUCCESS) return refused("planning", status);
+    return plan;
   }
   // The x transforms of `count` consecutive columns of the one-rank slab.
   cufftHandle column_plan(long count) {
@@ -292,7 +320,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
       for (const CallbackPlan* fused :
            {&to_chunks_[d][0], &to_chunks_[d][1], &from_chunks_[d], &x_to_chunks_[d]})
         if (fused->plan) plans.push_back(fused->plan->get());
-    if (to_spectral_.plan) plans.push_back(to_spectral_.plan->get());
+    for (const CallbackPlan* fused : {&to_spectral_, &x_from_lines_, &x_to_lines_})
+      if (fused->plan) plans.push_back(fused->plan->get());
+    for (const auto* plan : {r2c_lines_.get(), c2r_lines_.get()})
+      if (plan != nullptr) plans.push_back(plan->get());
     return plans;
   }
 
@@ -325,6 +356,12 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return reinterpret_cast<Value*>(owner.data.back().data());
   }
   void* upload_route(CallbackPlan& owner, PlaneRouteTable table, C* buffer0, C* buffer1) {
+    table.route.rows = upload(owner, table.rows.data(), table.rows.size());
+    table.route.buffers[0] = buffer0;
+    table.route.buffers[1] = buffer1;
+    return upload(owner, &table.route, 1);
+  }
+  void* upload_route(CallbackPlan& owner, LineRouteTable table, C* buffer0, C* buffer1) {
     table.route.rows = upload(owner, table.rows.data(), table.rows.size());
     table.route.buffers[0] = buffer0;
     table.route.buffers[1] = buffer1;
@@ -363,12 +400,57 @@ class CudaTransforms final : public LocalTransforms<Real> {
     CallbackPlan& x_to_chunks = x_to_chunks_[dealiased];
     if ((dealiased && compact_columns() == 0) || x_to_chunks.plan) return true;
     void* own_rows = upload_route(x_to_chunks, own_rows_route(layout_, dealiased), receive_);
-    std::vector<Callback> callbacks{callback(T::store_own_rows, T::store, own_rows, ir)};
-    // Dealiased: the kept modes are read straight from the spectral slab.
-    if (dealiased)
-      callbacks.push_back(
-          callback(T::load_spread, T::load, upload_route(x_to_chunks, spread_route(layout_), nullptr), ir));
-    return finish_plan(x_to_chunks, callbacks, x_shape(dealiased));
+    const Callback store_own = callback(T::store_own_rows, T::store, own_rows, ir);
+    if (!dealiased) return finish_plan(x_to_chunks, {store_own}, x_shape(false));
+    // Dealiased: the kept modes are also read straight from the spectral slab. If cuFFT takes only one
+    // callback here, the gathering one: the own chunk then goes with the others and is copied.
+    const Callback gather =
+        callback(T::load_spread, T::load, upload_route(x_to_chunks, spread_route(layout_), nullptr), ir);
+    gather_only_ = false;
+    if (finish_plan(x_to_chunks, {store_own, gather}, x_shape(true), false)) return true;
+    gather_only_ = true;
+    return finish_plan(x_to_chunks, {gather}, x_shape(true));
+  }
+  // Full transforms with realigned planes: plane transforms between the real slab and [ky][x][kz] (plain
+  // cuFFT, advanced layout), x transforms reading or writing the chunks through a LineRoute.
+  bool make_forward_line_plans() {
+    if (!r2c_lines_) {
+      r2c_lines_ = std::make_unique<Plan>();
+      prepare(*r2c_lines_);
+      std::size_t size = 0;
+      KOLMO_CHECK_CUFFT(shape_r2c_lines(r2c_lines_->get(), &size));
+      attach_work(r2c_lines_->get(), size);
+    }
+    if (x_from_lines_.plan) return true;
+    void* route = upload_route(x_from_lines_, realigned_line_route(layout_), receive_, send_);
+    return finish_plan(x_from_lines_, {callback(T::load_lines, T::load, route, kolmo_exchange_callbacks)},
+                       x_shape(false));
+  }
+  bool make_backward_line_plans() {
+    if (!c2r_lines_) {
+      c2r_lines_ = std::make_unique<Plan>();
+      prepare(*c2r_lines_);
+      std::size_t size = 0;
+      KOLMO_CHECK_CUFFT(shape_c2r_lines(c2r_lines_->get(), &size));
+      attach_work(c2r_lines_->get(), size);
+    }
+    if (x_to_lines_.plan) return true;
+    void* route = upload_route(x_to_lines_, realigned_line_route(layout_), send_, receive_);
+    return finish_plan(x_to_lines_, {callback(T::store_lines, T::store, route, kolmo_exchange_callbacks)},
+                       x_shape(false));
+  }
+  // Realigned planes [ky][x][kz]: rows of Nzc values c Nzc apart, neighbouring planes Nzc apart.
+  cufftResult shape_r2c_lines(cufftHandle plan, std::size_t* size) const {
+    const long long planes = layout_.x_count();
+    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, lines_embed[2] = {ny_, planes * nzc_};
+    return cufftMakePlanMany64(plan, 2, plane, real_embed, 1, ny_ * nz_, lines_embed, 1, nzc_, T::r2c, planes,
+                               size);
+  }
+  cufftResult shape_c2r_lines(cufftHandle plan, std::size_t* size) const {
+    const long long planes = layout_.x_count();
+    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, lines_embed[2] = {ny_, planes * nzc_};
+    return cufftMakePlanMany64(plan, 2, plane, lines_embed, 1, nzc_, real_embed, 1, ny_ * nz_, T::c2r, planes,
+                               size);
   }
   // The shapes of the slab's plane transforms and x transforms (dealiased: of the compact columns).
   auto r2c_shape() const {
@@ -382,12 +464,14 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return [this, columns](cufftHandle h, std::size_t* size) { return shape_x(h, columns, columns, size); };
   }
   // Plans `fused` with the callbacks and attaches the work area; on refusal drops its device data.
+  // drop_data false: the caller infos stay, for another try.
   template <class Shape>
-  bool finish_plan(CallbackPlan& fused, const std::vector<Callback>& callbacks, Shape shape) {
+  bool finish_plan(CallbackPlan& fused, const std::vector<Callback>& callbacks, Shape shape,
+                   bool drop_data = true) {
     std::size_t size = 0;
     fused.plan = callback_plan(callbacks, shape, &size);
     if (!fused.plan) {
-      fused.data.clear();
+      if (drop_data) fused.data.clear();
       return false;
     }
     attach_work(fused.plan->get(), size);
@@ -434,7 +518,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // callback plans, and the slab the forward dealiased x transforms write to last.
   C* send_ = nullptr;
   C* receive_ = nullptr;
-  bool fused_refused_[2][2] = {};  // cuFFT refused the plans, by [dealiased][forward]
+  bool fused_refused_[3][2] = {};  // cuFFT refused the plans, by [route][forward]
+  bool gather_only_ = false;       // the dealiased backward x transforms could not place the own chunk
+  std::string refusal_;
+  std::unique_ptr<Plan> r2c_lines_, c2r_lines_;  // realigned planes
+  CallbackPlan x_from_lines_, x_to_lines_;
   CallbackPlan to_chunks_[2][2], from_chunks_[2], x_to_chunks_[2], to_spectral_;
   ColumnRoute* spread_route_ = nullptr;
   void* spread_target_ = nullptr;

@@ -10,6 +10,9 @@
 // - load_spread / store_spread (x transforms of dealiased transforms): the compact columns are read from, or
 //   written to, their places in the full spectral slab. Caller info: a ColumnRoute; the store goes to the
 //   route's `spread` buffer, so that cuFFT may use its own output buffer for intermediate results.
+// - load_lines / store_lines (x transforms of full transforms with realigned planes): each element of the
+//   kx-major slab is read from, or written to, its place in the chunk of the rank holding its x plane.
+//   Caller info: a LineRoute.
 // cuFFT finds each function by its plain name as a C++ function of the callback signature in the global
 // namespace.
 #include <cufftXt.h>
@@ -17,6 +20,7 @@
 #include "fft/ChunkRoutes.hpp"
 
 using kolmo::fft::ColumnRoute;
+using kolmo::fft::LineRoute;
 using kolmo::fft::PlaneRoute;
 
 namespace {
@@ -46,6 +50,16 @@ template <class T>
 __device__ void store_spread(unsigned long long offset, T value, void* info) {
   const auto* route = static_cast<const ColumnRoute*>(info);
   *route->spread_address(static_cast<T*>(route->spread), offset) = value;
+}
+
+template <class T>
+__device__ T load_lines(unsigned long long offset, void* info) {
+  return *static_cast<const LineRoute*>(info)->address<T>(offset);
+}
+
+template <class T>
+__device__ void store_lines(unsigned long long offset, T value, void* info) {
+  *static_cast<const LineRoute*>(info)->address<T>(offset) = value;
 }
 
 }  // namespace
@@ -86,4 +100,18 @@ __device__ void kolmo_store_spread_float(void*, unsigned long long offset, cufft
 __device__ void kolmo_store_spread_double(void*, unsigned long long offset, cufftDoubleComplex value,
                                           void* info, void*) {
   store_spread(offset, value, info);
+}
+__device__ cufftComplex kolmo_load_lines_float(void*, unsigned long long offset, void* info, void*) {
+  return load_lines<cufftComplex>(offset, info);
+}
+__device__ cufftDoubleComplex kolmo_load_lines_double(void*, unsigned long long offset, void* info, void*) {
+  return load_lines<cufftDoubleComplex>(offset, info);
+}
+__device__ void kolmo_store_lines_float(void*, unsigned long long offset, cufftComplex value, void* info,
+                                        void*) {
+  store_lines(offset, value, info);
+}
+__device__ void kolmo_store_lines_double(void*, unsigned long long offset, cufftDoubleComplex value,
+                                         void* info, void*) {
+  store_lines(offset, value, info);
 }

@@ -400,30 +400,43 @@ void SlabFFT<Real>::backward_full(const C* in, Real* out) {
 }
 
 // Several ranks, the fused route: the send buffer is scratch, chunks arrive in receive_. Forward, the plane
-// transforms put the rank's own chunk where the x transforms read it unless in == out, where cuFFT needs
-// receive_ for its intermediate planes (the input is out, and still being read): then the own chunk is
-// packed with the others and copied.
+// transforms with callbacks put the rank's own chunk where the x transforms read it unless in == out, where
+// cuFFT needs receive_ for its intermediate planes (the input is out, and still being read): then the own
+// chunk is packed with the others and copied. Realigned planes leave it in the send buffer, and the x
+// transforms read it there.
 template <class Real>
 void SlabFFT<Real>::forward_fused(const Real* in, C* out, bool dealiased) {
-  const bool own_direct = static_cast<const void*>(in) != static_cast<const void*>(out);
+  const FusedRoute route = fused_route(dealiased);
+  const bool own_direct =
+      route == FusedRoute::full_realigned || static_cast<const void*>(in) != static_cast<const void*>(out);
   C* work = own_direct ? out : receive_.data();
-  step(Phase::planes, [&] { transforms_->forward_planes_to_chunks(in, work, dealiased, own_direct); });
+  step(Phase::planes, [&] { transforms_->forward_planes_to_chunks(in, work, route, own_direct); });
   exchange(scratch_.data(), receive_.data(), dealiased ? forward_kept_chunks_ : forward_chunks_, own_direct);
-  step(Phase::x, [&] { transforms_->forward_x_from_chunks(out, dealiased); });
+  step(Phase::x, [&] { transforms_->forward_x_from_chunks(out, route); });
 }
 
 template <class Real>
 void SlabFFT<Real>::backward_fused(const C* in, Real* out, bool dealiased) {
-  step(Phase::x, [&] { transforms_->backward_x_to_chunks(in, dealiased); });
-  exchange(scratch_.data(), receive_.data(), dealiased ? backward_kept_chunks_ : backward_chunks_, true);
-  step(Phase::planes, [&] { transforms_->backward_planes_from_chunks(out, dealiased); });
+  const FusedRoute route = fused_route(dealiased);
+  bool own_placed = false;
+  step(Phase::x, [&] { own_placed = transforms_->backward_x_to_chunks(in, route); });
+  exchange(scratch_.data(), receive_.data(), dealiased ? backward_kept_chunks_ : backward_chunks_,
+           own_placed);
+  step(Phase::planes, [&] { transforms_->backward_planes_from_chunks(out, route); });
+}
+
+template <class Real>
+FusedRoute SlabFFT<Real>::fused_route(bool dealiased) const {
+  if (dealiased) return FusedRoute::dealiased;
+  return options_.realigned_planes ? FusedRoute::full_realigned : FusedRoute::full;
 }
 
 template <class Real>
 bool SlabFFT<Real>::fused(Modes modes, bool forward, bool in_place) {
-  const bool dealiased = modes == Modes::dealiased;
+  const FusedRoute route = fused_route(modes == Modes::dealiased);
+  const bool own_direct = route == FusedRoute::full_realigned || !in_place;
   return layout_.ranks() > 1 && receive_.size() > 0 && !in_pieces(modes) &&
-         transforms_->fused_ready(dealiased, forward, !in_place);
+         transforms_->fused_ready(route, forward, own_direct);
 }
 
 template <class Real>

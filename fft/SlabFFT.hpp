@@ -79,6 +79,10 @@ struct FftOptions {
   // in place, which keep the copies. Costs one more slab of memory. false: always the copies (for
   // comparison).
   bool pack_in_ffts = true;
+  // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
+  // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
+  // transforms take the callbacks instead. Costs nothing more.
+  bool realigned_planes = false;
   // Emulated ranks (benchmarks and tests of one rank's work on one device): when > 0, this object does the
   // complete local work of rank emulated_rank of a transform over emulated_ranks ranks (the same layout,
   // plans, packing and chunk sizes), on its own: the communicator is not used, and the all-to-all is
@@ -164,6 +168,8 @@ class SlabFFT {
   // Whether transforms of these modes, out of place, go by the fused route (cuFFT's kernels do the packing;
   // FftOptions::pack_in_ffts), making its plans if needed.
   bool packs_in_ffts(Modes modes);
+  // Why not, where cuFFT refused the callbacks of the fused route; empty otherwise.
+  std::string packing_refusal() const { return transforms_->fused_refusal(); }
 
  private:
   // The all-to-all of one transform: the rank's own chunk by a local copy unless the transforms put it in
@@ -183,6 +189,7 @@ class SlabFFT {
   void backward_full(const C* in, Real* out);
   // The fused route (FftOptions::pack_in_ffts), and whether a transform takes it (making its plans).
   bool fused(Modes modes, bool forward, bool in_place);
+  FusedRoute fused_route(bool dealiased) const;
   void forward_fused(const Real* in, C* out, bool dealiased);
   void backward_fused(const C* in, Real* out, bool dealiased);
   // planes [x][y][kz] of `count` x planes to or from the packed buffer [q][x][y in q][kz].

@@ -147,3 +147,87 @@ TEST_CASE("column routes send own rows to their packed place and spread compact 
         CHECK(spread_to == kept_modes);
       }
 }
+
+// Realigned planes, all ranks of an uneven split at once: every element goes from its plane transform's
+// place [ky][x][kz] through the all-to-all's chunk tables (the own chunk staying where it is) to the place
+// the line route of the rank holding its ky plane reads it from (forward), and back (backward).
+TEST_CASE("realigned planes and line routes move every element to its x line and back", "[layout]") {
+  // An element's name: its global indices.
+  const auto name = [](long x, long y, long kz) { return C(double(x * 1000 + y), double(kz)); };
+  const auto same = [](C a, C b) { return a.re == b.re && a.im == b.im; };
+  for (auto n : kGrids)
+    for (int p = 1; p <= 4; ++p) {
+      if (p > n[0] || p > n[1]) continue;
+      INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " over " << p << " ranks");
+      std::vector<SlabLayout> l;
+      for (int r = 0; r < p; ++r) l.emplace_back(n, p, r);
+      const long nzc = l[0].nzc();
+      std::vector<std::vector<C>> send(p), receive(p);
+      for (int r = 0; r < p; ++r) {
+        send[r].assign(l[r].alloc_complex(), C(-1, -1));
+        receive[r].assign(l[r].alloc_complex(), C(-1, -1));
+      }
+      // The all-to-all: rank s's chunk for r, [packed_offset(r), +packed_count(r)) of its realigned planes,
+      // to r's receive buffer at spectral_chunk_offset(s); backward the reverse. The own chunk does not move.
+      const auto exchange = [&](bool forward) {
+        for (int s = 0; s < p; ++s)
+          for (int r = 0; r < p; ++r) {
+            if (r == s) continue;
+            const std::size_t count = forward ? l[s].packed_count(r) : l[r].packed_count(s);
+            for (std::size_t i = 0; i < count; ++i)
+              if (forward)
+                receive[r][l[r].spectral_chunk_offset(s) + i] = send[s][l[s].packed_offset(r) + i];
+              else
+                receive[r][l[r].packed_offset(s) + i] = send[s][l[s].spectral_chunk_offset(r) + i];
+          }
+      };
+      // Forward: planes [ky][x][kz] in the send buffers, the exchange, each rank's lines read by its route.
+      for (int s = 0; s < p; ++s)
+        for (long y = 0; y < n[1]; ++y)
+          for (long x = 0; x < l[s].x_count(); ++x)
+            for (long kz = 0; kz < nzc; ++kz)
+              send[s][(y * l[s].x_count() + x) * nzc + kz] = name(l[s].x_offset() + x, y, kz);
+      exchange(true);
+      bool lines_right = true;
+      for (int r = 0; r < p; ++r) {
+        LineRouteTable table = realigned_line_route(l[r]);
+        table.route.rows = table.rows.data();
+        table.route.buffers[0] = receive[r].data();
+        table.route.buffers[1] = send[r].data();
+        for (long kx = 0; kx < n[0]; ++kx)
+          for (long j = 0; j < l[r].y_count(); ++j)
+            for (long kz = 0; kz < nzc; ++kz) {
+              const std::size_t offset = (kx * l[r].y_count() + j) * nzc + kz;
+              lines_right =
+                  lines_right && same(*table.route.address<C>(offset), name(kx, l[r].y_offset() + j, kz));
+            }
+      }
+      CHECK(lines_right);
+      // Backward: each rank's lines written through its route into its send buffer (own rows: into its
+      // receive buffer), the exchange, the planes [ky][x][kz] read from the receive buffers.
+      for (int r = 0; r < p; ++r) {
+        send[r].assign(send[r].size(), C(-1, -1));
+        receive[r].assign(receive[r].size(), C(-1, -1));
+      }
+      for (int s = 0; s < p; ++s) {
+        LineRouteTable table = realigned_line_route(l[s]);
+        table.route.rows = table.rows.data();
+        table.route.buffers[0] = send[s].data();
+        table.route.buffers[1] = receive[s].data();
+        for (long kx = 0; kx < n[0]; ++kx)
+          for (long j = 0; j < l[s].y_count(); ++j)
+            for (long kz = 0; kz < nzc; ++kz)
+              *table.route.address<C>((kx * l[s].y_count() + j) * nzc + kz) =
+                  name(kx, l[s].y_offset() + j, kz);
+      }
+      exchange(false);
+      bool planes_right = true;
+      for (int r = 0; r < p; ++r)
+        for (long y = 0; y < n[1]; ++y)
+          for (long x = 0; x < l[r].x_count(); ++x)
+            for (long kz = 0; kz < nzc; ++kz)
+              planes_right = planes_right && same(receive[r][(y * l[r].x_count() + x) * nzc + kz],
+                                                  name(l[r].x_offset() + x, y, kz));
+      CHECK(planes_right);
+    }
+}

@@ -27,11 +27,16 @@ double tolerance() {
   return std::is_same_v<Real, double> ? 1e-13 : 2e-6;
 }
 
-FftOptions emulated(int ranks, int rank, bool pack_in_ffts = true) {
+// The routes of several ranks: copies, or packing in cuFFT's kernels with callbacks in the plane transforms
+// or with realigned planes (full transforms; dealiased ones take the plane callbacks either way).
+enum class Packing { copies, plane_callbacks, realigned };
+
+FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks) {
   FftOptions options;
   options.emulated_ranks = ranks;
   options.emulated_rank = rank;
-  options.pack_in_ffts = pack_in_ffts;
+  options.pack_in_ffts = packing != Packing::copies;
+  options.realigned_planes = packing == Packing::realigned;
   return options;
 }
 
@@ -244,8 +249,8 @@ TEST_CASE("a profile times every phase that runs, and they add up", "[fft]") {
     }
 }
 
-// On a GPU: emulated ranks, the fused route (cuFFT callbacks) against the copies, for the first and last
-// rank of uneven splits, full and dealiased, in place and out of place; and rank 0 against serial FFTW.
+// On a GPU: emulated ranks, each fused route against the copies, for the first and last rank of uneven
+// splits, full and dealiased, in place and out of place; and rank 0 against serial FFTW.
 TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do", "[fft][gpu]", float,
                    double) {
   auto gpu = kolmo::testing::gpu_or_skip("emulated ranks on the GPU");
@@ -254,23 +259,24 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
   for (auto n : {kUnevenGrids[0], kUnevenGrids[1]})
     for (int ranks : {2, 3})
       for (int rank : {0, ranks - 1}) {
-        SlabFFT<TestType> fused(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, true)),
-            copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, false));
-        const auto& l = fused.layout();
+        SlabFFT<TestType> copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::copies)),
+            callbacks(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::plane_callbacks)),
+            realigned(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::realigned));
+        const auto& l = copies.layout();
         const auto f = slab_of<TestType>(l, random_field);
         for (bool in_place : {false, true})
           for (Modes modes : {Modes::all, Modes::dealiased}) {
-            INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << rank << " of " << ranks
-                         << ", dealiased " << (modes == Modes::dealiased) << ", in place " << in_place);
-            REQUIRE(fused.packs_in_ffts(modes));
-            REQUIRE(!copies.packs_in_ffts(modes));
-            std::vector<Complex<TestType>> spectra[2];
-            std::vector<TestType> backs[2];
-            SlabFFT<TestType>* ffts[2] = {&fused, &copies};
-            for (int w = 0; w < 2; ++w) {
-              auto data = fused.make_real(), back = fused.make_real();
+            SlabFFT<TestType>* ffts[3] = {&copies, &callbacks, &realigned};
+            std::vector<Complex<TestType>> spectra[3];
+            std::vector<TestType> backs[3];
+            for (int w = 0; w < 3; ++w) {
+              INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << rank << " of " << ranks
+                           << ", dealiased " << (modes == Modes::dealiased) << ", in place " << in_place
+                           << ", route " << w << ": " << ffts[w]->packing_refusal());
+              CHECK(ffts[w]->packs_in_ffts(modes) == (w > 0));
+              auto data = copies.make_real(), back = copies.make_real();
               data.assign_from_host(f);
-              auto spectral_buffer = fused.make_spectral();
+              auto spectral_buffer = copies.make_spectral();
               auto* spectral =
                   in_place ? reinterpret_cast<Complex<TestType>*>(data.data()) : spectral_buffer.data();
               ffts[w]->forward(data.data(), spectral, modes);
@@ -280,26 +286,29 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
               backs[w].resize(l.real_size());
               gpu->copy_to_host(backs[w].data(), in_place ? data.data() : back.data(),
                                 backs[w].size() * sizeof(TestType));
-            }
-            // Dealiased forward transforms promise only the kept modes.
-            if (modes == Modes::dealiased)
-              for (auto& spectrum : spectra)
+              // Dealiased forward transforms promise only the kept modes.
+              if (modes == Modes::dealiased)
                 for (long i = 0; i < l.nx(); ++i)
                   for (long j = 0; j < l.y_count(); ++j)
                     for (long k = 0; k < l.nzc(); ++k)
                       if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
-                        spectrum[(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
-            CHECK(global_max(relative_difference(spectra[0], spectra[1], l.spectral_size())) <
-                  tolerance<TestType>());
-            CHECK(global_max(relative_difference(backs[0], backs[1], l.real_size())) < tolerance<TestType>());
+                        spectra[w][(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+              if (w == 0) continue;
+              CHECK(global_max(relative_difference(spectra[w], spectra[0], l.spectral_size())) <
+                    tolerance<TestType>());
+              CHECK(global_max(relative_difference(backs[w], backs[0], l.real_size())) <
+                    tolerance<TestType>());
+            }
           }
       }
   for (auto n : kUnevenGrids)
-    for (int ranks : {2, 3}) {
-      SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, emulated(ranks, 0));
-      for (bool in_place : {false, true}) {
-        INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank 0 of " << ranks << " against FFTW");
-        check_rank_zero_alone(fft, in_place);
+    for (int ranks : {2, 3})
+      for (Packing packing : {Packing::plane_callbacks, Packing::realigned}) {
+        SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, emulated(ranks, 0, packing));
+        for (bool in_place : {false, true}) {
+          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank 0 of " << ranks << " against FFTW, "
+                       << (packing == Packing::realigned ? "realigned planes" : "plane callbacks"));
+          check_rank_zero_alone(fft, in_place);
+        }
       }
-    }
 }

@@ -39,10 +39,10 @@ struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
-  bool fused = true;
+  bool fused = true, realigned = false;
   int warmup = 3, reps = 10, pieces = 1;
   std::vector<int> emulate;  // emulated rank counts
-  std::vector<std::string> routes{"copies", "fused"}, modes{"full", "dealiased"};
+  std::vector<std::string> routes{"copies", "fused", "realigned"}, modes{"full", "dealiased"};
   std::string log;
 };
 
@@ -75,6 +75,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.one_rank_dealiasing = parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
   options.pack_in_ffts = s.fused;
+  options.realigned_planes = s.realigned;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
@@ -262,7 +263,7 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
                 "the exchange by local copies; medians of %d pairs after %d warm-up, ms (device events)",
                 n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
   std::printf("%s\n", text);
-  std::printf("  %-9s %2s %-6s | %-44s | %-44s | %8s %8s %8s %6s\n", "modes", "P", "route",
+  std::printf("  %-9s %2s %-9s | %-44s | %-44s | %8s %8s %8s %6s\n", "modes", "P", "route",
               "forward: planes pack own x unpack zero", "backward: planes pack own x unpack zero", "exchange",
               "compute", "ideal", "ratio");
   // Buffers for the largest layout, one rank's.
@@ -290,11 +291,16 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
           FftOptions options = profiling;
           options.emulated_ranks = ranks;
           options.emulated_rank = 0;
-          options.pack_in_ffts = route == "fused";
+          options.pack_in_ffts = route != "copies";
+          options.realigned_planes = route == "realigned";
+          if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
           SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
           fill_random(data, 0, 2 * fft.layout().alloc_complex());
           const PairProfile p = profile_pairs(fft, modes, data.data(), spectral.data(), s);
           const bool fused = fft.packs_in_ffts(modes);
+          if (fused != (route != "copies"))
+            std::printf("  (%s %s P=%d: the copies, %s)\n", mode_name.c_str(), route.c_str(), ranks,
+                        fft.packing_refusal().c_str());
           const SlabLayout& l = fft.layout();
           double sent = 0;  // bytes to other ranks in one pair
           for (int q = 1; q < ranks; ++q)
@@ -319,13 +325,13 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
             }
             return out;
           };
-          std::printf("  %-9s %2d %-6s |%-45s |%-45s | %8.3f %8.3f %8.3f %6.3f%s\n", mode_name.c_str(), ranks,
+          std::printf("  %-9s %2d %-9s |%-45s |%-45s | %8.3f %8.3f %8.3f %6.3f%s\n", mode_name.c_str(), ranks,
                       route.c_str(), phases(p.forward).c_str(), phases(p.backward).c_str(), p.exchange_ms,
                       p.compute_ms, ideal, p.compute_ms / ideal,
-                      fused == (route == "fused") ? "" : " (copies)");
+                      fused == (route != "copies") ? "" : " (copies)");
           std::fflush(nullptr);  // what was measured survives a crash or a time limit later on
         } catch (const std::exception& e) {
-          std::printf("  %-9s %2d %-6s FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(), e.what());
+          std::printf("  %-9s %2d %-9s FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(), e.what());
           std::fflush(nullptr);
         }
   if (log != nullptr) std::fclose(log);
@@ -354,10 +360,13 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
   app.add_flag("!--no-fused", s.fused, "several GPU ranks: pack by copies, not in cuFFT's kernels");
+  app.add_flag("--realigned", s.realigned, "several GPU ranks: full transforms with realigned planes");
   app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
       ->check(CLI::PositiveNumber);
-  app.add_option("--routes", s.routes, "emulated ranks: copies and/or fused")
-      ->check(CLI::IsMember({"copies", "fused"}));
+  app.add_option("--routes", s.routes,
+                 "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
+                 "planes, callbacks in the x FFTs)")
+      ->check(CLI::IsMember({"copies", "fused", "realigned"}));
   app.add_option("--modes", s.modes, "emulated ranks: full and/or dealiased")
       ->check(CLI::IsMember({"full", "dealiased"}));
   app.add_option("--log", s.log, "emulated ranks: append the results to this file, one line per case");
