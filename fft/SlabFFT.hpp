@@ -81,8 +81,10 @@ struct FftOptions {
   bool pack_in_ffts = true;
   // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
   // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
-  // transforms take the callbacks instead. Costs nothing more.
-  bool realigned_planes = false;
+  // transforms take the callbacks instead (one rank's work of 2, 4, 8 ranks on an H100 at 512^3 and 1024^3:
+  // as fast or faster than callbacks in the plane transforms, which cost more in cuFFT's kernels;
+  // docs/results/fft_emulated_ranks_h100.log). false: callbacks in the plane transforms.
+  bool realigned_planes = true;
   // Emulated ranks (benchmarks and tests of one rank's work on one device): when > 0, this object does the
   // complete local work of rank emulated_rank of a transform over emulated_ranks ranks (the same layout,
   // plans, packing and chunk sizes), on its own: the communicator is not used, and the all-to-all is

@@ -155,6 +155,10 @@ TEST_CASE("realigned planes and line routes move every element to its x line and
   // An element's name: its global indices.
   const auto name = [](long x, long y, long kz) { return C(double(x * 1000 + y), double(kz)); };
   const auto same = [](C a, C b) { return a.re == b.re && a.im == b.im; };
+  // Whether p points into one of two slabs (a wrong route must fail the test, not write out of bounds).
+  const auto inside = [](const C* p, std::vector<C>& a, std::vector<C>& b) {
+    return (p >= a.data() && p < a.data() + a.size()) || (p >= b.data() && p < b.data() + b.size());
+  };
   for (auto n : kGrids)
     for (int p = 1; p <= 4; ++p) {
       if (p > n[0] || p > n[1]) continue;
@@ -197,9 +201,9 @@ TEST_CASE("realigned planes and line routes move every element to its x line and
         for (long kx = 0; kx < n[0]; ++kx)
           for (long j = 0; j < l[r].y_count(); ++j)
             for (long kz = 0; kz < nzc; ++kz) {
-              const std::size_t offset = (kx * l[r].y_count() + j) * nzc + kz;
-              lines_right =
-                  lines_right && same(*table.route.address<C>(offset), name(kx, l[r].y_offset() + j, kz));
+              const C* place = table.route.address<C>((kx * l[r].y_count() + j) * nzc + kz);
+              lines_right = lines_right && inside(place, receive[r], send[r]) &&
+                            same(*place, name(kx, l[r].y_offset() + j, kz));
             }
       }
       CHECK(lines_right);
@@ -209,6 +213,7 @@ TEST_CASE("realigned planes and line routes move every element to its x line and
         send[r].assign(send[r].size(), C(-1, -1));
         receive[r].assign(receive[r].size(), C(-1, -1));
       }
+      bool planes_right = true;
       for (int s = 0; s < p; ++s) {
         LineRouteTable table = realigned_line_route(l[s]);
         table.route.rows = table.rows.data();
@@ -216,12 +221,15 @@ TEST_CASE("realigned planes and line routes move every element to its x line and
         table.route.buffers[1] = receive[s].data();
         for (long kx = 0; kx < n[0]; ++kx)
           for (long j = 0; j < l[s].y_count(); ++j)
-            for (long kz = 0; kz < nzc; ++kz)
-              *table.route.address<C>((kx * l[s].y_count() + j) * nzc + kz) =
-                  name(kx, l[s].y_offset() + j, kz);
+            for (long kz = 0; kz < nzc; ++kz) {
+              C* place = table.route.address<C>((kx * l[s].y_count() + j) * nzc + kz);
+              if (inside(place, send[s], receive[s]))
+                *place = name(kx, l[s].y_offset() + j, kz);
+              else
+                planes_right = false;
+            }
       }
       exchange(false);
-      bool planes_right = true;
       for (int r = 0; r < p; ++r)
         for (long y = 0; y < n[1]; ++y)
           for (long x = 0; x < l[r].x_count(); ++x)

@@ -145,6 +145,13 @@ void check_rank_zero_alone(SlabFFT<Real>& fft, bool in_place) {
   }
 }
 
+// Whether every chunk this rank sends has the shape of the one it receives from the same peer.
+bool even(const SlabLayout& l) {
+  for (int q = 0; q < l.ranks(); ++q)
+    if (l.x_count(q) != l.x_count() || l.y_count(q) != l.y_count()) return false;
+  return true;
+}
+
 const std::vector<std::array<long, 3>> kUnevenGrids{{24, 20, 18}, {9, 7, 5}, {30, 12, 16}};
 
 }  // namespace
@@ -293,7 +300,11 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
                     for (long k = 0; k < l.nzc(); ++k)
                       if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
                         spectra[w][(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
-              if (w == 0) continue;
+              // The loopback hands each peer's receive region this rank's chunk for that peer. The copies and
+              // the plane callbacks order chunks alike ([x][y][kz]); realigned planes order them [y][x][kz],
+              // which differs where a chunk sent and the one received have different shapes (uneven
+              // slabs): there the stand-ins differ, and the realigned route is held to FFTW below instead.
+              if (w == 0 || (w == 2 && !even(l))) continue;
               CHECK(global_max(relative_difference(spectra[w], spectra[0], l.spectral_size())) <
                     tolerance<TestType>());
               CHECK(global_max(relative_difference(backs[w], backs[0], l.real_size())) <

@@ -39,7 +39,7 @@ struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
-  bool fused = true, realigned = false;
+  bool fused = true, realigned = true;
   int warmup = 3, reps = 10, pieces = 1;
   std::vector<int> emulate;  // emulated rank counts
   std::vector<std::string> routes{"copies", "fused", "realigned"}, modes{"full", "dealiased"};
@@ -360,7 +360,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
   app.add_flag("!--no-fused", s.fused, "several GPU ranks: pack by copies, not in cuFFT's kernels");
-  app.add_flag("--realigned", s.realigned, "several GPU ranks: full transforms with realigned planes");
+  app.add_flag("!--plane-callbacks", s.realigned,
+               "several GPU ranks: full transforms with the callbacks in the plane FFTs, not realigned planes");
   app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
       ->check(CLI::PositiveNumber);
   app.add_option("--routes", s.routes,
