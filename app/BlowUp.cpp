@@ -1,5 +1,7 @@
 #include "app/BlowUp.hpp"
 
+#include "app/Text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -11,6 +13,10 @@ namespace kolmo::app {
 
 namespace {
 
+std::string short_number(double x) {
+  return number_text(x, 4);
+}
+
 // Relative room above the energy bounds for the truncation error of a stable time integration: over the run,
 // and in one step.
 constexpr double kEnergyMargin = 1.1;
@@ -21,12 +27,6 @@ constexpr double kRefusedLimits = 3.0;
 constexpr double kWarnedGrowth = 1.01;
 // The CFL number suggested instead: time.cfl's default.
 constexpr double kSuggestedCfl = 0.5;
-
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", x);
-  return text;
-}
 
 // The integrator's stability polynomial: one step of du/dt = lambda u multiplies u by R(lambda dt).
 std::complex<double> stability_polynomial(io::Integrator integrator, std::complex<double> z) {
@@ -43,9 +43,9 @@ bool fixed_step(const io::RunConfig& config) {
 
 std::string advice(const io::RunConfig& config) {
   return fixed_step(config) ? "continue from the last checkpoint (--restart) with a smaller time.dt (now " +
-                                  number(*config.time.dt) + ") or an adaptive step (time.cfl)"
+                                  short_number(*config.time.dt) + ") or an adaptive step (time.cfl)"
                             : "continue from the last checkpoint (--restart) with a smaller time.cfl (now " +
-                                  number(config.time.cfl) + ")";
+                                  short_number(config.time.cfl) + ")";
 }
 
 // max_d dx_d k_max,d: the CFL number times this bounds |k.u| dt over the kept modes; and min_d k_max,d^2.
@@ -94,16 +94,16 @@ StartVerdict check_start(const io::RunConfig& config, double rate) {
   const double growth = growth_per_step(config, dt, rate);
   const std::string integrator = io::to_string(config.time.integrator);
   const std::string what =
-      "time.dt = " + number(dt) + " gives a CFL number of " + number(cfl) + " at the start";
-  const std::string instead = "time.dt <= " + number(kSuggestedCfl / rate) + " (CFL " +
-                              number(kSuggestedCfl) + ") or an adaptive step (time.cfl)";
+      "time.dt = " + short_number(dt) + " gives a CFL number of " + short_number(cfl) + " at the start";
+  const std::string instead = "time.dt <= " + short_number(kSuggestedCfl / rate) + " (CFL " +
+                              short_number(kSuggestedCfl) + ") or an adaptive step (time.cfl)";
   if (cfl > kRefusedLimits * limit)
-    verdict.error = what + ", more than " + number(kRefusedLimits) + " times the stability limit of " +
-                    integrator + " (" + number(limit) + "): it would blow up; use " + instead;
+    verdict.error = what + ", more than " + short_number(kRefusedLimits) + " times the stability limit of " +
+                    integrator + " (" + short_number(limit) + "): it would blow up; use " + instead;
   else if (growth > kWarnedGrowth)
     verdict.warning = what + ", where " + integrator + " may amplify the fastest resolved modes by up to " +
-                      number(growth) + " per step: it may blow up (kolmo stops it if it does); consider " +
-                      instead;
+                      short_number(growth) +
+                      " per step: it may blow up (kolmo stops it if it does); consider " + instead;
   return verdict;
 }
 
@@ -130,17 +130,20 @@ double BlowUpCheck::energy_bound(double energy, double elapsed) const {
 }
 
 std::optional<std::string> BlowUpCheck::problem(long step, double time, double rate, double energy) {
-  const std::string where = "the solution blew up at step " + std::to_string(step) + ", t = " + number(time);
+  const std::string where =
+      "the solution blew up at step " + std::to_string(step) + ", t = " + short_number(time);
   if (!(rate < std::numeric_limits<double>::infinity()))
     return where + ": the velocity holds NaN or infinite values; " + advice(config_);
   const double run_bound = energy_bound(start_energy_, time - start_time_);
   if (!(energy <= kEnergyMargin * run_bound))
-    return where + ": its energy " + number(energy) + " exceeds what the start and the forcing allow (" +
-           number(run_bound) + "); " + advice(config_);
+    return where + ": its energy " + short_number(energy) +
+           " exceeds what the start and the forcing allow (" + short_number(run_bound) + "); " +
+           advice(config_);
   const double step_bound = energy_bound(previous_energy_, time - previous_time_);
   if (!(energy <= kStepEnergyMargin * step_bound))
-    return where + ": its energy grew from " + number(previous_energy_) + " to " + number(energy) +
-           " in one step, more than the forcing can add (to " + number(step_bound) + "); " + advice(config_);
+    return where + ": its energy grew from " + short_number(previous_energy_) + " to " +
+           short_number(energy) + " in one step, more than the forcing can add (to " +
+           short_number(step_bound) + "); " + advice(config_);
   previous_time_ = time;
   previous_energy_ = energy;
   return std::nullopt;

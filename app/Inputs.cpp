@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 
+#include "app/Text.hpp"
 #include "core/Error.hpp"
 #include "io/FieldReader.hpp"
 #include "io/OutputDirectory.hpp"
@@ -14,16 +15,10 @@ namespace kolmo::app {
 
 namespace {
 
-std::string number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
-}
-
 template <class T, std::size_t N>
 std::string list_text(const std::array<T, N>& values) {
   std::string text = "[";
-  for (std::size_t i = 0; i < N; ++i) text += (i ? ", " : "") + number(double(values[i]));
+  for (std::size_t i = 0; i < N; ++i) text += (i ? ", " : "") + number_text(double(values[i]));
   return text + "]";
 }
 
@@ -64,11 +59,11 @@ std::string forcing_text(const io::ForcingConfig& forcing) {
     case io::ForcingType::none:
       return "none";
     case io::ForcingType::band:
-      return "band (k " + number(forcing.k_min) + " to " + number(forcing.k_max) + ", power " +
-             number(forcing.power.value_or(0)) + ")";
+      return "band (k " + number_text(forcing.k_min) + " to " + number_text(forcing.k_max) + ", power " +
+             number_text(forcing.power.value_or(0)) + ")";
     case io::ForcingType::linear:
-      return forcing.power ? "linear (power " + number(*forcing.power) + ")"
-                           : "linear (coefficient " + number(forcing.coefficient.value_or(0)) + ")";
+      return forcing.power ? "linear (power " + number_text(*forcing.power) + ")"
+                           : "linear (coefficient " + number_text(forcing.coefficient.value_or(0)) + ")";
   }
   return "?";
 }
@@ -140,8 +135,8 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
 
   // Changed physics is allowed (a run may continue with another viscosity on purpose), and said.
   if (state.info.viscosity != config.physics.viscosity)
-    state.physics_changes.push_back("physics.viscosity " + number(state.info.viscosity) + " -> " +
-                                    number(config.physics.viscosity));
+    state.physics_changes.push_back("physics.viscosity " + number_text(state.info.viscosity) + " -> " +
+                                    number_text(config.physics.viscosity));
   if (state.info.box != config.grid.box)
     state.physics_changes.push_back("grid.box " + list_text(state.info.box) + " -> " +
                                     list_text(config.grid.box));
@@ -181,8 +176,8 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
     for (Real& value : f) value -= Real(mean);
     subtracted_mean = mean;
   } else if (config.poisson.shift == 0 && !(std::fabs(mean) <= solver::Poisson<Real>::mean_tolerance(rms))) {
-    throw Error(dataset_text("poisson.rhs.file", rhs.file, rhs.dataset) + " has mean " + number(mean) +
-                " (rms " + number(rms) +
+    throw Error(dataset_text("poisson.rhs.file", rhs.file, rhs.dataset) + " has mean " + number_text(mean) +
+                " (rms " + number_text(rms) +
                 "); with poisson.shift = 0 a periodic problem needs a zero mean: set poisson.subtract_mean: "
                 "true to remove it");
   }

@@ -1,8 +1,9 @@
 #include "app/RunStatus.hpp"
 
-#include <cstdio>
 #include <fstream>
 #include <system_error>
+
+#include "app/Text.hpp"
 
 namespace kolmo::app {
 
@@ -22,9 +23,7 @@ void write_run_status(const std::filesystem::path& directory, const std::string&
 }
 
 std::string step_and_time(long step, double time) {
-  char text[64];
-  std::snprintf(text, sizeof text, "step %ld, t = %.10g", step, time);
-  return text;
+  return "step " + std::to_string(step) + ", t = " + number_text(time, 10);
 }
 
 }  // namespace kolmo::app

@@ -181,10 +181,10 @@ double NavierStokes<Real>::velocity_rate_of_stage() {
         return MaxAndSum{fabs(ux) * inverse_dx + fabs(uy) * inverse_dy + fabs(uz) * inverse_dz,
                          0.5 * (ux * ux + uy * uy + uz * uz)};
       });
+  // MPI_MAX, like a plain comparison, may skip a NaN: max_and_sum counts it as +infinity already.
   double energy_sum = 0;
   KOLMO_CHECK_MPI(MPI_Allreduce(&local.max, &scan_.rate, 1, MPI_DOUBLE, MPI_MAX, fft_.comm()));
   KOLMO_CHECK_MPI(MPI_Allreduce(&local.sum, &energy_sum, 1, MPI_DOUBLE, MPI_SUM, fft_.comm()));
-  // MPI_MAX, like a plain comparison, may skip a NaN; the local maxima are +infinity instead.
   scan_.energy = energy_sum / wavenumbers_.points();
   return scan_.rate;
 }

@@ -36,6 +36,13 @@ def snapshot(directory):
                   for p in pathlib.Path(directory).rglob("*"))
 
 
+def checkpoint(path):
+    """The spectral velocity [u_hat, v_hat, w_hat] ([kx][ky][kz = 0..Nz/2]), step and time of a checkpoint."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        return [f[name][...] for name in ("u_hat", "v_hat", "w_hat")], int(f.attrs["step"]), float(f.attrs["time"])
+
+
 def finish():
     print(f"{len(failures)} failure(s)")
     sys.exit(1 if failures else 0)
