@@ -10,8 +10,8 @@
 //   baseline), nccl (grouped ncclSend/ncclRecv on the device's stream; CUDA backend only), p2p (copy-engine
 //   copies straight into the peers' receive buffers through CUDA IPC, fft/P2pExchange.cu; CUDA backend, all
 //   ranks on one node, peer access between their GPUs; its construction and destruction are collective).
-//   automatic: p2p where it works and every rank of several has a GPU of its own, else nccl on the CUDA
-//   backend when NCCL is usable, else isend_irecv.
+//   automatic: nccl on the CUDA backend when NCCL is usable, else isend_irecv (p2p is asked for by name until
+//   it has been timed on several GPUs).
 // - For GPU buffers the MPI methods stage through pinned host memory unless the MPI is declared CUDA-aware,
 //   in which case device pointers go to MPI directly.
 // - Pipelined use (SlabFFT with several exchange pieces): start(send, recv, chunks, piece) posts one piece's
@@ -47,7 +47,7 @@ bool nccl_compiled();
 // Collective over comm.
 bool nccl_usable(MPI_Comm comm);
 // Whether p2p can run on comm with these devices: refusal is "" when it can, else one line saying why, the
-// same on every rank; shared_gpus: some ranks share a GPU (p2p still works; automatic then avoids it).
+// same on every rank; shared_gpus: some ranks share a GPU (p2p still works, through one GPU's memory).
 // Collective over comm.
 struct PeerAccess {
   std::string refusal;
