@@ -1,13 +1,13 @@
 #include "app/BlowUp.hpp"
 
-#include "app/Text.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <cstdio>
 #include <limits>
 #include <numbers>
+#include <utility>
+
+#include "app/Text.hpp"
 
 namespace kolmo::app {
 

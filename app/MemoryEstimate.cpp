@@ -79,9 +79,12 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab;
   }
   MemoryEstimate estimate;
-  estimate.solver = fields + slab + pieces_bytes(config, layout, complex_bytes);  // + the FFT's scratch
-  const bool staged =
-      backend == Backend::cuda && exchange != fft::ExchangeMethod::nccl && !config.fft.cuda_aware_mpi;
+  // + the FFT's scratch slab, and p2p's landing slab (fft/P2pExchange.cu) when the exchange receives into
+  // memory its peers cannot write (a backward transform's output).
+  const double landing = exchange == fft::ExchangeMethod::p2p ? slab : 0;
+  estimate.solver = fields + slab + landing + pieces_bytes(config, layout, complex_bytes);
+  const bool mpi = exchange == fft::ExchangeMethod::isend_irecv || exchange == fft::ExchangeMethod::alltoallv;
+  const bool staged = backend == Backend::cuda && mpi && !config.fft.cuda_aware_mpi;
   estimate.host = host_slabs + (staged ? 2 * slab : 0) + kProgramAllowance;
   if (backend == Backend::cuda)
     estimate.device = estimate.solver + kGpuLibraryReserve;

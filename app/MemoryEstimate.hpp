@@ -6,8 +6,8 @@
 //   share of the grid (the first), with `exchange` the resolved fft.exchange:
 //     solver  what the solver allocates on its device: the fields (Navier-Stokes: 3 vector fields of three
 //             slabs for rk2, 4 for rk3 and rk4; Poisson: 2 slabs), each slab SlabLayout::alloc_complex()
-//             complex values, the FFT's scratch slab, the exchange-in-pieces buffer, the band forcing's
-//             modes;
+//             complex values, the FFT's scratch slab, the exchange-in-pieces buffer, p2p's landing slab,
+//             the band forcing's modes;
 //     device  on a GPU, solver plus a reserve for cuFFT's and NCCL's work areas; 0 on the host backend;
 //     host    on the host backend solver, plus on either backend the most host slabs the run holds at once
 //             (a field dump's output fields, a checkpoint's or a restart's three spectral slabs, an initial

@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     config = io::load_config(config_path, overrides);
     io::check_ranks(config, ranks);
     options.config_text = io::to_yaml(config);
-    if (run->parsed()) refuse_earlier_output(config, options);
+    refuse_earlier_output(config, options);  // kolmo check says what the run would refuse
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
     return 1;
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     // Before anything is allocated or written: the memory the run needs against what there is. The run then
     // reads and checks its inputs and initial state before it writes; kolmo check does all that and stops.
     auto device = Device::create(io::resolve(config.backend), node_rank(MPI_COMM_WORLD));
-    const auto exchange = fft::resolve(config.fft.exchange, device->backend(), MPI_COMM_WORLD);
+    const auto exchange = fft::resolve(config.fft.exchange, *device, MPI_COMM_WORLD);
     const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange);
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());
