@@ -4,22 +4,20 @@
 
 namespace kolmo::fft {
 
-namespace {
-
-FastDivisor divisor(long d) {
-  return FastDivisor::make(static_cast<unsigned>(std::max(d, 1L)));
+Index3 Index3::make(long slice, long row) {
+  Index3 index;
+  index.slice = static_cast<unsigned>(std::max(slice, 1L));
+  index.row = static_cast<unsigned>(std::max(row, 1L));
+  index.by_slice = FastDivisor::make(index.slice);
+  index.by_row = FastDivisor::make(index.row);
+  return index;
 }
-
-}  // namespace
 
 PlaneRouteTable plane_route(const SlabLayout& l, bool dealiased, bool own_direct) {
   PlaneRouteTable table;
   PlaneRoute& route = table.route;
-  route.plane = static_cast<unsigned>(l.ny() * l.nzc());
-  route.row = static_cast<unsigned>(l.nzc());
+  route.index = Index3::make(l.ny() * l.nzc(), l.nzc());
   route.kept_z = static_cast<unsigned>(dealiased ? l.kept_z() : l.nzc());
-  route.by_plane = divisor(route.plane);
-  route.by_row = divisor(route.row);
   table.rows.resize(l.ny());
   const int me = l.rank();
   for (int q = 0; q < l.ranks(); ++q) {
@@ -48,11 +46,8 @@ PlaneRouteTable plane_route(const SlabLayout& l, bool dealiased, bool own_direct
 ColumnRouteTable own_rows_route(const SlabLayout& l, bool dealiased) {
   ColumnRouteTable table;
   ColumnRoute& route = table.route;
-  const long columns = dealiased ? l.kept_y_count() * l.kept_z() : l.y_count() * l.nzc();
-  route.columns = static_cast<unsigned>(columns);
-  route.row_length = static_cast<unsigned>(dealiased ? l.kept_z() : l.nzc());
-  route.by_columns = divisor(columns);
-  route.by_row_length = divisor(route.row_length);
+  route.index = dealiased ? Index3::make(l.kept_y_count() * l.kept_z(), l.kept_z())
+                          : Index3::make(l.y_count() * l.nzc(), l.nzc());
   route.own_first = static_cast<unsigned>(l.x_offset());
   route.own_count = static_cast<unsigned>(l.x_count());
   route.own_base =
@@ -63,10 +58,7 @@ ColumnRouteTable own_rows_route(const SlabLayout& l, bool dealiased) {
 ColumnRouteTable spread_route(const SlabLayout& l) {
   ColumnRouteTable table;
   ColumnRoute& route = table.route;
-  route.columns = static_cast<unsigned>(l.kept_y_count() * l.kept_z());
-  route.row_length = static_cast<unsigned>(l.kept_z());
-  route.by_columns = divisor(route.columns);
-  route.by_row_length = divisor(route.row_length);
+  route.index = Index3::make(l.kept_y_count() * l.kept_z(), l.kept_z());
   route.spread_pitch = l.y_count() * l.nzc();
   for (const auto& run : l.kept_runs(l.rank()))
     for (long y = run.start; y < run.start + run.count; ++y)
@@ -77,10 +69,7 @@ ColumnRouteTable spread_route(const SlabLayout& l) {
 LineRouteTable realigned_line_route(const SlabLayout& l) {
   LineRouteTable table;
   LineRoute& route = table.route;
-  route.columns = static_cast<unsigned>(l.y_count() * l.nzc());
-  route.row_length = static_cast<unsigned>(l.nzc());
-  route.by_columns = divisor(route.columns);
-  route.by_row_length = divisor(route.row_length);
+  route.index = Index3::make(l.y_count() * l.nzc(), l.nzc());
   table.rows.resize(l.nx());
   for (int q = 0; q < l.ranks(); ++q)
     for (long i = 0; i < l.x_count(q); ++i) {

@@ -24,6 +24,25 @@
 
 namespace kolmo::fft {
 
+// Offsets into a 3D array [a][b][c] (`slice` = nb nc values per a, `row` = nc per b) split into indices by
+// multiplication (offsets below 2^31), as the callbacks do for every element.
+struct Index3 {
+  unsigned slice = 1, row = 1;
+  FastDivisor by_slice, by_row;
+  struct Indices {
+    unsigned a, b, c;
+  };
+  static Index3 make(long slice, long row);  // sizes below 1 count as 1 (nothing is indexed then)
+  KOLMO_HD unsigned a_of(unsigned long long offset) const {
+    return by_slice.divide(static_cast<unsigned>(offset));
+  }
+  KOLMO_HD Indices split(unsigned long long offset) const {
+    const unsigned index = static_cast<unsigned>(offset);
+    const unsigned a = by_slice.divide(index), in_slice = index - a * slice, b = by_row.divide(in_slice);
+    return {a, b, in_slice - b * row};
+  }
+};
+
 // One global ky row of the yz planes: where (x = 0, this row, kz = 0) goes, and the step from one x plane
 // to the next.
 struct PlaneRow {
@@ -32,25 +51,22 @@ struct PlaneRow {
 };
 
 struct PlaneRoute {
-  unsigned plane = 1, row = 1, kept_z = 1;  // Ny Nzc, Nzc, kz below which values are exchanged
-  FastDivisor by_plane, by_row;
+  Index3 index;                    // [x][y][kz]
+  unsigned kept_z = 1;             // kz below which values are exchanged
   const PlaneRow* rows = nullptr;  // Ny entries (device memory for callbacks)
   void* buffers[2] = {nullptr, nullptr};
 
   template <class T>
   KOLMO_HD T* address(unsigned long long offset) const {
-    const unsigned index = static_cast<unsigned>(offset);
-    const unsigned x = by_plane.divide(index), in_plane = index - x * plane;
-    const unsigned y = by_row.divide(in_plane), kz = in_plane - y * row;
-    const PlaneRow r = rows[y];
-    if (r.buffer < 0 || kz >= kept_z) return nullptr;
-    return static_cast<T*>(buffers[r.buffer]) + (r.base + static_cast<long long>(x) * r.pitch + kz);
+    const Index3::Indices i = index.split(offset);  // x, y, kz
+    const PlaneRow r = rows[i.b];
+    if (r.buffer < 0 || i.c >= kept_z) return nullptr;
+    return static_cast<T*>(buffers[r.buffer]) + (r.base + static_cast<long long>(i.a) * r.pitch + i.c);
   }
 };
 
 struct ColumnRoute {
-  unsigned columns = 1, row_length = 1;
-  FastDivisor by_columns, by_row_length;
+  Index3 index;  // [kx][row][kz]: columns, row length
   // Own rows: kx in [own_first, own_first + own_count) go to own + own_base + (kx - own_first) columns.
   unsigned own_first = 0, own_count = 0;
   long long own_base = 0;
@@ -62,17 +78,14 @@ struct ColumnRoute {
 
   template <class T>
   KOLMO_HD T* own_row_address(T* natural, unsigned long long offset) const {
-    const unsigned index = static_cast<unsigned>(offset);
-    const unsigned kx = by_columns.divide(index);
+    const unsigned kx = index.a_of(offset);
     if (kx - own_first >= own_count) return natural + offset;  // unsigned: also kx < own_first
-    return static_cast<T*>(own) + (own_base + static_cast<long long>(index - own_first * columns));
+    return static_cast<T*>(own) + (own_base + static_cast<long long>(offset - own_first * index.slice));
   }
   template <class T>
   KOLMO_HD T* spread_address(T* base, unsigned long long offset) const {
-    const unsigned index = static_cast<unsigned>(offset);
-    const unsigned kx = by_columns.divide(index), column = index - kx * columns;
-    const unsigned r = by_row_length.divide(column), kz = column - r * row_length;
-    return base + (static_cast<long long>(kx) * spread_pitch + row_offset[r] + kz);
+    const Index3::Indices i = index.split(offset);  // kx, compact row, kz
+    return base + (static_cast<long long>(i.a) * spread_pitch + row_offset[i.b] + i.c);
   }
 };
 
@@ -87,18 +100,15 @@ struct LineRow {
 };
 
 struct LineRoute {
-  unsigned columns = 1, row_length = 1;  // ky count * Nzc, Nzc
-  FastDivisor by_columns, by_row_length;
+  Index3 index;                   // [kx][ky][kz]
   const LineRow* rows = nullptr;  // Nx entries
   void* buffers[2] = {nullptr, nullptr};
 
   template <class T>
   KOLMO_HD T* address(unsigned long long offset) const {
-    const unsigned index = static_cast<unsigned>(offset);
-    const unsigned kx = by_columns.divide(index), column = index - kx * columns;
-    const unsigned ky = by_row_length.divide(column), kz = column - ky * row_length;
-    const LineRow r = rows[kx];
-    return static_cast<T*>(buffers[r.buffer]) + (r.base + static_cast<long long>(ky) * r.pitch + kz);
+    const Index3::Indices i = index.split(offset);
+    const LineRow r = rows[i.a];
+    return static_cast<T*>(buffers[r.buffer]) + (r.base + static_cast<long long>(i.b) * r.pitch + i.c);
   }
 };
 

@@ -171,7 +171,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     bool& refused = fused_refused_[static_cast<int>(route)][forward];
     if (send_ == nullptr || refused) return false;
     if (route == FusedRoute::full_realigned)
-      refused = !(forward ? make_forward_line_plans() : make_backward_line_plans());
+      refused = !make_line_plans(forward);
     else
       refused = !(forward ? make_forward_plans(route == FusedRoute::dealiased, own_direct)
                           : make_backward_plans(route == FusedRoute::dealiased));
@@ -412,32 +412,26 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return finish_plan(x_to_chunks, {gather}, x_shape(true));
   }
   // Full transforms with realigned planes: plane transforms between the real slab and [ky][x][kz] (plain
-  // cuFFT, advanced layout), x transforms reading or writing the chunks through a LineRoute.
-  bool make_forward_line_plans() {
-    if (!r2c_lines_) {
-      r2c_lines_ = std::make_unique<Plan>();
-      prepare(*r2c_lines_);
+  // cuFFT, advanced layout), x transforms reading (forward) or writing (backward) the chunks through a
+  // LineRoute whose other ranks' rows are on the x side of the exchange, the own rows on the planes' side.
+  bool make_line_plans(bool forward) {
+    std::unique_ptr<Plan>& planes = forward ? r2c_lines_ : c2r_lines_;
+    if (!planes) {
+      planes = std::make_unique<Plan>();
+      prepare(*planes);
       std::size_t size = 0;
-      KOLMO_CHECK_CUFFT(shape_r2c_lines(r2c_lines_->get(), &size));
-      attach_work(r2c_lines_->get(), size);
+      KOLMO_CHECK_CUFFT(forward ? shape_r2c_lines(planes->get(), &size)
+                                : shape_c2r_lines(planes->get(), &size));
+      attach_work(planes->get(), size);
     }
-    if (x_from_lines_.plan) return true;
-    void* route = upload_route(x_from_lines_, realigned_line_route(layout_), receive_, send_);
-    return finish_plan(x_from_lines_, {callback(T::load_lines, T::load, route, kolmo_exchange_callbacks)},
-                       x_shape(false));
-  }
-  bool make_backward_line_plans() {
-    if (!c2r_lines_) {
-      c2r_lines_ = std::make_unique<Plan>();
-      prepare(*c2r_lines_);
-      std::size_t size = 0;
-      KOLMO_CHECK_CUFFT(shape_c2r_lines(c2r_lines_->get(), &size));
-      attach_work(c2r_lines_->get(), size);
-    }
-    if (x_to_lines_.plan) return true;
-    void* route = upload_route(x_to_lines_, realigned_line_route(layout_), send_, receive_);
-    return finish_plan(x_to_lines_, {callback(T::store_lines, T::store, route, kolmo_exchange_callbacks)},
-                       x_shape(false));
+    CallbackPlan& lines = forward ? x_from_lines_ : x_to_lines_;
+    if (lines.plan) return true;
+    void* route = upload_route(lines, realigned_line_route(layout_), forward ? receive_ : send_,
+                               forward ? send_ : receive_);
+    const Callback callback_of_lines =
+        forward ? callback(T::load_lines, T::load, route, kolmo_exchange_callbacks)
+                : callback(T::store_lines, T::store, route, kolmo_exchange_callbacks);
+    return finish_plan(lines, {callback_of_lines}, x_shape(false));
   }
   // Realigned planes [ky][x][kz]: rows of Nzc values c Nzc apart, neighbouring planes Nzc apart.
   cufftResult shape_r2c_lines(cufftHandle plan, std::size_t* size) const {
