@@ -360,8 +360,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
   app.add_flag("!--no-fused", s.fused, "several GPU ranks: pack by copies, not in cuFFT's kernels");
-  app.add_flag("!--plane-callbacks", s.realigned,
-               "several GPU ranks: full transforms with the callbacks in the plane FFTs, not realigned planes");
+  app.add_flag(
+      "!--plane-callbacks", s.realigned,
+      "several GPU ranks: full transforms with the callbacks in the plane FFTs, not realigned planes");
   app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
       ->check(CLI::PositiveNumber);
   app.add_option("--routes", s.routes,
