@@ -17,6 +17,9 @@
 //   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
 //   transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the all-to-all
 //   goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results are the same.
+//   On several GPU ranks cuFFT's own kernels do the packing and unpacking (FftOptions::pack_in_ffts).
+// - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
+//   alone, for benchmarks and tests; the communicator is not used then.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
 //   forward returns the spectrum at every mode of 3|n_y| < Ny and 3 n_z < Nz (the kept columns); what it
 //   leaves in the other modes is unspecified (zero, or anything: it may skip them). backward treats those
@@ -65,7 +68,8 @@ struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
   // The MPI library accepts device pointers (only matters for MPI exchange methods on the CUDA backend).
   bool cuda_aware_mpi = false;
-  // Synchronise between phases and accumulate their times (for benchmarks; costs a little speed).
+  // Time each phase of every transform (PhaseTimes): marks between phases on the device's queue (CUDA events
+  // on a GPU), the device synchronised once at the end of each transform. For benchmarks.
   bool profile = false;
   // Double precision only: compute in double, send single precision through the all-to-all (half the bytes;
   // the spectrum then carries single-precision rounding, about 1e-7 relative). Costs two half-size buffers.
