@@ -2,7 +2,6 @@
 // clean stop on a signal.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 
 #include "app/Progress.hpp"
@@ -11,11 +10,13 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Checkpoint.hpp"
+#include "io/Collective.hpp"
 #include "io/FieldFile.hpp"
 #include "io/FieldReader.hpp"
 #include "io/OutputDirectory.hpp"
 #include "io/SeriesFile.hpp"
 #include "io/SpectraFile.hpp"
+#include "io/TextFile.hpp"
 #include "solver/Diagnostics.hpp"
 #include "solver/InitialConditions.hpp"
 #include "solver/NavierStokes.hpp"
@@ -76,15 +77,21 @@ class NavierStokesRun {
 
   int run() {
     const bool restart = options_.restart || !options_.checkpoint.empty();
+    // The checkpoint is chosen and verified while nothing is written yet, so a refused restart changes
+    // nothing.
+    io::RestartCheckpoint checkpoint;
+    if (restart)
+      checkpoint = io::choose_restart_checkpoint(paths_.checkpoints, options_.checkpoint,
+                                                 fft_.layout().global(), comm_);
     // Nothing was written so far; from here on the directory is ours.
     io::prepare_output_directory(
         paths_.root,
         restart ? io::ExistingOutput::keep
                 : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
         comm_);
-    if (rank_ == 0) std::ofstream(paths_.config) << options_.config_text;
+    io::on_root(comm_, [&] { io::replace_text_file(paths_.config, options_.config_text); });
     if (restart)
-      restart_from_checkpoint();
+      restart_from_checkpoint(checkpoint);
     else
       set_initial_condition();
 
@@ -151,10 +158,9 @@ class NavierStokesRun {
     return info;
   }
 
-  void restart_from_checkpoint() {
-    const std::filesystem::path path = options_.checkpoint.empty()
-                                           ? io::latest_checkpoint(paths_.checkpoints, comm_)
-                                           : std::filesystem::path(options_.checkpoint);
+  void restart_from_checkpoint(const io::RestartCheckpoint& checkpoint) {
+    const std::filesystem::path& path = checkpoint.path;
+    if (rank_ == 0 && !checkpoint.note.empty()) std::fprintf(stderr, "kolmo: %s\n", checkpoint.note.c_str());
     auto info = read_spectral_velocity(path, false);
     flow_.set_clock(info.time, info.step, info.dt);
     if (rank_ == 0)

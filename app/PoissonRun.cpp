@@ -2,14 +2,15 @@
 // and for a manufactured right-hand side report the error against the exact solution.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "app/Runs.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
+#include "io/Collective.hpp"
 #include "io/FieldFile.hpp"
 #include "io/FieldReader.hpp"
 #include "io/OutputDirectory.hpp"
+#include "io/TextFile.hpp"
 #include "solver/Poisson.hpp"
 
 namespace kolmo::app {
@@ -33,7 +34,7 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, MPI_Comm
 
   const auto paths = io::output_paths(config.output.directory);
   io::prepare_output_directory(paths.root, config.output.overwrite, comm);
-  if (rank == 0) std::ofstream(paths.config) << options.config_text;
+  io::on_root(comm, [&] { io::replace_text_file(paths.config, options.config_text); });
 
   const std::size_t n = layout.real_size();
   std::vector<Real> f(n), exact;

@@ -10,9 +10,13 @@
 // - Beside it, fields_<step>.xmf describes the datasets on a 3DCoRectMesh (origin 0, spacing L/N); see
 // Xdmf.hpp
 //   for the axis order ParaView shows.
-// - Both files are written under a temporary name (".tmp" appended) and renamed once complete, so a file with
-//   the final name is always whole. An existing dump of the same step is replaced.
-// - Errors throw kolmo::Error on every rank with one line naming the file (and dataset).
+// - Each dataset is stored in chunks of one x plane, each checksummed (HDF5's Fletcher32 filter, which every
+//   HDF5 reader verifies; it adds 4 bytes per plane and costs about as much CPU as a copy of the data).
+// - Both files are written under a temporary name (".tmp" appended) and renamed once both are complete, so a
+//   dump is whole or absent. An existing dump of the same step is replaced.
+// - Errors throw kolmo::Error on every rank with one line naming the file (and dataset). A disk without room
+//   for the dump fails before anything is written into it (io/ParallelFile.hpp); a failed dump leaves no
+//   temporary file and every earlier file as it was.
 #pragma once
 
 #include <mpi.h>

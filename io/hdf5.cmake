@@ -7,6 +7,8 @@ endif()
 add_library(kolmo_io STATIC
   ${PROJECT_SOURCE_DIR}/io/Hdf5.cpp
   ${PROJECT_SOURCE_DIR}/io/Collective.cpp
+  ${PROJECT_SOURCE_DIR}/io/DiskSpace.cpp
+  ${PROJECT_SOURCE_DIR}/io/TextFile.cpp
   ${PROJECT_SOURCE_DIR}/io/BlockTransfer.cpp
   ${PROJECT_SOURCE_DIR}/io/Xdmf.cpp
   ${PROJECT_SOURCE_DIR}/io/FieldFile.cpp

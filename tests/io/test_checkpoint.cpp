@@ -185,16 +185,17 @@ TEST_CASE("a killed checkpoint writer leaves the last complete checkpoint readab
     partial.write(bytes.data(), std::streamsize(bytes.size() / 2));
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK(latest_checkpoint(dir, MPI_COMM_WORLD) == checkpoint_path(dir));
-  CHECK(global_max(read_and_count<double>(latest_checkpoint(dir, MPI_COMM_WORLD), MPI_COMM_WORLD, 2)) == 0);
+  CHECK(choose_restart_checkpoint(dir, {}, kGrid, MPI_COMM_WORLD).path == checkpoint_path(dir));
+  CHECK(global_max(read_and_count<double>(choose_restart_checkpoint(dir, {}, kGrid, MPI_COMM_WORLD).path,
+                                          MPI_COMM_WORLD, 2)) == 0);
 
   // Killed between the two renames: checkpoint.h5 already moved to checkpoint.prev.h5, the new one still
   // .tmp.
   if (rank == 0) std::filesystem::rename(checkpoint_path(dir), previous_checkpoint_path(dir));
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK(latest_checkpoint(dir, MPI_COMM_WORLD) == previous_checkpoint_path(dir));
-  CHECK(global_max(
-            read_and_count<double>(latest_checkpoint(dir, MPI_COMM_WORLD), MPI_COMM_WORLD, 2, &info)) == 0);
+  CHECK(choose_restart_checkpoint(dir, {}, kGrid, MPI_COMM_WORLD).path == previous_checkpoint_path(dir));
+  CHECK(global_max(read_and_count<double>(choose_restart_checkpoint(dir, {}, kGrid, MPI_COMM_WORLD).path,
+                                          MPI_COMM_WORLD, 2, &info)) == 0);
   CHECK(info.step == 200);
 
   // The next write replaces the stale .tmp and leaves the newest earlier checkpoint as checkpoint.prev.h5.

@@ -73,8 +73,9 @@ TEST_CASE("reading checkpoints reports a missing file, another grid or a missing
   for (auto& c : velocity) c.assign(layout.spectral_size(), Complex<double>(1, 2));
   MutableSpectralVector<double> view{velocity[0], velocity[1], velocity[2]};
 
-  CHECK(every_rank_failed_with(error_message([&] { latest_checkpoint(directory.path(), MPI_COMM_WORLD); }),
-                               {directory.path().string(), "no checkpoint"}));
+  CHECK(every_rank_failed_with(
+      error_message([&] { choose_restart_checkpoint(directory.path(), {}, kGrid, MPI_COMM_WORLD); }),
+      {directory.path().string(), "no checkpoint"}));
   const auto missing = checkpoint_path(directory.path());
   CHECK(every_rank_failed_with(
       error_message([&] { read_checkpoint<double>(missing, layout, view, MPI_COMM_WORLD); }),
