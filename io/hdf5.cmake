@@ -28,6 +28,7 @@ if(KOLMO_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/io/test_block_transfer.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_field_file.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_checkpoint.cpp
+    ${PROJECT_SOURCE_DIR}/tests/io/test_disk_space.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_series.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_errors.cpp)
   target_link_libraries(kolmo_io_tests PRIVATE kolmo_test_main kolmo_io kolmo_options)
