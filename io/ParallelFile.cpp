@@ -68,11 +68,16 @@ void write_parallel_file(const std::filesystem::path& path, MPI_Comm comm, const
   if (rank == 0) release_unreserved_tail(temporary);
 }
 
-PropertyList checksummed_datasets(const std::vector<hsize_t>& chunk) {
+PropertyList unfilled_datasets() {
   PropertyList creation(KOLMO_CHECK_HDF5(H5Pcreate(H5P_DATASET_CREATE)));
+  KOLMO_CHECK_HDF5(H5Pset_fill_time(creation.get(), H5D_FILL_TIME_NEVER));
+  return creation;
+}
+
+PropertyList checksummed_datasets(const std::vector<hsize_t>& chunk) {
+  PropertyList creation = unfilled_datasets();
   KOLMO_CHECK_HDF5(H5Pset_chunk(creation.get(), static_cast<int>(chunk.size()), chunk.data()));
   KOLMO_CHECK_HDF5(H5Pset_fletcher32(creation.get()));
-  KOLMO_CHECK_HDF5(H5Pset_fill_time(creation.get(), H5D_FILL_TIME_NEVER));
   return creation;
 }
 

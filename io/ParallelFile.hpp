@@ -18,6 +18,8 @@
 //   name) and dataset, after the file was closed on every rank and rank 0 removed the temporary file.
 // - reserved_bytes(data_bytes, chunks): what step 1 reserves for a file with these dataset bytes in this
 //   many chunks (written into the file's space; tested to cover every file kolmo writes).
+// - unfilled_datasets(): creation properties for datasets written whole right after creation: contiguous, no
+//   fill values (which would double the I/O).
 // - checksummed_datasets(chunk): creation properties for datasets written whole right after creation:
 //   chunked as given (slowest dimension first), each chunk checksummed by HDF5's Fletcher32 filter (verified
 //   by HDF5 on every read; parallel HDF5 writes filtered datasets only collectively, as BlockTransfer does),
@@ -50,6 +52,7 @@ std::uintmax_t reserved_bytes(std::uintmax_t data_bytes, std::uintmax_t chunks);
 void write_parallel_file(const std::filesystem::path& path, MPI_Comm comm, const FileContent& content,
                          const std::function<void(File& file, std::string& dataset)>& write);
 
+PropertyList unfilled_datasets();
 PropertyList checksummed_datasets(const std::vector<hsize_t>& chunk);
 
 void rename_or_throw(const std::filesystem::path& from, const std::filesystem::path& to);
