@@ -17,7 +17,14 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e import check, finish, h5py, kolmo, np, velocity  # noqa: E402
+from kolmo_test import check, checkpoint as velocity, finish, kolmo  # noqa: E402
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
+    sys.exit(0)
 
 TIME_LIMIT = 300  # seconds a run may take before it counts as hung
 

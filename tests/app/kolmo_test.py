@@ -1,0 +1,69 @@
+"""What the end-to-end tests of the kolmo command share: its arguments, running kolmo (with a time limit
+that kills a hung job), checks and their verdict, and what "nothing written" means."""
+import argparse
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--kolmo", required=True)
+parser.add_argument("--mpiexec", required=True)
+parser.add_argument("--source", required=True)
+args = parser.parse_args()
+args.kolmo = os.path.abspath(args.kolmo)
+args.source = os.path.abspath(args.source)
+source = pathlib.Path(args.source)
+failures = []
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message, flush=True)
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+class Run:
+    """A finished kolmo run: returncode, stdout, stderr, and whether it was killed for taking too long."""
+
+    def __init__(self, returncode, stdout, stderr, timed_out):
+        self.returncode, self.stdout, self.stderr, self.timed_out = returncode, stdout, stderr, timed_out
+
+    def error_lines(self):
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+def kolmo(ranks, *arguments, cwd, timeout=600):
+    """Runs kolmo on `ranks` MPI ranks. A run still going after `timeout` seconds (hung) is killed with its
+    whole process group, ranks included, and comes back with timed_out set."""
+    command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+        return Run(process.returncode, out, err, False)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        return Run(process.returncode, out, err, True)
+
+
+def snapshot(directory):
+    """Every path under directory with its size and modification time: equal snapshots, nothing written."""
+    return sorted((str(p.relative_to(directory)), p.stat().st_size, p.stat().st_mtime_ns)
+                  for p in pathlib.Path(directory).rglob("*"))
+
+
+def checkpoint(path):
+    """The spectral velocity [u_hat, v_hat, w_hat] ([kx][ky][kz = 0..Nz/2]), step and time of a checkpoint."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        return [f[name][...] for name in ("u_hat", "v_hat", "w_hat")], int(f.attrs["step"]), float(f.attrs["time"])
+
+
+def finish():
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1 if failures else 0)
