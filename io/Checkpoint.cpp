@@ -1,6 +1,7 @@
 #include "io/Checkpoint.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "core/Error.hpp"
 #include "io/BlockTransfer.hpp"
@@ -112,20 +113,19 @@ Type checked_velocity_dataset(hid_t dataset, const std::array<long, 3>& grid) {
   return stored;
 }
 
-// Why path cannot be restarted from on a run of this grid ("" if it can): it opens, holds every attribute
-// and dataset, its grid is the run's (incompatible is set otherwise: no other checkpoint would do), and every
-// chunk reads back with its checksum. Collective; each rank reads its even share of the ky planes.
-std::string why_unusable(const std::filesystem::path& path, const std::array<long, 3>& grid, MPI_Comm comm,
-                         CheckpointInfo& info, bool& incompatible) {
+// Opens a checkpoint, reads its attributes, checks its grid (setting incompatible when it differs) and its
+// datasets' shapes, then calls transfer(dataset, its stored type, component) for u_hat, v_hat, w_hat.
+// Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
+using Transfer = std::function<void(hid_t dataset, hid_t stored_type, int component)>;
+
+CheckpointInfo read_through(const std::filesystem::path& path, const std::array<long, 3>& grid, MPI_Comm comm,
+                            const Transfer& transfer, bool& incompatible) {
   incompatible = false;
+  check_exists(path, comm);
   std::string dataset_name;
   try {
-    check_exists(path, comm);
-    int ranks = 1, rank = 0;
-    KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
-    KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-    const fft::Split ky{grid[1], ranks};
     File file = open_parallel(path, comm);
+    CheckpointInfo info;
     on_every_rank(comm, [&] {
       info = read_info(file.get());
       incompatible = info.grid != grid;
@@ -134,26 +134,47 @@ std::string why_unusable(const std::filesystem::path& path, const std::array<lon
       KOLMO_REQUIRE(info.precision == "single" || info.precision == "double",
                     "precision '" + info.precision + "' is neither single nor double");
     });
-    for (const char* component : kVelocityComponents) {
-      dataset_name = component;
+    for (int c = 0; c < 3; ++c) {
+      dataset_name = kVelocityComponents[c];
       Dataset dataset;
       Type stored;
       on_every_rank(comm, [&] {
-        dataset = open_dataset(file.get(), component);
+        dataset = open_dataset(file.get(), kVelocityComponents[c]);
         stored = checked_velocity_dataset(dataset.get(), grid);
       });
-      // One ky plane per call (a chunk holds one ky plane): every chunk is read once, through a buffer of
-      // one plane. The first ranks hold the most planes; the others join their last calls with nothing.
-      for (long j = 0; j < ky.count(0); ++j) {
-        const bool mine = j < ky.count(rank);
-        check_block_readable(dataset.get(), stored.get(),
-                             spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm);
-      }
+      transfer(dataset.get(), stored.get(), c);
     }
+    return info;
+  } catch (const Error& error) {
+    throw Error(path.string() + (dataset_name.empty() ? "" : " dataset '" + dataset_name + "'") + ": " +
+                error.what());
+  }
+}
+
+// Why path cannot be restarted from on a run of this grid ("" if it can): read_through, reading every chunk
+// once (its checksums verified), one ky plane per call through a buffer of one plane (a chunk holds one ky
+// plane). Each rank reads its even share of the planes; the first ranks hold the most, the others join their
+// last calls with nothing.
+std::string why_unusable(const std::filesystem::path& path, const std::array<long, 3>& grid, MPI_Comm comm,
+                         CheckpointInfo& info, bool& incompatible) {
+  try {
+    int ranks = 1, rank = 0;
+    KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+    KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    const fft::Split ky{grid[1], ranks};
+    info = read_through(
+        path, grid, comm,
+        [&](hid_t dataset, hid_t stored, int) {
+          for (long j = 0; j < ky.count(0); ++j) {
+            const bool mine = j < ky.count(rank);
+            check_block_readable(dataset, stored,
+                                 spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm);
+          }
+        },
+        incompatible);
     return {};
   } catch (const Error& error) {
-    return path.string() + (dataset_name.empty() ? "" : " dataset '" + dataset_name + "'") + ": " +
-           error.what();
+    return error.what();
   }
 }
 
@@ -261,25 +282,14 @@ template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                const MutableSpectralVector<Real>& velocity, MPI_Comm comm) {
   check_velocity(path, layout, velocity, comm);
-  check_exists(path, comm);
-  std::string dataset_name;
-  try {
-    File file = open_parallel(path, comm);
-    CheckpointInfo info = read_info(file.get());
-    KOLMO_REQUIRE(info.grid == layout.global(),
-                  "grid " + grid_text(info.grid) + " differs from the run's " + grid_text(layout.global()));
-    Type type = complex_type<Real>();
-    for (int c = 0; c < 3; ++c) {
-      Dataset dataset = open_dataset(file.get(), kVelocityComponents[c]);
-      dataset_name = kVelocityComponents[c];
-      checked_velocity_dataset(dataset.get(), layout.global());
-      read_block(dataset.get(), type.get(), spectral_block(layout), velocity[c].data(), comm);
-    }
-    return info;
-  } catch (const Error& error) {
-    throw Error(path.string() + (dataset_name.empty() ? "" : " dataset '" + dataset_name + "'") + ": " +
-                error.what());
-  }
+  Type type = complex_type<Real>();
+  bool incompatible = false;
+  return read_through(
+      path, layout.global(), comm,
+      [&](hid_t dataset, hid_t, int c) {
+        read_block(dataset, type.get(), spectral_block(layout), velocity[c].data(), comm);
+      },
+      incompatible);
 }
 
 template std::filesystem::path write_checkpoint<float>(const std::filesystem::path&, const CheckpointInfo&,
