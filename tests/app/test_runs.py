@@ -9,7 +9,6 @@
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130; --restart continues from it.
 """
-import argparse
 import os
 import pathlib
 import signal
@@ -24,32 +23,8 @@ except ImportError:  # pragma: no cover
     print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
     sys.exit(0)
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--kolmo", required=True)
-parser.add_argument("--mpiexec", required=True)
-parser.add_argument("--source", required=True)
-args = parser.parse_args()
-args.kolmo = os.path.abspath(args.kolmo)
-args.source = os.path.abspath(args.source)
-source = pathlib.Path(args.source)
-failures = []
-
-
-def check(condition, message):
-    print(("ok   " if condition else "FAIL ") + message)
-    if not condition:
-        failures.append(message)
-
-
-def kolmo(ranks, *arguments, cwd):
-    command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
-
-
-def velocity(path):
-    with h5py.File(path, "r") as f:
-        return [f[name][...] for name in ("u_hat", "v_hat", "w_hat")], int(f.attrs["step"]), float(f.attrs["time"])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kolmo_test import args, check, checkpoint as velocity, finish, kolmo, source  # noqa: E402
 
 
 # A small random (nonlinear, non-trivial) flow: CFL-adaptive steps make dt depend on the state, so any
@@ -150,5 +125,4 @@ with tempfile.TemporaryDirectory() as tmp:
               and not any(work.iterdir()),
               f"{path.name}: exit {r.returncode}, {len(lines)} line(s): {lines[0] if lines else ''}")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish()

@@ -12,6 +12,8 @@
 
 using namespace kolmo;
 using namespace kolmo::io;
+using kolmo::testing::error_message;
+using kolmo::testing::every_rank_failed_with;
 using kolmo::testing::global_max;
 using kolmo::testing::spectral_value;
 
@@ -209,8 +211,6 @@ TEST_CASE("a killed checkpoint writer leaves the last complete checkpoint readab
 
 TEST_CASE("a flipped bit in a checkpoint's data fails its checksum on every rank; restarts fall back",
           "[io]") {
-  using kolmo::testing::error_message;
-  using kolmo::testing::every_rank_failed_with;
   kolmo::testing::TemporaryDirectory directory;
   const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
   const fft::SlabLayout layout(kGrid, ranks, rank);
@@ -244,8 +244,6 @@ TEST_CASE("a flipped bit in a checkpoint's data fails its checksum on every rank
 
 TEST_CASE("a truncated checkpoint or one with a damaged attribute falls back; another grid is refused",
           "[io]") {
-  using kolmo::testing::error_message;
-  using kolmo::testing::every_rank_failed_with;
   kolmo::testing::TemporaryDirectory directory;
   const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
   const fft::SlabLayout layout(kGrid, ranks, rank);
