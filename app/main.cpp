@@ -68,7 +68,8 @@ void print_info(int ranks) {
     std::printf("    GPU %d: %s\n", g, Device::create(Backend::cuda, g)->name().c_str());
   std::printf("  MPI ranks:  %d\n", ranks);
   std::printf("  precision:  single, double\n");
-  std::printf("  exchanges:  isend_irecv, alltoallv%s\n", fft::nccl_compiled() ? ", nccl" : "");
+  std::printf("  exchanges:  isend_irecv, alltoallv%s%s\n", fft::nccl_compiled() ? ", nccl" : "",
+              cuda_compiled() ? ", p2p" : "");
   std::printf("  automatic backend here: %s\n", to_string(Device::automatic()).c_str());
 }
 

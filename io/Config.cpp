@@ -601,8 +601,10 @@ RunConfig read_config(Reader& in, const std::string& name) {
   if (config.fft.exchange_pieces > config.grid.n[0])
     in.fail("fft.exchange_pieces", "more pieces (" + std::to_string(config.fft.exchange_pieces) +
                                        ") than x planes (Nx = " + std::to_string(config.grid.n[0]) + ")");
-  if (config.fft.exchange == fft::ExchangeMethod::nccl && config.backend == BackendChoice::host)
-    in.fail("fft.exchange", "nccl needs the cuda backend, but backend is host");
+  const auto exchange = config.fft.exchange;
+  if ((exchange == fft::ExchangeMethod::nccl || exchange == fft::ExchangeMethod::p2p) &&
+      config.backend == BackendChoice::host)
+    in.fail("fft.exchange", fft::to_string(exchange) + " needs the cuda backend, but backend is host");
   config.problem = in.choice<Problem>("problem");
   if (config.problem == Problem::navier_stokes) {
     read_physics(in, config);

@@ -20,8 +20,11 @@ constexpr std::array keys = {
               "floating-point precision of the fields and transforms"},
     SchemaKey{"backend", choice, "auto", "auto | host | cuda", "",
               "where the fields live: auto is cuda when a GPU is usable, host otherwise"},
-    SchemaKey{"fft.exchange", choice, "auto", "auto | isend_irecv | alltoallv | nccl", "",
-              "all-to-all of the slab FFT: auto is nccl on cuda when built with NCCL, isend_irecv otherwise"},
+    SchemaKey{
+        "fft.exchange", choice, "auto", "auto | isend_irecv | alltoallv | nccl | p2p", "",
+        "all-to-all of the slab FFT (p2p: copy-engine copies between the GPUs of one node, CUDA IPC): "
+        "auto is p2p on cuda when the ranks are on one node, each with a GPU of its own that reaches the "
+        "others' (peer access), else nccl when built with NCCL, else isend_irecv"},
     SchemaKey{"fft.cuda_aware_mpi", boolean, "false", "", "",
               "the MPI library accepts GPU pointers (MPI exchanges then skip staging through host memory)"},
     SchemaKey{"fft.exchange_pieces", integer, "1", ">= 0", "",
