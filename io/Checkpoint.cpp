@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "core/Error.hpp"
 #include "io/BlockTransfer.hpp"
@@ -113,14 +114,14 @@ Type checked_velocity_dataset(hid_t dataset, const std::array<long, 3>& grid) {
   return stored;
 }
 
-// Opens a checkpoint, reads its attributes, checks its grid (setting incompatible when it differs) and its
-// datasets' shapes, then calls transfer(dataset, its stored type, component) for u_hat, v_hat, w_hat.
-// Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
-using Transfer = std::function<void(hid_t dataset, hid_t stored_type, int component)>;
+// Opens a checkpoint, reads its attributes, checks that its grid is `grid` (or, with no grid given, takes
+// the file's own) and its datasets' shapes, then calls transfer(dataset, its stored type, component, grid)
+// for u_hat, v_hat, w_hat. Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
+using Transfer =
+    std::function<void(hid_t dataset, hid_t stored_type, int component, const std::array<long, 3>& grid)>;
 
-CheckpointInfo read_through(const std::filesystem::path& path, const std::array<long, 3>& grid, MPI_Comm comm,
-                            const Transfer& transfer, bool& incompatible) {
-  incompatible = false;
+CheckpointInfo read_through(const std::filesystem::path& path, const std::optional<std::array<long, 3>>& grid,
+                            MPI_Comm comm, const Transfer& transfer) {
   check_exists(path, comm);
   std::string dataset_name;
   try {
@@ -128,9 +129,8 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::array<
     CheckpointInfo info;
     on_every_rank(comm, [&] {
       info = read_info(file.get());
-      incompatible = info.grid != grid;
-      KOLMO_REQUIRE(!incompatible, "grid " + grid_text(info.grid) + " differs from the run's " +
-                                       grid_text(grid) + " (grid.n): a restart continues on the same grid");
+      KOLMO_REQUIRE(!grid || info.grid == *grid, "grid " + grid_text(info.grid) + " differs from the run's " +
+                                                     grid_text(grid.value_or(info.grid)));
       KOLMO_REQUIRE(info.precision == "single" || info.precision == "double",
                     "precision '" + info.precision + "' is neither single nor double");
     });
@@ -140,9 +140,9 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::array<
       Type stored;
       on_every_rank(comm, [&] {
         dataset = open_dataset(file.get(), kVelocityComponents[c]);
-        stored = checked_velocity_dataset(dataset.get(), grid);
+        stored = checked_velocity_dataset(dataset.get(), info.grid);
       });
-      transfer(dataset.get(), stored.get(), c);
+      transfer(dataset.get(), stored.get(), c, info.grid);
     }
     return info;
   } catch (const Error& error) {
@@ -151,27 +151,24 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::array<
   }
 }
 
-// Why path cannot be restarted from on a run of this grid ("" if it can): read_through, reading every chunk
+// Why path cannot be restarted from ("" if it can): read_through on the file's own grid, reading every chunk
 // once (its checksums verified), one ky plane per call through a buffer of one plane (a chunk holds one ky
 // plane). Each rank reads its even share of the planes; the first ranks hold the most, the others join their
 // last calls with nothing.
-std::string why_unusable(const std::filesystem::path& path, const std::array<long, 3>& grid, MPI_Comm comm,
-                         CheckpointInfo& info, bool& incompatible) {
+std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, CheckpointInfo& info) {
   try {
     int ranks = 1, rank = 0;
     KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
     KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-    const fft::Split ky{grid[1], ranks};
     info = read_through(
-        path, grid, comm,
-        [&](hid_t dataset, hid_t stored, int) {
+        path, std::nullopt, comm, [&](hid_t dataset, hid_t stored, int, const std::array<long, 3>& grid) {
+          const fft::Split ky{grid[1], ranks};
           for (long j = 0; j < ky.count(0); ++j) {
             const bool mine = j < ky.count(rank);
             check_block_readable(dataset, stored,
                                  spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm);
           }
-        },
-        incompatible);
+        });
     return {};
   } catch (const Error& error) {
     return error.what();
@@ -189,12 +186,10 @@ std::filesystem::path previous_checkpoint_path(const std::filesystem::path& dire
 }
 
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
-                                            const std::filesystem::path& explicit_file,
-                                            const std::array<long, 3>& grid, MPI_Comm comm) {
+                                            const std::filesystem::path& explicit_file, MPI_Comm comm) {
   RestartCheckpoint chosen;
-  bool incompatible = false;
   if (!explicit_file.empty()) {
-    const std::string problem = why_unusable(explicit_file, grid, comm, chosen.info, incompatible);
+    const std::string problem = why_unusable(explicit_file, comm, chosen.info);
     KOLMO_REQUIRE(problem.empty(), problem);
     chosen.path = explicit_file;
     return chosen;
@@ -206,16 +201,15 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
                 "no checkpoint in " + directory.string() + " (neither checkpoint.h5 nor checkpoint.prev.h5)");
   std::string newest_problem = newest.string() + ": missing";
   if (have_newest) {
-    newest_problem = why_unusable(newest, grid, comm, chosen.info, incompatible);
+    newest_problem = why_unusable(newest, comm, chosen.info);
     if (newest_problem.empty()) {
       chosen.path = newest;
       return chosen;
     }
-    KOLMO_REQUIRE(!incompatible, newest_problem);
   }
   std::string previous_problem = previous.string() + ": missing";
   if (have_previous) {
-    previous_problem = why_unusable(previous, grid, comm, chosen.info, incompatible);
+    previous_problem = why_unusable(previous, comm, chosen.info);
     if (previous_problem.empty()) {
       chosen.path = previous;
       chosen.note = "cannot restart from " + newest_problem + "; restarting from the previous checkpoint, " +
@@ -268,28 +262,15 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
   return path;
 }
 
-CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, MPI_Comm comm) {
-  check_exists(path, comm);
-  try {
-    File file = open_parallel(path, comm);
-    return read_info(file.get());
-  } catch (const Error& error) {
-    throw Error(path.string() + ": " + error.what());
-  }
-}
-
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                const MutableSpectralVector<Real>& velocity, MPI_Comm comm) {
   check_velocity(path, layout, velocity, comm);
   Type type = complex_type<Real>();
-  bool incompatible = false;
-  return read_through(
-      path, layout.global(), comm,
-      [&](hid_t dataset, hid_t, int c) {
-        read_block(dataset, type.get(), spectral_block(layout), velocity[c].data(), comm);
-      },
-      incompatible);
+  return read_through(path, layout.global(), comm,
+                      [&](hid_t dataset, hid_t, int c, const std::array<long, 3>&) {
+                        read_block(dataset, type.get(), spectral_block(layout), velocity[c].data(), comm);
+                      });
 }
 
 template std::filesystem::path write_checkpoint<float>(const std::filesystem::path&, const CheckpointInfo&,

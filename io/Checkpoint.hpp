@@ -50,8 +50,8 @@ struct CheckpointInfo {
   std::array<double, 3> box{};
   double viscosity = 0;
   std::uint64_t rng_state = 0;
-  // Filled in by read_checkpoint() / read_checkpoint_info() from the file; write_checkpoint() ignores them
-  // and writes the layout's grid, the Real type's precision and this build's version.
+  // Filled in from the file by read_checkpoint() and choose_restart_checkpoint(); write_checkpoint() ignores
+  // them and writes the layout's grid, the Real type's precision and this build's version.
   std::array<long, 3> grid{};
   std::string precision;
   std::string code_version;
@@ -72,14 +72,13 @@ struct RestartCheckpoint {
 // over comm; every rank gets the same answer or the same kolmo::Error.
 // - explicit_file given (--checkpoint): that file, or an error saying why it cannot be used.
 // - otherwise (--restart): checkpoint.h5 in directory if usable, else checkpoint.prev.h5 with a note. Errors:
-//   neither exists; both unusable (one line naming both files and why); or the first one examined holds
-//   another grid than the run's (no fallback: the older one has that grid too).
-// Usable: it opens, holds the attributes and datasets above with the spectral shape of grid, and every chunk
-// reads back with its checksums (each rank reads an even share of the ky planes, one plane at a time, so
-// this costs one read of the file and a buffer of one ky plane). The precision may be either (in info).
+//   neither exists, or both are unusable (one line naming both files and why).
+// Usable: it opens, holds the attributes above and the datasets with the spectral shape of its own grid, and
+// every chunk reads back with its checksums (each rank reads an even share of the ky planes, one plane at a
+// time, so this costs one read of the file and a buffer of one ky plane). Whether its grid and precision
+// suit the run is the caller's to judge, from info (read_checkpoint refuses another grid).
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
-                                            const std::filesystem::path& explicit_file,
-                                            const std::array<long, 3>& grid, MPI_Comm comm);
+                                            const std::filesystem::path& explicit_file, MPI_Comm comm);
 
 template <class Real>
 using SpectralVector = std::array<std::span<const Complex<Real>>, 3>;
@@ -91,9 +90,6 @@ template <class Real>
 std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
                                        const fft::SlabLayout& layout, const SpectralVector<Real>& velocity,
                                        MPI_Comm comm);
-
-// The attributes only (for choosing a grid or precision before allocating). Collective over comm.
-CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, MPI_Comm comm);
 
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,

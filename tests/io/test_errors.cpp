@@ -89,7 +89,7 @@ TEST_CASE("reading checkpoints reports a missing file, another grid or a missing
   MutableSpectralVector<double> view{velocity[0], velocity[1], velocity[2]};
 
   CHECK(every_rank_failed_with(
-      error_message([&] { choose_restart_checkpoint(directory.path(), {}, kGrid, MPI_COMM_WORLD); }),
+      error_message([&] { choose_restart_checkpoint(directory.path(), {}, MPI_COMM_WORLD); }),
       {directory.path().string(), "no checkpoint"}));
   const auto missing = checkpoint_path(directory.path());
   CHECK(every_rank_failed_with(
