@@ -12,11 +12,9 @@
 //   velocity vector is therefore joined as (w, v, u), its components along ParaView's (X, Y, Z), so glyphs
 //   and streamlines follow the flow. (The swap is a reflection: a curl computed in ParaView has the opposite
 //   sign of kolmo's vorticity_* datasets, which are written as they are.)
-// - write_field_xdmf() writes the document to <path>.tmp and renames it to path. Host-only, one process.
 #pragma once
 
 #include <array>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -32,7 +30,5 @@ struct XdmfFields {
 };
 
 std::string field_xdmf(const XdmfFields& fields);
-
-void write_field_xdmf(const std::filesystem::path& path, const XdmfFields& fields);
 
 }  // namespace kolmo::io
