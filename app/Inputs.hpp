@@ -8,8 +8,10 @@
 //   grid.n, values that are NaN or infinite, a Poisson right-hand side whose mean the problem cannot take.
 // - read_initial_file: initial.file is a kolmo field file (datasets u, v, w of shape grid.n, any real type)
 //   or a checkpoint (u_hat, v_hat, w_hat); the rank's slabs of whichever it holds.
-// - read_restart: the checkpoint --checkpoint names, or the newest complete one in the output directory's
-//   checkpoints/ for --restart; its grid must be grid.n. physics_changes lists what the configuration changes
+// - read_restart: the checkpoint --checkpoint names, or for --restart checkpoint.h5 in the output directory's
+//   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
+//   then says which file was bad, why, and which is used: io::choose_restart_checkpoint); its grid must be
+//   grid.n. physics_changes lists what the configuration changes
 //   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity and box and, for
 //   --restart, the forcing of the run's previous config.yaml: a restart may change them, and says so.
 // - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is
@@ -49,6 +51,7 @@ struct RestartState {
   io::CheckpointInfo info;
   std::array<std::vector<Complex<Real>>, 3> modes;
   std::vector<std::string> physics_changes;
+  std::string note;  // empty, or one line: the newest checkpoint was unusable, the previous one is used
 };
 
 template <class Real>

@@ -1,8 +1,9 @@
-"""What the end-to-end tests of the kolmo command share: its arguments, running kolmo, checks and their
-verdict, and what "nothing written" means."""
+"""What the end-to-end tests of the kolmo command share: its arguments, running kolmo (with a time limit
+that kills a hung job), checks and their verdict, and what "nothing written" means."""
 import argparse
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -24,10 +25,30 @@ def check(condition, message):
     return condition
 
 
-def kolmo(ranks, *arguments, cwd):
+class Run:
+    """A finished kolmo run: returncode, stdout, stderr, and whether it was killed for taking too long."""
+
+    def __init__(self, returncode, stdout, stderr, timed_out):
+        self.returncode, self.stdout, self.stderr, self.timed_out = returncode, stdout, stderr, timed_out
+
+    def error_lines(self):
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+def kolmo(ranks, *arguments, cwd, timeout=600):
+    """Runs kolmo on `ranks` MPI ranks. A run still going after `timeout` seconds (hung) is killed with its
+    whole process group, ranks included, and comes back with timed_out set."""
     command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+        return Run(process.returncode, out, err, False)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        return Run(process.returncode, out, err, True)
 
 
 def snapshot(directory):
