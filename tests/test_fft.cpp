@@ -53,7 +53,9 @@ struct Case {
   ExchangeMethod method;
   bool in_place;
   int pieces = 1;  // the all-to-all in this many pieces (FftOptions::exchange_pieces)
-  // Several GPU ranks: packing in cuFFT's kernels (FftOptions::pack_in_ffts), with realigned planes.
+  // Several GPU ranks: packing in cuFFT's kernels (FftOptions::pack_in_ffts), here by default with the
+  // callbacks in the plane transforms (realigned_planes false), which every exchange method is tested with;
+  // gpu_cases adds realigned planes (the library's default) and the copies.
   bool pack_in_ffts = true, realigned_planes = false;
   FftOptions options() const {
     FftOptions o{method};
@@ -90,7 +92,7 @@ std::vector<Case> gpu_cases(const std::string& name) {
     for (bool in_place : {false, true}) cases.push_back({gpu, method, in_place});
   for (auto method : methods)
     if (method != ExchangeMethod::alltoallv) cases.push_back({gpu, method, false, 3});
-  // Several ranks: the other ways of packing (the default is above).
+  // Several ranks: the other ways of packing, realigned planes and the copies.
   if (kolmo::testing::world_size() > 1)
     for (bool in_place : {false, true}) {
       cases.push_back({gpu, methods[0], in_place, 1, false});
