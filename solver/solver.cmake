@@ -1,6 +1,9 @@
-# The physics library: Navier-Stokes, forcing, diagnostics, spectra, initial conditions, the Poisson solver.
+# The physics library: Navier-Stokes with scalars, buoyancy and rotation, forcing, diagnostics, spectra,
+# initial conditions, the Poisson solver.
 # Included from the top-level CMakeLists.txt; paths are relative to the project root.
 set(KOLMO_SOLVER_SOURCES
+  ${PROJECT_SOURCE_DIR}/solver/Options.cpp
+  ${PROJECT_SOURCE_DIR}/solver/Terms.cpp
   ${PROJECT_SOURCE_DIR}/solver/Forcing.cpp
   ${PROJECT_SOURCE_DIR}/solver/Integrators.cpp
   ${PROJECT_SOURCE_DIR}/solver/NavierStokes.cpp

@@ -13,7 +13,7 @@ using namespace kolmo::solver;
 
 namespace {
 
-std::array<std::vector<Complex<double>>, 3> solve_to(Integrator integrator, double end_time, int steps) {
+testing::HostField<double> solve_to(Integrator integrator, double end_time, int steps) {
   FlowParameters parameters;
   parameters.viscosity = 0.05;
   parameters.integrator = integrator;
