@@ -120,6 +120,7 @@ struct RhsConfig {
 struct PoissonConfig {
   double shift{};
   RhsConfig rhs;
+  bool subtract_mean{};  // file: subtract the right-hand side's mean before solving
   bool gradient{};
   bool operator==(const PoissonConfig&) const = default;
 };

@@ -21,8 +21,11 @@
 //   real-space pass, and the last one leaves the next step's first input ready.
 // - cfl_dt(cfl, max_dt) = min(max_dt, cfl / (max over points of (|u|/dx + |v|/dy + |w|/dz) + W)), W the
 //   bound of the linear terms' frequencies (TermCoefficients::wave_frequency_bound; 0 for pure
-//   Navier-Stokes), for the current velocity. Its real-space velocity is kept for the next step's first
-//   stage, so calling it every step costs no extra transform.
+//   Navier-Stokes), for the current velocity (0 when the velocity holds a NaN or an infinity). Its
+//   real-space velocity is kept for the next step's first stage, so calling it every step costs no extra
+//   transform. The same pass fills velocity_scan(): that maximum (+infinity for a velocity that is not
+//   finite; W not included) and the energy 1/2 <|u|^2> (kinetic_energy() up to round-off), for blow-up
+//   checks every step at no extra cost.
 // - Memory, in slabs of alloc_complex() complex values (a real-field equivalent, N^3/P reals, times
 //   (Nz+2)/Nz): the velocity 3, its stage input 3 and curl 3, its accumulator 3 (rk3, rk4); per scalar its
 //   state 1, gradient 3, accumulator 1 (rk3, rk4) and, when buoyant, its spectral stage input 1; plus the
@@ -72,6 +75,12 @@ class NavierStokes {
   long step_count() const { return step_count_; }
   double last_dt() const { return last_dt_; }
   void set_clock(double time, long step_count, double last_dt = 0);
+  struct VelocityScan {
+    double rate = 0;    // max over points of |u|/dx + |v|/dy + |w|/dz; +infinity if not finite
+    double energy = 0;  // 1/2 <|u|^2>
+  };
+  // What the last cfl_dt() found (zeros before the first call).
+  const VelocityScan& velocity_scan() const { return scan_; }
 
   // State: spectral velocity and scalars (device buffers). Write through velocity() or scalar(j), then call
   // enforce_constraints().
@@ -168,6 +177,7 @@ class NavierStokes {
   std::vector<ScalarFields> scalars_;
   Buffer<ScalarSlots<Real>> scalar_table_;  // the slots of every scalar, for the kernels
   double time_ = 0, last_dt_ = 0;
+  VelocityScan scan_;
   long step_count_ = 0;
   // What the stage and scratch fields hold between calls: the next step's first input, every field's input
   // in spectral space (left by step), or the velocity already in real space with the rest still spectral
