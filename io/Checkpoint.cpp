@@ -28,26 +28,37 @@ Block spectral_block(const fft::SlabLayout& layout) {
                {hsize_t(layout.nx()), hsize_t(layout.y_count()), hsize_t(layout.nzc())}};
 }
 
-template <class Span>
-void check_sizes(const fft::SlabLayout& layout, const std::array<Span, 3>& velocity) {
-  for (int c = 0; c < 3; ++c)
-    KOLMO_REQUIRE(velocity[c].size() >= layout.spectral_size(),
-                  std::string(kVelocityComponents[c]) + " has " + std::to_string(velocity[c].size()) +
-                      " values, the spectral slab needs " + std::to_string(layout.spectral_size()));
+template <class Named>
+void check_sizes(const fft::SlabLayout& layout, const std::vector<Named>& datasets) {
+  for (std::size_t i = 0; i < datasets.size(); ++i) {
+    const auto& d = datasets[i];
+    KOLMO_REQUIRE(d.modes.size() >= layout.spectral_size(),
+                  d.name + " has " + std::to_string(d.modes.size()) + " values, the spectral slab needs " +
+                      std::to_string(layout.spectral_size()));
+    for (std::size_t j = 0; j < i; ++j)
+      KOLMO_REQUIRE(datasets[j].name != d.name, "two datasets are named " + d.name);
+  }
 }
 
-// The layout and the velocity's sizes, checked on every rank before the file is touched; errors name path.
-template <class Span>
-void check_velocity(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                    const std::array<Span, 3>& velocity, MPI_Comm comm) {
+// The layout and the datasets' sizes, checked on every rank before the file is touched; errors name path.
+template <class Named>
+void check_datasets(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                    const std::vector<Named>& datasets, MPI_Comm comm) {
   on_every_rank(comm, [&] {
     try {
       check_layout_matches(layout, comm);
-      check_sizes(layout, velocity);
+      check_sizes(layout, datasets);
     } catch (const Error& error) {
       throw Error(path.string() + ": " + error.what());
     }
   });
+}
+
+template <class Named, class Span>
+std::vector<Named> velocity_named(const std::array<Span, 3>& velocity) {
+  std::vector<Named> named;
+  for (int c = 0; c < 3; ++c) named.push_back({kVelocityComponents[c], velocity[c]});
+  return named;
 }
 
 void check_exists(const std::filesystem::path& path, MPI_Comm comm) {
@@ -101,12 +112,12 @@ std::filesystem::path latest_checkpoint(const std::filesystem::path& directory, 
 
 template <class Real>
 std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
-                                       const fft::SlabLayout& layout, const SpectralVector<Real>& velocity,
-                                       MPI_Comm comm) {
+                                       const fft::SlabLayout& layout,
+                                       const std::vector<SpectralDataset<Real>>& datasets, MPI_Comm comm) {
   const std::filesystem::path path = checkpoint_path(directory);
   std::filesystem::path temporary = path;
   temporary += ".tmp";
-  check_velocity(path, layout, velocity, comm);
+  check_datasets(path, layout, datasets, comm);
   on_root(comm, [&] { std::filesystem::create_directories(directory); });
 
   write_parallel_file(temporary, comm, [&](File& file, std::string& dataset_name) {
@@ -124,11 +135,11 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
     PropertyList creation = unfilled_datasets();
     Type type = complex_type<Real>();
-    for (int c = 0; c < 3; ++c) {
-      dataset_name = kVelocityComponents[c];
-      Dataset dataset(KOLMO_CHECK_HDF5(H5Dcreate2(file.get(), kVelocityComponents[c], type.get(), space.get(),
+    for (const auto& d : datasets) {
+      dataset_name = d.name;
+      Dataset dataset(KOLMO_CHECK_HDF5(H5Dcreate2(file.get(), d.name.c_str(), type.get(), space.get(),
                                                   H5P_DEFAULT, creation.get(), H5P_DEFAULT)));
-      write_block(dataset.get(), type.get(), spectral_block(layout), velocity[c].data(), comm);
+      write_block(dataset.get(), type.get(), spectral_block(layout), d.modes.data(), comm);
     }
   });
   on_root(comm, [&] {
@@ -136,6 +147,14 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
     rename_or_throw(temporary, path);
   });
   return path;
+}
+
+template <class Real>
+std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
+                                       const fft::SlabLayout& layout, const VelocityModes<Real>& velocity,
+                                       MPI_Comm comm) {
+  return write_checkpoint<Real>(directory, info, layout, velocity_named<SpectralDataset<Real>>(velocity),
+                                comm);
 }
 
 CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, MPI_Comm comm) {
@@ -150,8 +169,8 @@ CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, MPI_Comm 
 
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                               const MutableSpectralVector<Real>& velocity, MPI_Comm comm) {
-  check_velocity(path, layout, velocity, comm);
+                               const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm) {
+  check_datasets(path, layout, targets, comm);
   check_exists(path, comm);
   std::string dataset_name;
   try {
@@ -161,15 +180,15 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
                   "grid " + grid_text(info.grid) + " differs from the run's " + grid_text(layout.global()));
     const std::vector<hsize_t> expected = spectral_shape(layout.global());
     Type type = complex_type<Real>();
-    for (int c = 0; c < 3; ++c) {
-      Dataset dataset = open_dataset(file.get(), kVelocityComponents[c]);
-      dataset_name = kVelocityComponents[c];
+    for (const auto& target : targets) {
+      dataset_name = target.name;
+      Dataset dataset = open_dataset(file.get(), target.name);
       const std::vector<hsize_t> shape = dataset_shape(dataset.get());
       KOLMO_REQUIRE(shape == expected, "shape " + shape_text(shape) + ", expected " + shape_text(expected));
       Type stored(KOLMO_CHECK_HDF5(H5Dget_type(dataset.get())));
       KOLMO_REQUIRE(KOLMO_CHECK_HDF5(H5Tget_class(stored.get())) == H5T_COMPOUND,
                     "not a complex {r, i} compound");
-      read_block(dataset.get(), type.get(), spectral_block(layout), velocity[c].data(), comm);
+      read_block(dataset.get(), type.get(), spectral_block(layout), target.modes.data(), comm);
     }
     return info;
   } catch (const Error& error) {
@@ -178,15 +197,25 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
   }
 }
 
-template std::filesystem::path write_checkpoint<float>(const std::filesystem::path&, const CheckpointInfo&,
-                                                       const fft::SlabLayout&, const SpectralVector<float>&,
-                                                       MPI_Comm);
-template std::filesystem::path write_checkpoint<double>(const std::filesystem::path&, const CheckpointInfo&,
-                                                        const fft::SlabLayout&, const SpectralVector<double>&,
-                                                        MPI_Comm);
-template CheckpointInfo read_checkpoint<float>(const std::filesystem::path&, const fft::SlabLayout&,
-                                               const MutableSpectralVector<float>&, MPI_Comm);
-template CheckpointInfo read_checkpoint<double>(const std::filesystem::path&, const fft::SlabLayout&,
-                                                const MutableSpectralVector<double>&, MPI_Comm);
+template <class Real>
+CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                               const VelocityTargets<Real>& velocity, MPI_Comm comm) {
+  return read_checkpoint<Real>(path, layout, velocity_named<SpectralTarget<Real>>(velocity), comm);
+}
+
+#define KOLMO_INSTANTIATE_CHECKPOINT(Real)                                                                   \
+  template std::filesystem::path write_checkpoint<Real>(                                                     \
+      const std::filesystem::path&, const CheckpointInfo&, const fft::SlabLayout&,                           \
+      const std::vector<SpectralDataset<Real>>&, MPI_Comm);                                                  \
+  template std::filesystem::path write_checkpoint<Real>(const std::filesystem::path&, const CheckpointInfo&, \
+                                                        const fft::SlabLayout&, const VelocityModes<Real>&,  \
+                                                        MPI_Comm);                                           \
+  template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
+                                                const std::vector<SpectralTarget<Real>>&, MPI_Comm);         \
+  template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
+                                                const VelocityTargets<Real>&, MPI_Comm);
+KOLMO_INSTANTIATE_CHECKPOINT(float)
+KOLMO_INSTANTIATE_CHECKPOINT(double)
+#undef KOLMO_INSTANTIATE_CHECKPOINT
 
 }  // namespace kolmo::io

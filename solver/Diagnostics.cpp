@@ -54,6 +54,11 @@ double mean_square_half(const NavierStokes<Real>& flow, const SpectralField<Real
 }
 
 template <class Real>
+double scalar_variance(const NavierStokes<Real>& flow, int scalar) {
+  return 2 * mean_square_half(flow, flow.scalar(scalar));
+}
+
+template <class Real>
 double kinetic_energy(const NavierStokes<Real>& flow) {
   return mean_square_half(flow, flow.velocity());
 }
@@ -157,6 +162,7 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
   template Diagnostics compute_diagnostics<Real>(const NavierStokes<Real>&);                           \
   template std::vector<ScalarDiagnostics> compute_scalar_diagnostics<Real>(const NavierStokes<Real>&); \
   template double kinetic_energy<Real>(const NavierStokes<Real>&);                                     \
+  template double scalar_variance<Real>(const NavierStokes<Real>&, int);                               \
   template double mean_square_half<Real>(const NavierStokes<Real>&, const SpectralField<Real>&);       \
   template double inner_product<Real>(const NavierStokes<Real>&, const SpectralField<Real>&,           \
                                       const SpectralField<Real>&);

@@ -50,6 +50,10 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow);
 template <class Real>
 std::vector<ScalarDiagnostics> compute_scalar_diagnostics(const NavierStokes<Real>& flow);
 
+// <theta^2> of scalar j alone (one reduction).
+template <class Real>
+double scalar_variance(const NavierStokes<Real>& flow, int scalar);
+
 // E = 1/2 <|u|^2> alone (one reduction).
 template <class Real>
 double kinetic_energy(const NavierStokes<Real>& flow);

@@ -2,7 +2,6 @@
 # initial conditions, the Poisson solver.
 # Included from the top-level CMakeLists.txt; paths are relative to the project root.
 set(KOLMO_SOLVER_SOURCES
-  ${PROJECT_SOURCE_DIR}/solver/Options.cpp
   ${PROJECT_SOURCE_DIR}/solver/Terms.cpp
   ${PROJECT_SOURCE_DIR}/solver/Forcing.cpp
   ${PROJECT_SOURCE_DIR}/solver/Integrators.cpp

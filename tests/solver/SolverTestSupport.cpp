@@ -1,7 +1,10 @@
 #include "tests/solver/SolverTestSupport.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
+
+#include "core/Error.hpp"
 
 #include "tests/TestSupport.hpp"
 
@@ -22,6 +25,32 @@ double max_magnitude(const HostField<Real>& a, MPI_Comm comm) {
   for (const auto& component : a)
     for (const auto& value : component) local = std::max(local, std::sqrt(double(norm2(value))));
   return global_max(local, comm);
+}
+
+void check_drift_falls_at_order(const std::function<double(solver::Integrator, int)>& drift,
+                                double rk4_bound) {
+  struct Case {
+    solver::Integrator integrator;
+    double order;
+  };
+  for (const Case& c : {Case{solver::Integrator::rk2, 2}, Case{solver::Integrator::rk3, 3},
+                        Case{solver::Integrator::rk4, 4}}) {
+    const double coarse = drift(c.integrator, 4), fine = drift(c.integrator, 8);
+    const double observed = std::log2(coarse / fine);
+    INFO("integrator " << to_string(c.integrator) << ": relative drift " << coarse << " -> " << fine
+                       << ", observed rate " << observed);
+    CHECK(observed > c.order - 0.3);
+    if (c.integrator == solver::Integrator::rk4) CHECK(fine < rk4_bound);
+  }
+}
+
+std::string error_message(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const kolmo::Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 template double max_difference<float>(const HostField<float>&, const HostField<float>&, MPI_Comm);

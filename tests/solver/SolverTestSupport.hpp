@@ -5,7 +5,9 @@
 #include <mpi.h>
 
 #include <array>
+#include <functional>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -69,6 +71,15 @@ double max_difference(const HostField<Real>& a, const HostField<Real>& b, MPI_Co
 // max over modes and ranks of |a|.
 template <class Real>
 double max_magnitude(const HostField<Real>& a, MPI_Comm comm = MPI_COMM_WORLD);
+
+// An invariant's relative drift over a fixed time, as a function of the integrator and the number of steps,
+// must fall at least at the integrator's order (observed over 4 and 8 steps, within 0.3) and stay below
+// rk4_bound with rk4 at 8 steps. Checks with Catch.
+void check_drift_falls_at_order(const std::function<double(solver::Integrator, int)>& drift,
+                                double rk4_bound);
+
+// The message of the kolmo::Error that action throws; empty when it throws none.
+std::string error_message(const std::function<void()>& action);
 
 // Round-off scale for tests templated over precision.
 template <class Real>
