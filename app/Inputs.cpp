@@ -147,10 +147,11 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   const auto paths = io::output_paths(config.output.directory);
   RestartState<Real> state;
   reading(option, [&] {
-    // The checkpoint to continue from (io/Checkpoint's choice with checksums and fallback replaces this).
-    state.path = options.checkpoint.empty() ? io::latest_checkpoint(paths.checkpoints, comm)
-                                            : std::filesystem::path(options.checkpoint);
-    state.info = io::read_checkpoint_info(state.path, comm);
+    // The named file, or the newest sound one of checkpoint.h5 and checkpoint.prev.h5, checksums verified.
+    io::RestartCheckpoint chosen = io::choose_restart_checkpoint(paths.checkpoints, options.checkpoint, comm);
+    state.path = chosen.path;
+    state.info = chosen.info;
+    state.note = chosen.note;
   });
   if (state.info.grid != config.grid.n)
     throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +

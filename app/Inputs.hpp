@@ -11,9 +11,11 @@
 // - read_initial_scalars: for each scalar (app/FlowFromConfig.hpp's order) whose initial.type is file, its
 //   initial.dataset of a field file or its <name>_hat of a checkpoint, whichever the file holds; nothing for
 //   the others.
-// - read_restart: the checkpoint --checkpoint names, or the newest complete one in the output directory's
-//   checkpoints/ for --restart; its grid must be grid.n; it must hold every field of the run (the velocity
-//   and each scalar's <name>_hat). physics_changes lists what the configuration changes
+// - read_restart: the checkpoint --checkpoint names, or for --restart checkpoint.h5 in the output directory's
+//   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
+//   then says which file was bad, why, and which is used: io::choose_restart_checkpoint); its grid must be
+//   grid.n, and it must hold every field of the run (the velocity and each scalar's <name>_hat).
+//   physics_changes lists what the configuration changes
 //   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity and box and, for
 //   --restart, the forcing of the run's previous config.yaml: a restart may change them, and says so.
 // - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is
@@ -66,6 +68,7 @@ struct RestartState {
   std::array<std::vector<Complex<Real>>, 3> modes;
   std::vector<std::vector<Complex<Real>>> scalar_modes;  // in app/FlowFromConfig.hpp's order
   std::vector<std::string> physics_changes;
+  std::string note;  // empty, or one line: the newest checkpoint was unusable, the previous one is used
 };
 
 template <class Real>

@@ -2,7 +2,6 @@
 // output schedule, progress, checkpoints, a blow-up check every step, clean stop on a signal.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 
 #include "app/BlowUp.hpp"
@@ -15,10 +14,12 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Checkpoint.hpp"
+#include "io/Collective.hpp"
 #include "io/FieldFile.hpp"
 #include "io/OutputDirectory.hpp"
 #include "io/SeriesFile.hpp"
 #include "io/SpectraFile.hpp"
+#include "io/TextFile.hpp"
 #include "solver/Diagnostics.hpp"
 #include "solver/InitialConditions.hpp"
 #include "solver/NavierStokes.hpp"
@@ -113,7 +114,7 @@ class NavierStokesRun {
         restart ? io::ExistingOutput::keep
                 : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
         comm_);
-    if (rank_ == 0) std::ofstream(paths_.config) << options_.config_text;
+    io::on_root(comm_, [&] { io::replace_text_file(paths_.config, options_.config_text); });
     write_run_status(paths_.root, "running: " + step_and_time(flow_.step_count(), flow_.time()), comm_);
     try {
       const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
@@ -199,6 +200,7 @@ class NavierStokesRun {
   // the last bits and a restart would not continue the run exactly.
   void restart_from_checkpoint() {
     auto state = read_restart<Real>(config_, options_, fft_.layout(), comm_);
+    if (rank_ == 0 && !state.note.empty()) std::fprintf(stderr, "kolmo: %s\n", state.note.c_str());
     for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(state.modes[d]);
     for (int j = 0; j < flow_.scalar_count(); ++j)
       flow_.scalar(j).buffer().assign_from_host(state.scalar_modes[j]);

@@ -1,8 +1,9 @@
-"""What the end-to-end tests of the kolmo command share: its arguments, running kolmo, checks and their
-verdict, and what "nothing written" means."""
+"""What the end-to-end tests of the kolmo command share: its arguments, running kolmo (with a time limit
+that kills a hung job), checks and their verdict, and what "nothing written" means."""
 import argparse
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 
@@ -24,10 +25,30 @@ def check(condition, message):
     return condition
 
 
-def kolmo(ranks, *arguments, cwd):
+class Run:
+    """A finished kolmo run: returncode, stdout, stderr, and whether it was killed for taking too long."""
+
+    def __init__(self, returncode, stdout, stderr, timed_out):
+        self.returncode, self.stdout, self.stderr, self.timed_out = returncode, stdout, stderr, timed_out
+
+    def error_lines(self):
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+def kolmo(ranks, *arguments, cwd, timeout=600):
+    """Runs kolmo on `ranks` MPI ranks. A run still going after `timeout` seconds (hung) is killed with its
+    whole process group, ranks included, and comes back with timed_out set."""
     command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+        return Run(process.returncode, out, err, False)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        return Run(process.returncode, out, err, True)
 
 
 def snapshot(directory):
@@ -41,6 +62,20 @@ def checkpoint(path):
     import h5py
     with h5py.File(path, "r") as f:
         return [f[name][...] for name in ("u_hat", "v_hat", "w_hat")], int(f.attrs["step"]), float(f.attrs["time"])
+
+
+def flip_bit_in_chunk(path, dataset, ky):
+    """Flips one bit in the middle of the stored chunk of `dataset` that holds ky plane `ky`."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        d = f[dataset]
+        infos = [d.id.get_chunk_info(i) for i in range(d.id.get_num_chunks())]
+    info = next(i for i in infos if i.chunk_offset[1] == ky)
+    with open(path, "r+b") as f:
+        f.seek(info.byte_offset + info.size // 2)
+        byte = f.read(1)[0]
+        f.seek(info.byte_offset + info.size // 2)
+        f.write(bytes([byte ^ 0x10]))
 
 
 def finish():

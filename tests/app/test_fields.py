@@ -4,7 +4,9 @@
 
 - Checkpoints carry every field by name (u_hat, v_hat, w_hat, theta_hat, b_hat): N steps in one go and
   N/2 + restart + N/2 give bitwise-identical fields on 1 and 2 ranks; a 1-rank checkpoint continues on 3 ranks
-  to the same state within round-off; a checkpoint without a field of the run is refused.
+  to the same state within round-off; a checkpoint without a field of the run is refused; a flipped bit in a
+  scalar's dataset of checkpoint.h5 makes --restart continue from checkpoint.prev.h5 (its checksums cover
+  every field).
 - series.h5 has each scalar's columns and the buoyancy's, spectra.h5 a spectrum per field, field dumps and
   their XDMF the scalars under their names; the dumped scalar is the checkpoint's, transformed (numpy).
 - A scalar's initial field read from a field dump and from a checkpoint reproduces it.
@@ -23,7 +25,8 @@ except ImportError:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import check, finish, kolmo, snapshot  # noqa: E402
+from kolmo_test import check, finish, flip_bit_in_chunk, kolmo, snapshot  # noqa: E402
+import shutil  # noqa: E402
 
 FIELDS = ("u_hat", "v_hat", "w_hat", "theta_hat", "b_hat")
 
@@ -80,6 +83,18 @@ with tempfile.TemporaryDirectory() as tmp:
     c, step_c = fields_of(three / "out/checkpoints/checkpoint.h5")
     worst = max(np.abs(a[n] - c[n]).max() / np.abs(a[n]).max() for n in FIELDS)
     check(step_c == 12 and worst <= 1e-10, f"restart on 3 ranks matches every field within round-off ({worst:.1e})")
+
+    # A damaged scalar dataset in checkpoint.h5 (step 12): the restart says so and continues from
+    # checkpoint.prev.h5 (step 6), to the same state as the run in one go.
+    damaged = root / "damaged"
+    shutil.copytree(root / "two_1", damaged)
+    flip_bit_in_chunk(damaged / "out/checkpoints/checkpoint.h5", "theta_hat", 5)
+    r = kolmo(1, "run", str(root / "run.yaml"), "--restart", "--set", "time.steps=12", cwd=damaged)
+    a, _ = fields_of(root / "one_1/out/checkpoints/checkpoint.h5")
+    d, step_d = fields_of(damaged / "out/checkpoints/checkpoint.h5")
+    check(r.returncode == 0 and "checkpoint.prev.h5" in r.stdout + r.stderr and step_d == 12 and
+          all(np.array_equal(a[n], d[n]) for n in FIELDS),
+          f"a flipped bit in theta_hat: restart from checkpoint.prev.h5 to the same state ({r.stderr.strip()[:200]})")
 
     # What the run wrote, by name.
     out = root / "one_1/out"
