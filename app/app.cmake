@@ -3,6 +3,7 @@ find_package(CLI11 REQUIRED)
 add_executable(kolmo
   ${PROJECT_SOURCE_DIR}/app/main.cpp
   ${PROJECT_SOURCE_DIR}/app/BlowUp.cpp
+  ${PROJECT_SOURCE_DIR}/app/FlowFromConfig.cpp
   ${PROJECT_SOURCE_DIR}/app/Inputs.cpp
   ${PROJECT_SOURCE_DIR}/app/MemoryEstimate.cpp
   ${PROJECT_SOURCE_DIR}/app/RunStatus.cpp
@@ -32,4 +33,8 @@ if(KOLMO_BUILD_TESTS)
            COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_safety.py --kolmo $<TARGET_FILE:kolmo>
                    --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
   set_tests_properties(app_safety PROPERTIES TIMEOUT 900)
+  add_test(NAME app_fields
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_fields.py --kolmo $<TARGET_FILE:kolmo>
+                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
+  set_tests_properties(app_fields PROPERTIES TIMEOUT 900)
 endif()

@@ -48,26 +48,37 @@ std::vector<hsize_t> spectral_chunk(const std::array<long, 3>& grid) {
   return {kx, 1, nzc};
 }
 
-template <class Span>
-void check_sizes(const fft::SlabLayout& layout, const std::array<Span, 3>& velocity) {
-  for (int c = 0; c < 3; ++c)
-    KOLMO_REQUIRE(velocity[c].size() >= layout.spectral_size(),
-                  std::string(kVelocityComponents[c]) + " has " + std::to_string(velocity[c].size()) +
-                      " values, the spectral slab needs " + std::to_string(layout.spectral_size()));
+template <class Named>
+void check_sizes(const fft::SlabLayout& layout, const std::vector<Named>& datasets) {
+  for (std::size_t i = 0; i < datasets.size(); ++i) {
+    const auto& d = datasets[i];
+    KOLMO_REQUIRE(d.modes.size() >= layout.spectral_size(),
+                  d.name + " has " + std::to_string(d.modes.size()) + " values, the spectral slab needs " +
+                      std::to_string(layout.spectral_size()));
+    for (std::size_t j = 0; j < i; ++j)
+      KOLMO_REQUIRE(datasets[j].name != d.name, "two datasets are named " + d.name);
+  }
 }
 
-// The layout and the velocity's sizes, checked on every rank before the file is touched; errors name path.
-template <class Span>
-void check_velocity(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                    const std::array<Span, 3>& velocity, MPI_Comm comm) {
+// The layout and the datasets' sizes, checked on every rank before the file is touched; errors name path.
+template <class Named>
+void check_datasets(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                    const std::vector<Named>& datasets, MPI_Comm comm) {
   on_every_rank(comm, [&] {
     try {
       check_layout_matches(layout, comm);
-      check_sizes(layout, velocity);
+      check_sizes(layout, datasets);
     } catch (const Error& error) {
       throw Error(path.string() + ": " + error.what());
     }
   });
+}
+
+template <class Named, class Span>
+std::vector<Named> velocity_named(const std::array<Span, 3>& velocity) {
+  std::vector<Named> named;
+  for (int c = 0; c < 3; ++c) named.push_back({kVelocityComponents[c], velocity[c]});
+  return named;
 }
 
 void check_exists(const std::filesystem::path& path, MPI_Comm comm) {
@@ -104,7 +115,7 @@ std::string grid_text(const std::array<long, 3>& grid) {
 }
 
 // What the datasets must look like; the dataset's own type, so checking reads convert nothing. Local.
-Type checked_velocity_dataset(hid_t dataset, const std::array<long, 3>& grid) {
+Type checked_spectral_dataset(hid_t dataset, const std::array<long, 3>& grid) {
   const std::vector<hsize_t> expected = spectral_shape(grid);
   const std::vector<hsize_t> shape = dataset_shape(dataset);
   KOLMO_REQUIRE(shape == expected, "shape " + shape_text(shape) + ", expected " + shape_text(expected));
@@ -115,13 +126,15 @@ Type checked_velocity_dataset(hid_t dataset, const std::array<long, 3>& grid) {
 }
 
 // Opens a checkpoint, reads its attributes, checks that its grid is `grid` (or, with no grid given, takes
-// the file's own) and its datasets' shapes, then calls transfer(dataset, its stored type, component, grid)
-// for u_hat, v_hat, w_hat. Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
+// the file's own) and its datasets' shapes, then calls transfer(dataset, its stored type, index, grid) for
+// each of the named datasets (with no names given: the velocity's and every other dataset the file holds).
+// Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
 using Transfer =
-    std::function<void(hid_t dataset, hid_t stored_type, int component, const std::array<long, 3>& grid)>;
+    std::function<void(hid_t dataset, hid_t stored_type, std::size_t index, const std::array<long, 3>& grid)>;
 
 CheckpointInfo read_through(const std::filesystem::path& path, const std::optional<std::array<long, 3>>& grid,
-                            MPI_Comm comm, const Transfer& transfer) {
+                            const std::vector<std::string>& given_names, MPI_Comm comm,
+                            const Transfer& transfer) {
   check_exists(path, comm);
   std::string dataset_name;
   try {
@@ -134,15 +147,23 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::option
       KOLMO_REQUIRE(info.precision == "single" || info.precision == "double",
                     "precision '" + info.precision + "' is neither single nor double");
     });
-    for (int c = 0; c < 3; ++c) {
-      dataset_name = kVelocityComponents[c];
+    std::vector<std::string> names = given_names;
+    if (names.empty()) {
+      names.assign(kVelocityComponents.begin(), kVelocityComponents.end());
+      on_every_rank(comm, [&] {
+        for (const std::string& name : dataset_names(file.get()))
+          if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      });
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      dataset_name = names[i];
       Dataset dataset;
       Type stored;
       on_every_rank(comm, [&] {
-        dataset = open_dataset(file.get(), kVelocityComponents[c]);
-        stored = checked_velocity_dataset(dataset.get(), info.grid);
+        dataset = open_dataset(file.get(), names[i]);
+        stored = checked_spectral_dataset(dataset.get(), info.grid);
       });
-      transfer(dataset.get(), stored.get(), c, info.grid);
+      transfer(dataset.get(), stored.get(), i, info.grid);
     }
     return info;
   } catch (const Error& error) {
@@ -151,24 +172,25 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::option
   }
 }
 
-// Why path cannot be restarted from ("" if it can): read_through on the file's own grid, reading every chunk
-// once (its checksums verified), one ky plane per call through a buffer of one plane (a chunk holds one ky
-// plane). Each rank reads its even share of the planes; the first ranks hold the most, the others join their
-// last calls with nothing.
+// Why path cannot be restarted from ("" if it can): read_through on the file's own grid and every dataset
+// (the velocity's and the scalars'), reading every chunk once (its checksums verified), one ky plane per call
+// through a buffer of one plane (a chunk holds one ky plane). Each rank reads its even share of the planes;
+// the first ranks hold the most, the others join their last calls with nothing.
 std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, CheckpointInfo& info) {
   try {
     int ranks = 1, rank = 0;
     KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
     KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-    info = read_through(
-        path, std::nullopt, comm, [&](hid_t dataset, hid_t stored, int, const std::array<long, 3>& grid) {
-          const fft::Split ky{grid[1], ranks};
-          for (long j = 0; j < ky.count(0); ++j) {
-            const bool mine = j < ky.count(rank);
-            check_block_readable(dataset, stored,
-                                 spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm);
-          }
-        });
+    info = read_through(path, std::nullopt, {}, comm,
+                        [&](hid_t dataset, hid_t stored, std::size_t, const std::array<long, 3>& grid) {
+                          const fft::Split ky{grid[1], ranks};
+                          for (long j = 0; j < ky.count(0); ++j) {
+                            const bool mine = j < ky.count(rank);
+                            check_block_readable(
+                                dataset, stored,
+                                spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm);
+                          }
+                        });
     return {};
   } catch (const Error& error) {
     return error.what();
@@ -222,18 +244,19 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
 
 template <class Real>
 std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
-                                       const fft::SlabLayout& layout, const SpectralVector<Real>& velocity,
-                                       MPI_Comm comm) {
+                                       const fft::SlabLayout& layout,
+                                       const std::vector<SpectralDataset<Real>>& datasets, MPI_Comm comm) {
   const std::filesystem::path path = checkpoint_path(directory);
-  check_velocity(path, layout, velocity, comm);
+  check_datasets(path, layout, datasets, comm);
   on_root(comm, [&] { std::filesystem::create_directories(directory); });
 
   const std::vector<hsize_t> shape = spectral_shape(layout.global());
   const std::vector<hsize_t> chunk = spectral_chunk<Real>(layout.global());
   const std::uintmax_t chunks_per_dataset =
       ((shape[0] + chunk[0] - 1) / chunk[0]) * ((shape[1] + chunk[1] - 1) / chunk[1]);
-  const FileContent content{3 * shape[0] * shape[1] * shape[2] * sizeof(Complex<Real>),
-                            3 * chunks_per_dataset, FileFormat::checksummed};
+  const std::uintmax_t count = datasets.size();
+  const FileContent content{count * shape[0] * shape[1] * shape[2] * sizeof(Complex<Real>),
+                            count * chunks_per_dataset, FileFormat::checksummed};
   write_parallel_file(path, comm, content, [&](File& file, std::string& dataset_name) {
     write_attribute(file.get(), "time", info.time);
     write_attribute(file.get(), "step", std::int64_t{info.step});
@@ -248,11 +271,11 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
     PropertyList creation = checksummed_datasets(chunk);
     Type type = complex_type<Real>();
-    for (int c = 0; c < 3; ++c) {
-      dataset_name = kVelocityComponents[c];
-      Dataset dataset(KOLMO_CHECK_HDF5(H5Dcreate2(file.get(), kVelocityComponents[c], type.get(), space.get(),
+    for (const auto& d : datasets) {
+      dataset_name = d.name;
+      Dataset dataset(KOLMO_CHECK_HDF5(H5Dcreate2(file.get(), d.name.c_str(), type.get(), space.get(),
                                                   H5P_DEFAULT, creation.get(), H5P_DEFAULT)));
-      write_block(dataset.get(), type.get(), spectral_block(layout), velocity[c].data(), comm);
+      write_block(dataset.get(), type.get(), spectral_block(layout), d.modes.data(), comm);
     }
   });
   on_root(comm, [&] {
@@ -263,25 +286,46 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
 }
 
 template <class Real>
+std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
+                                       const fft::SlabLayout& layout, const VelocityModes<Real>& velocity,
+                                       MPI_Comm comm) {
+  return write_checkpoint<Real>(directory, info, layout, velocity_named<SpectralDataset<Real>>(velocity),
+                                comm);
+}
+
+template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                               const MutableSpectralVector<Real>& velocity, MPI_Comm comm) {
-  check_velocity(path, layout, velocity, comm);
+                               const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm) {
+  check_datasets(path, layout, targets, comm);
+  std::vector<std::string> names;
+  for (const auto& target : targets) names.push_back(target.name);
   Type type = complex_type<Real>();
-  return read_through(path, layout.global(), comm,
-                      [&](hid_t dataset, hid_t, int c, const std::array<long, 3>&) {
-                        read_block(dataset, type.get(), spectral_block(layout), velocity[c].data(), comm);
+  return read_through(path, layout.global(), names, comm,
+                      [&](hid_t dataset, hid_t, std::size_t i, const std::array<long, 3>&) {
+                        read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(),
+                                   comm);
                       });
 }
 
-template std::filesystem::path write_checkpoint<float>(const std::filesystem::path&, const CheckpointInfo&,
-                                                       const fft::SlabLayout&, const SpectralVector<float>&,
-                                                       MPI_Comm);
-template std::filesystem::path write_checkpoint<double>(const std::filesystem::path&, const CheckpointInfo&,
-                                                        const fft::SlabLayout&, const SpectralVector<double>&,
-                                                        MPI_Comm);
-template CheckpointInfo read_checkpoint<float>(const std::filesystem::path&, const fft::SlabLayout&,
-                                               const MutableSpectralVector<float>&, MPI_Comm);
-template CheckpointInfo read_checkpoint<double>(const std::filesystem::path&, const fft::SlabLayout&,
-                                                const MutableSpectralVector<double>&, MPI_Comm);
+template <class Real>
+CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                               const VelocityTargets<Real>& velocity, MPI_Comm comm) {
+  return read_checkpoint<Real>(path, layout, velocity_named<SpectralTarget<Real>>(velocity), comm);
+}
+
+#define KOLMO_INSTANTIATE_CHECKPOINT(Real)                                                                   \
+  template std::filesystem::path write_checkpoint<Real>(                                                     \
+      const std::filesystem::path&, const CheckpointInfo&, const fft::SlabLayout&,                           \
+      const std::vector<SpectralDataset<Real>>&, MPI_Comm);                                                  \
+  template std::filesystem::path write_checkpoint<Real>(const std::filesystem::path&, const CheckpointInfo&, \
+                                                        const fft::SlabLayout&, const VelocityModes<Real>&,  \
+                                                        MPI_Comm);                                           \
+  template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
+                                                const std::vector<SpectralTarget<Real>>&, MPI_Comm);         \
+  template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
+                                                const VelocityTargets<Real>&, MPI_Comm);
+KOLMO_INSTANTIATE_CHECKPOINT(float)
+KOLMO_INSTANTIATE_CHECKPOINT(double)
+#undef KOLMO_INSTANTIATE_CHECKPOINT
 
 }  // namespace kolmo::io

@@ -1,8 +1,9 @@
-// Checkpoints: the spectral velocity and the few numbers needed to continue a run, written so that a kill at
-// any moment leaves at least one complete checkpoint, and readable on any rank count.
+// Checkpoints: the spectral fields (velocity, scalars) and the few numbers needed to continue a run, written
+// so that a kill at any moment leaves at least one complete checkpoint, and readable on any rank count.
 //
 // Contract:
-// - Contents: datasets u_hat, v_hat, w_hat, each the global spectral array [Nx][Ny][Nz/2+1] of complex values
+// - Contents: one dataset per spectral component, named (the velocity's u_hat, v_hat, w_hat; a scalar's
+//   <name>_hat, checkpoint_dataset(name)), each the global spectral array [Nx][Ny][Nz/2+1] of complex values
 //   in the run's precision, stored as the compound {r, i} (h5py reads it as numpy complex); root attributes
 //   time, step, dt, grid, box, viscosity, rng_state (uint64, free for the caller's random generator),
 //   precision ("single"/"double") and code_version.
@@ -37,6 +38,7 @@
 #include <filesystem>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/Complex.hpp"
 #include "fft/SlabLayout.hpp"
@@ -80,19 +82,45 @@ struct RestartCheckpoint {
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file, MPI_Comm comm);
 
-template <class Real>
-using SpectralVector = std::array<std::span<const Complex<Real>>, 3>;
-template <class Real>
-using MutableSpectralVector = std::array<std::span<Complex<Real>>, 3>;
+// The dataset of a scalar field's spectral coefficients: "<name>_hat".
+inline std::string checkpoint_dataset(const std::string& field) {
+  return field + "_hat";
+}
 
-// Returns the path of the new checkpoint.h5.
+// One named spectral dataset: this rank's slab of it, to write (SpectralDataset) or to read into
+// (SpectralTarget).
+template <class Real>
+struct SpectralDataset {
+  std::string name;
+  std::span<const Complex<Real>> modes;
+};
+template <class Real>
+struct SpectralTarget {
+  std::string name;
+  std::span<Complex<Real>> modes;
+};
+// The velocity's three components alone (u_hat, v_hat, w_hat).
+template <class Real>
+using VelocityModes = std::array<std::span<const Complex<Real>>, 3>;
+template <class Real>
+using VelocityTargets = std::array<std::span<Complex<Real>>, 3>;
+
+// Returns the path of the new checkpoint.h5. The datasets' names must differ.
 template <class Real>
 std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
-                                       const fft::SlabLayout& layout, const SpectralVector<Real>& velocity,
+                                       const fft::SlabLayout& layout,
+                                       const std::vector<SpectralDataset<Real>>& datasets, MPI_Comm comm);
+template <class Real>
+std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
+                                       const fft::SlabLayout& layout, const VelocityModes<Real>& velocity,
                                        MPI_Comm comm);
 
+// Reads the named datasets (a missing one is an error naming it); other datasets of the file are ignored.
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                               const MutableSpectralVector<Real>& velocity, MPI_Comm comm);
+                               const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm);
+template <class Real>
+CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                               const VelocityTargets<Real>& velocity, MPI_Comm comm);
 
 }  // namespace kolmo::io

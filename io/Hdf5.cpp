@@ -147,6 +147,31 @@ bool has_link(hid_t location, const std::string& name) {
   return KOLMO_CHECK_HDF5(H5Lexists(location, name.c_str(), H5P_DEFAULT)) > 0;
 }
 
+// Opening the object tells datasets from groups the same way in HDF5 1.10, 1.12 and 1.14.
+bool is_dataset(hid_t location, const std::string& name) {
+  hid_t object = H5Oopen(location, name.c_str(), H5P_DEFAULT);
+  if (object < 0) return false;
+  const bool dataset = H5Iget_type(object) == H5I_DATASET;
+  H5Oclose(object);
+  return dataset;
+}
+
+namespace {
+
+herr_t collect_dataset(hid_t group, const char* name, const H5L_info_t* /*info*/, void* names) {
+  if (is_dataset(group, name)) static_cast<std::vector<std::string>*>(names)->push_back(name);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> dataset_names(hid_t group) {
+  std::vector<std::string> names;
+  KOLMO_CHECK_HDF5(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_dataset, &names));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 bool has_attribute(hid_t object, const std::string& name) {
   return KOLMO_CHECK_HDF5(H5Aexists(object, name.c_str())) > 0;
 }

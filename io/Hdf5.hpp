@@ -143,6 +143,9 @@ File open_serial(const std::filesystem::path& path, bool writable = false);
 PropertyList collective_transfer();
 
 bool has_link(hid_t location, const std::string& name);
+// Whether location's link `name` is a dataset (not a group), and the names of a group's datasets, sorted.
+bool is_dataset(hid_t location, const std::string& name);
+std::vector<std::string> dataset_names(hid_t group);
 bool has_attribute(hid_t object, const std::string& name);
 Dataset open_dataset(hid_t location, const std::string& name);
 // The extent of a dataset's dataspace, slowest dimension first.

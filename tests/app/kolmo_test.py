@@ -64,6 +64,20 @@ def checkpoint(path):
         return [f[name][...] for name in ("u_hat", "v_hat", "w_hat")], int(f.attrs["step"]), float(f.attrs["time"])
 
 
+def flip_bit_in_chunk(path, dataset, ky):
+    """Flips one bit in the middle of the stored chunk of `dataset` that holds ky plane `ky`."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        d = f[dataset]
+        infos = [d.id.get_chunk_info(i) for i in range(d.id.get_num_chunks())]
+    info = next(i for i in infos if i.chunk_offset[1] == ky)
+    with open(path, "r+b") as f:
+        f.seek(info.byte_offset + info.size // 2)
+        byte = f.read(1)[0]
+        f.seek(info.byte_offset + info.size // 2)
+        f.write(bytes([byte ^ 0x10]))
+
+
 def finish():
     print(f"{len(failures)} failure(s)")
     sys.exit(1 if failures else 0)

@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import check, checkpoint as velocity, finish, kolmo, snapshot  # noqa: E402
+from kolmo_test import check, checkpoint as velocity, finish, flip_bit_in_chunk, kolmo, snapshot  # noqa: E402
 
 try:
     import h5py
@@ -38,19 +38,6 @@ initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 7}
 output: {directory: out, series_every: 1, progress_every: 0, spectra_every: 0, checkpoint_every: 100,
          fields_every: 0}
 """
-
-
-def flip_bit_in_chunk(path, dataset, ky):
-    """Flips one bit in the middle of the stored chunk of `dataset` that holds ky plane `ky`."""
-    with h5py.File(path, "r") as f:
-        d = f[dataset]
-        infos = [d.id.get_chunk_info(i) for i in range(d.id.get_num_chunks())]
-    info = next(i for i in infos if i.chunk_offset[1] == ky)
-    with open(path, "r+b") as f:
-        f.seek(info.byte_offset + info.size // 2)
-        byte = f.read(1)[0]
-        f.seek(info.byte_offset + info.size // 2)
-        f.write(bytes([byte ^ 0x10]))
 
 
 def cut(path):

@@ -45,8 +45,8 @@ struct Velocity {
       for (auto& value : values) value = Complex<Real>(std::numeric_limits<Real>::quiet_NaN(), Real(0));
     return v;
   }
-  SpectralVector<Real> view() const { return {components[0], components[1], components[2]}; }
-  MutableSpectralVector<Real> targets() { return {components[0], components[1], components[2]}; }
+  VelocityModes<Real> view() const { return {components[0], components[1], components[2]}; }
+  VelocityTargets<Real> targets() { return {components[0], components[1], components[2]}; }
 };
 
 // Values of the slab that differ bit for bit from the test function with this seed.

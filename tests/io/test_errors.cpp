@@ -86,7 +86,7 @@ TEST_CASE("reading checkpoints reports a missing file, another grid or a missing
   const auto layout = world_layout();
   std::array<std::vector<Complex<double>>, 3> velocity;
   for (auto& c : velocity) c.assign(layout.spectral_size(), Complex<double>(1, 2));
-  MutableSpectralVector<double> view{velocity[0], velocity[1], velocity[2]};
+  VelocityTargets<double> view{velocity[0], velocity[1], velocity[2]};
 
   CHECK(every_rank_failed_with(
       error_message([&] { choose_restart_checkpoint(directory.path(), {}, MPI_COMM_WORLD); }),
