@@ -88,10 +88,12 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab;
   }
   MemoryEstimate estimate;
-  // + the FFT's scratch slab, and p2p's landing slab (fft/P2pExchange.cu) when the exchange receives into
-  // memory its peers cannot write (a backward transform's output).
+  // + the FFT's scratch slab; on several GPU ranks the slab chunks arrive in when cuFFT's kernels pack
+  // (FftOptions::pack_in_ffts, on by default); and p2p's landing slab (fft/P2pExchange.cu) when the exchange
+  // receives into memory its peers cannot write (a backward transform's output).
+  const double receive = backend == Backend::cuda && ranks > 1 ? slab : 0;
   const double landing = exchange == fft::ExchangeMethod::p2p ? slab : 0;
-  estimate.solver = fields + slab + landing + pieces_bytes(config, layout, complex_bytes);
+  estimate.solver = fields + slab + receive + landing + pieces_bytes(config, layout, complex_bytes);
   const bool mpi = exchange == fft::ExchangeMethod::isend_irecv || exchange == fft::ExchangeMethod::alltoallv;
   const bool staged = backend == Backend::cuda && mpi && !config.fft.cuda_aware_mpi;
   estimate.host = host_slabs + (staged ? 2 * slab : 0) + kProgramAllowance;

@@ -162,7 +162,8 @@ void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
   const long per_plane = packed_plane(dealiased);
   C* piece = piece_.data();
   C* scratch = scratch_.data();
-  timed(&PhaseTimes::communication, [&] {
+  // The plane FFTs and packing of the pieces overlap the exchange: all of it counts as exchange.
+  step(Phase::exchange, [&] {
     for (int j = 0; j < pieces_[d]; ++j) {
       const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count > 0) {
@@ -176,15 +177,12 @@ void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
     }
     for (int j = 0; j < pieces_[d]; ++j) exchange_->finish(j);
   });
-  timed(&PhaseTimes::compute, [&] {
-    if (dealiased) {
-      transforms_->forward_x_kept(scratch, scratch);
-      scatter_kept_spectral(scratch, out);
-    } else {
-      transforms_->forward_x(scratch, out);
-    }
-  });
-  ++times_.transforms;
+  if (dealiased) {
+    step(Phase::x, [&] { transforms_->forward_x_kept(scratch, scratch); });
+    step(Phase::unpack, [&] { scatter_kept_spectral(scratch, out); });
+  } else {
+    step(Phase::x, [&] { transforms_->forward_x(scratch, out); });
+  }
 }
 
 template <class Real>
@@ -194,29 +192,30 @@ void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
   const long per_plane = packed_plane(dealiased);
   C* piece = piece_.data();
   C* scratch = scratch_.data();
-  timed(&PhaseTimes::compute, [&] {
-    if (dealiased) {
-      gather_kept_spectral(in, scratch);
-      transforms_->backward_x_kept(scratch, scratch);
-    } else {
-      transforms_->backward_x(in, scratch);
-    }
-  });
+  if (dealiased) {
+    step(Phase::pack, [&] { gather_kept_spectral(in, scratch); });
+    step(Phase::x, [&] { transforms_->backward_x_kept(scratch, scratch); });
+  } else {
+    step(Phase::x, [&] { transforms_->backward_x(in, scratch); });
+  }
   const C* packed = reinterpret_cast<const C*>(out) + backward_receive_start(dealiased);
-  timed(&PhaseTimes::communication, [&] {
+  // The unpacking and plane FFTs of arrived pieces overlap the exchange of later ones: all counts as
+  // exchange.
+  step(Phase::exchange, [&] {
     for (int j = 0; j < pieces_[d]; ++j) exchange_->start(scratch, out, backward_piece_chunks_[d][j], j);
     for (int j = 0; j < pieces_[d]; ++j) {
       exchange_->finish(j);
       const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count == 0) continue;
-      if (dealiased)
+      if (dealiased) {
+        zero_planes(piece, count);
         expand_kept_planes(packed + first * per_plane, piece, count);
-      else
+      } else {
         unpack(packed + first * per_plane, piece, count);
+      }
       transforms_->backward_planes_piece(piece, out + first * l.ny() * l.nz(), count);
     }
   });
-  ++times_.transforms;
 }
 
 // SlabFFT itself is instantiated in fft/SlabFFT.cpp; these are its members defined here.

@@ -3,14 +3,26 @@
 // pair by cuFFT's own 3D plan measured in the same run, with the ratio.
 //
 //   mpiexec -n 4 kolmo_fft_bench --n 512 --precision single --backend cuda --exchange nccl --reps 20
+//
+// --emulate-ranks 2 4 8: one process does rank 0's complete work of a transform over P ranks (the slowest
+// rank where slabs are uneven: it holds the most x and ky planes), the all-to-all replaced by local copies of
+// the same bytes (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times) and the
+// ratio of the computation (every phase but the exchange) to (one device's pair) / P, timed the same way in
+// the same run; by the copies and by the fused route (--routes), full and dealiased (--modes). --log FILE
+// appends one line per case (ONEGPU, PHASES: key=value) for tools/fft_model.py.
+//
+//   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "core/Buffer.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/SlabFFT.hpp"
@@ -27,13 +39,31 @@ struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
+  bool fused = true, realigned = true;
   int warmup = 3, reps = 10, pieces = 1;
+  std::vector<int> emulate;  // emulated rank counts
+  std::vector<std::string> routes{"copies", "fused", "realigned"}, modes{"full", "dealiased"};
+  std::string log;
 };
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Random values (zeros can run faster than real data): a block of them repeated over the buffer (filling a
+// whole 1024^3 field from the host's generator takes longer than the benchmark).
+template <class Real>
+void fill_random(Buffer<Real>& buffer, int seed, std::size_t count) {
+  const std::size_t block = std::min<std::size_t>(count, 1 << 22);
+  std::vector<Real> host(block);
+  std::mt19937 random(1234 + seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (auto& v : host) v = Real(uniform(random));
+  for (std::size_t at = 0; at < count; at += block)
+    buffer.device().copy_from_host(buffer.data() + at, host.data(),
+                                   std::min(block, count - at) * sizeof(Real));
 }
 
 template <class Real>
@@ -44,18 +74,14 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.single_precision_wire = s.single_wire;
   options.one_rank_dealiasing = parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
+  options.pack_in_ffts = s.fused;
+  options.realigned_planes = s.realigned;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
   auto data = fft.make_real();
   auto spectral = fft.make_spectral();
-  {  // random data: zeros can run faster than real data
-    std::vector<Real> host(data.size());
-    std::mt19937 random(1234 + rank);
-    std::uniform_real_distribution<double> uniform(-1, 1);
-    for (auto& v : host) v = Real(uniform(random));
-    data.assign_from_host(host);
-  }
+  fill_random(data, rank, data.size());
   auto* out = s.in_place ? reinterpret_cast<Complex<Real>*>(data.data()) : spectral.data();
   auto pair_time = [&] {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -170,6 +196,148 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   return 0;
 }
 
+// Medians over repetitions of one pair's phases (event times, ms) and of its wall-clock time.
+struct PairProfile {
+  double wall_ms = 0, compute_ms = 0, exchange_ms = 0;
+  double first_ms = 0;  // the first pair, the making of plans included
+  double forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
+};
+
+template <class Real>
+PairProfile profile_pairs(SlabFFT<Real>& fft, Modes modes, Real* data, Complex<Real>* spectral,
+                          const Settings& s) {
+  std::vector<double> wall, compute, exchange, forward[kPhaseCount], backward[kPhaseCount];
+  double first_ms = 0;
+  for (int r = 0; r < s.warmup + s.reps; ++r) {
+    fft.reset_times();
+    fft.device().synchronize();
+    const double start = MPI_Wtime();
+    fft.forward(data, spectral, modes);
+    fft.backward(spectral, data, modes);
+    fft.device().synchronize();
+    if (r == 0) first_ms = (MPI_Wtime() - start) * 1e3;
+    if (r < s.warmup) continue;
+    const PhaseTimes& t = fft.times();
+    wall.push_back((MPI_Wtime() - start) * 1e3);
+    compute.push_back(t.compute * 1e3);
+    exchange.push_back(t.communication * 1e3);
+    for (int p = 0; p < kPhaseCount; ++p) {
+      forward[p].push_back(t.forward[p] * 1e3);
+      backward[p].push_back(t.backward[p] * 1e3);
+    }
+  }
+  PairProfile result{median(wall), median(compute), median(exchange), first_ms};
+  for (int p = 0; p < kPhaseCount; ++p) {
+    result.forward[p] = median(forward[p]);
+    result.backward[p] = median(backward[p]);
+  }
+  return result;
+}
+
+// key=value fields of a profile: fwd_planes=... bwd_zero=...
+std::string phase_fields(const PairProfile& p) {
+  std::string text;
+  char field[64];
+  for (int d = 0; d < 2; ++d)
+    for (int phase = 0; phase < kPhaseCount; ++phase) {
+      std::snprintf(field, sizeof(field), " %s_%s=%.4f", d == 0 ? "fwd" : "bwd", to_string(Phase(phase)),
+                    (d == 0 ? p.forward : p.backward)[phase]);
+      text += field;
+    }
+  return text;
+}
+
+template <class Real>
+int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device) {
+  FILE* log = s.log.empty() ? nullptr : std::fopen(s.log.c_str(), "a");
+  if (!s.log.empty() && log == nullptr) throw Error("cannot open the log file " + s.log);
+  auto say = [&](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    if (log != nullptr) std::fprintf(log, "%s\n", line.c_str());
+  };
+  FftOptions profiling;
+  profiling.profile = true;
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: rank 0's work, "
+                "the exchange by local copies; medians of %d pairs after %d warm-up, ms (device events)",
+                n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
+  std::printf("%s\n", text);
+  std::printf("  %-9s %2s %-9s | %-44s | %-44s | %8s %8s %8s %6s\n", "modes", "P", "route",
+              "forward: planes pack own x unpack zero", "backward: planes pack own x unpack zero", "exchange",
+              "compute", "ideal", "ratio");
+  // Buffers for the largest layout, one rank's.
+  const SlabLayout whole(n, 1, 0);
+  Buffer<Real> data(device, 2 * whole.alloc_complex());
+  Buffer<Complex<Real>> spectral(device, whole.alloc_complex());
+  auto modes_of = [](const std::string& name) { return name == "dealiased" ? Modes::dealiased : Modes::all; };
+  std::map<std::string, double> one_gpu;  // the one-device pair by modes
+  for (const std::string& mode_name : s.modes) {
+    fill_random(data, 0, data.size());
+    SlabFFT<Real> one(n, MPI_COMM_SELF, device, profiling);
+    const PairProfile p = profile_pairs(one, modes_of(mode_name), data.data(), spectral.data(), s);
+    one_gpu[mode_name] = p.compute_ms + p.exchange_ms;
+    std::snprintf(text, sizeof(text), "ONEGPU n=%ld precision=%s modes=%s pair_ms=%.4f wall_ms=%.4f", n[0],
+                  s.precision.c_str(), mode_name.c_str(), one_gpu[mode_name], p.wall_ms);
+    say(text + phase_fields(p));
+    std::fflush(nullptr);
+  }
+  // Route by route, so that the copies are measured even if the other route should fail.
+  for (const std::string& route : s.routes)
+    for (const std::string& mode_name : s.modes)
+      for (int ranks : s.emulate) try {
+          const Modes modes = modes_of(mode_name);
+          const double one_gpu_ms = one_gpu[mode_name];
+          FftOptions options = profiling;
+          options.emulated_ranks = ranks;
+          options.emulated_rank = 0;
+          options.pack_in_ffts = route != "copies";
+          options.realigned_planes = route == "realigned";
+          if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
+          SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
+          fill_random(data, 0, 2 * fft.layout().alloc_complex());
+          const PairProfile p = profile_pairs(fft, modes, data.data(), spectral.data(), s);
+          const bool fused = fft.packs_in_ffts(modes);
+          if (fused != (route != "copies"))
+            std::printf("  (%s %s P=%d: the copies, %s)\n", mode_name.c_str(), route.c_str(), ranks,
+                        fft.packing_refusal().c_str());
+          const SlabLayout& l = fft.layout();
+          double sent = 0;  // bytes to other ranks in one pair
+          for (int q = 1; q < ranks; ++q)
+            sent += 2.0 * (modes == Modes::dealiased ? l.compact_packed_count(q) : l.packed_count(q)) *
+                    sizeof(Complex<Real>);
+          const double ideal = one_gpu_ms / ranks;
+          std::snprintf(
+              text, sizeof(text),
+              "PHASES n=%ld precision=%s modes=%s ranks=%d rank=0 route=%s fused=%d one_gpu_pair_ms=%.4f "
+              "compute_ms=%.4f exchange_ms=%.4f wall_ms=%.4f first_pair_ms=%.1f ratio=%.4f sent_bytes=%.0f",
+              n[0], s.precision.c_str(), mode_name.c_str(), ranks, route.c_str(), fused ? 1 : 0, one_gpu_ms,
+              p.compute_ms, p.exchange_ms, p.wall_ms, p.first_ms, p.compute_ms / ideal, sent);
+          if (log != nullptr) std::fprintf(log, "%s%s\n", text, phase_fields(p).c_str());
+          auto phases = [](const double* t) {
+            char row[128];
+            const Phase order[] = {Phase::planes, Phase::pack,   Phase::own_chunk,
+                                   Phase::x,      Phase::unpack, Phase::zero};
+            std::string out;
+            for (Phase phase : order) {
+              std::snprintf(row, sizeof(row), " %6.3f", t[static_cast<int>(phase)]);
+              out += row;
+            }
+            return out;
+          };
+          std::printf("  %-9s %2d %-9s |%-45s |%-45s | %8.3f %8.3f %8.3f %6.3f%s\n", mode_name.c_str(), ranks,
+                      route.c_str(), phases(p.forward).c_str(), phases(p.backward).c_str(), p.exchange_ms,
+                      p.compute_ms, ideal, p.compute_ms / ideal,
+                      fused == (route != "copies") ? "" : " (copies)");
+          std::fflush(nullptr);  // what was measured survives a crash or a time limit later on
+        } catch (const std::exception& e) {
+          std::printf("  %-9s %2d %-9s FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(), e.what());
+          std::fflush(nullptr);
+        }
+  if (log != nullptr) std::fclose(log);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,6 +359,19 @@ int main(int argc, char** argv) {
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
+  app.add_flag("!--no-fused", s.fused, "several GPU ranks: pack by copies, not in cuFFT's kernels");
+  app.add_flag(
+      "!--plane-callbacks", s.realigned,
+      "several GPU ranks: full transforms with the callbacks in the plane FFTs, not realigned planes");
+  app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--routes", s.routes,
+                 "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
+                 "planes, callbacks in the x FFTs)")
+      ->check(CLI::IsMember({"copies", "fused", "realigned"}));
+  app.add_option("--modes", s.modes, "emulated ranks: full and/or dealiased")
+      ->check(CLI::IsMember({"full", "dealiased"}));
+  app.add_option("--log", s.log, "emulated ranks: append the results to this file, one line per case");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);
   int status = 0;
@@ -204,8 +385,11 @@ int main(int argc, char** argv) {
     share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
-    status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)
-                                     : run<float>(s, n, device, rank, ranks);
+    if (!s.emulate.empty())
+      status = s.precision == "double" ? emulate<double>(s, n, device) : emulate<float>(s, n, device);
+    else
+      status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)
+                                       : run<float>(s, n, device, rank, ranks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kolmo_fft_bench: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
