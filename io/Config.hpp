@@ -14,6 +14,11 @@
 //   key physics.forcing.k_min. Members of options not in use (the forcing shell when forcing is none, ...)
 //   are left value-initialised (zero, empty).
 // - to_yaml(config) writes every key in use, resolved, so that loading its output gives config again.
+// - Fields beyond the velocity (RunConfig::physics): physics.scalars is a list of maps (item i's keys are
+//   named physics.scalars[i].* in messages); a scalar's name is a plain identifier, differs from the other
+//   scalars' and from b when the Boussinesq buoyancy is on, and from a field dump's own datasets (u, v, w,
+//   pressure, vorticity_*); it has exactly one of diffusivity and schmidt. The buoyancy needs a gravity
+//   direction of non-zero length and n2 != 0. output.fields may name scalars only when there are some.
 // - check_ranks(config, ranks) does the one check that needs the rank count: the slab split of the grid.
 // - Relative paths (initial.file, poisson.rhs.file, output.directory) are relative to the working directory
 // of

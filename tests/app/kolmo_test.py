@@ -51,6 +51,21 @@ def kolmo(ranks, *arguments, cwd, timeout=600):
         return Run(process.returncode, out, err, True)
 
 
+def in_one_go_and_restarted(config, ranks, root):
+    """Runs config (12 steps) in root/one_<ranks> in one go, and in root/two_<ranks> for 6 steps and then
+    --restart for 6 more, checking each run's exit status; returns the two run directories."""
+    one, two = root / f"one_{ranks}", root / f"two_{ranks}"
+    for d in (one, two):
+        d.mkdir()
+    r = kolmo(ranks, "run", str(config), cwd=one)
+    check(r.returncode == 0, f"{ranks} rank(s): 12 steps in one go ({r.stderr.strip()[:300]})")
+    r = kolmo(ranks, "run", str(config), "--set", "time.steps=6", cwd=two)
+    check(r.returncode == 0, f"{ranks} rank(s): first 6 steps ({r.stderr.strip()[:300]})")
+    r = kolmo(ranks, "run", str(config), "--restart", cwd=two)
+    check(r.returncode == 0 and "restarting from" in r.stdout, f"{ranks} rank(s): restart for 6 more steps")
+    return one, two
+
+
 def snapshot(directory):
     """Every path under directory with its size and modification time: equal snapshots, nothing written."""
     return sorted((str(p.relative_to(directory)), p.stat().st_size, p.stat().st_mtime_ns)

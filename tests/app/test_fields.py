@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import check, finish, flip_bit_in_chunk, kolmo, snapshot  # noqa: E402
+from kolmo_test import check, finish, flip_bit_in_chunk, in_one_go_and_restarted, kolmo, snapshot  # noqa: E402
 import shutil  # noqa: E402
 
 FIELDS = ("u_hat", "v_hat", "w_hat", "theta_hat", "b_hat")
@@ -58,15 +58,7 @@ with tempfile.TemporaryDirectory() as tmp:
     root = pathlib.Path(tmp)
     (root / "run.yaml").write_text(CONFIG)
     for ranks in (1, 2):
-        one, two = root / f"one_{ranks}", root / f"two_{ranks}"
-        for d in (one, two):
-            d.mkdir()
-        r = kolmo(ranks, "run", str(root / "run.yaml"), cwd=one)
-        check(r.returncode == 0, f"{ranks} rank(s): 12 steps in one go ({r.stderr.strip()[:300]})")
-        r = kolmo(ranks, "run", str(root / "run.yaml"), "--set", "time.steps=6", cwd=two)
-        check(r.returncode == 0, f"{ranks} rank(s): first 6 steps ({r.stderr.strip()[:300]})")
-        r = kolmo(ranks, "run", str(root / "run.yaml"), "--restart", cwd=two)
-        check(r.returncode == 0 and "restarting from" in r.stdout, f"{ranks} rank(s): restart for 6 more steps")
+        one, two = in_one_go_and_restarted(root / "run.yaml", ranks, root)
         a, step_a = fields_of(one / "out/checkpoints/checkpoint.h5")
         b, step_b = fields_of(two / "out/checkpoints/checkpoint.h5")
         same = [name for name in FIELDS if np.array_equal(a[name], b[name])]
