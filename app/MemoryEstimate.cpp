@@ -72,7 +72,10 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     const int scalars = static_cast<int>(config.physics.scalars.size()),
               buoyant = config.physics.buoyancy.type == io::BuoyancyType::boussinesq ? 1 : 0;
     const int scalar_slabs = (scalars + buoyant) * (4 + (accumulate ? 1 : 0)) + buoyant;
-    fields = (3 * vectors + scalar_slabs) * slab + band_forcing_bytes(config, complex_bytes);
+    // MHD: b's state, stage field and accumulator (rk3, rk4).
+    const bool mhd = config.physics.magnetic.type == io::MagneticType::mhd;
+    const int magnetic_slabs = mhd ? 3 * (accumulate ? 3 : 2) : 0;
+    fields = (3 * vectors + scalar_slabs + magnetic_slabs) * slab + band_forcing_bytes(config, complex_bytes);
     int dumped = 0;  // real slabs of one field dump
     if (config.output.fields_every > 0)
       for (io::OutputField field : config.output.fields)
@@ -81,7 +84,8 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
                                                       : 3;
     const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
     // A checkpoint (or a restart) holds every field's spectral slabs on the host at once.
-    host_slabs = std::max({dumped * real_slab, (3 + scalars + buoyant) * spectral_slab, initial_file});
+    host_slabs =
+        std::max({dumped * real_slab, (3 + scalars + buoyant + (mhd ? 3 : 0)) * spectral_slab, initial_file});
   } else {
     fields = 2 * slab;
     const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;

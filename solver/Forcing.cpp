@@ -132,6 +132,21 @@ void Forcing<Real>::add_captured(SpectralField<Real>& rhs, Real amplitude) {
       });
 }
 
+template <class Real>
+void Forcing<Real>::add_captured_as_stress(const MagneticProductSlots<C>& products, Real amplitude) {
+  const long count = band_count_;
+  const long* index = band_index_.data();
+  const C* saved = band_values_.data();
+  const auto wavenumbers = wavenumbers_;
+  parallel_for(
+      *device_, count, KOLMO_LAMBDA(long b) {
+        const long m = index[b];
+        const ModeVector<Real> f{
+            {amplitude * saved[b], amplitude * saved[count + b], amplitude * saved[2 * count + b]}};
+        add_forcing_as_stress(products, wavenumbers.k(wavenumbers.mode(m)), m, f);
+      });
+}
+
 template class Forcing<float>;
 template class Forcing<double>;
 

@@ -24,6 +24,7 @@
 #include "core/Buffer.hpp"
 #include "core/Complex.hpp"
 #include "solver/FlowParameters.hpp"
+#include "solver/MagneticTerms.hpp"
 #include "solver/SpectralField.hpp"
 #include "solver/Wavenumbers.hpp"
 
@@ -52,6 +53,9 @@ class Forcing {
   // modes of u (and returns their energy, as forced_energy does), add_captured adds a times them to rhs.
   double capture_band(const SpectralField<Real>& u);
   void add_captured(SpectralField<Real>& rhs, Real amplitude);
+  // The same for MHD, whose velocity tendency is the divergence of a stress (MagneticTerms.hpp): adds the
+  // stress whose divergence is a times the captured modes.
+  void add_captured_as_stress(const MagneticProductSlots<C>& products, Real amplitude);
 
   // Forced modes held by this rank (band forcing), and bytes of device memory held.
   long local_band_modes() const { return band_count_; }

@@ -15,11 +15,19 @@
 //   theta_j c_j in spectral space, projects the velocity's tendency by P = I - k k^T / |k|^2 (zero at k = 0)
 //   and dealiases by the 2/3 rule. The forcing (Forcing.hpp) is part of R and its amplitude is recomputed at
 //   every Runge-Kutta stage.
+// - MHD (parameters.magnetic.enabled; MagneticTerms.hpp): a magnetic field b in Alfven units, resistivity
+//   eta and background B0, du/dt = -div(u u - B B) - grad P + nu lap u + f and db/dt = curl(u x B) + eta lap
+//   b with B = B0 + b, both fields divergence-free by projection. Per stage u and b go to real space (6
+//   backward transforms), one pass forms the stress S and E = u x B (and the scalars' products) and 8 forward
+//   transforms bring them back: 14 + 4 s per stage. Band forcing and scalars (passive or buoyant) work as
+//   without b; linear forcing and Coriolis are refused (kolmo::Error): they need a spectral copy of u that
+//   the divergence form does not keep. The pressure is not available (pressure_to_host throws).
 // - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3 or rk4
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
 //   memory (projection, update and next input of every field; StageFields.hpp) besides its transforms and
 //   real-space pass, and the last one leaves the next step's first input ready.
-// - cfl_dt(cfl, max_dt) = min(max_dt, cfl / (max over points of (|u|/dx + |v|/dy + |w|/dz) + W)), W the
+// - cfl_dt(cfl, max_dt) = min(max_dt, cfl / (max over points of (|u|/dx + |v|/dy + |w|/dz) + W)) (with b:
+//   (|u_x| + |B_x|)/dx + ..., the Alfven waves' speed added to the flow's), W the
 //   bound of the linear terms' frequencies (TermCoefficients::wave_frequency_bound; 0 for pure
 //   Navier-Stokes), for the current velocity (0 when the velocity holds a NaN or an infinity). Its
 //   real-space velocity is kept for the next step's first stage, so calling it every step costs no extra
@@ -31,7 +39,8 @@
 //   state 1, gradient 3, accumulator 1 (rk3, rk4) and, when buoyant, its spectral stage input 1; plus the
 //   FFT's scratch slab and library work area, the forcing's short list of band modes and the scalars' table.
 //   So 12 (rk3, rk4) or 9 (rk2) for pure Navier-Stokes, 5 (4) more per passive scalar and 6 (5) for a
-//   buoyancy. Nothing is allocated per step. bytes_held() reports the total on this rank's device.
+//   buoyancy. The magnetic field adds its state 3, stage field 3 and accumulator 3 (rk3, rk4): 21 (15) for
+//   MHD. Nothing is allocated per step. bytes_held() reports the total on this rank's device.
 // - Scratch and stage fields may be used between steps: output functions (velocity, vorticity, pressure and
 //   scalars to host) and nonlinear_term() use them (the next step then prepares its input again, one extra
 //   pass); they never touch the states.
@@ -98,26 +107,40 @@ class NavierStokes {
     prepared_ = Prepared::nothing;
     return scalars_.at(j).state;
   }
-  // Projects the velocity onto divergence-free fields and zeroes every field's modes outside the 2/3 rule.
+  // The magnetic field (MHD only; an empty field otherwise).
+  bool magnetic() const { return parameters_.magnetic.enabled; }
+  const SpectralField<Real>& magnetic_field() const { return magnetic_; }
+  SpectralField<Real>& magnetic_field() {
+    prepared_ = Prepared::nothing;
+    return magnetic_;
+  }
+  // Projects the velocity (and b) onto divergence-free fields and zeroes every field's modes outside the 2/3
+  // rule.
   void enforce_constraints();
   // Sets the velocity from the real-space slabs scratch().real(d), d = 0, 1, 2 (x, y, z), or scalar j from
   // scratch().real(0), then enforces the constraints. Initial conditions write into scratch() and call these.
   void set_velocity_from_scratch();
   void set_scalar_from_scratch(int j);
+  void set_magnetic_from_scratch();
   // The same from host real-space slabs (real_size() values each; restarts from field files).
   void set_velocity(const std::vector<Real>& u, const std::vector<Real>& v, const std::vector<Real>& w);
   void set_scalar(int j, const std::vector<Real>& theta);
+  void set_magnetic(const std::vector<Real>& x, const std::vector<Real>& y, const std::vector<Real>& z);
 
   // The dealiased nonlinear (advective) terms of the current state, without forcing and without the terms of
   // Terms.hpp: P [u x omega]^ (returned: the stage field) and -[u.grad theta_j]^ (scalar_nonlinear_term(j)),
   // zero outside the 2/3 rule; valid until the next call of a member that uses the stage or scratch fields.
   const SpectralField<Real>& nonlinear_term();
   const C* scalar_nonlinear_term(int j) const { return scalars_.at(j).gradient.spectral(0); }
+  // MHD: nonlinear_term() is P [-div(u u - b b)]^ and this b's, [curl(u x b)]^ (both without B0).
+  const SpectralField<Real>& magnetic_nonlinear_term() const { return magnetic_stage_; }
 
   // Rank's real-space slabs, each resized to real_size().
   void velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w);
   void vorticity_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z);
   void scalar_to_host(int j, std::vector<Real>& theta);
+  void magnetic_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z);
+  void current_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z);  // j = curl b
   // The pressure p itself (kinematic: pressure / density), NOT p + |u|^2/2, with zero mean:
   // p = Pi - |u|^2/2 + <|u|^2/2>, where Pi = p + |u|^2/2 solves lap Pi = div(R) for the dealiased tendency R
   // before projection (u x (omega + 2 Omega) + sum_j theta_j c_j: the divergence of the momentum equation;
@@ -143,8 +166,8 @@ class NavierStokes {
   // (SlabFFT::dealiased_backward_saves_work and ..._forward_...), full otherwise; the fields are the same.
   fft::Modes backward_modes() const;
   fft::Modes forward_modes() const;
-  // Transforms per Runge-Kutta stage: 9 + 4 per scalar.
-  int transforms_per_stage() const { return 9 + 4 * scalar_count(); }
+  // Transforms per Runge-Kutta stage: 9 (MHD: 14) + 4 per scalar.
+  int transforms_per_stage() const { return (magnetic() ? 14 : 9) + 4 * scalar_count(); }
   // Device bytes held by this object and its FFT (fields, FFT scratch and work area, forcing list, table).
   std::size_t bytes_held() const;
 
@@ -154,12 +177,15 @@ class NavierStokes {
   void prepare_first_input();
   double transform_velocity_to_stage();
   void curl_to_scratch(const SpectralField<Real>& field);
+  void vector_to_host(SpectralField<Real>& field, std::vector<Real>& x, std::vector<Real>& y,
+                      std::vector<Real>& z);
   void transform_to_real(SpectralField<Real>& field);
   void transform_to_spectral(SpectralField<Real>& field);
   void real_space_products(Real linear_forcing_amplitude, bool with_terms);
   void finish_nonlinear_terms();
   double velocity_rate_of_stage();
   void build_scalar_table();
+  void set_vector_from_scratch(SpectralField<Real>& field);  // the velocity or b
 
  private:
   // A scalar's state and accumulator, and its stage fields: gradient, and input when buoyant.
@@ -175,6 +201,7 @@ class NavierStokes {
   Forcing<Real> forcing_;
   SpectralField<Real> velocity_, stage_, scratch_, accumulator_;
   std::vector<ScalarFields> scalars_;
+  SpectralField<Real> magnetic_, magnetic_stage_, magnetic_accumulator_;  // MHD
   Buffer<ScalarSlots<Real>> scalar_table_;  // the slots of every scalar, for the kernels
   double time_ = 0, last_dt_ = 0;
   VelocityScan scan_;

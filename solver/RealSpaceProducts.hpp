@@ -5,12 +5,16 @@
 // `velocity`, omega = curl u in `vorticity` and each scalar's gradient in its gradient slots, real views):
 //   scalar j:  gradient[0] <- -u.(grad theta_j + G_j)      (G_j zero when mean_gradients is false)
 //   velocity:  velocity   <- u x (omega + two_omega) + a u
-// so Coriolis, -2 Omega x u = u x 2 Omega, and the mean gradients' -u.G cost no transform. The scalars are
-// formed first (scalars_at, then velocity_at): they read u, which the velocity's products overwrite.
-// scalars_at is a member of its own, so that kernels compiled without scalars contain none of its code.
+// so Coriolis, -2 Omega x u = u x 2 Omega, and the mean gradients' -u.G cost no transform. With a magnetic
+// field (MHD), magnetic_at replaces velocity_at: u in `velocity`, b in `magnetic`, and the stress and the
+// electric field of MagneticTerms.hpp overwrite them and the first two `vorticity` slots (no omega is read).
+// The scalars are formed first (scalars_at, then velocity_at): they read u, which the velocity's products
+// overwrite. scalars_at is a member of its own, so that kernels compiled without scalars contain none of its
+// code.
 #pragma once
 
 #include "core/HostDevice.hpp"
+#include "solver/MagneticTerms.hpp"
 #include "solver/SpectralField.hpp"
 #include "solver/StageFields.hpp"
 #include "solver/Wavenumbers.hpp"
@@ -25,6 +29,8 @@ struct RealSpaceProducts {
   const ScalarSlots<Real>* scalars = nullptr;
   int scalar_count = 0;
   bool mean_gradients = true;
+  Components<Real> magnetic{{nullptr, nullptr, nullptr}};
+  Vector3<Real> background{0, 0, 0};  // B0
 
   KOLMO_HD void scalars_at(long p) const {
     const Real ux = velocity[0][p], uy = velocity[1][p], uz = velocity[2][p];
@@ -36,6 +42,10 @@ struct RealSpaceProducts {
       const Vector3<Real> g = mean_gradients ? s.mean_gradient : Vector3<Real>{0, 0, 0};
       gx[p] = -(ux * (gx[p] + g.x) + uy * (gy[p] + g.y) + uz * (gz[p] + g.z));
     }
+  }
+
+  KOLMO_HD void magnetic_at(long p) const {
+    magnetic_products_at(magnetic_product_slots(velocity, vorticity, magnetic), background, p);
   }
 
   KOLMO_HD void velocity_at(long p) const {

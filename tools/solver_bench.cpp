@@ -6,6 +6,8 @@
 //   kolmo_solver_bench --n 512 --precision single --integrator rk4 --steps 10
 //   kolmo_solver_bench --n 512 --scalars 1                 Navier-Stokes + a passive scalar (mean gradient)
 //   kolmo_solver_bench --n 512 --boussinesq --rotation     Boussinesq buoyancy and Coriolis
+//   kolmo_solver_bench --n 512 --mhd                       incompressible MHD (14 FFTs per stage: u and b to
+//                                                          real space, the stress and u x B back)
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -26,7 +28,7 @@ struct Settings {
   long n = 64;
   std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic";
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
-  bool boussinesq = false, rotation = false;
+  bool boussinesq = false, rotation = false, mhd = false;
 };
 
 double median(std::vector<double> v) {
@@ -49,8 +51,14 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   }
   if (s.boussinesq) solver::add_boussinesq(parameters, 1.0, 1.0, {0, 0, 1});
   if (s.rotation) parameters.terms.push_back(solver::coriolis({0, 0, 1}));
+  if (s.mhd) parameters.magnetic = {true, parameters.viscosity, {0, 0, 0}};
   solver::NavierStokes<Real> flow(fft, parameters);
-  solver::set_taylor_green(flow, 1.0);
+  if (s.mhd) {
+    solver::set_orszag_tang(flow, 1.0, solver::VectorField::velocity);
+    solver::set_orszag_tang(flow, 0.8, solver::VectorField::magnetic);
+  } else {
+    solver::set_taylor_green(flow, 1.0);
+  }
   for (int j = 0; j < flow.scalar_count(); ++j) solver::set_random_scalar(flow, j, 1.0, 4.0, 7);
   auto clock = [&] {
     device->synchronize();
@@ -65,11 +73,12 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     const double ms = (clock() - start) * 1e3;
     if (i >= s.warmup) step_ms.push_back(ms);
   }
-  // The FFTs of one step on their own, in the step's mode: per stage 6 backward and 3 forward transforms, and
-  // 3 backward and 1 forward per scalar.
+  // The FFTs of one step on their own, in the step's mode: per stage 6 backward and 3 forward transforms
+  // (MHD: 6 and 8), and 3 backward and 1 forward per scalar.
   const int transforms_per_stage = flow.transforms_per_stage(),
             stage_count = solver::stages(parameters.integrator);
-  const int backward_per_stage = 6 + 3 * flow.scalar_count(), forward_per_stage = 3 + flow.scalar_count();
+  const int backward_per_stage = 6 + 3 * flow.scalar_count(),
+            forward_per_stage = (s.mhd ? 8 : 3) + flow.scalar_count();
   auto a = fft.make_spectral();
   auto b = fft.make_real();
   a.fill_zero();
@@ -91,8 +100,8 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   const double full_ffts = time_ffts(fft::Modes::all, fft::Modes::all);
   if (rank == 0) {
     const double field = double(s.n) * s.n * s.n * sizeof(Real) / ranks;
-    std::printf("Navier-Stokes step %ld^3 %s %s, %d scalar(s)%s%s, %d rank(s), %s\n", s.n,
-                s.precision.c_str(), s.integrator.c_str(), flow.scalar_count(),
+    std::printf("%s step %ld^3 %s %s, %d scalar(s)%s%s, %d rank(s), %s\n", s.mhd ? "MHD" : "Navier-Stokes",
+                s.n, s.precision.c_str(), s.integrator.c_str(), flow.scalar_count(),
                 s.boussinesq ? " (Boussinesq b)" : "", s.rotation ? ", rotation" : "", ranks,
                 device->name().c_str());
     std::printf("  FFT dealiasing: %s\n", fft.dealiasing_report().c_str());
@@ -108,10 +117,10 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
         median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts);
     std::printf(
         "  RESULT step n=%ld %s %s ranks=%d step %.3f ms ffts(%s) %.3f ms ratio %.3f full_ffts %.3f ms "
-        "ratio_full %.3f scalars=%d boussinesq=%d rotation=%d memory_fields %.2f\n",
+        "ratio_full %.3f scalars=%d boussinesq=%d rotation=%d mhd=%d memory_fields %.2f\n",
         s.n, s.precision.c_str(), s.integrator.c_str(), ranks, median(step_ms), mode.c_str(), its_ffts,
         median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, flow.scalar_count(),
-        int(s.boussinesq), int(s.rotation), flow.bytes_held() / field);
+        int(s.boussinesq), int(s.rotation), int(s.mhd), flow.bytes_held() / field);
   }
 }
 
@@ -136,6 +145,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--boussinesq", s.boussinesq, "a Boussinesq buoyancy b (N^2 = 1, Pr = 1, up = z)");
   app.add_flag("--rotation", s.rotation, "Coriolis force, Omega = (0, 0, 1)");
+  app.add_flag("--mhd", s.mhd, "incompressible MHD, eta = nu, from the 3D Orszag-Tang fields");
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--steps", s.steps, "timed steps")->check(CLI::PositiveNumber);
   try {
