@@ -63,7 +63,7 @@ struct StageFields {
   const ScalarSlots<Real>* scalars = nullptr;
   int scalar_count = 0;
   bool magnetic = false;  // MHD: the magnetic members below are set
-  Components<C> magnetic_state, magnetic_accumulator, magnetic_stage;
+  Components<C> magnetic_state{}, magnetic_accumulator{}, magnetic_stage{};
   double resistivity = 0;
   Real scale = 1;                   // 1 / (Nx Ny Nz)
   bool transforms_read_all = true;  // the backward transforms run with fft::Modes::all

@@ -109,7 +109,9 @@ with tempfile.TemporaryDirectory() as tmp:
     again = root / "again"
     again.mkdir()
     r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=1", "--set",
-              f"physics.magnetic.initial={{type: file, file: {dumps[-1]}}}", cwd=again)
+              "physics.magnetic.initial.type=file", "--set", f"physics.magnetic.initial.file={dumps[-1]}",
+              *[x for key in ("energy", "k0", "seed") for x in ("--set", f"physics.magnetic.initial.{key}=")],
+              cwd=again)
     check(r.returncode == 0, f"b read from a field dump ({r.stderr.strip()[:300]})")
     with h5py.File(again / "out/series.h5", "r") as f:
         start = f["magnetic_energy"][0]
