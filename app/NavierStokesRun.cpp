@@ -350,28 +350,26 @@ class NavierStokesRun {
       slabs.push_back({name, {}});
     };
     storage.reserve(13 + flow_.scalar_count());
+    auto add_vector = [&](const std::array<const char*, 3>& names, std::vector<Real>& a, std::vector<Real>& b,
+                          std::vector<Real>& c) {
+      add(names[0], std::move(a));
+      add(names[1], std::move(b));
+      add(names[2], std::move(c));
+    };
     for (auto field : config_.output.fields) {
       std::vector<Real> a, b, c;
       if (field == io::OutputField::velocity) {
         flow_.velocity_to_host(a, b, c);
-        add("u", std::move(a));
-        add("v", std::move(b));
-        add("w", std::move(c));
+        add_vector({"u", "v", "w"}, a, b, c);
       } else if (field == io::OutputField::vorticity) {
         flow_.vorticity_to_host(a, b, c);
-        add("vorticity_x", std::move(a));
-        add("vorticity_y", std::move(b));
-        add("vorticity_z", std::move(c));
+        add_vector({"vorticity_x", "vorticity_y", "vorticity_z"}, a, b, c);
       } else if (field == io::OutputField::magnetic) {
         flow_.magnetic_to_host(a, b, c);
-        add("bx", std::move(a));
-        add("by", std::move(b));
-        add("bz", std::move(c));
+        add_vector({"bx", "by", "bz"}, a, b, c);
       } else if (field == io::OutputField::current) {
         flow_.current_to_host(a, b, c);
-        add("jx", std::move(a));
-        add("jy", std::move(b));
-        add("jz", std::move(c));
+        add_vector({"jx", "jy", "jz"}, a, b, c);
       } else if (field == io::OutputField::scalars) {
         for (int j = 0; j < flow_.scalar_count(); ++j) {
           flow_.scalar_to_host(j, a);

@@ -522,6 +522,22 @@ double largest_wavenumber(const GridConfig& grid) {
   return largest;
 }
 
+// A random field's spectral peak k0 (the key `key`) must lie below the grid's largest wavenumber.
+void check_peak(Reader& in, const std::string& key, double k0, const GridConfig& grid) {
+  const double largest = largest_wavenumber(grid);
+  if (k0 >= largest)
+    in.fail(key, "the peak " + number_text(k0) + " is beyond the largest wavenumber of the grid, " +
+                     number_text(largest));
+}
+
+// An ABC field's mode number k (the key `key`) must be resolved: k < N/2 on every axis.
+void check_abc_mode(Reader& in, const std::string& key, long k, const GridConfig& grid) {
+  const auto& n = grid.n;
+  if (2 * k >= std::min({n[0], n[1], n[2]}))
+    in.fail(key, "mode " + std::to_string(k) + " is not resolved by grid.n = " + list_text(n) +
+                     " (it needs k < N/2 on every axis)");
+}
+
 // The initial field of a scalar or of b, from the keys "<prefix>.initial.*"; name: the field's name, the
 // default dataset of a field file.
 ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, const std::string& prefix,
@@ -534,10 +550,7 @@ ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, con
     initial.k0 = in.get<double>(key + "k0");
     initial.shape = in.choice<SpectrumShape>(key + "shape");
     initial.seed = in.get<long>(key + "seed");
-    const double largest = largest_wavenumber(config.grid);
-    if (initial.k0 >= largest)
-      in.fail(key + "k0", "the peak " + number_text(initial.k0) +
-                              " is beyond the largest wavenumber of the grid, " + number_text(largest));
+    check_peak(in, key + "k0", initial.k0, config.grid);
   } else if (initial.type == ScalarInitialType::file) {
     initial.file = in.get<std::string>(key + "file");
     require_file(in, key + "file", initial.file);
@@ -629,20 +642,14 @@ void read_magnetic(Reader& in, RunConfig& config) {
       initial.B = in.get<double>(key + "initial.B");
       initial.C = in.get<double>(key + "initial.C");
       initial.k = in.get<long>(key + "initial.k");
-      if (2 * initial.k >= std::min({config.grid.n[0], config.grid.n[1], config.grid.n[2]}))
-        in.fail(key + "initial.k", "mode " + std::to_string(initial.k) + " is not resolved by grid.n = " +
-                                       list_text(config.grid.n) + " (it needs k < N/2 on every axis)");
+      check_abc_mode(in, key + "initial.k", initial.k, config.grid);
       break;
     case MagneticInitialType::random: {
       initial.energy = in.get<double>(key + "initial.energy");
       initial.k0 = in.get<double>(key + "initial.k0");
       initial.shape = in.choice<SpectrumShape>(key + "initial.shape");
       initial.seed = in.get<long>(key + "initial.seed");
-      const double largest = largest_wavenumber(config.grid);
-      if (initial.k0 >= largest)
-        in.fail(key + "initial.k0", "the peak " + number_text(initial.k0) +
-                                        " is beyond the largest wavenumber of the grid, " +
-                                        number_text(largest));
+      check_peak(in, key + "initial.k0", initial.k0, config.grid);
       break;
     }
     case MagneticInitialType::file:
@@ -701,7 +708,6 @@ void read_time(Reader& in, TimeConfig& time) {
 
 void read_initial(Reader& in, RunConfig& config) {
   InitialConfig& initial = config.initial;
-  const auto& n = config.grid.n;
   initial.type = in.choice<InitialType>("initial.type");
   switch (initial.type) {
     case InitialType::taylor_green:
@@ -717,20 +723,14 @@ void read_initial(Reader& in, RunConfig& config) {
       initial.B = in.get<double>("initial.B");
       initial.C = in.get<double>("initial.C");
       initial.k = in.get<long>("initial.k");
-      if (2 * initial.k >= std::min({n[0], n[1], n[2]}))
-        in.fail("initial.k", "mode " + std::to_string(initial.k) + " is not resolved by grid.n = " +
-                                 list_text(n) + " (it needs k < N/2 on every axis)");
+      check_abc_mode(in, "initial.k", initial.k, config.grid);
       break;
     case InitialType::random: {
       initial.spectrum.shape = in.choice<SpectrumShape>("initial.spectrum.shape");
       initial.spectrum.k0 = in.get<double>("initial.spectrum.k0");
       initial.spectrum.energy = in.get<double>("initial.spectrum.energy");
       initial.seed = in.get<long>("initial.seed");
-      const double largest = largest_wavenumber(config.grid);
-      if (initial.spectrum.k0 >= largest)
-        in.fail("initial.spectrum.k0", "the peak " + number_text(initial.spectrum.k0) +
-                                           " is beyond the largest wavenumber of the grid, " +
-                                           number_text(largest));
+      check_peak(in, "initial.spectrum.k0", initial.spectrum.k0, config.grid);
       break;
     }
     case InitialType::file:

@@ -437,25 +437,27 @@ void copy_slab_to_device(Device& device, Real* to, const std::vector<Real>& from
 
 }  // namespace
 
+// Three host slabs into the scratch field's real views; what names them in messages.
+template <class Real>
+void NavierStokes<Real>::vector_to_scratch(const std::vector<Real>& x, const std::vector<Real>& y,
+                                           const std::vector<Real>& z, const std::string& what,
+                                           const std::array<const char*, 3>& names) {
+  const std::vector<Real>* slabs[3] = {&x, &y, &z};
+  for (int d = 0; d < 3; ++d)
+    copy_slab_to_device(device(), scratch_.real(d), *slabs[d], real_size(), what + " " + names[d]);
+}
+
 template <class Real>
 void NavierStokes<Real>::set_velocity(const std::vector<Real>& u, const std::vector<Real>& v,
                                       const std::vector<Real>& w) {
-  const std::vector<Real>* slabs[3] = {&u, &v, &w};
-  const char* names[3] = {"u", "v", "w"};
-  for (int d = 0; d < 3; ++d)
-    copy_slab_to_device(device(), scratch_.real(d), *slabs[d], real_size(),
-                        std::string("velocity slab ") + names[d]);
+  vector_to_scratch(u, v, w, "velocity slab", {"u", "v", "w"});
   set_velocity_from_scratch();
 }
 
 template <class Real>
 void NavierStokes<Real>::set_magnetic(const std::vector<Real>& x, const std::vector<Real>& y,
                                       const std::vector<Real>& z) {
-  const std::vector<Real>* slabs[3] = {&x, &y, &z};
-  const char* names[3] = {"bx", "by", "bz"};
-  for (int d = 0; d < 3; ++d)
-    copy_slab_to_device(device(), scratch_.real(d), *slabs[d], real_size(),
-                        std::string("magnetic slab ") + names[d]);
+  vector_to_scratch(x, y, z, "magnetic slab", {"bx", "by", "bz"});
   set_magnetic_from_scratch();
 }
 
@@ -465,15 +467,27 @@ void NavierStokes<Real>::set_scalar(int j, const std::vector<Real>& theta) {
   set_scalar_from_scratch(j);
 }
 
+// A vector field (or its curl) to host slabs, through the scratch field.
 template <class Real>
-void NavierStokes<Real>::velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w) {
+void NavierStokes<Real>::vector_to_host(const SpectralField<Real>& field, bool take_curl,
+                                        std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
   prepared_ = Prepared::nothing;
-  std::vector<Real>* slabs[3] = {&u, &v, &w};
+  if (take_curl) {
+    curl_to_scratch(field);
+    transform_to_real(scratch_);
+  } else {
+    for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), scratch_.real(d));
+  }
+  std::vector<Real>* slabs[3] = {&x, &y, &z};
   for (int d = 0; d < 3; ++d) {
-    fft_.backward(velocity_.spectral(d), scratch_.real(d));
     slabs[d]->resize(real_size());
     device().copy_to_host(slabs[d]->data(), scratch_.real(d), real_size() * sizeof(Real));
   }
+}
+
+template <class Real>
+void NavierStokes<Real>::velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w) {
+  vector_to_host(velocity_, false, u, v, w);
 }
 
 template <class Real>
@@ -486,37 +500,19 @@ void NavierStokes<Real>::scalar_to_host(int j, std::vector<Real>& theta) {
 
 template <class Real>
 void NavierStokes<Real>::vorticity_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
-  curl_to_scratch(velocity_);
-  transform_to_real(scratch_);
-  std::vector<Real>* slabs[3] = {&x, &y, &z};
-  for (int d = 0; d < 3; ++d) {
-    slabs[d]->resize(real_size());
-    device().copy_to_host(slabs[d]->data(), scratch_.real(d), real_size() * sizeof(Real));
-  }
+  vector_to_host(velocity_, true, x, y, z);
 }
 
 template <class Real>
 void NavierStokes<Real>::magnetic_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
   KOLMO_REQUIRE(magnetic(), "internal: the magnetic field of a flow without one");
-  prepared_ = Prepared::nothing;
-  std::vector<Real>* slabs[3] = {&x, &y, &z};
-  for (int d = 0; d < 3; ++d) {
-    fft_.backward(magnetic_.spectral(d), scratch_.real(d));
-    slabs[d]->resize(real_size());
-    device().copy_to_host(slabs[d]->data(), scratch_.real(d), real_size() * sizeof(Real));
-  }
+  vector_to_host(magnetic_, false, x, y, z);
 }
 
 template <class Real>
 void NavierStokes<Real>::current_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
   KOLMO_REQUIRE(magnetic(), "internal: the current of a flow without a magnetic field");
-  curl_to_scratch(magnetic_);
-  transform_to_real(scratch_);
-  std::vector<Real>* slabs[3] = {&x, &y, &z};
-  for (int d = 0; d < 3; ++d) {
-    slabs[d]->resize(real_size());
-    device().copy_to_host(slabs[d]->data(), scratch_.real(d), real_size() * sizeof(Real));
-  }
+  vector_to_host(magnetic_, true, x, y, z);
 }
 
 template <class Real>

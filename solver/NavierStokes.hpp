@@ -52,6 +52,7 @@
 // - All ranks of the FFT's communicator construct the object and call every member together.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -177,8 +178,10 @@ class NavierStokes {
   void prepare_first_input();
   double transform_velocity_to_stage();
   void curl_to_scratch(const SpectralField<Real>& field);
-  void vector_to_host(SpectralField<Real>& field, std::vector<Real>& x, std::vector<Real>& y,
-                      std::vector<Real>& z);
+  void vector_to_host(const SpectralField<Real>& field, bool take_curl, std::vector<Real>& x,
+                      std::vector<Real>& y, std::vector<Real>& z);
+  void vector_to_scratch(const std::vector<Real>& x, const std::vector<Real>& y, const std::vector<Real>& z,
+                         const std::string& what, const std::array<const char*, 3>& names);
   void transform_to_real(SpectralField<Real>& field);
   void transform_to_spectral(SpectralField<Real>& field);
   void real_space_products(Real linear_forcing_amplitude, bool with_terms);

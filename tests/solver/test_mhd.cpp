@@ -21,22 +21,16 @@
 
 using namespace kolmo;
 using namespace kolmo::solver;
+using kolmo::testing::cross;
+using kolmo::testing::dot;
 using kolmo::testing::global_max;
+using kolmo::testing::kOrderCases;
+using kolmo::testing::OrderCase;
+using kolmo::testing::scaled;
+using kolmo::testing::unit;
+using kolmo::testing::Vec;
 
 namespace {
-
-using Vec = std::array<double, 3>;
-
-double dot(const Vec& a, const Vec& b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-Vec cross(const Vec& a, const Vec& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-Vec unit(const Vec& a) {
-  const double n = std::sqrt(dot(a, a));
-  return {a[0] / n, a[1] / n, a[2] / n};
-}
 
 // An oblique mode on an uneven grid ({10, 8, 8}: uneven slabs on 3 and 4 ranks).
 const std::array<long, 3> kGrid{10, 8, 8};
@@ -51,19 +45,6 @@ FlowParameters mhd(double nu, double eta, Vec background = {0, 0, 0},
   p.magnetic.resistivity = eta;
   p.magnetic.background = background;
   return p;
-}
-
-// The largest coefficient outside the modes +-kWave, over ranks.
-double outside_the_mode(const NavierStokes<double>& flow, const testing::HostField<double>& field,
-                        MPI_Comm comm) {
-  const auto& wavenumbers = flow.wavenumbers();
-  double largest = 0;
-  for (long m = 0; m < wavenumbers.size(); ++m) {
-    const Mode n = wavenumbers.mode(m);
-    if (n.x == long(kWave[0]) && n.y == long(kWave[1]) && n.z == long(kWave[2])) continue;
-    for (const auto& component : field) largest = std::fmax(largest, std::sqrt(norm2(component[m])));
-  }
-  return global_max(largest, comm);
 }
 
 struct WaveError {
@@ -98,19 +79,11 @@ WaveError run_wave(const FlowParameters& parameters, const Vec& u0, const Vec& b
     const auto expected = exact(flow->time(), phase);
     for (int d = 0; d < 6; ++d) error = std::fmax(error, std::fabs(q[d][p] - expected[d]));
   }
-  const double outside =
-      std::fmax(outside_the_mode(*flow, testing::host_copy(*flow, flow->velocity()), comm),
-                outside_the_mode(*flow, testing::host_copy(*flow, flow->magnetic_field()), comm));
+  const double outside = std::fmax(
+      testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->velocity()), kWave, comm),
+      testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->magnetic_field()), kWave, comm));
   return {global_max(error, comm) / amplitude, outside / amplitude};
 }
-
-struct OrderCase {
-  Integrator integrator;
-  double order;
-  double coarse_step;  // omega_A dt of the coarse run
-};
-const OrderCase kOrderCases[] = {
-    {Integrator::rk2, 2, 0.1}, {Integrator::rk3, 3, 0.2}, {Integrator::rk4, 4, 0.2}};
 
 }  // namespace
 
