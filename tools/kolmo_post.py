@@ -6,7 +6,7 @@ Layout read (written by the solver, see io/OutputDirectory.hpp):
     <dir>/series.h5                         1D datasets: time, step, energy, dissipation, injection, ...
     <dir>/spectra.h5                        /k, /time, /step, /energy_spectrum [t][k], /transfer, /flux, and
                                             per scalar /<name>_spectrum, /<name>_transfer, /<name>_flux
-    <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nx][Ny][Nz]; attributes time, step, grid, box
+    <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nz][Ny][Nx] (attribute axis_order 'z y x'); time, step, grid, box
     <dir>/checkpoints/checkpoint.h5 (+ checkpoint.prev.h5)
 
 Subcommands:
@@ -131,16 +131,22 @@ def choose_dump(run, step=None):
 
 
 def read_slice(path, field, z_index=None):
-    """The plane [x][y] at z = z_index (default: the middle) of a field dump, and the dump's attributes."""
+    """The plane [x][y] at z = z_index (default: the middle) of a field dump, and the dump's attributes.
+    kolmo's dumps are stored x fastest, [Nz][Ny][Nx] (attribute axis_order "z y x"); files without the
+    attribute are taken as [Nx][Ny][Nz]."""
     with _open(path) as file:
         data = _dataset(file, field)
+        order = file.attrs.get("axis_order", "x y z")
+        order = order.decode() if isinstance(order, bytes) else str(order)
+        if order not in ("x y z", "z y x"):
+            raise PostError(f"{path} has axis_order '{order}', expected 'x y z' or 'z y x'")
         if data.ndim != 3:
-            raise PostError(f"{path} dataset '{field}' has shape {data.shape}, expected [Nx][Ny][Nz]")
-        nz = data.shape[2]
+            raise PostError(f"{path} dataset '{field}' has shape {data.shape}, expected 3 dimensions ({order})")
+        nz = data.shape[0] if order == "z y x" else data.shape[2]
         z = nz // 2 if z_index is None else z_index
         if not 0 <= z < nz:
             raise PostError(f"z index {z} is outside 0..{nz - 1} for {path} dataset '{field}'")
-        plane = np.asarray(data[:, :, z], dtype=float)
+        plane = np.asarray(data[z, :, :].T if order == "z y x" else data[:, :, z], dtype=float)
         attributes = {name: file.attrs[name] for name in file.attrs}
     return plane, z, attributes
 

@@ -73,8 +73,13 @@ def make_run(run):
     x, y, z = np.meshgrid(*[np.arange(n) * BOX[d] / n for d, n in enumerate(GRID)], indexing="ij")
     for step, time in ((0, 0.0), (1000, 2.0)):
         with h5py.File(run / "fields" / f"fields_{step:06d}.h5", "w") as file:
+            # As kolmo writes them, x fastest [Nz][Ny][Nx]; the first dump as other tools may write it,
+            # [Nx][Ny][Nz] without the attribute.
             for component, name in enumerate("uvw"):
-                file[name] = field(x, y, z, component) * (1 + step)
+                values = field(x, y, z, component) * (1 + step)
+                file[name] = values.transpose() if step else values
+            if step:
+                file.attrs["axis_order"] = np.bytes_("z y x")
             file.attrs["time"] = time
             file.attrs["step"] = np.int64(step)
             file.attrs["grid"] = np.array(GRID, dtype=np.int64)
@@ -127,7 +132,10 @@ def main():
         plane, z, attributes = post.read_slice(run / "fields" / "fields_001000.h5", "v", 3)
         x, y = np.meshgrid(np.arange(8) * BOX[0] / 8, np.arange(6) * BOX[1] / 6, indexing="ij")
         check(plane.shape == (8, 6) and np.allclose(plane, 1001 * field(x, y, 3 * BOX[2] / 4, 1)),
-              "the slice is the z-plane [x][y]")
+              "the slice is the z-plane [x][y] of a dump stored x fastest")
+        plane, z, attributes = post.read_slice(run / "fields" / "fields_000000.h5", "v", 3)
+        check(plane.shape == (8, 6) and np.allclose(plane, field(x, y, 3 * BOX[2] / 4, 1)),
+              "the slice is the z-plane [x][y] of a file stored [Nx][Ny][Nz]")
         check([step for step, _ in post.field_dumps(run)] == [0, 1000],
               "dumps are found by step, .tmp ignored")
 
