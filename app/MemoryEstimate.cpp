@@ -84,7 +84,8 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     const double transpose = dumped > 0 ? std::min(real_slab, double(io::kTransposeBytes)) : 0;
     const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
     // A checkpoint (or a restart) holds every field's spectral slabs on the host at once.
-    host_slabs = std::max({dumped * real_slab + transpose, (3 + scalars + buoyant) * spectral_slab, initial_file});
+    host_slabs =
+        std::max({dumped * real_slab + transpose, (3 + scalars + buoyant) * spectral_slab, initial_file});
   } else {
     fields = 2 * slab;
     const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;
