@@ -45,12 +45,31 @@ Block zyx_block(const fft::SlabLayout& layout, long z0, long zn) {
           {hsize_t(zn), hsize_t(layout.ny()), hsize_t(layout.x_count())}};
 }
 
-// Offsets of value (x, y, z0 + k) in the slab [x][y][z] and in a block buffer [k][y][x].
-struct Indices {
-  long nx, ny, nz, z0;
-  std::size_t slab(long x, long y, long k) const { return std::size_t((x * ny + y) * nz + z0 + k); }
-  std::size_t buffer(long x, long y, long k) const { return std::size_t((k * ny + y) * nx + x); }
-};
+// Moves the slab [x][y][z] to (Writing) or from the zyx dataset through a buffer [z][y][x] of whole blocks
+// of z planes. Slab is const Real* when writing, Real* when reading.
+template <bool Writing, class Real, class Slab>
+void transfer_zyx(hid_t dataset, const fft::SlabLayout& layout, Slab slab, MPI_Comm comm,
+                  std::size_t transpose_bytes) {
+  const long per_block = z_planes_per_block<Real>(layout, transpose_bytes), nx = layout.x_count(),
+             ny = layout.ny(), nz = layout.nz();
+  std::vector<Real> buffer(std::size_t(per_block * ny * nx));
+  for (long z0 = 0; z0 < nz; z0 += per_block) {
+    const long zn = std::min(per_block, nz - z0);
+    const Block block = zyx_block(layout, z0, zn);
+    if constexpr (!Writing) read_block(dataset, native_type<Real>(), block, buffer.data(), comm);
+    for (long x = 0; x < nx; ++x)
+      for (long y = 0; y < ny; ++y)
+        for (long k = 0; k < zn; ++k) {
+          Real& in_buffer = buffer[std::size_t((k * ny + y) * nx + x)];
+          const std::size_t in_slab = std::size_t((x * ny + y) * nz + z0 + k);
+          if constexpr (Writing)
+            in_buffer = slab[in_slab];
+          else
+            slab[in_slab] = in_buffer;
+        }
+    if constexpr (Writing) write_block(dataset, native_type<Real>(), block, buffer.data(), comm);
+  }
+}
 
 }  // namespace
 
@@ -59,34 +78,14 @@ void write_slab(hid_t dataset, AxisOrder order, const fft::SlabLayout& layout, c
                 MPI_Comm comm, std::size_t transpose_bytes) {
   if (order == AxisOrder::xyz)
     return write_block(dataset, native_type<Real>(), xyz_block(layout), slab, comm);
-  const long per_block = z_planes_per_block<Real>(layout, transpose_bytes), nx = layout.x_count(),
-             ny = layout.ny();
-  std::vector<Real> buffer(std::size_t(per_block * ny * nx));
-  for (long z0 = 0; z0 < layout.nz(); z0 += per_block) {
-    const long zn = std::min(per_block, layout.nz() - z0);
-    const Indices at{nx, ny, layout.nz(), z0};
-    for (long x = 0; x < nx; ++x)
-      for (long y = 0; y < ny; ++y)
-        for (long k = 0; k < zn; ++k) buffer[at.buffer(x, y, k)] = slab[at.slab(x, y, k)];
-    write_block(dataset, native_type<Real>(), zyx_block(layout, z0, zn), buffer.data(), comm);
-  }
+  transfer_zyx<true, Real>(dataset, layout, slab, comm, transpose_bytes);
 }
 
 template <class Real>
 void read_slab(hid_t dataset, AxisOrder order, const fft::SlabLayout& layout, Real* slab, MPI_Comm comm,
                std::size_t transpose_bytes) {
   if (order == AxisOrder::xyz) return read_block(dataset, native_type<Real>(), xyz_block(layout), slab, comm);
-  const long per_block = z_planes_per_block<Real>(layout, transpose_bytes), nx = layout.x_count(),
-             ny = layout.ny();
-  std::vector<Real> buffer(std::size_t(per_block * ny * nx));
-  for (long z0 = 0; z0 < layout.nz(); z0 += per_block) {
-    const long zn = std::min(per_block, layout.nz() - z0);
-    const Indices at{nx, ny, layout.nz(), z0};
-    read_block(dataset, native_type<Real>(), zyx_block(layout, z0, zn), buffer.data(), comm);
-    for (long x = 0; x < nx; ++x)
-      for (long y = 0; y < ny; ++y)
-        for (long k = 0; k < zn; ++k) slab[at.slab(x, y, k)] = buffer[at.buffer(x, y, k)];
-  }
+  transfer_zyx<false, Real>(dataset, layout, slab, comm, transpose_bytes);
 }
 
 template void write_slab<float>(hid_t, AxisOrder, const fft::SlabLayout&, const float*, MPI_Comm,

@@ -13,16 +13,27 @@ using namespace kolmo;
 using namespace kolmo::io;
 using kolmo::testing::global_max;
 
-TEST_CASE("block transfers split into small calls place every plane, chunked or not", "[io]") {
-  kolmo::testing::TemporaryDirectory directory;
-  const std::array<long, 3> n{11, 6, 5};
-  const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
+namespace {
+
+// This rank's slab [x][y][z] of the test function.
+std::vector<double> test_slab(const fft::SlabLayout& layout) {
+  const auto n = layout.global();
   std::vector<double> slab(layout.real_size());
   for (long i = 0; i < layout.x_count(); ++i)
     for (long j = 0; j < n[1]; ++j)
       for (long k = 0; k < n[2]; ++k)
         slab[static_cast<std::size_t>((i * n[1] + j) * n[2] + k)] =
             kolmo::testing::real_value(layout.x_offset() + i, j, k, 0, n);
+  return slab;
+}
+
+}  // namespace
+
+TEST_CASE("block transfers split into small calls place every plane, chunked or not", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const std::array<long, 3> n{11, 6, 5};
+  const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
+  const std::vector<double> slab = test_slab(layout);
 
   const auto path = directory.path() / "blocks.h5";
   const Block block{{hsize_t(layout.x_offset()), 0, 0},
@@ -76,12 +87,7 @@ TEST_CASE("slabs stored x fastest in blocks of z planes land where a serial read
   kolmo::testing::TemporaryDirectory directory;
   const std::array<long, 3> n{11, 6, 5};  // uneven slabs on 2 to 4 ranks
   const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
-  std::vector<double> slab(layout.real_size());
-  for (long i = 0; i < layout.x_count(); ++i)
-    for (long j = 0; j < n[1]; ++j)
-      for (long k = 0; k < n[2]; ++k)
-        slab[static_cast<std::size_t>((i * n[1] + j) * n[2] + k)] =
-            kolmo::testing::real_value(layout.x_offset() + i, j, k, 0, n);
+  const std::vector<double> slab = test_slab(layout);
   // One z plane per block (the smallest budget), two planes (rank 0 holds the most; the last block is
   // shorter), all at once.
   const std::size_t two_planes = 2 * sizeof(double) * std::size_t(layout.x_count(0) * n[1]);
