@@ -9,6 +9,7 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/SlabLayout.hpp"
+#include "io/SlabTransfer.hpp"
 
 namespace kolmo::app {
 
@@ -82,14 +83,17 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
         dumped += field == io::OutputField::pressure  ? 1
                   : field == io::OutputField::scalars ? scalars + buoyant
                                                       : 3;
+    // A dump passes through a buffer of at most io::kTransposeBytes to store fields x fastest.
+    const double transpose = dumped > 0 ? std::min(real_slab, double(io::kTransposeBytes)) : 0;
     const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
     // A checkpoint (or a restart) holds every field's spectral slabs on the host at once.
-    host_slabs =
-        std::max({dumped * real_slab, (3 + scalars + buoyant + (mhd ? 3 : 0)) * spectral_slab, initial_file});
+    host_slabs = std::max({dumped * real_slab + transpose,
+                           (3 + scalars + buoyant + (mhd ? 3 : 0)) * spectral_slab, initial_file});
   } else {
     fields = 2 * slab;
     const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;
-    host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab;
+    host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab +
+                 std::min(real_slab, double(io::kTransposeBytes));  // the dump's buffer, as above
   }
   MemoryEstimate estimate;
   // + the FFT's scratch slab; on several GPU ranks the slab chunks arrive in when cuFFT's kernels pack

@@ -29,12 +29,13 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
 }  // namespace
 
 std::string field_xdmf(const XdmfFields& fields) {
+  // Slowest first: the datasets are [Nz][Ny][Nx].
   const auto& n = fields.grid;
-  const std::string dims = std::to_string(n[0]) + " " + std::to_string(n[1]) + " " + std::to_string(n[2]);
+  const std::string dims = std::to_string(n[2]) + " " + std::to_string(n[1]) + " " + std::to_string(n[0]);
   std::string spacing;
-  for (int d = 0; d < 3; ++d) {
-    if (d > 0) spacing += ' ';
+  for (int d = 2; d >= 0; --d) {
     spacing += number(fields.box[d] / static_cast<double>(n[d]));
+    if (d > 0) spacing += ' ';
   }
 
   std::ostringstream out;
@@ -56,10 +57,9 @@ std::string field_xdmf(const XdmfFields& fields) {
     out << "      <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
         << dataset_item(fields, dims, name, "        ") << "      </Attribute>\n";
   }
-  // Vector fields: the velocity, and with MHD b and j. Components along ParaView's X, Y, Z, which are
-  // kolmo's z, y, x (see the header).
+  // Vector fields: the velocity, and with MHD b and j (components x, y, z along ParaView's X, Y, Z).
   const std::array<std::array<const char*, 4>, 3> vectors = {
-      {{"velocity", "w", "v", "u"}, {"magnetic", "bz", "by", "bx"}, {"current", "jz", "jy", "jx"}}};
+      {{"velocity", "u", "v", "w"}, {"magnetic", "bx", "by", "bz"}, {"current", "jx", "jy", "jz"}}};
   for (const auto& vector : vectors) {
     if (!(has(fields.datasets, vector[1]) && has(fields.datasets, vector[2]) &&
           has(fields.datasets, vector[3])))

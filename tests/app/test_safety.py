@@ -219,7 +219,7 @@ with tempfile.TemporaryDirectory() as tmp:
     ok = r.returncode == 0 and "mean 0.001 subtracted" in r.stdout
     if ok:
         with h5py.File(next((work / "out/fields").glob("*.h5")), "r") as f:
-            phi = f["phi"][...]
+            phi = f["phi"][...].transpose()  # stored x fastest
         error = np.abs(phi - np.cos(x)[:, None, None]).max()
         ok = error < 1e-10
     check(ok, f"poisson.subtract_mean: the shifted right-hand side gives phi = cos x ({r.stderr.strip()[:200]})")
