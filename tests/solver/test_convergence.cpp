@@ -1,4 +1,4 @@
-// Order of accuracy of the three integrators on a nonlinear, viscous flow: a random isotropic field on 16^3,
+// Order of accuracy of the five integrators on a nonlinear, viscous flow: a random isotropic field on 16^3,
 // integrated to the same time with n, 2n and 4n steps. In the asymptotic regime the differences between
 // successive solutions shrink by 2^p, so log2 of their ratio estimates the order p without a reference run.
 // The same with every term of Terms.hpp: a passive scalar with a mean gradient, a Boussinesq buoyancy with
@@ -42,7 +42,9 @@ testing::HostField<double> solve_to(Integrator integrator, double end_time, int 
 
 }  // namespace
 
-TEST_CASE("integrators converge at orders 2, 3 and 4 on a nonlinear viscous flow", "[solver]") {
+TEST_CASE(
+    "integrators converge at orders 2, 3, 4 (rk2, rk3, rk4) and 3, 4 (lsrk3, lsrk4) on a nonlinear flow",
+    "[solver]") {
   const bool all_terms = GENERATE(false, true);
   INFO((all_terms ? "with scalars, buoyancy and rotation" : "Navier-Stokes"));
   const double end_time = 0.3;
@@ -51,8 +53,8 @@ TEST_CASE("integrators converge at orders 2, 3 and 4 on a nonlinear viscous flow
     double order;
     int steps;
   };
-  for (const Case& c :
-       {Case{Integrator::rk2, 2, 3}, Case{Integrator::rk3, 3, 3}, Case{Integrator::rk4, 4, 3}}) {
+  for (const Case& c : {Case{Integrator::rk2, 2, 3}, Case{Integrator::rk3, 3, 3}, Case{Integrator::rk4, 4, 3},
+                        Case{Integrator::lsrk3, 3, 3}, Case{Integrator::lsrk4, 4, 3}}) {
     const auto coarse = solve_to(c.integrator, end_time, c.steps, all_terms);
     const auto medium = solve_to(c.integrator, end_time, 2 * c.steps, all_terms);
     const auto fine = solve_to(c.integrator, end_time, 4 * c.steps, all_terms);
