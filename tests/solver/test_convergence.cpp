@@ -5,8 +5,12 @@
 // its own diffusivity, and rotation, all fields compared.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <complex>
+#include <utility>
+#include <vector>
 
 #include "solver/InitialConditions.hpp"
+#include "solver/Integrators.hpp"
 #include "tests/TestSupport.hpp"
 #include "tests/solver/SolverTestSupport.hpp"
 
@@ -65,4 +69,27 @@ TEST_CASE(
                        << ", observed order " << observed);
     CHECK(observed == Approx(c.order).margin(0.3));
   }
+}
+
+TEST_CASE("stability functions: the Taylor polynomial of exp for s = p, exp to fifth order for lsrk4",
+          "[solver]") {
+  auto taylor = [](std::complex<double> z, int order) {
+    std::complex<double> sum = 1, term = 1;
+    for (int j = 1; j <= order; ++j) sum += (term *= z / double(j));
+    return sum;
+  };
+  const std::complex<double> points[] = {{0.3, 0.2}, {-1.1, 0.7}, {0.0, 2.0}};
+  for (auto [integrator, order] : {std::pair{Integrator::rk2, 2}, std::pair{Integrator::rk3, 3},
+                                   std::pair{Integrator::rk4, 4}, std::pair{Integrator::lsrk3, 3}})
+    for (auto z : points) {
+      INFO(to_string(integrator) << " at z = " << z);
+      CHECK(std::abs(stability_function(integrator, z) - taylor(z, order)) < 1e-14);
+    }
+  // Five stages of order 4: exp's first five Taylor terms and one more, c z^5, with the same c everywhere.
+  std::vector<std::complex<double>> fifth;
+  for (auto z : points)
+    fifth.push_back((stability_function(Integrator::lsrk4, z) - taylor(z, 4)) / std::pow(z, 5));
+  INFO("lsrk4: (R(z) - T4(z)) / z^5 = " << fifth[0] << ", " << fifth[1] << ", " << fifth[2]);
+  for (const auto& c : fifth) CHECK(std::abs(c - fifth[0]) < 1e-12);
+  CHECK(std::abs(fifth[0]) < 1.0 / 120);  // smaller than exp's own 1/120
 }
