@@ -67,16 +67,23 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
 
   double fields = 0, host_slabs = 0;
   if (config.problem == io::Problem::navier_stokes) {
-    const bool accumulate = config.time.integrator != solver::Integrator::rk2;
-    const int vectors = accumulate ? 4 : 3;
+    // The velocity 3, its stage input 3, the extra field 2 (divergence form) or 3 (rotational) and the
+    // accumulator 3 of rk3 and rk4 (solver/NavierStokes.hpp).
+    const bool accumulate = solver::needs_accumulator(config.time.integrator);
+    const auto& physics = config.physics;
+    const bool rotation = physics.rotation != std::array<double, 3>{0, 0, 0};
+    const bool mhd = physics.magnetic.type == io::MagneticType::mhd;
+    const solver::NonlinearForm form = solver::nonlinear_form_used(
+        physics.nonlinear_form, rotation, physics.forcing.type == solver::ForcingKind::linear, mhd);
+    const int velocity_slabs = 6 + (form == solver::NonlinearForm::divergence ? 2 : 3) + (accumulate ? 3 : 0);
     // Per scalar (solver/NavierStokes.hpp): state, gradient 3, accumulator; b also its spectral stage input.
     const int scalars = static_cast<int>(config.physics.scalars.size()),
               buoyant = config.physics.buoyancy.type == io::BuoyancyType::boussinesq ? 1 : 0;
     const int scalar_slabs = (scalars + buoyant) * (4 + (accumulate ? 1 : 0)) + buoyant;
     // MHD: b's state, stage field and accumulator (rk3, rk4).
-    const bool mhd = config.physics.magnetic.type == io::MagneticType::mhd;
     const int magnetic_slabs = mhd ? 3 * (accumulate ? 3 : 2) : 0;
-    fields = (3 * vectors + scalar_slabs + magnetic_slabs) * slab + band_forcing_bytes(config, complex_bytes);
+    fields =
+        (velocity_slabs + scalar_slabs + magnetic_slabs) * slab + band_forcing_bytes(config, complex_bytes);
     int dumped = 0;  // real slabs of one field dump
     if (config.output.fields_every > 0)
       for (io::OutputField field : config.output.fields)

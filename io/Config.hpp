@@ -41,7 +41,8 @@
 namespace kolmo::io {
 
 // The enums' values are in the order of the names in the schema's allowed column. The solver's options
-// (integrator, forcing, spectrum shape) are the solver's own enums (solver/Options.hpp), with the same names.
+// (integrator, nonlinear form, forcing, spectrum shape) are the solver's own enums (solver/Options.hpp), with
+// the same names.
 enum class Precision { float32, float64 };  // "single", "double"
 enum class BackendChoice { automatic, host, cuda };
 enum class Problem { navier_stokes, poisson };
@@ -54,6 +55,7 @@ enum class MagneticInitialType { zero, abc, orszag_tang, random, file };
 enum class RhsType { manufactured, file };
 using solver::ForcingKind;
 using solver::Integrator;
+using solver::NonlinearForm;
 using solver::SpectrumShape;
 
 struct GridConfig {
@@ -134,6 +136,7 @@ struct MagneticConfig {
 
 struct PhysicsConfig {
   double viscosity{};
+  NonlinearForm nonlinear_form{};
   ForcingConfig forcing;
   std::array<double, 3> rotation{};  // Omega
   BuoyancyConfig buoyancy;

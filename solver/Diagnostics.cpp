@@ -138,7 +138,7 @@ MagneticDiagnostics compute_magnetic_diagnostics(const NavierStokes<Real>& flow)
 template <class Real>
 double max_current(NavierStokes<Real>& flow) {
   if (!flow.magnetic()) return 0;
-  flow.curl_to_scratch(flow.magnetic_field());
+  flow.curl_to_stage(flow.magnetic_field());  // j = curl b, in the stage field: scratch()
   auto& scratch = flow.scratch();
   flow.transform_to_real(scratch);
   const auto j = std::as_const(scratch).vector_real();

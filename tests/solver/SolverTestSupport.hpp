@@ -14,6 +14,7 @@
 
 #include "fft/SlabFFT.hpp"
 #include "solver/NavierStokes.hpp"
+#include "tests/TestSupport.hpp"
 
 namespace kolmo::testing {
 
@@ -73,6 +74,17 @@ double max_difference(const HostField<Real>& a, const HostField<Real>& b, MPI_Co
 template <class Real>
 double max_magnitude(const HostField<Real>& a, MPI_Comm comm = MPI_COMM_WORLD);
 
+// max over points and ranks of |a - b| / max |b|, for two real slabs of one field.
+template <class Real>
+double max_relative(const std::vector<Real>& a, const std::vector<Real>& b, MPI_Comm comm = MPI_COMM_WORLD) {
+  double difference = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    difference = std::fmax(difference, std::fabs(double(a[i]) - double(b[i])));
+    scale = std::fmax(scale, std::fabs(double(b[i])));
+  }
+  return global_max(difference, comm) / std::fmax(global_max(scale, comm), 1e-300);
+}
+
 // An invariant's relative drift over a fixed time, as a function of the integrator and the number of steps,
 // must fall at least at the integrator's order (observed over 4 and 8 steps, within 0.3) and stay below
 // rk4_bound with rk4 at 8 steps. Checks with Catch.
@@ -108,8 +120,11 @@ struct OrderCase {
   double order;
   double coarse_step;
 };
-inline constexpr OrderCase kOrderCases[] = {
-    {solver::Integrator::rk2, 2, 0.1}, {solver::Integrator::rk3, 3, 0.2}, {solver::Integrator::rk4, 4, 0.2}};
+inline constexpr OrderCase kOrderCases[] = {{solver::Integrator::rk2, 2, 0.1},
+                                            {solver::Integrator::rk3, 3, 0.2},
+                                            {solver::Integrator::rk4, 4, 0.2},
+                                            {solver::Integrator::lsrk3, 3, 0.2},
+                                            {solver::Integrator::lsrk4, 4, 0.2}};
 
 // Round-off scale for tests templated over precision.
 template <class Real>

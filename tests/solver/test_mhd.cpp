@@ -226,7 +226,8 @@ TEST_CASE("ideal MHD: energy, cross helicity and magnetic helicity drift falls a
 }
 
 TEST_CASE("the MHD energy budget closes: dE/dt = injection - nu <|omega|^2> - eta <|j|^2>", "[solver]") {
-  // Band forcing joins the stress (MagneticTerms.hpp): its injection must come out exactly.
+  // Band forcing joins the stress T (Forcing.hpp, add_captured_as_stress): its injection must come out
+  // exactly.
   for (const bool forced : {false, true}) {
     INFO((forced ? "band forcing" : "decaying"));
     auto parameters = mhd(0.03, 0.05, {0, 0.5, 0});
@@ -312,4 +313,26 @@ TEST_CASE("MHD: bad parameters give one line naming them", "[solver]") {
   CHECK(testing::error_message([&] {
           set_orszag_tang(*plain, 0.8, VectorField::magnetic);
         }).find("no magnetic field") != std::string::npos);
+}
+
+TEST_CASE("MHD runs in its divergence form with every integrator: 14 transforms a stage, 14 or 20 slabs",
+          "[solver]") {
+  // Whatever form is asked for (solver::nonlinear_form_used): u and b to real space, T and E back.
+  const std::array<long, 3> n{16, 16, 16};
+  for (auto form : {NonlinearForm::divergence, NonlinearForm::rotational}) {
+    for (auto integrator :
+         {Integrator::rk2, Integrator::rk3, Integrator::rk4, Integrator::lsrk3, Integrator::lsrk4}) {
+      auto parameters = mhd(0.01, 0.02, {0, 0, 0.5}, integrator);
+      parameters.nonlinear_form = form;
+      auto flow = testing::make_flow<double>(n, parameters);
+      INFO(to_string(form) << " form asked, " << to_string(integrator));
+      CHECK(flow->nonlinear_form() == NonlinearForm::divergence);
+      CHECK(flow->backward_transforms_per_stage() == 6);
+      CHECK(flow->forward_transforms_per_stage() == 8);
+      // velocity 3, stage input 3, T_xz and T_yz 2, b 3, b's stage 3; accumulators 3 + 3 (rk3, rk4)
+      const bool accumulate = integrator == Integrator::rk3 || integrator == Integrator::rk4;
+      const std::size_t slab = flow.fft->layout().alloc_complex() * sizeof(Complex<double>);
+      CHECK(flow->bytes_held() == (accumulate ? 20 : 14) * slab + flow.fft->workspace_bytes());
+    }
+  }
 }
