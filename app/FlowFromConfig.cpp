@@ -32,6 +32,9 @@ solver::FlowParameters flow_parameters(const io::RunConfig& config) {
     solver::add_boussinesq(p, physics.buoyancy.n2, physics.buoyancy.prandtl, {-g[0], -g[1], -g[2]});
   }
   if (!zero(physics.rotation)) p.terms.push_back(solver::coriolis(physics.rotation));
+  if (physics.magnetic.type == io::MagneticType::mhd)
+    p.magnetic = {true, physics.magnetic.resolved_resistivity(physics.viscosity),
+                  physics.magnetic.background};
   return p;
 }
 

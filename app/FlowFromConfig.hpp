@@ -5,7 +5,8 @@
 // - flow_parameters(config): viscosity, box, integrator and forcing as configured; the scalars of
 //   physics.scalars in their order, each with its diffusivity (or nu / Schmidt) and, when its mean gradient
 //   is not zero, a mean_gradient term; then, with physics.buoyancy.type boussinesq, the buoyancy b
-//   (solver::add_boussinesq with up = -gravity); a Coriolis term when physics.rotation is not zero.
+//   (solver::add_boussinesq with up = -gravity); a Coriolis term when physics.rotation is not zero; with
+//   physics.magnetic.type mhd the magnetic field (resistivity, or nu / prandtl, and B0).
 // - scalar_fields(config): the same scalars in the same order (the solver's indices), each with its name, its
 //   initial field's configuration and the key prefix that configures it ("physics.scalars[0]",
 //   "physics.buoyancy"), for messages.

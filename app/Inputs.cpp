@@ -71,39 +71,58 @@ std::string forcing_text(const io::ForcingConfig& forcing) {
 
 }  // namespace
 
+// A vector field from a field file (its three real datasets) or a checkpoint (their <name>_hat), for the
+// configuration key `key`.
+template <class Real>
+InitialVelocity<Real> read_vector_file(const std::string& key, const std::string& file,
+                                       const std::array<std::string, 3>& names, const fft::SlabLayout& layout,
+                                       MPI_Comm comm) {
+  InitialVelocity<Real> field;
+  std::array<std::string, 3> spectral_names;
+  for (int c = 0; c < 3; ++c) spectral_names[c] = io::checkpoint_dataset(names[c]);
+  reading(key, [&] {
+    io::FieldReader reader(file, comm);
+    field.spectral = reader.has_dataset(spectral_names[0]);
+    if (field.spectral) {
+      std::vector<io::SpectralTarget<Real>> targets;
+      for (int c = 0; c < 3; ++c) {
+        field.modes[c].resize(layout.spectral_size());
+        targets.push_back({spectral_names[c], field.modes[c]});
+      }
+      io::read_checkpoint<Real>(file, layout, targets, comm);
+      return;
+    }
+    KOLMO_REQUIRE(reader.has_dataset(names[0]), file + " holds neither " + names[0] + ", " + names[1] + ", " +
+                                                    names[2] + " (a field file) nor " + spectral_names[0] +
+                                                    ", ... (a checkpoint)");
+    for (int c = 0; c < 3; ++c) {
+      field.real[c].resize(layout.real_size());
+      reader.read<Real>(names[c], layout, field.real[c]);
+    }
+  });
+  for (int c = 0; c < 3; ++c) {
+    if (field.spectral)
+      require_finite(field.modes[c], dataset_text(key, file, spectral_names[c]), comm);
+    else
+      require_finite(field.real[c], dataset_text(key, file, names[c]), comm);
+  }
+  return field;
+}
+
 template <class Real>
 InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::SlabLayout& layout,
                                         MPI_Comm comm) {
-  const std::string& file = config.initial.file;
-  InitialVelocity<Real> velocity;
-  reading("initial.file", [&] {
-    io::FieldReader reader(file, comm);
-    velocity.spectral = reader.has_dataset(io::kVelocityComponents[0]);
-    if (velocity.spectral) {
-      io::VelocityTargets<Real> spans;
-      for (int c = 0; c < 3; ++c) {
-        velocity.modes[c].resize(layout.spectral_size());
-        spans[c] = velocity.modes[c];
-      }
-      io::read_checkpoint<Real>(file, layout, spans, comm);
-      return;
-    }
-    KOLMO_REQUIRE(reader.has_dataset("u"),
-                  file + " holds neither u, v, w (a field file) nor u_hat, v_hat, w_hat (a checkpoint)");
-    const char* names[3] = {"u", "v", "w"};
-    for (int c = 0; c < 3; ++c) {
-      velocity.real[c].resize(layout.real_size());
-      reader.read<Real>(names[c], layout, velocity.real[c]);
-    }
-  });
-  const char* names[3] = {"u", "v", "w"};
-  for (int c = 0; c < 3; ++c) {
-    if (velocity.spectral)
-      require_finite(velocity.modes[c], dataset_text("initial.file", file, io::kVelocityComponents[c]), comm);
-    else
-      require_finite(velocity.real[c], dataset_text("initial.file", file, names[c]), comm);
-  }
-  return velocity;
+  return read_vector_file<Real>("initial.file", config.initial.file, {"u", "v", "w"}, layout, comm);
+}
+
+template <class Real>
+InitialVelocity<Real> read_initial_magnetic(const io::RunConfig& config, const fft::SlabLayout& layout,
+                                            MPI_Comm comm) {
+  const auto& magnetic = config.physics.magnetic;
+  if (magnetic.type != io::MagneticType::mhd || magnetic.initial.type != io::MagneticInitialType::file)
+    return {};
+  return read_vector_file<Real>("physics.magnetic.initial.file", magnetic.initial.file, io::kMagneticNames,
+                                layout, comm);
 }
 
 template <class Real>
@@ -161,19 +180,28 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   const auto scalars = scalar_fields(config);
   std::vector<std::string> names(io::kVelocityComponents.begin(), io::kVelocityComponents.end());
   for (const auto& scalar : scalars) names.push_back(io::checkpoint_dataset(scalar.name));
+  const bool mhd = config.physics.magnetic.type == io::MagneticType::mhd;
+  if (mhd)
+    for (const auto& name : io::kMagneticNames) names.push_back(io::checkpoint_dataset(name));
   state.scalar_modes.resize(scalars.size());
+  if (mhd) state.magnetic_modes.resize(3);
+  // The i-th field of names: the velocity's components, the scalars, b's components.
+  auto modes_of = [&](std::size_t i) -> std::vector<Complex<Real>>& {
+    if (i < 3) return state.modes[i];
+    if (i < 3 + scalars.size()) return state.scalar_modes[i - 3];
+    return state.magnetic_modes[i - 3 - scalars.size()];
+  };
   reading(option, [&] {
     std::vector<io::SpectralTarget<Real>> targets;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      auto& modes = i < 3 ? state.modes[i] : state.scalar_modes[i - 3];
+      auto& modes = modes_of(i);
       modes.resize(layout.spectral_size());
       targets.push_back({names[i], modes});
     }
     state.info = io::read_checkpoint<Real>(state.path, layout, targets, comm);
   });
   for (std::size_t i = 0; i < names.size(); ++i)
-    require_finite(i < 3 ? state.modes[i] : state.scalar_modes[i - 3],
-                   dataset_text(option, state.path.string(), names[i]), comm);
+    require_finite(modes_of(i), dataset_text(option, state.path.string(), names[i]), comm);
 
   // Changed physics is allowed (a run may continue with another viscosity on purpose), and said.
   if (state.info.viscosity != config.physics.viscosity)
@@ -229,6 +257,8 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
 #define KOLMO_INSTANTIATE_INPUTS(Real)                                                                      \
   template InitialVelocity<Real> read_initial_file<Real>(const io::RunConfig&, const fft::SlabLayout&,      \
                                                          MPI_Comm);                                         \
+  template InitialVelocity<Real> read_initial_magnetic<Real>(const io::RunConfig&, const fft::SlabLayout&,  \
+                                                             MPI_Comm);                                     \
   template std::vector<InitialScalar<Real>> read_initial_scalars<Real>(const io::RunConfig&,                \
                                                                        const fft::SlabLayout&, MPI_Comm);   \
   template RestartState<Real> read_restart<Real>(const io::RunConfig&, const RunOptions&,                   \

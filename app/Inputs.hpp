@@ -14,7 +14,8 @@
 // - read_restart: the checkpoint --checkpoint names, or for --restart checkpoint.h5 in the output directory's
 //   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
 //   then says which file was bad, why, and which is used: io::choose_restart_checkpoint); its grid must be
-//   grid.n, and it must hold every field of the run (the velocity and each scalar's <name>_hat).
+//   grid.n, and it must hold every field of the run (the velocity, each scalar's <name>_hat, and with MHD
+//   bx_hat, by_hat, bz_hat).
 //   physics_changes lists what the configuration changes
 //   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity and box and, for
 //   --restart, the forcing of the run's previous config.yaml: a restart may change them, and says so.
@@ -49,6 +50,12 @@ template <class Real>
 InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::SlabLayout& layout,
                                         MPI_Comm comm);
 
+// physics.magnetic.initial.file: b from a field file (bx, by, bz) or a checkpoint (bx_hat, by_hat, bz_hat);
+// empty unless that is b's initial type.
+template <class Real>
+InitialVelocity<Real> read_initial_magnetic(const io::RunConfig& config, const fft::SlabLayout& layout,
+                                            MPI_Comm comm);
+
 template <class Real>
 struct InitialScalar {
   bool given = false;                // initial.type is file
@@ -66,7 +73,8 @@ struct RestartState {
   std::filesystem::path path;
   io::CheckpointInfo info;
   std::array<std::vector<Complex<Real>>, 3> modes;
-  std::vector<std::vector<Complex<Real>>> scalar_modes;  // in app/FlowFromConfig.hpp's order
+  std::vector<std::vector<Complex<Real>>> scalar_modes;    // in app/FlowFromConfig.hpp's order
+  std::vector<std::vector<Complex<Real>>> magnetic_modes;  // MHD: bx_hat, by_hat, bz_hat; empty otherwise
   std::vector<std::string> physics_changes;
   std::string note;  // empty, or one line: the newest checkpoint was unusable, the previous one is used
 };

@@ -72,14 +72,18 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     const bool accumulate = solver::needs_accumulator(config.time.integrator);
     const auto& physics = config.physics;
     const bool rotation = physics.rotation != std::array<double, 3>{0, 0, 0};
+    const bool mhd = physics.magnetic.type == io::MagneticType::mhd;
     const solver::NonlinearForm form = solver::nonlinear_form_used(
-        physics.nonlinear_form, rotation, physics.forcing.type == solver::ForcingKind::linear);
+        physics.nonlinear_form, rotation, physics.forcing.type == solver::ForcingKind::linear, mhd);
     const int velocity_slabs = 6 + (form == solver::NonlinearForm::divergence ? 2 : 3) + (accumulate ? 3 : 0);
     // Per scalar (solver/NavierStokes.hpp): state, gradient 3, accumulator; b also its spectral stage input.
     const int scalars = static_cast<int>(config.physics.scalars.size()),
               buoyant = config.physics.buoyancy.type == io::BuoyancyType::boussinesq ? 1 : 0;
     const int scalar_slabs = (scalars + buoyant) * (4 + (accumulate ? 1 : 0)) + buoyant;
-    fields = (velocity_slabs + scalar_slabs) * slab + band_forcing_bytes(config, complex_bytes);
+    // MHD: b's state, stage field and accumulator (rk3, rk4).
+    const int magnetic_slabs = mhd ? 3 * (accumulate ? 3 : 2) : 0;
+    fields =
+        (velocity_slabs + scalar_slabs + magnetic_slabs) * slab + band_forcing_bytes(config, complex_bytes);
     int dumped = 0;  // real slabs of one field dump
     if (config.output.fields_every > 0)
       for (io::OutputField field : config.output.fields)
@@ -90,8 +94,8 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     const double transpose = dumped > 0 ? std::min(real_slab, double(io::kTransposeBytes)) : 0;
     const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
     // A checkpoint (or a restart) holds every field's spectral slabs on the host at once.
-    host_slabs =
-        std::max({dumped * real_slab + transpose, (3 + scalars + buoyant) * spectral_slab, initial_file});
+    host_slabs = std::max({dumped * real_slab + transpose,
+                           (3 + scalars + buoyant + (mhd ? 3 : 0)) * spectral_slab, initial_file});
   } else {
     fields = 2 * slab;
     const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;

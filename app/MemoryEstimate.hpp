@@ -6,7 +6,8 @@
 //   share of the grid (the first), with `exchange` the resolved fft.exchange:
 //     solver  what the solver allocates on its device: the fields (Navier-Stokes: 3 vector fields of three
 //             slabs for rk2, 4 for rk3 and rk4, and per scalar 4 slabs for rk2, 5 for rk3 and rk4, one more
-//             for the buoyancy b; Poisson: 2 slabs), each slab SlabLayout::alloc_complex()
+//             for the buoyancy b; MHD's b 6 slabs for rk2, 9 for rk3 and rk4; Poisson: 2 slabs), each slab
+//             SlabLayout::alloc_complex()
 //             complex values, the FFT's scratch slab, the exchange-in-pieces buffer, p2p's landing slab,
 //             the band forcing's modes;
 //     device  on a GPU, solver plus a reserve for cuFFT's and NCCL's work areas; 0 on the host backend;

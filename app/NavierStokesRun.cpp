@@ -51,6 +51,9 @@ const std::vector<std::string> kSeriesColumns{
 const std::vector<std::string> kScalarColumns{"variance", "dissipation", "production",
                                               "flux_x",   "flux_y",      "flux_z"};
 const std::vector<std::string> kBuoyancyColumns{"potential_energy", "buoyancy_flux"};
+// MHD, after the above.
+const std::vector<std::string> kMagneticColumns{"magnetic_energy", "magnetic_dissipation", "cross_helicity",
+                                                "magnetic_helicity", "current_max"};
 // Per scalar (prefixed likewise), after energy_spectrum, transfer and flux.
 const std::vector<std::string> kScalarSpectra{"spectrum", "transfer", "flux"};
 
@@ -60,6 +63,7 @@ std::vector<std::string> series_columns(const solver::NavierStokes<Real>& flow) 
   for (int j = 0; j < flow.scalar_count(); ++j)
     for (const auto& column : kScalarColumns) columns.push_back(flow.scalar_name(j) + "_" + column);
   if (buoyant(flow)) columns.insert(columns.end(), kBuoyancyColumns.begin(), kBuoyancyColumns.end());
+  if (flow.magnetic()) columns.insert(columns.end(), kMagneticColumns.begin(), kMagneticColumns.end());
   return columns;
 }
 
@@ -68,6 +72,7 @@ std::vector<std::string> spectra_names(const solver::NavierStokes<Real>& flow) {
   std::vector<std::string> names{"energy_spectrum", "transfer", "flux"};
   for (int j = 0; j < flow.scalar_count(); ++j)
     for (const auto& spectrum : kScalarSpectra) names.push_back(flow.scalar_name(j) + "_" + spectrum);
+  if (flow.magnetic()) names.insert(names.end(), {"magnetic_spectrum", "magnetic_transfer"});
   return names;
 }
 
@@ -151,17 +156,54 @@ class NavierStokesRun {
       case io::InitialType::file:
         set_from_file();
         break;
+      case io::InitialType::orszag_tang:
+        solver::set_orszag_tang(flow_, initial.amplitude, solver::VectorField::velocity);
+        break;
     }
     set_initial_scalars();
+    set_initial_magnetic();
+  }
+
+  // b: zero unless configured otherwise.
+  void set_initial_magnetic() {
+    const auto& magnetic = config_.physics.magnetic;
+    if (magnetic.type != io::MagneticType::mhd) return;
+    const auto& initial = magnetic.initial;
+    const auto b = solver::VectorField::magnetic;
+    switch (initial.type) {
+      case io::MagneticInitialType::zero:
+        break;
+      case io::MagneticInitialType::abc:
+        solver::set_abc(flow_, initial.A, initial.B, initial.C, static_cast<int>(initial.k), b);
+        break;
+      case io::MagneticInitialType::orszag_tang:
+        solver::set_orszag_tang(flow_, initial.amplitude, b);
+        break;
+      case io::MagneticInitialType::random:
+        solver::set_random_isotropic(flow_, initial.energy, initial.k0,
+                                     static_cast<std::uint64_t>(initial.seed), initial.shape, b);
+        break;
+      case io::MagneticInitialType::file: {
+        auto field = read_initial_magnetic<Real>(config_, fft_.layout(), comm_);
+        if (!field.spectral) {
+          flow_.set_magnetic(field.real[0], field.real[1], field.real[2]);
+          break;
+        }
+        for (int d = 0; d < 3; ++d) flow_.magnetic_field().buffer(d).assign_from_host(field.modes[d]);
+        flow_.enforce_constraints();
+        break;
+      }
+    }
   }
 
   // The energy the blow-up check bounds (app/BlowUp.hpp): the kinetic energy from cfl_dt's scan, plus with
-  // buoyancy <b^2> / (2 |N2|) (one reduction over b).
+  // buoyancy <b^2> / (2 |N2|) (one reduction over b), with MHD the magnetic energy (one reduction).
   double blow_up_energy() const {
     double energy = flow_.velocity_scan().energy;
     for (int j = 0; j < flow_.scalar_count(); ++j)
       if (flow_.terms().buoyant(j))
         energy += std::fabs(flow_.terms().potential_energy_factor(j)) * solver::scalar_variance(flow_, j);
+    if (flow_.magnetic()) energy += solver::mean_square_half(flow_, flow_.magnetic_field());
     return energy;
   }
 
@@ -204,6 +246,8 @@ class NavierStokesRun {
     for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(state.modes[d]);
     for (int j = 0; j < flow_.scalar_count(); ++j)
       flow_.scalar(j).buffer().assign_from_host(state.scalar_modes[j]);
+    for (std::size_t d = 0; d < state.magnetic_modes.size(); ++d)
+      flow_.magnetic_field().buffer(int(d)).assign_from_host(state.magnetic_modes[d]);
     flow_.set_clock(state.info.time, state.info.step, state.info.dt);
     last_checkpoint_ = step_and_time(state.info.step, state.info.time);
     char text[512];
@@ -219,7 +263,7 @@ class NavierStokesRun {
     const auto& layout = fft_.layout();
     const double field_bytes = double(layout.nx()) * layout.ny() * layout.nz() * sizeof(Real) / ranks_;
     if (!restart_report_.empty()) std::printf("%s\n", restart_report_.c_str());
-    std::printf("kolmo %s: incompressible Navier-Stokes\n", KOLMO_VERSION);
+    std::printf("kolmo %s: incompressible %s\n", KOLMO_VERSION, flow_.magnetic() ? "MHD" : "Navier-Stokes");
     std::printf("  grid      %s, box %.6g x %.6g x %.6g\n", layout.describe().c_str(), config_.grid.box[0],
                 config_.grid.box[1], config_.grid.box[2]);
     std::printf("  backend   %s: %s, exchange %s, %s precision\n", to_string(device_->backend()).c_str(),
@@ -243,6 +287,10 @@ class NavierStokesRun {
       std::printf("  buoyancy  b: N2 = %.6g, Pr = %.6g, gravity [%.6g, %.6g, %.6g]\n", physics.buoyancy.n2,
                   physics.buoyancy.prandtl, physics.buoyancy.gravity[0], physics.buoyancy.gravity[1],
                   physics.buoyancy.gravity[2]);
+    if (flow_.magnetic())
+      std::printf("  magnetic  MHD: eta = %.6g, B0 = [%.6g, %.6g, %.6g]\n",
+                  physics.magnetic.resolved_resistivity(physics.viscosity), physics.magnetic.background[0],
+                  physics.magnetic.background[1], physics.magnetic.background[2]);
     for (const auto& scalar : physics.scalars)
       std::printf("  scalar    %s: kappa = %.6g, mean gradient [%.6g, %.6g, %.6g]\n", scalar.name.c_str(),
                   scalar.resolved_diffusivity(physics.viscosity), scalar.mean_gradient[0],
@@ -278,6 +326,11 @@ class NavierStokesRun {
     for (const auto& s : d.scalars)
       row.insert(row.end(), {s.variance, s.dissipation, s.production, s.flux[0], s.flux[1], s.flux[2]});
     if (buoyant(flow_)) row.insert(row.end(), {d.potential_energy, d.buoyancy_flux});
+    if (flow_.magnetic()) {
+      const auto& m = d.magnetic;
+      row.insert(row.end(), {m.energy, m.dissipation, m.cross_helicity, m.magnetic_helicity,
+                             solver::max_current(flow_)});
+    }
     series_->append(row);
   }
 
@@ -285,6 +338,7 @@ class NavierStokesRun {
     std::vector<std::vector<double>> spectra{s.energy, s.transfer, s.flux};
     for (const auto& scalar : s.scalars)
       spectra.insert(spectra.end(), {scalar.variance, scalar.transfer, scalar.flux});
+    if (flow_.magnetic()) spectra.insert(spectra.end(), {s.magnetic, s.magnetic_transfer});
     spectra_->append(flow_.time(), flow_.step_count(), spectra);
   }
 
@@ -296,19 +350,27 @@ class NavierStokesRun {
       storage.push_back(std::move(data));
       slabs.push_back({name, {}});
     };
-    storage.reserve(7 + flow_.scalar_count());
+    storage.reserve(13 + flow_.scalar_count());
+    auto add_vector = [&](const std::array<const char*, 3>& names, std::vector<Real>& a, std::vector<Real>& b,
+                          std::vector<Real>& c) {
+      add(names[0], std::move(a));
+      add(names[1], std::move(b));
+      add(names[2], std::move(c));
+    };
     for (auto field : config_.output.fields) {
       std::vector<Real> a, b, c;
       if (field == io::OutputField::velocity) {
         flow_.velocity_to_host(a, b, c);
-        add("u", std::move(a));
-        add("v", std::move(b));
-        add("w", std::move(c));
+        add_vector({"u", "v", "w"}, a, b, c);
       } else if (field == io::OutputField::vorticity) {
         flow_.vorticity_to_host(a, b, c);
-        add("vorticity_x", std::move(a));
-        add("vorticity_y", std::move(b));
-        add("vorticity_z", std::move(c));
+        add_vector({"vorticity_x", "vorticity_y", "vorticity_z"}, a, b, c);
+      } else if (field == io::OutputField::magnetic) {
+        flow_.magnetic_to_host(a, b, c);
+        add_vector({"bx", "by", "bz"}, a, b, c);
+      } else if (field == io::OutputField::current) {
+        flow_.current_to_host(a, b, c);
+        add_vector({"jx", "jy", "jz"}, a, b, c);
       } else if (field == io::OutputField::scalars) {
         for (int j = 0; j < flow_.scalar_count(); ++j) {
           flow_.scalar_to_host(j, a);
@@ -327,7 +389,7 @@ class NavierStokesRun {
 
   void write_checkpoint() {
     const auto& layout = fft_.layout();
-    // Every field by name: the velocity's components, then each scalar's.
+    // Every field by name: the velocity's components, then each scalar's, then b's.
     std::vector<std::vector<Complex<Real>>> host;
     std::vector<std::string> names(io::kVelocityComponents.begin(), io::kVelocityComponents.end());
     for (int d = 0; d < 3; ++d) host.push_back(std::as_const(flow_).velocity().buffer(d).host_copy());
@@ -335,6 +397,11 @@ class NavierStokesRun {
       host.push_back(std::as_const(flow_).scalar(j).buffer().host_copy());
       names.push_back(io::checkpoint_dataset(flow_.scalar_name(j)));
     }
+    if (flow_.magnetic())
+      for (int d = 0; d < 3; ++d) {
+        host.push_back(std::as_const(flow_).magnetic_field().buffer(d).host_copy());
+        names.push_back(io::checkpoint_dataset(io::kMagneticNames[d]));
+      }
     std::vector<io::SpectralDataset<Real>> datasets;
     for (std::size_t i = 0; i < host.size(); ++i)
       datasets.push_back({names[i], std::span<const Complex<Real>>(host[i].data(), layout.spectral_size())});

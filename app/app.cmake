@@ -37,6 +37,10 @@ if(KOLMO_BUILD_TESTS)
            COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_fields.py --kolmo $<TARGET_FILE:kolmo>
                    --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
   set_tests_properties(app_fields PROPERTIES TIMEOUT 900)
+  add_test(NAME app_mhd
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_mhd.py --kolmo $<TARGET_FILE:kolmo>
+                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
+  set_tests_properties(app_mhd PROPERTIES TIMEOUT 900)
   add_test(NAME app_paraview
            COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_paraview.py --kolmo $<TARGET_FILE:kolmo>
                    --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})

@@ -60,6 +60,8 @@ struct CheckpointInfo {
 };
 
 inline constexpr std::array<const char*, 3> kVelocityComponents = {"u_hat", "v_hat", "w_hat"};
+// The magnetic field's components (MHD), as named in field files; checkpoint_dataset gives theirs.
+inline const std::array<std::string, 3> kMagneticNames = {"bx", "by", "bz"};
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& directory);           // checkpoint.h5
 std::filesystem::path previous_checkpoint_path(const std::filesystem::path& directory);  // checkpoint.prev.h5

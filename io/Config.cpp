@@ -522,6 +522,22 @@ double largest_wavenumber(const GridConfig& grid) {
   return largest;
 }
 
+// A random field's spectral peak k0 (the key `key`) must lie below the grid's largest wavenumber.
+void check_peak(Reader& in, const std::string& key, double k0, const GridConfig& grid) {
+  const double largest = largest_wavenumber(grid);
+  if (k0 >= largest)
+    in.fail(key, "the peak " + number_text(k0) + " is beyond the largest wavenumber of the grid, " +
+                     number_text(largest));
+}
+
+// An ABC field's mode number k (the key `key`) must be resolved: k < N/2 on every axis.
+void check_abc_mode(Reader& in, const std::string& key, long k, const GridConfig& grid) {
+  const auto& n = grid.n;
+  if (2 * k >= std::min({n[0], n[1], n[2]}))
+    in.fail(key, "mode " + std::to_string(k) + " is not resolved by grid.n = " + list_text(n) +
+                     " (it needs k < N/2 on every axis)");
+}
+
 // The initial field of a scalar or of b, from the keys "<prefix>.initial.*"; name: the field's name, the
 // default dataset of a field file.
 ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, const std::string& prefix,
@@ -534,10 +550,7 @@ ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, con
     initial.k0 = in.get<double>(key + "k0");
     initial.shape = in.choice<SpectrumShape>(key + "shape");
     initial.seed = in.get<long>(key + "seed");
-    const double largest = largest_wavenumber(config.grid);
-    if (initial.k0 >= largest)
-      in.fail(key + "k0", "the peak " + number_text(initial.k0) +
-                              " is beyond the largest wavenumber of the grid, " + number_text(largest));
+    check_peak(in, key + "k0", initial.k0, config.grid);
   } else if (initial.type == ScalarInitialType::file) {
     initial.file = in.get<std::string>(key + "file");
     require_file(in, key + "file", initial.file);
@@ -555,7 +568,8 @@ void check_scalar_name(Reader& in, const std::string& path, const std::string& n
       std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
   if (!identifier)
     in.fail(path, "'" + name + "' is not a plain name (letters, digits and _, starting with a letter)");
-  for (const char* reserved : {"u", "v", "w", "pressure", "vorticity_x", "vorticity_y", "vorticity_z"})
+  for (const char* reserved : {"u", "v", "w", "pressure", "vorticity_x", "vorticity_y", "vorticity_z", "bx",
+                               "by", "bz", "jx", "jy", "jz"})
     if (name == reserved) in.fail(path, "'" + name + "' is the name of a field dump's own dataset");
   if (std::find(taken.begin(), taken.end(), name) != taken.end())
     in.fail(path, "'" + name +
@@ -599,6 +613,54 @@ void read_fields(Reader& in, RunConfig& config) {
   }
 }
 
+void read_magnetic(Reader& in, RunConfig& config) {
+  MagneticConfig& magnetic = config.physics.magnetic;
+  magnetic.type = in.choice<MagneticType>("physics.magnetic.type");
+  if (magnetic.type == MagneticType::none) return;
+  const std::string key = "physics.magnetic.";
+  magnetic.resistivity = in.optional<double>(key + "resistivity");
+  magnetic.prandtl = in.optional<double>(key + "prandtl");
+  if (magnetic.resistivity && magnetic.prandtl)
+    in.fail(key + "prandtl", "give physics.magnetic.resistivity or physics.magnetic.prandtl, not both");
+  if (!magnetic.resistivity && !magnetic.prandtl)
+    in.fail(key + "resistivity", "missing: give physics.magnetic.resistivity or physics.magnetic.prandtl");
+  magnetic.background = in.get<std::array<double, 3>>(key + "background");
+  const PhysicsConfig& physics = config.physics;
+  if (length(physics.rotation) > 0)
+    in.fail("physics.rotation", "is not available with physics.magnetic.type mhd");
+  if (physics.forcing.type == ForcingKind::linear)
+    in.fail("physics.forcing.type",
+            "linear forcing is not available with physics.magnetic.type mhd (use band)");
+  MagneticInitialConfig& initial = magnetic.initial;
+  initial.type = in.choice<MagneticInitialType>(key + "initial.type");
+  switch (initial.type) {
+    case MagneticInitialType::orszag_tang:
+      initial.amplitude = in.get<double>(key + "initial.amplitude");
+      break;
+    case MagneticInitialType::abc:
+      initial.A = in.get<double>(key + "initial.A");
+      initial.B = in.get<double>(key + "initial.B");
+      initial.C = in.get<double>(key + "initial.C");
+      initial.k = in.get<long>(key + "initial.k");
+      check_abc_mode(in, key + "initial.k", initial.k, config.grid);
+      break;
+    case MagneticInitialType::random: {
+      initial.energy = in.get<double>(key + "initial.energy");
+      initial.k0 = in.get<double>(key + "initial.k0");
+      initial.shape = in.choice<SpectrumShape>(key + "initial.shape");
+      initial.seed = in.get<long>(key + "initial.seed");
+      check_peak(in, key + "initial.k0", initial.k0, config.grid);
+      break;
+    }
+    case MagneticInitialType::file:
+      initial.file = in.get<std::string>(key + "initial.file");
+      require_file(in, key + "initial.file", initial.file);
+      break;
+    case MagneticInitialType::zero:
+      break;
+  }
+}
+
 void read_physics(Reader& in, RunConfig& config) {
   config.physics.viscosity = in.get<double>("physics.viscosity");
   config.physics.nonlinear_form = in.choice<NonlinearForm>("physics.nonlinear_form");
@@ -625,6 +687,7 @@ void read_physics(Reader& in, RunConfig& config) {
               "missing: linear forcing needs physics.forcing.power or physics.forcing.coefficient");
   }
   read_fields(in, config);
+  read_magnetic(in, config);
 }
 
 void read_time(Reader& in, TimeConfig& time) {
@@ -646,10 +709,14 @@ void read_time(Reader& in, TimeConfig& time) {
 
 void read_initial(Reader& in, RunConfig& config) {
   InitialConfig& initial = config.initial;
-  const auto& n = config.grid.n;
   initial.type = in.choice<InitialType>("initial.type");
   switch (initial.type) {
     case InitialType::taylor_green:
+      initial.amplitude = in.get<double>("initial.amplitude");
+      break;
+    case InitialType::orszag_tang:
+      if (config.physics.magnetic.type != MagneticType::mhd)
+        in.fail("initial.type", "orszag_tang is an MHD initial condition, but physics.magnetic.type is none");
       initial.amplitude = in.get<double>("initial.amplitude");
       break;
     case InitialType::abc:
@@ -657,20 +724,14 @@ void read_initial(Reader& in, RunConfig& config) {
       initial.B = in.get<double>("initial.B");
       initial.C = in.get<double>("initial.C");
       initial.k = in.get<long>("initial.k");
-      if (2 * initial.k >= std::min({n[0], n[1], n[2]}))
-        in.fail("initial.k", "mode " + std::to_string(initial.k) + " is not resolved by grid.n = " +
-                                 list_text(n) + " (it needs k < N/2 on every axis)");
+      check_abc_mode(in, "initial.k", initial.k, config.grid);
       break;
     case InitialType::random: {
       initial.spectrum.shape = in.choice<SpectrumShape>("initial.spectrum.shape");
       initial.spectrum.k0 = in.get<double>("initial.spectrum.k0");
       initial.spectrum.energy = in.get<double>("initial.spectrum.energy");
       initial.seed = in.get<long>("initial.seed");
-      const double largest = largest_wavenumber(config.grid);
-      if (initial.spectrum.k0 >= largest)
-        in.fail("initial.spectrum.k0", "the peak " + number_text(initial.spectrum.k0) +
-                                           " is beyond the largest wavenumber of the grid, " +
-                                           number_text(largest));
+      check_peak(in, "initial.spectrum.k0", initial.spectrum.k0, config.grid);
       break;
     }
     case InitialType::file:
@@ -717,6 +778,14 @@ void read_output(Reader& in, RunConfig& config, const std::string& name) {
       std::find(output.fields.begin(), output.fields.end(), OutputField::scalars) != output.fields.end())
     in.fail("output.fields",
             "scalars are asked for, but the run has none (physics.scalars, physics.buoyancy)");
+  auto asked = [&](OutputField field) {
+    return std::find(output.fields.begin(), output.fields.end(), field) != output.fields.end();
+  };
+  const bool mhd = config.physics.magnetic.type == MagneticType::mhd;
+  if (!mhd && (asked(OutputField::magnetic) || asked(OutputField::current)))
+    in.fail("output.fields", "magnetic or current is asked for, but physics.magnetic.type is none");
+  if (mhd && asked(OutputField::pressure))
+    in.fail("output.fields", "pressure is not available with physics.magnetic.type mhd");
   output.fields_every = in.get<double>("output.fields_every");
   output.spectra_every = in.get<double>("output.spectra_every");
   output.checkpoint_every = in.get<double>("output.checkpoint_every");
@@ -922,6 +991,31 @@ std::string to_yaml(const RunConfig& config) {
       for (const auto& [key, value] : scalar_initial_entries(buoyancy.initial))
         out.put("physics.buoyancy.initial." + key, value);
     }
+    const MagneticConfig& magnetic = physics.magnetic;
+    out.put("physics.magnetic.type", to_string(magnetic.type));
+    if (magnetic.type == MagneticType::mhd) {
+      if (magnetic.resistivity) out.put("physics.magnetic.resistivity", real_text(*magnetic.resistivity));
+      if (magnetic.prandtl) out.put("physics.magnetic.prandtl", real_text(*magnetic.prandtl));
+      out.put("physics.magnetic.background", vector_text(magnetic.background));
+      const MagneticInitialConfig& initial = magnetic.initial;
+      const std::string key = "physics.magnetic.initial.";
+      out.put(key + "type", to_string(initial.type));
+      if (initial.type == MagneticInitialType::orszag_tang)
+        out.put(key + "amplitude", real_text(initial.amplitude));
+      if (initial.type == MagneticInitialType::abc) {
+        out.put(key + "A", real_text(initial.A));
+        out.put(key + "B", real_text(initial.B));
+        out.put(key + "C", real_text(initial.C));
+        out.put(key + "k", integer_text(initial.k));
+      }
+      if (initial.type == MagneticInitialType::random) {
+        out.put(key + "energy", real_text(initial.energy));
+        out.put(key + "k0", real_text(initial.k0));
+        out.put(key + "shape", solver::to_string(initial.shape));
+        out.put(key + "seed", integer_text(initial.seed));
+      }
+      if (initial.type == MagneticInitialType::file) out.put(key + "file", quoted(initial.file));
+    }
     std::string scalars;
     for (const ScalarConfig& scalar : physics.scalars) {
       std::string item = "{name: " + quoted(scalar.name);
@@ -949,6 +1043,7 @@ std::string to_yaml(const RunConfig& config) {
     out.put("initial.type", to_string(initial.type));
     switch (initial.type) {
       case InitialType::taylor_green:
+      case InitialType::orszag_tang:
         out.put("initial.amplitude", real_text(initial.amplitude));
         break;
       case InitialType::abc:
@@ -1043,6 +1138,12 @@ std::string to_string(BuoyancyType value) {
 }
 std::string to_string(OutputField value) {
   return name_of("output.fields", static_cast<int>(value));
+}
+std::string to_string(MagneticType value) {
+  return name_of("physics.magnetic.type", static_cast<int>(value));
+}
+std::string to_string(MagneticInitialType value) {
+  return name_of("physics.magnetic.initial.type", static_cast<int>(value));
 }
 std::string to_string(RhsType value) {
   return name_of("poisson.rhs.type", static_cast<int>(value));

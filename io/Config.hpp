@@ -19,6 +19,10 @@
 //   scalars' and from b when the Boussinesq buoyancy is on, and from a field dump's own datasets (u, v, w,
 //   pressure, vorticity_*); it has exactly one of diffusivity and schmidt. The buoyancy needs a gravity
 //   direction of non-zero length and n2 != 0. output.fields may name scalars only when there are some.
+// - MHD (physics.magnetic.type mhd): exactly one of resistivity and prandtl; no rotation, no linear forcing
+//   and no pressure output (the solver's divergence form keeps no spectral velocity for them); scalars may
+//   not be named bx, by, bz, jx, jy, jz; output.fields may name magnetic and current only with MHD, and
+//   initial.type orszag_tang only with it.
 // - check_ranks(config, ranks) does the one check that needs the rank count: the slab split of the grid.
 // - Relative paths (initial.file, poisson.rhs.file, output.directory) are relative to the working directory
 // of
@@ -42,10 +46,12 @@ namespace kolmo::io {
 enum class Precision { float32, float64 };  // "single", "double"
 enum class BackendChoice { automatic, host, cuda };
 enum class Problem { navier_stokes, poisson };
-enum class InitialType { taylor_green, abc, random, file };
+enum class InitialType { taylor_green, abc, random, file, orszag_tang };
 enum class ScalarInitialType { zero, random, file };
 enum class BuoyancyType { none, boussinesq };
-enum class OutputField { velocity, vorticity, pressure, scalars };
+enum class OutputField { velocity, vorticity, pressure, scalars, magnetic, current };
+enum class MagneticType { none, mhd };
+enum class MagneticInitialType { zero, abc, orszag_tang, random, file };
 enum class RhsType { manufactured, file };
 using solver::ForcingKind;
 using solver::Integrator;
@@ -104,6 +110,30 @@ struct BuoyancyConfig {
   bool operator==(const BuoyancyConfig&) const = default;
 };
 
+// The magnetic field of MHD (physics.magnetic.*).
+struct MagneticInitialConfig {
+  MagneticInitialType type{};
+  double amplitude{};     // orszag_tang
+  double A{}, B{}, C{};   // abc
+  long k{};               // abc
+  double energy{}, k0{};  // random
+  SpectrumShape shape{};  // random
+  long seed{};            // random
+  std::string file;       // file
+  bool operator==(const MagneticInitialConfig&) const = default;
+};
+
+struct MagneticConfig {
+  MagneticType type{};
+  std::optional<double> resistivity, prandtl;  // mhd: exactly one is set
+  std::array<double, 3> background{};          // B0
+  MagneticInitialConfig initial;
+  double resolved_resistivity(double viscosity) const {
+    return resistivity ? *resistivity : viscosity / *prandtl;
+  }
+  bool operator==(const MagneticConfig&) const = default;
+};
+
 struct PhysicsConfig {
   double viscosity{};
   NonlinearForm nonlinear_form{};
@@ -111,6 +141,7 @@ struct PhysicsConfig {
   std::array<double, 3> rotation{};  // Omega
   BuoyancyConfig buoyancy;
   std::vector<ScalarConfig> scalars;
+  MagneticConfig magnetic;
   bool operator==(const PhysicsConfig&) const = default;
 };
 
@@ -207,5 +238,7 @@ std::string to_string(ScalarInitialType value);
 std::string to_string(BuoyancyType value);
 std::string to_string(OutputField value);
 std::string to_string(RhsType value);
+std::string to_string(MagneticType value);
+std::string to_string(MagneticInitialType value);
 
 }  // namespace kolmo::io

@@ -37,7 +37,7 @@ constexpr std::array keys = {
     SchemaKey{"physics.nonlinear_form", choice, "divergence", "divergence | rotational", navier_stokes,
               "advective term: divergence, -div(u u - |u|^2/3 I), 8 transforms per stage and one slab less; "
               "rotational, u x omega, 9 (equal after projection to round-off); rotation or linear forcing "
-              "always use rotational"},
+              "always use rotational; MHD always uses its own divergence form (14 transforms per stage)"},
     SchemaKey{"physics.forcing.type", choice, "none", "none | band | linear", navier_stokes,
               "none; band: constant injection rate in the shell k_min <= |k| <= k_max; linear: Lundgren's "
               "f = A u on all modes"},
@@ -82,6 +82,42 @@ constexpr std::array keys = {
     SchemaKey{"physics.buoyancy.initial.dataset", text, "b", "", "physics.buoyancy.initial.type is file",
               "the real dataset of a field file to read b from (a checkpoint's is b_hat)"},
 
+    SchemaKey{"physics.magnetic.type", choice, "none", "none | mhd", navier_stokes,
+              "none; mhd: incompressible MHD, a magnetic field b in Alfven units (datasets bx, by, bz) with "
+              "du/dt += j x B and db/dt = curl(u x B) + eta lap b, B = B0 + b (14 transforms per stage)"},
+    SchemaKey{"physics.magnetic.resistivity", real, "~", ">= 0", "physics.magnetic.type is mhd",
+              "magnetic diffusivity eta; give it or physics.magnetic.prandtl"},
+    SchemaKey{"physics.magnetic.prandtl", real, "~", "> 0", "physics.magnetic.type is mhd",
+              "magnetic Prandtl number Pm = nu / eta, instead of resistivity"},
+    SchemaKey{"physics.magnetic.background", real_triple, "[0, 0, 0]", "", "physics.magnetic.type is mhd",
+              "uniform background field B0 (Alfven waves travel along it at |B0|)"},
+    SchemaKey{"physics.magnetic.initial.type", choice, "zero", "zero | abc | orszag_tang | random | file",
+              "physics.magnetic.type is mhd",
+              "initial b: zero, an ABC field, the 3D Orszag-Tang field, a random field, or from a file"},
+    SchemaKey{"physics.magnetic.initial.amplitude", real, "0.8", "",
+              "physics.magnetic.initial.type is orszag_tang",
+              "B in b = B (-2 sin 2y + sin z, 2 sin x + sin z, sin x + sin y) (0.8 in Mininni, Pouquet & "
+              "Montgomery 2006)"},
+    SchemaKey{"physics.magnetic.initial.A", real, "1", "", "physics.magnetic.initial.type is abc",
+              "A of the ABC field b, as initial.A"},
+    SchemaKey{"physics.magnetic.initial.B", real, "1", "", "physics.magnetic.initial.type is abc",
+              "B of the ABC field b"},
+    SchemaKey{"physics.magnetic.initial.C", real, "1", "", "physics.magnetic.initial.type is abc",
+              "C of the ABC field b"},
+    SchemaKey{"physics.magnetic.initial.k", integer, "1", ">= 1", "physics.magnetic.initial.type is abc",
+              "mode number of the ABC field b"},
+    SchemaKey{"physics.magnetic.initial.energy", real, "0.5", "> 0",
+              "physics.magnetic.initial.type is random", "magnetic energy <b.b>/2 of the random initial b"},
+    SchemaKey{"physics.magnetic.initial.k0", real, "4", "> 0", "physics.magnetic.initial.type is random",
+              "wavenumber of the random b's spectral peak"},
+    SchemaKey{"physics.magnetic.initial.shape", choice, "k4_exp", "k4_exp | k2_exp",
+              "physics.magnetic.initial.type is random", "spectrum shape of the random b"},
+    SchemaKey{"physics.magnetic.initial.seed", integer, "3", ">= 0",
+              "physics.magnetic.initial.type is random",
+              "seed of the random b's phases (b draws its own, unlike the velocity's of the same seed)"},
+    SchemaKey{"physics.magnetic.initial.file", text, "", "", "physics.magnetic.initial.type is file",
+              "HDF5 file with b: a field file (datasets bx, by, bz of size grid.n) or a checkpoint "
+              "(bx_hat, by_hat, bz_hat)"},
     SchemaKey{"physics.scalars", item_list, "[]", "", navier_stokes,
               "passive scalars: a list of maps with the keys physics.scalars[].* below; [] for none"},
     SchemaKey{"physics.scalars[].name", text, "", "", "physics.scalars lists it",
@@ -127,10 +163,13 @@ constexpr std::array keys = {
               "stop after this many steps; with t_end as well, whichever comes first"},
 
     SchemaKey{
-        "initial.type", choice, "taylor_green", "taylor_green | abc | random | file", navier_stokes,
-        "initial velocity: Taylor-Green vortex, ABC flow, random field with a given spectrum, or a file"},
+        "initial.type", choice, "taylor_green", "taylor_green | abc | random | file | orszag_tang",
+        navier_stokes,
+        "initial velocity: Taylor-Green vortex, ABC flow, random field with a given spectrum, a file, or the "
+        "3D Orszag-Tang velocity A (-2 sin y, 2 sin x, 0) (MHD: with physics.magnetic.initial.type "
+        "orszag_tang)"},
     SchemaKey{
-        "initial.amplitude", real, "1", "", "initial.type is taylor_green",
+        "initial.amplitude", real, "1", "", "initial.type is taylor_green or orszag_tang",
         "A in u = A sin(ax) cos(by) cos(cz), v = B cos(ax) sin(by) cos(cz), w = 0, with a = 2 pi / Lx, "
         "b = 2 pi / Ly, c = 2 pi / Lz and B = -A Ly / Lx (divergence-free in any box; B = -A in a cube)"},
     SchemaKey{"initial.A", real, "1", "", "initial.type is abc",
@@ -177,8 +216,11 @@ constexpr std::array keys = {
               "steps between progress lines on the terminal (0: none)"},
     SchemaKey{"output.series_every", integer, "1", ">= 0", navier_stokes,
               "steps between rows of the time series (energy, dissipation, ...; 1: every step, 0: none)"},
-    SchemaKey{"output.fields", choice_list, "[velocity]", "velocity | vorticity | pressure | scalars",
-              navier_stokes, "fields in each field dump (scalars: every scalar and b, each under its name)"},
+    SchemaKey{
+        "output.fields", choice_list, "[velocity]",
+        "velocity | vorticity | pressure | scalars | magnetic | current", navier_stokes,
+        "fields in each field dump (scalars: every scalar and b, each under its name; magnetic: bx, by, "
+        "bz; current: j = curl b as jx, jy, jz; the last two with MHD, which has no pressure output)"},
     SchemaKey{"output.fields_every", real, "0", ">= 0", navier_stokes,
               "simulation time between field dumps (0: none); also at the start and the end"},
     SchemaKey{"output.spectra_every", real, "0", ">= 0", navier_stokes,

@@ -1,6 +1,7 @@
 #include "io/Xdmf.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <sstream>
 
@@ -56,11 +57,17 @@ std::string field_xdmf(const XdmfFields& fields) {
     out << "      <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
         << dataset_item(fields, dims, name, "        ") << "      </Attribute>\n";
   }
-  if (has(fields.datasets, "u") && has(fields.datasets, "v") && has(fields.datasets, "w")) {
-    out << "      <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
+  // Vector fields: the velocity, and with MHD b and j (components x, y, z along ParaView's X, Y, Z).
+  const std::array<std::array<const char*, 4>, 3> vectors = {
+      {{"velocity", "u", "v", "w"}, {"magnetic", "bx", "by", "bz"}, {"current", "jx", "jy", "jz"}}};
+  for (const auto& vector : vectors) {
+    if (!(has(fields.datasets, vector[1]) && has(fields.datasets, vector[2]) &&
+          has(fields.datasets, vector[3])))
+      continue;
+    out << "      <Attribute Name=\"" << vector[0] << "\" AttributeType=\"Vector\" Center=\"Node\">\n"
         << "        <DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, $2)\" Dimensions=\"" << dims
         << " 3\">\n";
-    for (const char* component : {"u", "v", "w"}) out << dataset_item(fields, dims, component, "          ");
+    for (int c = 1; c <= 3; ++c) out << dataset_item(fields, dims, vector[c], "          ");
     out << "        </DataItem>\n"
         << "      </Attribute>\n";
   }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/Error.hpp"
 #include "core/ParallelFor.hpp"
@@ -98,6 +99,60 @@ std::vector<ScalarDiagnostics> compute_scalar_diagnostics(const NavierStokes<Rea
 }
 
 template <class Real>
+MagneticDiagnostics compute_magnetic_diagnostics(const NavierStokes<Real>& flow) {
+  using C = Complex<Real>;
+  MagneticDiagnostics d;
+  if (!flow.magnetic()) return d;
+  const auto wavenumbers = flow.wavenumbers();
+  const auto u = flow.velocity().vector_spectral();
+  const auto b = flow.magnetic_field().vector_spectral();
+  // 1/2 |b^|^2, 1/2 |k x b^|^2, Re(u^* . b^), Re(a^* . b^) per mode, a^ = i k x b^ / k^2.
+  auto local = sum<4>(
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode mode = wavenumbers.mode(m);
+        const auto k = wavenumbers.k(mode);
+        const double weight = double(wavenumbers.parseval_weight(mode));
+        const ModeVector<Real> bm = ModeVector<Real>::load(b, m);
+        const ModeVector<Real> j = curl(k, bm);
+        const Real k2 = k.norm2();
+        Sums<4> s;
+        for (int c = 0; c < 4; ++c) s[c] = 0;
+        for (int c = 0; c < 3; ++c) {
+          s[0] += 0.5 * weight * double(norm2(bm[c]));
+          s[1] += 0.5 * weight * double(norm2(j[c]));
+          s[2] += weight * real_product(u[c][m], bm[c]);
+          if (k2 > Real(0)) s[3] += weight * real_product(C(j[c].re / k2, j[c].im / k2), bm[c]);
+        }
+        return s;
+      });
+  const auto totals = allreduce_sums(local, flow.fft().comm());
+  d.energy = totals[0];
+  d.current_squared_half = totals[1];
+  d.dissipation = 2 * flow.parameters().magnetic.resistivity * totals[1];
+  d.cross_helicity = totals[2];
+  // a^ = i k x b^ / k^2 = j^ / k^2: the sum above is already <a.b>.
+  d.magnetic_helicity = totals[3];
+  return d;
+}
+
+template <class Real>
+double max_current(NavierStokes<Real>& flow) {
+  if (!flow.magnetic()) return 0;
+  flow.curl_to_stage(flow.magnetic_field());  // j = curl b, in the stage field: scratch()
+  auto& scratch = flow.scratch();
+  flow.transform_to_real(scratch);
+  const auto j = std::as_const(scratch).vector_real();
+  const double local = max_of(
+      flow.device(), flow.points().size(), KOLMO_LAMBDA(long p) {
+        const double x = j[0][p], y = j[1][p], z = j[2][p];
+        return sqrt(x * x + y * y + z * z);
+      });
+  double global = 0;
+  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, flow.fft().comm()));
+  return global;
+}
+
+template <class Real>
 Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
   using C = Complex<Real>;
   const auto wavenumbers = flow.wavenumbers();
@@ -155,12 +210,15 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
     d.buoyancy_flux += c[0] * flux[0] + c[1] * flux[1] + c[2] * flux[2];
     d.potential_energy += terms.potential_energy_factor(j) * d.scalars[j].variance;
   }
+  d.magnetic = compute_magnetic_diagnostics(flow);
   return d;
 }
 
 #define KOLMO_INSTANTIATE_DIAGNOSTICS(Real)                                                            \
   template Diagnostics compute_diagnostics<Real>(const NavierStokes<Real>&);                           \
   template std::vector<ScalarDiagnostics> compute_scalar_diagnostics<Real>(const NavierStokes<Real>&); \
+  template MagneticDiagnostics compute_magnetic_diagnostics<Real>(const NavierStokes<Real>&);          \
+  template double max_current<Real>(NavierStokes<Real>&);                                              \
   template double kinetic_energy<Real>(const NavierStokes<Real>&);                                     \
   template double scalar_variance<Real>(const NavierStokes<Real>&, int);                               \
   template double mean_square_half<Real>(const NavierStokes<Real>&, const SpectralField<Real>&);       \

@@ -18,6 +18,11 @@
 //   potential_energy = sum over them of <theta^2> / (2 lambda) (<b^2> / (2 N2) for Boussinesq), NaN when a
 //   buoyant scalar's mean gradient is not parallel to its buoyancy vector (TermCoefficients). Both 0 without
 //   buoyancy. With zero diffusivities and no forcing, E + potential_energy is conserved.
+// - MHD (flow.magnetic()): magnetic energy E_b = 1/2 <|b|^2>, its dissipation eta <|j|^2> (j = curl b),
+//   cross helicity <u.b>, magnetic helicity <a.b> with a the vector potential in the Coulomb gauge
+//   (a^ = i k x b^ / k^2, k != 0), 1/2 <|j|^2>. The total energy E + E_b and <u.b> are ideal invariants
+//   (nu = eta = 0, no forcing), and <a.b> too without B0. max_current = max over points of |j|, which needs
+//   3 transforms (the flow's scratch field), hence a non-const flow and a function of its own.
 #pragma once
 
 #include <array>
@@ -34,6 +39,10 @@ struct ScalarDiagnostics {
   std::array<double, 3> flux{};
 };
 
+struct MagneticDiagnostics {
+  double energy = 0, current_squared_half = 0, dissipation = 0, cross_helicity = 0, magnetic_helicity = 0;
+};
+
 struct Diagnostics {
   double time = 0;
   long step = 0;
@@ -41,6 +50,7 @@ struct Diagnostics {
   double u_rms = 0, taylor_microscale = 0, re_lambda = 0, kolmogorov_eta = 0, kmax_eta = 0;
   double potential_energy = 0, buoyancy_flux = 0;
   std::vector<ScalarDiagnostics> scalars;
+  MagneticDiagnostics magnetic;  // zeros without a magnetic field
 };
 
 template <class Real>
@@ -49,6 +59,14 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow);
 // The scalars' part of compute_diagnostics.
 template <class Real>
 std::vector<ScalarDiagnostics> compute_scalar_diagnostics(const NavierStokes<Real>& flow);
+
+// The magnetic part of compute_diagnostics (zeros without a magnetic field).
+template <class Real>
+MagneticDiagnostics compute_magnetic_diagnostics(const NavierStokes<Real>& flow);
+
+// max over points of |j| (0 without a magnetic field); uses the flow's scratch field.
+template <class Real>
+double max_current(NavierStokes<Real>& flow);
 
 // <theta^2> of scalar j alone (one reduction).
 template <class Real>

@@ -1,5 +1,5 @@
-// The parameters of a flow: viscosity, box, integrator, forcing of the velocity, the scalars and the physical
-// terms beyond advection and diffusion (Terms.hpp).
+// The parameters of a flow: viscosity, box, integrator, forcing of the velocity, the scalars, the physical
+// terms beyond advection and diffusion (Terms.hpp) and the magnetic field (MHD).
 //
 // Contract: plain values; NavierStokes checks them at construction (kolmo::Error naming the parameter).
 // ForcingParameters are described with the forcing (Forcing.hpp).
@@ -21,6 +21,14 @@ struct ForcingParameters {
   double linear_rate = 0;       // linear with power = 0: the fixed a of f = a u
 };
 
+// Incompressible MHD (MagneticTerms.hpp): a magnetic field b in Alfven units with resistivity eta and a
+// uniform background field B0; absent unless enabled.
+struct MagneticParameters {
+  bool enabled = false;
+  double resistivity = 0;
+  std::array<double, 3> background{};  // B0
+};
+
 struct FlowParameters {
   double viscosity = 0;
   Box box;
@@ -29,6 +37,7 @@ struct FlowParameters {
   ForcingParameters forcing;
   std::vector<ScalarParameters> scalars;
   std::vector<Term> terms;
+  MagneticParameters magnetic;
 };
 
 // The Boussinesq buoyancy: appends a scalar "b" with diffusivity viscosity / prandtl and the terms

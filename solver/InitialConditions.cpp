@@ -29,6 +29,25 @@ double taylor_green_v_amplitude(const Box& box, double amplitude) {
 }
 }  // namespace
 
+namespace {
+
+template <class Real>
+SpectralField<Real>& field_of(NavierStokes<Real>& flow, VectorField target) {
+  KOLMO_REQUIRE(target == VectorField::velocity || flow.magnetic(),
+                "initial magnetic field: the flow has no magnetic field");
+  return target == VectorField::velocity ? flow.velocity() : flow.magnetic_field();
+}
+
+template <class Real>
+void set_from_scratch(NavierStokes<Real>& flow, VectorField target) {
+  if (target == VectorField::velocity)
+    flow.set_velocity_from_scratch();
+  else
+    flow.set_magnetic_from_scratch();
+}
+
+}  // namespace
+
 template <class Real>
 void set_taylor_green(NavierStokes<Real>& flow, double amplitude) {
   const auto points = flow.points();
@@ -60,7 +79,8 @@ void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude) {
 }
 
 template <class Real>
-void set_abc(NavierStokes<Real>& flow, double a, double b, double c, int wavenumber) {
+void set_abc(NavierStokes<Real>& flow, double a, double b, double c, int wavenumber, VectorField target) {
+  field_of(flow, target);  // checks the target
   const auto points = flow.points();
   auto u = flow.scratch().vector_real();
   const double n = wavenumber;
@@ -71,7 +91,29 @@ void set_abc(NavierStokes<Real>& flow, double a, double b, double c, int wavenum
         u[1][p] = Real(b * sin(n * t.x) + a * cos(n * t.z));
         u[2][p] = Real(c * sin(n * t.y) + b * cos(n * t.x));
       });
-  flow.set_velocity_from_scratch();
+  set_from_scratch(flow, target);
+}
+
+template <class Real>
+void set_orszag_tang(NavierStokes<Real>& flow, double amplitude, VectorField target) {
+  field_of(flow, target);  // checks the target
+  const auto points = flow.points();
+  auto q = flow.scratch().vector_real();
+  const bool velocity = target == VectorField::velocity;
+  parallel_for(
+      flow.device(), points.size(), KOLMO_LAMBDA(long p) {
+        const PointAngles t(points, p);
+        if (velocity) {
+          q[0][p] = Real(-2 * amplitude * sin(t.y));
+          q[1][p] = Real(2 * amplitude * sin(t.x));
+          q[2][p] = Real(0);
+        } else {
+          q[0][p] = Real(amplitude * (-2 * sin(2 * t.y) + sin(t.z)));
+          q[1][p] = Real(amplitude * (2 * sin(t.x) + sin(t.z)));
+          q[2][p] = Real(amplitude * (sin(t.x) + sin(t.y)));
+        }
+      });
+  set_from_scratch(flow, target);
 }
 
 // A reproducible uniform number in [0, 1) for (seed, mode, stream): splitmix64 steps over the inputs.
@@ -106,14 +148,17 @@ KOLMO_HD inline double shaped_magnitude(double k2, double k0, bool quartic) {
 
 template <class Real>
 void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed,
-                          SpectrumShape shape) {
+                          SpectrumShape shape, VectorField target) {
   using C = Complex<Real>;
   std::ostringstream text;
   text << "random initial field: energy = " << energy << " and k0 = " << k0 << " must be positive";
   KOLMO_REQUIRE(energy > 0 && k0 > 0, text.str());
   const auto wavenumbers = flow.wavenumbers();
-  auto u = flow.velocity().vector_spectral();
+  SpectralField<Real>& field = field_of(flow, target);
+  auto u = field.vector_spectral();
   const bool quartic = shape == SpectrumShape::k4_exp;
+  // Streams 0-2 for the velocity; b's lie beyond every scalar's (3 + j).
+  const int first_stream = target == VectorField::velocity ? 0 : 1 << 20;
   parallel_for(
       flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
         bool conjugate = false;
@@ -128,7 +173,7 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
         // Random phases on each component, then the part normal to k, scaled to the amplitude.
         double re[3], im[3];
         for (int d = 0; d < 3; ++d) {
-          const double phase = kTwoPi * hashed_uniform(seed, n, d);
+          const double phase = kTwoPi * hashed_uniform(seed, n, first_stream + d);
           re[d] = cos(phase);
           im[d] = sin(phase);
         }
@@ -146,7 +191,7 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
           u[d][m] = C(Real(amplitude * re[d]), Real((conjugate ? -1 : 1) * amplitude * im[d]));
       });
   flow.enforce_constraints();
-  const double raw = kinetic_energy(flow);
+  const double raw = mean_square_half(flow, std::as_const(field));
   KOLMO_REQUIRE(raw > 0,
                 "random initial field: no resolved mode carries energy for k0 = " + std::to_string(k0));
   const Real scale = Real(std::sqrt(energy / raw));
@@ -195,9 +240,10 @@ void set_random_scalar(NavierStokes<Real>& flow, int scalar, double variance, do
 #define KOLMO_INSTANTIATE_INITIAL_CONDITIONS(Real)                                               \
   template void set_taylor_green<Real>(NavierStokes<Real>&, double);                             \
   template void set_taylor_green_2d<Real>(NavierStokes<Real>&, double);                          \
-  template void set_abc<Real>(NavierStokes<Real>&, double, double, double, int);                 \
+  template void set_abc<Real>(NavierStokes<Real>&, double, double, double, int, VectorField);    \
+  template void set_orszag_tang<Real>(NavierStokes<Real>&, double, VectorField);                 \
   template void set_random_isotropic<Real>(NavierStokes<Real>&, double, double, std::uint64_t,   \
-                                           SpectrumShape);                                       \
+                                           SpectrumShape, VectorField);                          \
   template void set_random_scalar<Real>(NavierStokes<Real>&, int, double, double, std::uint64_t, \
                                         SpectrumShape);
 KOLMO_INSTANTIATE_INITIAL_CONDITIONS(float)

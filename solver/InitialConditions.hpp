@@ -18,6 +18,13 @@
 // - random_scalar: scalar j gets the same spectral shape as random_isotropic's velocity (|theta^| from
 //   the shape at |k|, random phases from the hash with its own stream, k = 0 left zero), scaled to the given
 //   variance <theta^2>; also independent of the number of ranks.
+// - Vector fields (abc, random_isotropic) set the velocity or, with VectorField::magnetic, the magnetic
+//   field b of an MHD flow (its random numbers from streams of its own: a field of the same seed differs
+//   from the velocity's).
+// - orszag_tang: the 3D Orszag-Tang vortex of Politano, Pouquet & Sulem, Phys. Plasmas 2, 2931 (1995), as
+//   run by Mininni, Pouquet & Montgomery, PRL 97, 244503 (2006): u = A (-2 sin th_y, 2 sin th_x, 0),
+//   b = B (-2 sin 2th_y + sin th_z, 2 sin th_x + sin th_z, sin th_x + sin th_y) (A = 1, B = 0.8 there); the
+//   amplitude is A for the velocity, B for b. Both are divergence-free as written.
 // - from host slabs: NavierStokes::set_velocity and set_scalar (restarts, input files). A scalar starts at
 //   zero when nothing sets it.
 #pragma once
@@ -28,6 +35,8 @@
 
 namespace kolmo::solver {
 
+enum class VectorField { velocity, magnetic };
+
 template <class Real>
 void set_taylor_green(NavierStokes<Real>& flow, double amplitude = 1);
 
@@ -35,11 +44,16 @@ template <class Real>
 void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude = 1);
 
 template <class Real>
-void set_abc(NavierStokes<Real>& flow, double a = 1, double b = 1, double c = 1, int wavenumber = 1);
+void set_abc(NavierStokes<Real>& flow, double a = 1, double b = 1, double c = 1, int wavenumber = 1,
+             VectorField target = VectorField::velocity);
+
+template <class Real>
+void set_orszag_tang(NavierStokes<Real>& flow, double amplitude, VectorField target);
 
 template <class Real>
 void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed,
-                          SpectrumShape shape = SpectrumShape::k4_exp);
+                          SpectrumShape shape = SpectrumShape::k4_exp,
+                          VectorField target = VectorField::velocity);
 
 template <class Real>
 void set_random_scalar(NavierStokes<Real>& flow, int scalar, double variance, double k0, std::uint64_t seed,

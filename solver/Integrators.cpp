@@ -30,8 +30,9 @@ enum class Factors { needed, unused };
 // One fused pass per stage over every field: at kept modes update(q, a, m, r, e) gets a component's state q,
 // accumulator a (null without one), its right-hand side r and its factors e, updates q[m] and a[m] as the
 // scheme says and returns the next stage's input; modes outside the 2/3 rule only get the zeros the
-// transforms read. kScalars: whether the kernel holds the scalars' code at all.
-template <bool kScalars, Factors kFactors, class Real, class Update>
+// transforms read. kScalars: whether the kernel holds the scalars' code at all; kMagnetic: the magnetic
+// field's (MHD: the velocity's R from the stress, b's update and input).
+template <bool kScalars, bool kMagnetic, Factors kFactors, class Real, class Update>
 void stage_kernel(Device& device, const StageFields<Real>& f, double h, Update update) {
   using C = Complex<Real>;
   using V = typename StageFields<Real>::Vector;
@@ -42,20 +43,33 @@ void stage_kernel(Device& device, const StageFields<Real>& f, double h, Update u
         [[maybe_unused]] const double step = h;
         const Mode n = f.wavenumbers.mode(m);
         if (!f.kept(n)) {
-          f.clear(m, n);
+          if constexpr (kMagnetic)
+            f.clear_magnetic(m, n);
+          else
+            f.clear(m, n);
           if constexpr (kScalars) f.clear_scalars(m, n);
           return;
         }
         const auto k = f.wavenumbers.k(n);
-        V r;
+        V r, r_magnetic;
         if constexpr (kScalars)
           r = f.velocity_rhs_with_buoyancy(m, n);  // reads the scalars' inputs before they are rewritten
         else
           r = f.velocity_rhs(m, n);
+        if constexpr (kMagnetic) r_magnetic = f.magnetic_rhs(m, n);  // MHD: divergence form, -i k.(u u - B B)
         const Decay<Real> e = kFactors == Factors::needed ? Decay<Real>(k, nu_h) : Decay<Real>();
         V next;
         for (int d = 0; d < 3; ++d) next[d] = update(f.velocity[d], f.accumulator[d], m, r[d], e);
-        f.set_input(m, n, next);
+        if constexpr (kMagnetic) {
+          const Decay<Real> eb =
+              kFactors == Factors::needed ? Decay<Real>(k, f.resistivity * step) : Decay<Real>();
+          V next_magnetic;
+          for (int d = 0; d < 3; ++d)
+            next_magnetic[d] = update(f.magnetic_state[d], f.magnetic_accumulator[d], m, r_magnetic[d], eb);
+          f.set_magnetic_input(m, next, next_magnetic);
+        } else {
+          f.set_input(m, n, next);
+        }
         if constexpr (kScalars) {
           for (int j = 0; j < f.scalar_count; ++j) {
             const ScalarSlots<Real>& s = f.scalars[j];
@@ -70,10 +84,14 @@ void stage_kernel(Device& device, const StageFields<Real>& f, double h, Update u
 
 template <Factors kFactors, class Real, class Update>
 void stage_update(Device& device, const StageFields<Real>& f, double h, Update update) {
-  if (f.scalar_count > 0)
-    stage_kernel<true, kFactors>(device, f, h, update);
+  if (f.magnetic && f.scalar_count > 0)
+    stage_kernel<true, true, kFactors>(device, f, h, update);
+  else if (f.magnetic)
+    stage_kernel<false, true, kFactors>(device, f, h, update);
+  else if (f.scalar_count > 0)
+    stage_kernel<true, false, kFactors>(device, f, h, update);
   else
-    stage_kernel<false, kFactors>(device, f, h, update);
+    stage_kernel<false, false, kFactors>(device, f, h, update);
 }
 
 // A two-register scheme (Integrators.hpp): the subdiagonal a_i+1,i and the weights b_i of its Butcher

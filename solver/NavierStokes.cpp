@@ -38,10 +38,24 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
   KOLMO_REQUIRE(parameters.box.lx > 0 && parameters.box.ly > 0 && parameters.box.lz > 0,
                 "box lengths must be positive");
   form_ = nonlinear_form_used(parameters.nonlinear_form, terms_.two_omega != std::array<double, 3>{0, 0, 0},
-                              parameters.forcing.kind == ForcingKind::linear);
+                              parameters.forcing.kind == ForcingKind::linear, parameters.magnetic.enabled);
   extra_ = SpectralField<Real>(fft, form_ == NonlinearForm::divergence ? 2 : 3);
   const bool accumulate = needs_accumulator(parameters.integrator);
   if (accumulate) accumulator_ = SpectralField<Real>(fft, 3);
+  if (magnetic()) {
+    const auto& b = parameters.magnetic;
+    KOLMO_REQUIRE(std::isfinite(b.resistivity) && b.resistivity >= 0,
+                  "magnetic: resistivity = " + std::to_string(b.resistivity) + " must be >= 0");
+    KOLMO_REQUIRE(std::isfinite(b.background[0] + b.background[1] + b.background[2]),
+                  "magnetic: the background field B0 is not finite");
+    KOLMO_REQUIRE(parameters.forcing.kind != ForcingKind::linear,
+                  "magnetic: linear forcing is not available with a magnetic field (use band forcing)");
+    KOLMO_REQUIRE(terms_.two_omega == (std::array<double, 3>{0, 0, 0}),
+                  "magnetic: rotation (Coriolis) is not available with a magnetic field");
+    magnetic_ = SpectralField<Real>(fft, 3);
+    magnetic_stage_ = SpectralField<Real>(fft, 3);
+    if (accumulate) magnetic_accumulator_ = SpectralField<Real>(fft, 3);
+  }
   for (int j = 0; j < static_cast<int>(parameters.scalars.size()); ++j) {
     ScalarFields s;
     s.state = SpectralField<Real>(fft, 1);
@@ -51,7 +65,9 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
     scalars_.push_back(std::move(s));
   }
   // Zero everything once: slack beyond the slab and the modes the 2/3 rule removes stay zero forever.
-  for (auto* field : {&velocity_, &stage_, &extra_, &accumulator_}) field->fill_zero();
+  for (auto* field :
+       {&velocity_, &stage_, &extra_, &accumulator_, &magnetic_, &magnetic_stage_, &magnetic_accumulator_})
+    field->fill_zero();
   for (auto& s : scalars_)
     for (auto* field : {&s.state, &s.accumulator, &s.gradient, &s.input}) field->fill_zero();
   build_scalar_table();
@@ -81,7 +97,8 @@ void NavierStokes<Real>::build_scalar_table() {
 template <class Real>
 std::size_t NavierStokes<Real>::bytes_held() const {
   std::size_t bytes = velocity_.bytes() + stage_.bytes() + extra_.bytes() + accumulator_.bytes() +
-                      forcing_.bytes() + scalar_table_.bytes() + fft_.workspace_bytes();
+                      forcing_.bytes() + scalar_table_.bytes() + fft_.workspace_bytes() + magnetic_.bytes() +
+                      magnetic_stage_.bytes() + magnetic_accumulator_.bytes();
   for (const auto& s : scalars_)
     bytes += s.state.bytes() + s.accumulator.bytes() + s.gradient.bytes() + s.input.bytes();
   return bytes;
@@ -115,6 +132,14 @@ StageFields<Real> NavierStokes<Real>::stage_fields() {
   f.viscosity = parameters_.viscosity;
   f.scalars = scalar_table_.data();
   f.scalar_count = scalar_count();
+  if (magnetic()) {
+    f.magnetic = true;
+    f.magnetic_state = magnetic_.vector_spectral();
+    f.magnetic_stage = magnetic_stage_.vector_spectral();
+    f.magnetic_accumulator = magnetic_accumulator_.empty() ? Components<C>{{nullptr, nullptr, nullptr}}
+                                                           : magnetic_accumulator_.vector_spectral();
+    f.resistivity = parameters_.magnetic.resistivity;
+  }
   f.scale = Real(1 / wavenumbers_.points());
   f.transforms_read_all = backward_modes() == fft::Modes::all;
   return f;
@@ -126,8 +151,12 @@ template <class Real>
 void NavierStokes<Real>::prepare_first_input() {
   if (prepared_ != Prepared::nothing) return;
   const StageFields<Real> f = stage_fields();
-  parallel_for(
-      device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_input_from_state(m); });
+  if (magnetic())
+    parallel_for(
+        device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_magnetic_input_from_state(m); });
+  else
+    parallel_for(
+        device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_input_from_state(m); });
   if (!scalars_.empty())
     parallel_for(
         device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_scalar_inputs_from_state(m); });
@@ -153,6 +182,7 @@ double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
   prepare_first_input();
   if (prepared_ == Prepared::spectral_input) {
     transform_to_real(stage_);
+    if (magnetic()) transform_to_real(magnetic_stage_);
     prepared_ = Prepared::real_velocity;
   }
   const double rate = velocity_rate_of_stage() + terms_.wave_frequency_bound;
@@ -174,13 +204,17 @@ void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool 
 
   const bool divergence = form_ == NonlinearForm::divergence;
   if (!divergence) transform_to_real(extra_);  // omega
-  if (!(first_stage && prepared_ == Prepared::real_velocity)) transform_to_real(stage_);
+  if (!(first_stage && prepared_ == Prepared::real_velocity)) {
+    transform_to_real(stage_);
+    if (magnetic()) transform_to_real(magnetic_stage_);
+  }
   for (auto& s : scalars_) transform_to_real(s.gradient);
   prepared_ = Prepared::nothing;
   // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form).
   real_space_products(forcing == ForcingKind::linear ? Real(amplitude) : Real(0), with_terms);
   transform_to_spectral(stage_);
-  if (divergence) transform_to_spectral(extra_);  // T_xz, T_yz
+  if (divergence) transform_to_spectral(extra_);           // T_xz, T_yz
+  if (magnetic()) transform_to_spectral(magnetic_stage_);  // E = u x B
   for (auto& s : scalars_) fft_.forward(s.gradient.real(0), s.gradient.spectral(0), forward_modes());
   // Band forcing joins the unnormalised transform; the projection leaves it (divergence-free) unchanged. In
   // the divergence form it joins T as a stress whose -i k.F is the forcing (Forcing.hpp).
@@ -203,7 +237,16 @@ void NavierStokes<Real>::real_space_products(Real linear_forcing_amplitude, bool
   products.scalar_count = scalar_count();
   products.mean_gradients = with_terms;
   const bool divergence = form_ == NonlinearForm::divergence;
-  if (scalars_.empty() && divergence) {
+  if (magnetic()) {
+    products.magnetic = magnetic_stage_.vector_real();
+    products.background =
+        with_terms ? vector3<Real>(parameters_.magnetic.background) : Vector3<Real>{0, 0, 0};
+    parallel_for(
+        device(), points_.size(), KOLMO_LAMBDA(long p) {
+          products.scalars_at(p);
+          products.magnetic_at(p);
+        });
+  } else if (scalars_.empty() && divergence) {
     parallel_for(
         device(), points_.size(), KOLMO_LAMBDA(long p) { products.stress_at(p); });
   } else if (scalars_.empty()) {
@@ -243,6 +286,8 @@ void NavierStokes<Real>::finish_nonlinear_terms() {
         const bool kept = f.kept(mode);
         const ModeVector<Real> zero{{C(0, 0), C(0, 0), C(0, 0)}};
         (kept ? f.velocity_rhs(m, mode) : zero).store(f.stage, m);
+        // MHD: b's term from E in its own stage field, which the velocity's term does not read.
+        if (f.magnetic) (kept ? f.magnetic_rhs(m, mode) : zero).store(f.magnetic_stage, m);
         for (int j = 0; j < f.scalar_count; ++j) {
           C* n = f.scalars[j].gradient[0];
           n[m] = kept ? f.scalar_rhs(f.scalars[j], m) : C(0, 0);
@@ -294,6 +339,9 @@ template <class Real>
 double NavierStokes<Real>::transform_velocity_to_stage() {
   prepared_ = Prepared::nothing;
   for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), stage_.real(d), backward_modes());
+  if (magnetic())
+    for (int d = 0; d < 3; ++d)
+      fft_.backward(magnetic_.spectral(d), magnetic_stage_.real(d), backward_modes());
   return velocity_rate_of_stage();
 }
 
@@ -303,11 +351,20 @@ template <class Real>
 double NavierStokes<Real>::velocity_rate_of_stage() {
   const auto u = stage_.vector_real();
   const double inverse_dx = 1 / points_.dx, inverse_dy = 1 / points_.dy, inverse_dz = 1 / points_.dz;
+  // MHD: the Alfven speed |B| joins the flow's in each direction (b in real space in its stage field).
+  const bool with_b = magnetic();
+  const Components<const Real> b = with_b ? std::as_const(magnetic_stage_).vector_real()
+                                          : Components<const Real>{{nullptr, nullptr, nullptr}};
+  const auto& background = parameters_.magnetic.background;
+  const double b0x = background[0], b0y = background[1], b0z = background[2];
   const MaxAndSum local = max_and_sum(
       device(), points_.size(), KOLMO_LAMBDA(long p) {
         const double ux = u[0][p], uy = u[1][p], uz = u[2][p];
-        return MaxAndSum{fabs(ux) * inverse_dx + fabs(uy) * inverse_dy + fabs(uz) * inverse_dz,
-                         0.5 * (ux * ux + uy * uy + uz * uz)};
+        const double bx = with_b ? fabs(b[0][p] + b0x) : 0.0, by = with_b ? fabs(b[1][p] + b0y) : 0.0,
+                     bz = with_b ? fabs(b[2][p] + b0z) : 0.0;
+        return MaxAndSum{
+            (fabs(ux) + bx) * inverse_dx + (fabs(uy) + by) * inverse_dy + (fabs(uz) + bz) * inverse_dz,
+            0.5 * (ux * ux + uy * uy + uz * uz)};
       });
   // MPI_MAX, like a plain comparison, may skip a NaN: max_and_sum counts it as +infinity already.
   double energy_sum = 0;
@@ -327,23 +384,36 @@ void NavierStokes<Real>::enforce_constraints() {
         const bool kept = f.kept(mode);
         for (int j = 0; j < f.scalar_count; ++j)
           if (!kept) f.scalars[j].state[m] = C(0, 0);
-        const auto u = f.velocity;
+        const auto u = f.velocity, b = f.magnetic_state;
         if (!kept) {
           u[0][m] = u[1][m] = u[2][m] = C(0, 0);
+          if (f.magnetic) b[0][m] = b[1][m] = b[2][m] = C(0, 0);
           return;
         }
         const auto k = f.wavenumbers.k(mode);
         const Real k2 = k.norm2();
-        if (k2 == Real(0)) return;  // the mean flow is divergence-free as it is
+        if (k2 == Real(0)) return;  // the mean fields are divergence-free as they are
         project(k, k2, ModeVector<Real>::load(u, m)).store(u, m);
+        if (f.magnetic) project(k, k2, ModeVector<Real>::load(b, m)).store(b, m);
       });
 }
 
 // Scales the unnormalised transform of a real field to normalised coefficients.
 template <class Real>
 void NavierStokes<Real>::set_velocity_from_scratch() {
-  for (int d = 0; d < 3; ++d) fft_.forward(stage_.real(d), velocity_.spectral(d));
-  const auto u = velocity_.vector_spectral();
+  set_vector_from_scratch(velocity_);
+}
+
+template <class Real>
+void NavierStokes<Real>::set_magnetic_from_scratch() {
+  KOLMO_REQUIRE(magnetic(), "internal: a magnetic field set in a flow without one");
+  set_vector_from_scratch(magnetic_);
+}
+
+template <class Real>
+void NavierStokes<Real>::set_vector_from_scratch(SpectralField<Real>& field) {
+  for (int d = 0; d < 3; ++d) fft_.forward(stage_.real(d), field.spectral(d));
+  const auto u = field.vector_spectral();
   const Real scale = Real(1 / wavenumbers_.points());
   parallel_for(
       device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) {
@@ -374,15 +444,28 @@ void copy_slab_to_device(Device& device, Real* to, const std::vector<Real>& from
 
 }  // namespace
 
+// Three host slabs into the stage field's real views (scratch()); what names them in messages.
+template <class Real>
+void NavierStokes<Real>::vector_to_stage(const std::vector<Real>& x, const std::vector<Real>& y,
+                                         const std::vector<Real>& z, const std::string& what,
+                                         const std::array<const char*, 3>& names) {
+  const std::vector<Real>* slabs[3] = {&x, &y, &z};
+  for (int d = 0; d < 3; ++d)
+    copy_slab_to_device(device(), stage_.real(d), *slabs[d], real_size(), what + " " + names[d]);
+}
+
 template <class Real>
 void NavierStokes<Real>::set_velocity(const std::vector<Real>& u, const std::vector<Real>& v,
                                       const std::vector<Real>& w) {
-  const std::vector<Real>* slabs[3] = {&u, &v, &w};
-  const char* names[3] = {"u", "v", "w"};
-  for (int d = 0; d < 3; ++d)
-    copy_slab_to_device(device(), stage_.real(d), *slabs[d], real_size(),
-                        std::string("velocity slab ") + names[d]);
+  vector_to_stage(u, v, w, "velocity slab", {"u", "v", "w"});
   set_velocity_from_scratch();
+}
+
+template <class Real>
+void NavierStokes<Real>::set_magnetic(const std::vector<Real>& x, const std::vector<Real>& y,
+                                      const std::vector<Real>& z) {
+  vector_to_stage(x, y, z, "magnetic slab", {"bx", "by", "bz"});
+  set_magnetic_from_scratch();
 }
 
 template <class Real>
@@ -391,15 +474,27 @@ void NavierStokes<Real>::set_scalar(int j, const std::vector<Real>& theta) {
   set_scalar_from_scratch(j);
 }
 
+// A vector field (or its curl) to host slabs, through the stage field.
 template <class Real>
-void NavierStokes<Real>::velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w) {
+void NavierStokes<Real>::vector_to_host(const SpectralField<Real>& field, bool take_curl,
+                                        std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
   prepared_ = Prepared::nothing;
-  std::vector<Real>* slabs[3] = {&u, &v, &w};
+  if (take_curl) {
+    curl_to_stage(field);
+    transform_to_real(stage_);
+  } else {
+    for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), stage_.real(d));
+  }
+  std::vector<Real>* slabs[3] = {&x, &y, &z};
   for (int d = 0; d < 3; ++d) {
-    fft_.backward(velocity_.spectral(d), stage_.real(d));
     slabs[d]->resize(real_size());
     device().copy_to_host(slabs[d]->data(), stage_.real(d), real_size() * sizeof(Real));
   }
+}
+
+template <class Real>
+void NavierStokes<Real>::velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w) {
+  vector_to_host(velocity_, false, u, v, w);
 }
 
 template <class Real>
@@ -412,13 +507,19 @@ void NavierStokes<Real>::scalar_to_host(int j, std::vector<Real>& theta) {
 
 template <class Real>
 void NavierStokes<Real>::vorticity_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
-  curl_to_stage(velocity_);
-  transform_to_real(stage_);
-  std::vector<Real>* slabs[3] = {&x, &y, &z};
-  for (int d = 0; d < 3; ++d) {
-    slabs[d]->resize(real_size());
-    device().copy_to_host(slabs[d]->data(), stage_.real(d), real_size() * sizeof(Real));
-  }
+  vector_to_host(velocity_, true, x, y, z);
+}
+
+template <class Real>
+void NavierStokes<Real>::magnetic_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
+  KOLMO_REQUIRE(magnetic(), "internal: the magnetic field of a flow without one");
+  vector_to_host(magnetic_, false, x, y, z);
+}
+
+template <class Real>
+void NavierStokes<Real>::current_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
+  KOLMO_REQUIRE(magnetic(), "internal: the current of a flow without a magnetic field");
+  vector_to_host(magnetic_, true, x, y, z);
 }
 
 template <class Real>
@@ -427,6 +528,7 @@ void NavierStokes<Real>::pressure_to_host(std::vector<Real>& pressure) {
   // in the rotational form, whose gradient part is -grad(p + c |u|^2) with c = 1/2; -i k.T^ + ... in the
   // divergence form, with c = 1/3 (StageFields.hpp). Pi^ = -i k.R^ / k^2 into the stage's x slab, then
   // p^ = Pi^ - c [|u|^2]^ on the kept modes, zero elsewhere and at k = 0: the same in both forms.
+  KOLMO_REQUIRE(!magnetic(), "pressure output is not available with a magnetic field");
   const Real c = form_ == NonlinearForm::divergence ? Real(1) / Real(3) : Real(0.5);
   prepare_first_input();
   evaluate_rhs(true, false, true);

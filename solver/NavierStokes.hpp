@@ -21,12 +21,22 @@
 //   The stage update adds the buoyancy sum_j theta_j c_j in spectral space, projects the velocity's
 //   tendency by P = I - k k^T / |k|^2 (zero at k = 0) and dealiases by the 2/3 rule. The forcing
 //   (Forcing.hpp) is part of R and its amplitude is recomputed at every Runge-Kutta stage.
+// - MHD (parameters.magnetic.enabled; MagneticTerms.hpp): a magnetic field b in Alfven units, resistivity
+//   eta and background B0, du/dt = -div(u u - B B) - grad P + nu lap u + f and db/dt = curl(u x B) + eta lap
+//   b with B = B0 + b, both fields divergence-free by projection. MHD always uses its own divergence form
+//   (nonlinear_form_used; nonlinear_form() is divergence whatever was requested): per stage u and b go to
+//   real space (6 backward transforms), one pass forms the stress S and E = u x B (and the scalars'
+//   products) and 8 forward transforms bring them back: 14 + 4 s per stage. Band forcing, scalars (passive
+//   or buoyant) and every integrator work as without b; linear forcing and Coriolis are refused
+//   (kolmo::Error): they need a spectral copy of u that the divergence form does not keep. The pressure is
+//   not available (pressure_to_host throws).
 // - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3, rk4,
-// lsrk3 or lsrk4
+//   lsrk3 or lsrk4
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
 //   memory (projection, update and next input of every field; StageFields.hpp) besides its transforms and
 //   real-space pass, and the last one leaves the next step's first input ready.
-// - cfl_dt(cfl, max_dt) = min(max_dt, cfl / (max over points of (|u|/dx + |v|/dy + |w|/dz) + W)), W the
+// - cfl_dt(cfl, max_dt) = min(max_dt, cfl / (max over points of (|u|/dx + |v|/dy + |w|/dz) + W)) (with b:
+//   (|u_x| + |B_x|)/dx + ..., the Alfven waves' speed added to the flow's), W the
 //   bound of the linear terms' frequencies (TermCoefficients::wave_frequency_bound; 0 for pure
 //   Navier-Stokes), for the current velocity (0 when the velocity holds a NaN or an infinity). Its
 //   real-space velocity is kept for the next step's first stage, so calling it every step costs no extra
@@ -39,8 +49,9 @@
 //   (rk3, rk4) and, when buoyant, its spectral stage input 1; plus the FFT's scratch slab and library work
 //   area, the forcing's short list of band modes and the scalars' table. So for pure Navier-Stokes 8 (rk2,
 //   lsrk3, lsrk4) or 11 (rk3, rk4) in the divergence form, 9 or 12 in the rotational form; 5 (4) more per
-//   passive scalar and 6 (5) for a buoyancy. Nothing is allocated per step. bytes_held() reports the total
-//   on this rank's device.
+//   passive scalar and 6 (5) for a buoyancy. The magnetic field adds its state 3, stage field 3 and
+//   accumulator 3 (rk3, rk4): MHD (divergence form) holds 20 (rk3, rk4) or 14 (rk2, lsrk3, lsrk4). Nothing is
+//   allocated per step. bytes_held() reports the total on this rank's device.
 // - Scratch and stage fields may be used between steps: output functions (velocity, vorticity, pressure and
 //   scalars to host) and nonlinear_term() use them (the next step then prepares its input again, one extra
 //   pass); they never touch the states.
@@ -52,6 +63,7 @@
 // - All ranks of the FFT's communicator construct the object and call every member together.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -107,15 +119,25 @@ class NavierStokes {
     prepared_ = Prepared::nothing;
     return scalars_.at(j).state;
   }
-  // Projects the velocity onto divergence-free fields and zeroes every field's modes outside the 2/3 rule.
+  // The magnetic field (MHD only; an empty field otherwise).
+  bool magnetic() const { return parameters_.magnetic.enabled; }
+  const SpectralField<Real>& magnetic_field() const { return magnetic_; }
+  SpectralField<Real>& magnetic_field() {
+    prepared_ = Prepared::nothing;
+    return magnetic_;
+  }
+  // Projects the velocity (and b) onto divergence-free fields and zeroes every field's modes outside the 2/3
+  // rule.
   void enforce_constraints();
   // Sets the velocity from the real-space slabs scratch().real(d), d = 0, 1, 2 (x, y, z), or scalar j from
   // scratch().real(0), then enforces the constraints. Initial conditions write into scratch() and call these.
   void set_velocity_from_scratch();
   void set_scalar_from_scratch(int j);
+  void set_magnetic_from_scratch();
   // The same from host real-space slabs (real_size() values each; restarts from field files).
   void set_velocity(const std::vector<Real>& u, const std::vector<Real>& v, const std::vector<Real>& w);
   void set_scalar(int j, const std::vector<Real>& theta);
+  void set_magnetic(const std::vector<Real>& x, const std::vector<Real>& y, const std::vector<Real>& z);
 
   // The dealiased nonlinear (advective) terms of the current state, without forcing and without the terms of
   // Terms.hpp: P [u x omega]^ = P [-div T]^ in the form used (returned: the stage field) and -[u.grad
@@ -123,11 +145,15 @@ class NavierStokes {
   // that uses the stage or scratch fields.
   const SpectralField<Real>& nonlinear_term();
   const C* scalar_nonlinear_term(int j) const { return scalars_.at(j).gradient.spectral(0); }
+  // MHD: nonlinear_term() is P [-div(u u - b b)]^ and this b's, [curl(u x b)]^ (both without B0).
+  const SpectralField<Real>& magnetic_nonlinear_term() const { return magnetic_stage_; }
 
   // Rank's real-space slabs, each resized to real_size().
   void velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w);
   void vorticity_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z);
   void scalar_to_host(int j, std::vector<Real>& theta);
+  void magnetic_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z);
+  void current_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z);  // j = curl b
   // The pressure p itself (kinematic: pressure / density), NOT p + |u|^2/2, on the kept modes and with zero
   // mean: p^ = Pi^ - c [|u|^2]^ there, where Pi = p + c |u|^2 solves lap Pi = div(R) for the dealiased
   // tendency R before projection (u x (omega + 2 Omega) + sum_j theta_j c_j with c = 1/2 in the rotational
@@ -156,13 +182,13 @@ class NavierStokes {
   fft::Modes forward_modes() const;
   // The form of the advective term used (the requested one unless nonlinear_form_used says otherwise).
   NonlinearForm nonlinear_form() const { return form_; }
-  // Transforms per Runge-Kutta stage: backward 3 (divergence form) or 6 (rotational) + 3 per scalar,
-  // forward 5 or 3 + 1 per scalar.
+  // Transforms per Runge-Kutta stage: backward 3 (divergence form), 6 (rotational) or 6 (MHD: u and b) + 3
+  // per scalar, forward 5, 3 or 8 (MHD: S and E) + 1 per scalar.
   int backward_transforms_per_stage() const {
-    return (form_ == NonlinearForm::divergence ? 3 : 6) + 3 * scalar_count();
+    return (form_ == NonlinearForm::divergence && !magnetic() ? 3 : 6) + 3 * scalar_count();
   }
   int forward_transforms_per_stage() const {
-    return (form_ == NonlinearForm::divergence ? 5 : 3) + scalar_count();
+    return (magnetic() ? 8 : form_ == NonlinearForm::divergence ? 5 : 3) + scalar_count();
   }
   int transforms_per_stage() const {
     return backward_transforms_per_stage() + forward_transforms_per_stage();
@@ -176,12 +202,17 @@ class NavierStokes {
   void prepare_first_input();
   double transform_velocity_to_stage();
   void curl_to_stage(const SpectralField<Real>& field);
+  void vector_to_host(const SpectralField<Real>& field, bool take_curl, std::vector<Real>& x,
+                      std::vector<Real>& y, std::vector<Real>& z);
+  void vector_to_stage(const std::vector<Real>& x, const std::vector<Real>& y, const std::vector<Real>& z,
+                       const std::string& what, const std::array<const char*, 3>& names);
   void transform_to_real(SpectralField<Real>& field);
   void transform_to_spectral(SpectralField<Real>& field);
   void real_space_products(Real linear_forcing_amplitude, bool with_terms);
   void finish_nonlinear_terms();
   double velocity_rate_of_stage();
   void build_scalar_table();
+  void set_vector_from_scratch(SpectralField<Real>& field);  // the velocity or b
 
  private:
   // A scalar's state and accumulator, and its stage fields: gradient, and input when buoyant.
@@ -199,6 +230,7 @@ class NavierStokes {
   // extra_: omega (rotational form, 3 slabs) or T_xz, T_yz (divergence form, 2 slabs); StageFields.hpp.
   SpectralField<Real> velocity_, stage_, extra_, accumulator_;
   std::vector<ScalarFields> scalars_;
+  SpectralField<Real> magnetic_, magnetic_stage_, magnetic_accumulator_;  // MHD
   Buffer<ScalarSlots<Real>> scalar_table_;  // the slots of every scalar, for the kernels
   double time_ = 0, last_dt_ = 0;
   VelocityScan scan_;

@@ -11,10 +11,14 @@
 // form has neither Coriolis nor the linear forcing: Options.hpp, nonlinear_form_used). The scalars are
 // formed first (scalars_at, then rotational_at or stress_at): they read u, which the velocity's products
 // overwrite.
+// With a magnetic field (MHD), magnetic_at replaces them: u in `velocity`, b in `magnetic`, and MHD's
+// traceless stress T = u u - B B - tr/3 I and electric field E = u x B (MagneticTerms.hpp) overwrite them
+// and extra[0..1] in the divergence form's slots.
 // scalars_at is a member of its own, so that kernels compiled without scalars contain none of its code.
 #pragma once
 
 #include "core/HostDevice.hpp"
+#include "solver/MagneticTerms.hpp"
 #include "solver/SpectralField.hpp"
 #include "solver/StageFields.hpp"
 #include "solver/Wavenumbers.hpp"
@@ -29,6 +33,8 @@ struct RealSpaceProducts {
   const ScalarSlots<Real>* scalars = nullptr;
   int scalar_count = 0;
   bool mean_gradients = true;
+  Components<Real> magnetic{{nullptr, nullptr, nullptr}};
+  Vector3<Real> background{0, 0, 0};  // B0
 
   KOLMO_HD void scalars_at(long p) const {
     const Real ux = velocity[0][p], uy = velocity[1][p], uz = velocity[2][p];
@@ -40,6 +46,10 @@ struct RealSpaceProducts {
       const Vector3<Real> g = mean_gradients ? s.mean_gradient : Vector3<Real>{0, 0, 0};
       gx[p] = -(ux * (gx[p] + g.x) + uy * (gy[p] + g.y) + uz * (gz[p] + g.z));
     }
+  }
+
+  KOLMO_HD void magnetic_at(long p) const {
+    magnetic_products_at(magnetic_product_slots(velocity, extra, magnetic), background, p);
   }
 
   KOLMO_HD void stress_at(long p) const {

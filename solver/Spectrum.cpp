@@ -85,6 +85,13 @@ Spectrum compute_spectrum(NavierStokes<Real>& flow, bool with_transfer) {
           with_transfer, scalar.variance, scalar.transfer, scalar.flux);
     spectrum.scalars.push_back(std::move(scalar));
   }
+  if (flow.magnetic()) {
+    Components<const C> n{{nullptr, nullptr, nullptr}};
+    if (with_transfer) n = flow.magnetic_nonlinear_term().vector_spectral();
+    std::vector<double> flux;
+    split(shell_sums(flow, 3, std::as_const(flow).magnetic_field().vector_spectral(), n, shells, 1 / dk),
+          with_transfer, spectrum.magnetic, spectrum.magnetic_transfer, flux);
+  }
   return spectrum;
 }
 

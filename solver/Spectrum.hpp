@@ -15,6 +15,10 @@
 //   1/2 |theta^|^2 (sum_s = <theta^2>/2); transfer[s] = T_theta(k), the sum of Re(theta^* N_theta^) with
 //   N_theta^ = -[u.grad theta]^ dealiased (sum_s = 0: advection conserves the variance); flux[s] the scalar
 //   flux -sum_{s' <= s} T_theta.
+// - MHD: magnetic[s] = E_b(k), the sum over the shell of 1/2 |b^|^2; magnetic_transfer[s] the sum of
+//   Re(b^* . N_b^), N_b^ = [curl(u x b)]^ dealiased. transfer[s] then holds the Lorentz force's work too
+//   (N^ = P [-div(u u - b b)]^), and sum_s (transfer + magnetic_transfer) = 0: the nonlinear terms conserve
+//   the total energy.
 // - Shell sums run on the device (a per-shell reduction, not a copy of the field) and are reduced over ranks.
 // - with_transfer = false skips the nonlinear terms (no transforms): transfers and fluxes are then empty.
 #pragma once
@@ -35,6 +39,7 @@ struct Spectrum {
   double shell_width = 0;
   std::vector<double> k, energy, transfer, flux;
   std::vector<ScalarSpectrum> scalars;
+  std::vector<double> magnetic, magnetic_transfer;  // MHD; empty otherwise
 };
 
 template <class Real>

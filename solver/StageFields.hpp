@@ -28,12 +28,18 @@
 // - So an update kernel reads states, accumulators and stage fields only at kept modes, 8/27 of the slab,
 //   and writes dropped modes only where a transform needs a zero. Anything else that reads a stage field
 //   (the forcing's energies) must skip the dropped modes too: they may hold anything.
+// - MHD (magnetic true, always with divergence_form; MagneticTerms.hpp): the magnetic field b has its state,
+//   accumulator and stage field and its resistivity. Its stage input is b in `magnetic_stage`, the
+//   velocity's is u in `stage` (set_magnetic_input); on entry to an update kernel stage, extra and
+//   magnetic_stage hold the 8 products' transforms: T = u u - B B less its trace in the divergence form's
+//   slots, so velocity_rhs (..._with_buoyancy) returns P [-i k.T (+ buoyancy)], and magnetic_rhs i k x E.
 // - The scalars' code sits in members of its own (..._with_buoyancy, ..._scalars), so that kernels
 //   compiled without scalars (pure Navier-Stokes) contain none of it.
 #pragma once
 
 #include "core/Complex.hpp"
 #include "core/HostDevice.hpp"
+#include "solver/MagneticTerms.hpp"
 #include "solver/ModeVector.hpp"
 #include "solver/SpectralField.hpp"
 #include "solver/Wavenumbers.hpp"
@@ -63,6 +69,9 @@ struct StageFields {
   double viscosity = 0;
   const ScalarSlots<Real>* scalars = nullptr;
   int scalar_count = 0;
+  bool magnetic = false;  // MHD: the magnetic members below are set
+  Components<C> magnetic_state{}, magnetic_accumulator{}, magnetic_stage{};
+  double resistivity = 0;
   Real scale = 1;                   // 1 / (Nx Ny Nz)
   bool transforms_read_all = true;  // the backward transforms run with fft::Modes::all
 
@@ -109,6 +118,22 @@ struct StageFields {
     return project_tendency(n, r);
   }
 
+  KOLMO_HD MagneticProductSlots<C> magnetic_products() const {
+    return magnetic_product_slots(stage, extra, magnetic_stage);
+  }
+  KOLMO_HD Vector magnetic_rhs(long m, const Mode& n) const {
+    return induction(wavenumbers.k(n), magnetic_products(), m, scale);
+  }
+  KOLMO_HD void set_magnetic_input(long m, const Vector& u, const Vector& b) const {
+    u.store(stage, m);
+    b.store(magnetic_stage, m);
+  }
+  KOLMO_HD void set_magnetic_input_from_state(long m) const {
+    const Mode n = wavenumbers.mode(m);
+    if (!kept(n)) return clear_magnetic(m, n);
+    set_magnetic_input(m, Vector::load(velocity, m), Vector::load(magnetic_state, m));
+  }
+
   KOLMO_HD C scalar_rhs(const ScalarSlots<Real>& s, long m) const { return scale * s.gradient[0][m]; }
 
   KOLMO_HD void set_input(long m, const Mode& n, const Vector& v) const {
@@ -145,6 +170,10 @@ struct StageFields {
     for (int d = 0; d < 3; ++d) stage[d][m] = C(0, 0);
     if (!divergence_form)
       for (int d = 0; d < 3; ++d) extra[d][m] = C(0, 0);
+  }
+  KOLMO_HD void clear_magnetic(long m, const Mode& n) const {
+    if (!transforms_read(n)) return;
+    for (int d = 0; d < 3; ++d) stage[d][m] = magnetic_stage[d][m] = C(0, 0);
   }
   KOLMO_HD void clear_scalars(long m, const Mode& n) const {
     if (!transforms_read(n)) return;

@@ -5,7 +5,8 @@ Layout read (written by the solver, see io/OutputDirectory.hpp):
     <dir>/config.yaml                       resolved configuration
     <dir>/series.h5                         1D datasets: time, step, energy, dissipation, injection, ...
     <dir>/spectra.h5                        /k, /time, /step, /energy_spectrum [t][k], /transfer, /flux, and
-                                            per scalar /<name>_spectrum, /<name>_transfer, /<name>_flux
+                                            per scalar /<name>_spectrum, /<name>_transfer, /<name>_flux,
+                                            MHD /magnetic_spectrum, /magnetic_transfer
     <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nz][Ny][Nx] (attribute axis_order 'z y x'); time, step, grid, box
     <dir>/checkpoints/checkpoint.h5 (+ checkpoint.prev.h5)
 
@@ -18,6 +19,12 @@ Subcommands:
                                            (-dE/dt, plus the injection when the run is forced)
     slice DIR [--field u] [--z K] [--step N] [-o PNG]
                                            a z-plane of a field of the last (or chosen) dump
+    mhd DIR [OTHER ...] [-o PNG] [--time T]
+                                           MHD: kinetic, magnetic and total energy; their dissipations (and
+                                           -dE/dt); cross and magnetic helicity; max |j|; and E_u(k), E_b(k)
+                                           at the last (or nearest to T) time; other runs (e.g. another
+                                           resolution of the same case) are drawn dashed on the same axes, and
+                                           the peak of the total dissipation of each is printed
     summary DIR                            grid, steps, final time, energy, dissipation, Re_lambda, k_max eta,
                                            each scalar's variance and dissipation chi, files present
     compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
@@ -308,7 +315,7 @@ def plot_spectrum(run, output=None, time=None):
 def scalar_names(spectra):
     """The scalars of a run, sorted by name: every <name>_spectrum of spectra.h5 but the energy's."""
     return sorted(name[: -len("_spectrum")] for name in spectra
-                  if name.endswith("_spectrum") and name != "energy_spectrum")
+                  if name.endswith("_spectrum") and name not in ("energy_spectrum", "magnetic_spectrum"))
 
 
 def plot_scalar_spectra(run, output=None, time=None):
@@ -446,6 +453,66 @@ def plot_series(run, output=None):
     bottom.legend()
     figure.tight_layout()
     return _save(figure, output or Path(run) / "plots" / "series.png")
+
+
+def mhd_peak(series):
+    """(value, time) of the largest total dissipation nu <|omega|^2> + eta <|j|^2> of an MHD series."""
+    total = series["dissipation"] + series["magnetic_dissipation"]
+    return peak(series["time"], total)
+
+
+def plot_mhd(run, others=(), output=None, time=None):
+    runs = [Path(run), *[Path(other) for other in others]]
+    figure, axes = plt.subplots(2, 3, figsize=(13, 7.5))
+    (energy_axes, dissipation_axes, helicity_axes), (current_axes, spectrum_axes, ratio_axes) = axes
+    lines = []
+    for index, path in enumerate(runs):
+        series = load_series(path)
+        if "magnetic_energy" not in series:
+            raise PostError(f"{path / 'series.h5'} has no magnetic_energy: not an MHD run")
+        style = "-" if index == 0 else "--"
+        label = path.name
+        t = series["time"]
+        kinetic, magnetic = series["energy"], series["magnetic_energy"]
+        energy_axes.plot(t, kinetic, style, color="C0", label=f"E_u {label}")
+        energy_axes.plot(t, magnetic, style, color="C1", label=f"E_b {label}")
+        energy_axes.plot(t, kinetic + magnetic, style, color="k", label=f"E {label}")
+        eps_u, eps_b = series["dissipation"], series["magnetic_dissipation"]
+        dissipation_axes.plot(t, eps_u, style, color="C0", label=f"nu <w^2> {label}")
+        dissipation_axes.plot(t, eps_b, style, color="C1", label=f"eta <j^2> {label}")
+        dissipation_axes.plot(t, eps_u + eps_b, style, color="k", label=f"total {label}")
+        if index == 0:
+            balance_time, balance = dissipation_from_energy(t, kinetic + magnetic)
+            dissipation_axes.plot(balance_time, balance, ":", color="C3", label="-dE/dt")
+        helicity_axes.plot(t, series["cross_helicity"], style, color="C2", label=f"<u.b> {label}")
+        helicity_axes.plot(t, series["magnetic_helicity"], style, color="C4", label=f"<a.b> {label}")
+        current_axes.plot(t, series["current_max"], style, color="C3", label=f"max |j| {label}")
+        ratio_axes.plot(t, magnetic / np.where(kinetic > 0, kinetic, np.nan), style, color="C5", label=label)
+        value, when = mhd_peak(series)
+        j_value, j_when = peak(t, series["current_max"])
+        lines.append(f"{label}: peak total dissipation {_format(value)} at t = {_format(when)}; "
+                     f"peak max|j| {_format(j_value)} at t = {_format(j_when)}")
+        spectra_path = path / "spectra.h5"
+        if spectra_path.is_file():
+            spectra = load_spectra(path)
+            if spectra["time"].size and "magnetic_spectrum" in spectra:
+                row = nearest_row(spectra["time"], time)
+                k = spectra["k"]
+                for name, color in (("energy_spectrum", "C0"), ("magnetic_spectrum", "C1")):
+                    values = spectra[name][row]
+                    good = (k > 0) & (values > 1e-30)
+                    short = "E_u" if name == "energy_spectrum" else "E_b"
+                    spectrum_axes.loglog(k[good], values[good], style, color=color,
+                                         label=f"{short}(k) {label}, t = {spectra['time'][row]:.3g}")
+    for ax, ylabel in ((energy_axes, "energy"), (dissipation_axes, "dissipation"),
+                       (helicity_axes, "helicity"), (current_axes, "max |j|"), (ratio_axes, "E_b / E_u")):
+        ax.set_xlabel("time")
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=7)
+    spectrum_axes.set_xlabel("k")
+    spectrum_axes.legend(fontsize=7)
+    figure.tight_layout()
+    return _save(figure, output or runs[0] / "plots" / "mhd.png"), lines
 
 
 def plot_slice(run, field="u", z_index=None, step=None, output=None):
@@ -590,6 +657,11 @@ def main(argv=None):
     plane.add_argument("--z", type=int, help="z index of the plane (default Nz/2)")
     plane.add_argument("--step", type=int, help="the dump's step (default the last dump)")
     plane.add_argument("-o", "--output")
+    mhd = commands.add_parser("mhd", help="MHD energies, dissipations, helicities, max |j| and spectra")
+    mhd.add_argument("dir")
+    mhd.add_argument("others", nargs="*", help="more runs to draw dashed on the same axes")
+    mhd.add_argument("-o", "--output")
+    mhd.add_argument("--time", type=float, help="the spectra's time (nearest row; default the last)")
     summary = commands.add_parser("summary", help="what the run did, in numbers")
     summary.add_argument("dir")
     compare = commands.add_parser("compare", help="energy and -dE/dt against a reference time series")
@@ -618,6 +690,10 @@ def main(argv=None):
             print(f"wrote {plot_series(arguments.dir, arguments.output)}")
         elif arguments.command == "slice":
             path = plot_slice(arguments.dir, arguments.field, arguments.z, arguments.step, arguments.output)
+            print(f"wrote {path}")
+        elif arguments.command == "mhd":
+            path, lines = plot_mhd(arguments.dir, arguments.others, arguments.output, arguments.time)
+            print("\n".join(lines))
             print(f"wrote {path}")
         elif arguments.command == "summary":
             print("\n".join(summary_lines(arguments.dir)))

@@ -3,12 +3,15 @@
 // components of T back, 8; rotational form: u and omega to real space, u x omega back, 9; 4 more per scalar:
 // its gradient to real space, its tendency back; in the step's mode, dealiased where that saves work), by as
 // many full transforms, and by the full transforms of the rotational form's count (the step's work done the
-// plain way: 9 + 4 s per stage), measured in the same run on the same buffers.
+// plain way: 9 + 4 s per stage; MHD 18 + 4 s: MagneticTerms.hpp), measured in the same run on the same
+// buffers. MHD (--mhd) always runs in its divergence form (6 + 8 transforms per stage, + 4 per scalar).
 //
 //   kolmo_solver_bench --n 512 --precision single --integrator rk4 --steps 10
 //   kolmo_solver_bench --n 512 --integrator lsrk4 --form rotational
 //   kolmo_solver_bench --n 512 --scalars 1                 Navier-Stokes + a passive scalar (mean gradient)
 //   kolmo_solver_bench --n 512 --boussinesq --rotation     Boussinesq buoyancy and Coriolis
+//   kolmo_solver_bench --n 512 --mhd                       incompressible MHD (14 FFTs per stage: u and b to
+//                                                          real space, the stress and u x B back)
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -30,7 +33,7 @@ struct Settings {
   std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic",
               form = "divergence";
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
-  bool boussinesq = false, rotation = false;
+  bool boussinesq = false, rotation = false, mhd = false;
 };
 
 double median(std::vector<double> v) {
@@ -54,8 +57,14 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   }
   if (s.boussinesq) solver::add_boussinesq(parameters, 1.0, 1.0, {0, 0, 1});
   if (s.rotation) parameters.terms.push_back(solver::coriolis({0, 0, 1}));
+  if (s.mhd) parameters.magnetic = {true, parameters.viscosity, {0, 0, 0}};
   solver::NavierStokes<Real> flow(fft, parameters);
-  solver::set_taylor_green(flow, 1.0);
+  if (s.mhd) {
+    solver::set_orszag_tang(flow, 1.0, solver::VectorField::velocity);
+    solver::set_orszag_tang(flow, 0.8, solver::VectorField::magnetic);
+  } else {
+    solver::set_taylor_green(flow, 1.0);
+  }
   for (int j = 0; j < flow.scalar_count(); ++j) solver::set_random_scalar(flow, j, 1.0, 4.0, 7);
   auto clock = [&] {
     device->synchronize();
@@ -94,15 +103,18 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   const double its_ffts = time_ffts(flow.backward_modes(), flow.forward_modes(), backward, forward);
   // The same number of full (not dealiased) transforms: the cost of a step's FFTs done the plain way.
   const double full_ffts = time_ffts(fft::Modes::all, fft::Modes::all, backward, forward);
-  // The full transforms of the rotational form (6 + 3 s backward, 3 + s forward): the step the plain way.
+  // The full transforms of the rotational form (6 + 3 s backward, 3 + s forward; MHD: u, omega, b, j back
+  // and u x omega + j x B, u x B forward, 12 + 3 s and 6 + s): the step the plain way.
   const int s_count = flow.scalar_count();
-  const double plain_ffts = time_ffts(fft::Modes::all, fft::Modes::all, 6 + 3 * s_count, 3 + s_count);
+  const int plain_backward = (s.mhd ? 12 : 6) + 3 * s_count, plain_forward = (s.mhd ? 6 : 3) + s_count;
+  const double plain_ffts = time_ffts(fft::Modes::all, fft::Modes::all, plain_backward, plain_forward);
   if (rank == 0) {
     const double field = double(s.n) * s.n * s.n * sizeof(Real) / ranks;
-    std::printf("Navier-Stokes step %ld^3 %s %s, %s form, %d scalar(s)%s%s, %d rank(s), %s\n", s.n,
-                s.precision.c_str(), s.integrator.c_str(), solver::to_string(flow.nonlinear_form()).c_str(),
-                flow.scalar_count(), s.boussinesq ? " (Boussinesq b)" : "", s.rotation ? ", rotation" : "",
-                ranks, device->name().c_str());
+    std::printf("%s step %ld^3 %s %s, %s form, %d scalar(s)%s%s, %d rank(s), %s\n",
+                s.mhd ? "MHD" : "Navier-Stokes", s.n, s.precision.c_str(), s.integrator.c_str(),
+                solver::to_string(flow.nonlinear_form()).c_str(), flow.scalar_count(),
+                s.boussinesq ? " (Boussinesq b)" : "", s.rotation ? ", rotation" : "", ranks,
+                device->name().c_str());
     std::printf("  FFT dealiasing: %s\n", fft.dealiasing_report().c_str());
     if (ranks > 1) std::printf("  FFT %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  memory %.2f GiB per rank = %.1f real-field equivalents\n",
@@ -113,16 +125,16 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
         "  step %.3f ms (median of %d); its %d FFTs (%s) alone %.3f ms, ratio %.3f; as many full FFTs "
         "%.3f ms, ratio %.3f; the rotational form's %d full FFTs %.3f ms, ratio %.3f\n",
         median(step_ms), s.steps, transforms_per_stage * stage_count, mode.c_str(), its_ffts,
-        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, (9 + 4 * s_count) * stage_count,
-        plain_ffts, median(step_ms) / plain_ffts);
+        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts,
+        (plain_backward + plain_forward) * stage_count, plain_ffts, median(step_ms) / plain_ffts);
     std::printf(
         "  RESULT step n=%ld %s %s ranks=%d step %.3f ms ffts(%s) %.3f ms ratio %.3f full_ffts %.3f ms "
         "ratio_full %.3f plain_ffts %.3f ms ratio_plain %.3f form=%s scalars=%d boussinesq=%d rotation=%d "
-        "memory_fields %.2f\n",
+        "mhd=%d memory_fields %.2f\n",
         s.n, s.precision.c_str(), s.integrator.c_str(), ranks, median(step_ms), mode.c_str(), its_ffts,
         median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, plain_ffts,
         median(step_ms) / plain_ffts, solver::to_string(flow.nonlinear_form()).c_str(), flow.scalar_count(),
-        int(s.boussinesq), int(s.rotation), flow.bytes_held() / field);
+        int(s.boussinesq), int(s.rotation), int(s.mhd), flow.bytes_held() / field);
   }
 }
 
@@ -149,6 +161,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--boussinesq", s.boussinesq, "a Boussinesq buoyancy b (N^2 = 1, Pr = 1, up = z)");
   app.add_flag("--rotation", s.rotation, "Coriolis force, Omega = (0, 0, 1)");
+  app.add_flag("--mhd", s.mhd, "incompressible MHD, eta = nu, from the 3D Orszag-Tang fields");
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--steps", s.steps, "timed steps")->check(CLI::PositiveNumber);
   try {

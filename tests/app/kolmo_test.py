@@ -66,6 +66,36 @@ def in_one_go_and_restarted(config, ranks, root):
     return one, two
 
 
+def restarts_continue(root, config, names, what):
+    """The restart checks of a run with several fields (config: 12 steps): N steps in one go and N/2 + restart
+    + N/2 give bitwise-identical datasets `names` of the final checkpoint on 1 and 2 ranks, and the 1-rank run's
+    checkpoint at step 6 continues on 3 ranks to the same state within round-off."""
+    import h5py
+    import numpy as np
+
+    def fields_of(path):
+        with h5py.File(path, "r") as f:
+            return {name: f[name][...] for name in names}, int(f.attrs["step"])
+
+    for ranks in (1, 2):
+        one, two = in_one_go_and_restarted(config, ranks, root)
+        a, step_a = fields_of(one / "out/checkpoints/checkpoint.h5")
+        b, step_b = fields_of(two / "out/checkpoints/checkpoint.h5")
+        same = [name for name in names if np.array_equal(a[name], b[name])]
+        check(step_a == step_b == 12 and len(same) == len(names),
+              f"{ranks} rank(s): one go and restart give bitwise-identical {what} (identical: {same})")
+    three = root / "three"
+    three.mkdir()
+    kolmo(1, "run", str(config), "--set", "time.steps=6", cwd=three)
+    r = kolmo(3, "run", str(config), "--restart", cwd=three)
+    check(r.returncode == 0, f"restart of a 1-rank run on 3 ranks ({r.stderr.strip()[:300]})")
+    a, _ = fields_of(root / "one_1/out/checkpoints/checkpoint.h5")
+    c, step_c = fields_of(three / "out/checkpoints/checkpoint.h5")
+    worst = max(np.abs(a[n] - c[n]).max() / np.abs(a[n]).max() for n in names)
+    check(step_c == 12 and worst <= 1e-10, f"restart on 3 ranks matches {what} within round-off ({worst:.1e})")
+    return r
+
+
 def snapshot(directory):
     """Every path under directory with its size and modification time: equal snapshots, nothing written."""
     return sorted((str(p.relative_to(directory)), p.stat().st_size, p.stat().st_mtime_ns)

@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import check, finish, flip_bit_in_chunk, in_one_go_and_restarted, kolmo, snapshot  # noqa: E402
+from kolmo_test import check, finish, flip_bit_in_chunk, kolmo, restarts_continue, snapshot  # noqa: E402
 import shutil  # noqa: E402
 
 FIELDS = ("u_hat", "v_hat", "w_hat", "theta_hat", "b_hat")
@@ -57,24 +57,7 @@ def fields_of(path):
 with tempfile.TemporaryDirectory() as tmp:
     root = pathlib.Path(tmp)
     (root / "run.yaml").write_text(CONFIG)
-    for ranks in (1, 2):
-        one, two = in_one_go_and_restarted(root / "run.yaml", ranks, root)
-        a, step_a = fields_of(one / "out/checkpoints/checkpoint.h5")
-        b, step_b = fields_of(two / "out/checkpoints/checkpoint.h5")
-        same = [name for name in FIELDS if np.array_equal(a[name], b[name])]
-        check(step_a == step_b == 12 and len(same) == len(FIELDS),
-              f"{ranks} rank(s): one go and restart give bitwise-identical fields (identical: {same})")
-
-    # From the 1-rank checkpoint at step 6, continue on 3 ranks.
-    three = root / "three"
-    three.mkdir()
-    kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=6", cwd=three)
-    r = kolmo(3, "run", str(root / "run.yaml"), "--restart", cwd=three)
-    check(r.returncode == 0, f"restart of a 1-rank run on 3 ranks ({r.stderr.strip()[:300]})")
-    a, _ = fields_of(root / "one_1/out/checkpoints/checkpoint.h5")
-    c, step_c = fields_of(three / "out/checkpoints/checkpoint.h5")
-    worst = max(np.abs(a[n] - c[n]).max() / np.abs(a[n]).max() for n in FIELDS)
-    check(step_c == 12 and worst <= 1e-10, f"restart on 3 ranks matches every field within round-off ({worst:.1e})")
+    restarts_continue(root, root / "run.yaml", FIELDS, "fields")
 
     # A damaged scalar dataset in checkpoint.h5 (step 12): the restart says so and continues from
     # checkpoint.prev.h5 (step 6), to the same state as the run in one go.

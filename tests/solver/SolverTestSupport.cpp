@@ -45,6 +45,20 @@ void check_drift_falls_at_order(const std::function<double(solver::Integrator, i
   }
 }
 
+double outside_the_mode(const solver::NavierStokes<double>& flow, const HostField<double>& field,
+                        const Vec& wave, MPI_Comm comm) {
+  const auto& wavenumbers = flow.wavenumbers();
+  double largest = 0;
+  for (long m = 0; m < wavenumbers.size(); ++m) {
+    const solver::Mode n = wavenumbers.mode(m);
+    if (n.x == long(wave[0]) && n.y == long(wave[1]) && n.z == long(wave[2])) continue;
+    for (const auto& component : field) largest = std::fmax(largest, std::sqrt(norm2(component[m])));
+  }
+  double global = 0;
+  MPI_Allreduce(&largest, &global, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return global;
+}
+
 std::string error_message(const std::function<void()>& action) {
   try {
     action();

@@ -94,6 +94,38 @@ void check_drift_falls_at_order(const std::function<double(solver::Integrator, i
 // The message of the kolmo::Error that action throws; empty when it throws none.
 std::string error_message(const std::function<void()>& action);
 
+// Vectors of the wave tests (test_waves.cpp, test_mhd.cpp): three doubles and their algebra.
+using Vec = std::array<double, 3>;
+inline double dot(const Vec& a, const Vec& b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+inline Vec cross(const Vec& a, const Vec& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+inline Vec scaled(const Vec& a, double s) {
+  return {s * a[0], s * a[1], s * a[2]};
+}
+inline Vec unit(const Vec& a) {
+  return scaled(a, 1 / std::sqrt(dot(a, a)));
+}
+
+// The largest coefficient of a field outside the modes +-wave (only +wave is stored: k_z > 0), over the
+// ranks of comm.
+double outside_the_mode(const solver::NavierStokes<double>& flow, const HostField<double>& field,
+                        const Vec& wave, MPI_Comm comm);
+
+// The integrators of the wave tests, each with its order and the coarse run's omega dt.
+struct OrderCase {
+  solver::Integrator integrator;
+  double order;
+  double coarse_step;
+};
+inline constexpr OrderCase kOrderCases[] = {{solver::Integrator::rk2, 2, 0.1},
+                                            {solver::Integrator::rk3, 3, 0.2},
+                                            {solver::Integrator::rk4, 4, 0.2},
+                                            {solver::Integrator::lsrk3, 3, 0.2},
+                                            {solver::Integrator::lsrk4, 4, 0.2}};
+
 // Round-off scale for tests templated over precision.
 template <class Real>
 constexpr double round_off() {

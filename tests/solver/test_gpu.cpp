@@ -1,10 +1,11 @@
 // The CUDA backend against the host: the same steps, diagnostics, spectra, real-space outputs and Poisson
-// solutions to round-off, with and without scalars, Boussinesq buoyancy and rotation, plus the Taylor-Green
-// exactness on the GPU. Skipped (on every rank) without a GPU.
+// solutions to round-off, with and without scalars, Boussinesq buoyancy and rotation, and MHD, plus the
+// Taylor-Green exactness on the GPU. Skipped (on every rank) without a GPU.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "solver/Diagnostics.hpp"
 #include "solver/InitialConditions.hpp"
@@ -184,6 +185,71 @@ TEMPLATE_TEST_CASE("GPU: Poisson solutions and gradients equal the host's", "[so
     CHECK(max_relative(bx, ax) < tolerance);
     CHECK(max_relative(by, ay) < tolerance);
     CHECK(max_relative(bz, az) < tolerance);
+  }
+}
+
+// MHD runs its own instantiations of the stage and real-space kernels (with and without a scalar) and the
+// forcing's stress: both, for every integrator.
+TEMPLATE_TEST_CASE("GPU: MHD steps, diagnostics, spectra and b equal the host's", "[solver][gpu]", float,
+                   double) {
+  auto gpu = testing::gpu_or_skip("MHD on the GPU");
+  if (!gpu) return;
+  using Real = TestType;
+  const double tolerance = std::is_same_v<Real, double> ? 1e-11 : 2e-4;
+  for (auto integrator : {Integrator::rk2, Integrator::rk3, Integrator::rk4}) {
+    for (const bool scalar : {false, true}) {
+      INFO("integrator " << to_string(integrator) << (scalar ? ", with a buoyancy" : ""));
+      FlowParameters parameters;
+      parameters.viscosity = 0.02;
+      parameters.integrator = integrator;
+      parameters.forcing = {ForcingKind::band, 0.2, 1, 2.5, 0};
+      parameters.magnetic = {true, 0.03, {0, 0.4, 0.7}};
+      if (scalar) add_boussinesq(parameters, 2.0, 0.7, {0, 0, 1});
+      const std::array<long, 3> n{32, 24, 20};
+      auto host = testing::make_flow<Real>(n, parameters);
+      auto device = testing::make_flow<Real>(n, parameters, MPI_COMM_WORLD, gpu);
+      for (auto* flow : {&host, &device}) {
+        set_random_isotropic(**flow, 0.5, 3.0, 77);
+        set_random_isotropic(**flow, 0.4, 3.0, 79, SpectrumShape::k4_exp, VectorField::magnetic);
+        for (int j = 0; j < (*flow)->scalar_count(); ++j) set_random_scalar(**flow, j, 0.4, 3.0, 78 + j);
+        for (int s = 0; s < 3; ++s) (*flow)->step((*flow)->cfl_dt(0.5, 0.05));
+      }
+      CHECK(device->time() == Approx(host->time()).epsilon(tolerance));
+      for (auto field : {0, 1}) {
+        const auto& h = field == 0 ? std::as_const(*host).velocity() : std::as_const(*host).magnetic_field();
+        const auto& d =
+            field == 0 ? std::as_const(*device).velocity() : std::as_const(*device).magnetic_field();
+        const auto expected = testing::host_copy(*host, h);
+        CHECK(testing::max_difference(testing::host_copy(*device, d), expected) /
+                  testing::max_magnitude(expected) <
+              tolerance);
+      }
+      const auto a = compute_diagnostics(*host), b = compute_diagnostics(*device);
+      CHECK(b.magnetic.energy == Approx(a.magnetic.energy).epsilon(tolerance));
+      CHECK(b.magnetic.dissipation == Approx(a.magnetic.dissipation).epsilon(tolerance));
+      CHECK(b.magnetic.cross_helicity ==
+            Approx(a.magnetic.cross_helicity).epsilon(tolerance).margin(tolerance * a.energy));
+      CHECK(b.magnetic.magnetic_helicity ==
+            Approx(a.magnetic.magnetic_helicity).epsilon(tolerance).margin(tolerance * a.energy));
+      CHECK(b.injection == Approx(0.2).epsilon(10 * testing::round_off<Real>()));
+      CHECK(max_current(*device) == Approx(max_current(*host)).epsilon(tolerance));
+      const auto sa = compute_spectrum(*host), sb = compute_spectrum(*device);
+      CHECK(max_relative(sb.magnetic, sa.magnetic, a.magnetic.energy) < tolerance);
+      double transfer_scale = 0, total = 0;
+      for (std::size_t s = 0; s < sa.transfer.size(); ++s) {
+        transfer_scale += std::fabs(sa.transfer[s]) + std::fabs(sa.magnetic_transfer[s]);
+        total += sb.transfer[s] + sb.magnetic_transfer[s];
+      }
+      CHECK(max_relative(sb.magnetic_transfer, sa.magnetic_transfer, transfer_scale) < tolerance);
+      CHECK(std::fabs(total) / transfer_scale < 10 * testing::round_off<Real>());
+      std::vector<Real> x0, y0, z0, x1, y1, z1;
+      host->current_to_host(x0, y0, z0);
+      device->current_to_host(x1, y1, z1);
+      CHECK(max_relative(z1, z0) < tolerance);
+      host->magnetic_to_host(x0, y0, z0);
+      device->magnetic_to_host(x1, y1, z1);
+      CHECK(max_relative(y1, y0) < tolerance);
+    }
   }
 }
 

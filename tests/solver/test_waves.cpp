@@ -24,42 +24,21 @@
 
 using namespace kolmo;
 using namespace kolmo::solver;
+using kolmo::testing::cross;
+using kolmo::testing::dot;
 using kolmo::testing::global_max;
+using kolmo::testing::kOrderCases;
+using kolmo::testing::OrderCase;
+using kolmo::testing::scaled;
+using kolmo::testing::unit;
+using kolmo::testing::Vec;
 
 namespace {
-
-using Vec = std::array<double, 3>;
-
-Vec cross(const Vec& a, const Vec& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-double dot(const Vec& a, const Vec& b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-Vec scaled(const Vec& a, double s) {
-  return {s * a[0], s * a[1], s * a[2]};
-}
-Vec unit(const Vec& a) {
-  return scaled(a, 1 / std::sqrt(dot(a, a)));
-}
 
 // The wavevector of the tests: oblique, kept on the grid {10, 8, 8} (10 x planes: uneven slabs on 3, 4
 // ranks).
 const std::array<long, 3> kGrid{10, 8, 8};
 const Vec kWave{1, 1, 2};
-
-// The largest coefficient of a field outside the modes +-kWave (only +kWave is stored: k_z > 0), over ranks.
-double outside_the_mode(const NavierStokes<double>& flow, const testing::HostField<double>& field,
-                        MPI_Comm comm) {
-  const auto& wavenumbers = flow.wavenumbers();
-  double largest = 0;
-  for (long m = 0; m < wavenumbers.size(); ++m) {
-    const Mode n = wavenumbers.mode(m);
-    if (n.x == long(kWave[0]) && n.y == long(kWave[1]) && n.z == long(kWave[2])) continue;
-    for (const auto& component : field) largest = std::fmax(largest, std::sqrt(norm2(component[m])));
-  }
-  return global_max(largest, comm);
-}
 
 struct WaveError {
   double field_error;    // max over points of |q - exact| / amplitude
@@ -99,19 +78,12 @@ WaveError run_wave(const FlowParameters& parameters, const Vec& u0, double b0, i
     for (int d = 0; d < (buoyant ? 4 : 3); ++d)
       error = std::fmax(error, std::fabs(slabs[d][p] - expected[d]));
   }
-  double outside = outside_the_mode(*flow, testing::host_copy(*flow, flow->velocity()), comm);
+  double outside = testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->velocity()), kWave, comm);
   if (buoyant)
-    outside = std::fmax(outside, outside_the_mode(*flow, testing::host_copy(*flow, flow->scalar(0)), comm));
+    outside = std::fmax(
+        outside, testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->scalar(0)), kWave, comm));
   return {global_max(error, comm) / amplitude, outside / amplitude};
 }
-
-struct OrderCase {
-  Integrator integrator;
-  double order;
-  double coarse_step;  // omega dt of the coarse run
-};
-const OrderCase kOrderCases[] = {
-    {Integrator::rk2, 2, 0.1}, {Integrator::rk3, 3, 0.2}, {Integrator::rk4, 4, 0.2}};
 
 }  // namespace
 

@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""End-to-end tests of MHD runs (run by ctest; needs /usr/bin/python3 with h5py and numpy).
+
+- Checkpoints carry b by name (bx_hat, by_hat, bz_hat) with the velocity: N steps in one go and
+  N/2 + restart + N/2 give bitwise-identical fields on 1 and 2 ranks; a 1-rank checkpoint continues on 3 ranks
+  to the same state within round-off.
+- series.h5 has the magnetic columns, with the configured initial magnetic energy; spectra.h5 E_b(k), whose
+  sum is that energy; field dumps b and j (bx ... jz) and their XDMF the vectors "magnetic" and "current";
+  <|b|^2>/2 of the dump equals the series' magnetic energy.
+- b read back from a field dump (physics.magnetic.initial.type file) reproduces its energy.
+- Bad MHD input is refused with one line naming the key, before anything is written.
+- kolmo_post.py mhd plots the run.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kolmo_test import args, check, finish, kolmo, restarts_continue, snapshot  # noqa: E402
+
+FIELDS = ("u_hat", "v_hat", "w_hat", "bx_hat", "by_hat", "bz_hat")
+
+# Random u and b along a background field, band forcing, CFL-adaptive steps: any difference after a restart
+# would show.
+CONFIG = """
+grid: {n: [16, 18, 12]}
+precision: double
+backend: host
+physics:
+  viscosity: 0.01
+  forcing: {type: band, k_min: 1, k_max: 2.5, power: 0.2}
+  magnetic: {type: mhd, prandtl: 0.5, background: [0, 0.3, 0.6],
+             initial: {type: random, energy: 0.4, k0: 3, seed: 9}}
+time: {integrator: rk4, cfl: 0.6, steps: 12}
+initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 7}
+output: {directory: out, series_every: 1, progress_every: 4, spectra_every: 0.05, checkpoint_every: 100,
+         fields: [velocity, magnetic, current], fields_every: 100}
+"""
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    root = pathlib.Path(tmp)
+    (root / "run.yaml").write_text(CONFIG)
+    r = restarts_continue(root, root / "run.yaml", FIELDS, "u and b")
+    check("incompressible MHD" in r.stdout, "the run says it is MHD")
+
+    # The outputs of the one-go run.
+    out = root / "one_1/out"
+    with h5py.File(out / "series.h5", "r") as f:
+        columns = set(f.keys())
+        e_b = f["magnetic_energy"][...]
+        steps = f["step"][...]
+        check(all(np.isfinite(f[n][...]).all() for n in ("magnetic_dissipation", "cross_helicity",
+                                                           "magnetic_helicity", "current_max")),
+              "series.h5 has finite magnetic dissipation, cross and magnetic helicity and max |j|")
+    check({"magnetic_energy", "magnetic_dissipation", "cross_helicity", "magnetic_helicity",
+           "current_max"} <= columns, f"series.h5 has the magnetic columns ({sorted(columns)})")
+    check(abs(e_b[0] - 0.4) < 1e-12, f"the initial magnetic energy is the configured 0.4 ({e_b[0]!r})")
+    with h5py.File(out / "spectra.h5", "r") as f:
+        names = set(f.keys())
+        sum_b = f["magnetic_spectrum"][0].sum() if "magnetic_spectrum" in f else float("nan")
+        transfer = (f["transfer"][0] + f["magnetic_transfer"][0]).sum() if "magnetic_transfer" in f else 1.0
+    check(abs(sum_b - 0.4) < 1e-12, f"E_b(k) sums to the magnetic energy ({sum_b!r})")
+    check(abs(transfer) < 1e-12, f"kinetic + magnetic transfers sum to zero ({transfer:.1e})")
+    dumps = sorted((out / "fields").glob("fields_*.h5"))
+    with h5py.File(dumps[-1], "r") as f:
+        held = set(f.keys())
+        step = int(f.attrs["step"])
+        dumped = 0.5 * np.mean(f["bx"][...] ** 2 + f["by"][...] ** 2 + f["bz"][...] ** 2)
+    check({"u", "v", "w", "bx", "by", "bz", "jx", "jy", "jz"} <= held, f"the dump holds u, b and j ({held})")
+    row = list(steps).index(step)
+    check(abs(dumped - e_b[row]) < 1e-12 * max(1.0, e_b[row]),
+          f"<|b|^2>/2 of the dump equals the series' magnetic energy ({dumped!r}, {e_b[row]!r})")
+    xmf = dumps[-1].with_suffix(".xmf").read_text()
+    check('Name="magnetic" AttributeType="Vector"' in xmf and 'Name="current" AttributeType="Vector"' in xmf,
+          "the XDMF has the magnetic and current vectors")
+
+    # b from the field dump.
+    again = root / "again"
+    again.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=1", "--set",
+              "physics.magnetic.initial.type=file", "--set", f"physics.magnetic.initial.file={dumps[-1]}",
+              *[x for key in ("energy", "k0", "seed") for x in ("--set", f"physics.magnetic.initial.{key}=")],
+              cwd=again)
+    check(r.returncode == 0, f"b read from a field dump ({r.stderr.strip()[:300]})")
+    with h5py.File(again / "out/series.h5", "r") as f:
+        start = f["magnetic_energy"][0]
+    check(abs(start - e_b[row]) < 1e-10 * e_b[row], f"b from the dump has its energy ({start!r}, {e_b[row]!r})")
+
+    # Bad input: one line naming the key, nothing written.
+    for override, key in (("output.fields=[velocity, pressure]", "output.fields"),
+                          ("physics.magnetic.resistivity=0.01", "physics.magnetic.prandtl"),
+                          ("physics.rotation=[0, 0, 1]", "physics.rotation"),
+                          ("physics.magnetic.type=none", "output.fields")):
+        bad = root / "bad"
+        bad.mkdir(exist_ok=True)
+        before = snapshot(bad)
+        r = kolmo(1, "run", str(root / "run.yaml"), "--set", override, cwd=bad)
+        lines = r.error_lines()
+        check(r.returncode != 0 and len(lines) == 1 and key in lines[0] and snapshot(bad) == before,
+              f"{override}: refused with one line naming {key} ({lines})")
+
+    # kolmo_post.py plots the run.
+    post = pathlib.Path(args.source) / "tools" / "kolmo_post.py"
+    p = subprocess.run(["/usr/bin/python3", str(post), "mhd", str(out), str(root / "one_2/out")],
+                       capture_output=True, text=True)
+    check(p.returncode == 0 and (out / "plots" / "mhd.png").is_file() and "peak total dissipation" in p.stdout,
+          f"kolmo_post.py mhd plots the run ({p.stderr.strip()[:300]})")
+
+finish()
