@@ -174,6 +174,7 @@ class NavierStokesRun {
                 io::to_string(config_.precision).c_str());
     std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
     std::printf("  exchange  %s\n", fft_.exchange_pieces_report().c_str());
+    if (device_->backend() == Backend::host) std::printf("  plans     %s\n", fft_.planning_report().c_str());
     std::printf("  memory    %.1f MiB per rank (%.1f real-field equivalents)\n",
                 flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes);
     std::printf("  physics   nu = %.6g, forcing %s, integrator %s, %s\n", config_.physics.viscosity,

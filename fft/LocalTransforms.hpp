@@ -14,6 +14,10 @@
 //   on the columns [first, first + count) of each [ky][kz] plane alone (column = ky * nzc + kz); the other
 //   columns of out are left as they are. Out of place. Made for the runs of layout.kept_column_runs();
 //   another count is an internal error.
+// - settle_plans(comm): collective over the transform's ranks, once all plans are made (the end of SlabFFT's
+//   constructor). FFTW: where plans were measured, every rank adopts the same choice for the same problem
+//   (so that runs repeat bit for bit) and the choices go to the wisdom file. Nothing to do for cuFFT.
+//   planning_report() says how plans were made (empty for cuFFT).
 // - has_masked(), forward_x_masked, backward_x_masked, backward_planes_masked: the same steps with the
 // 2/3-rule
 //   mask on (ky, kz) inside the library's own kernels (cuFFT callbacks; CUDA on one rank, when cuFFT took
@@ -22,8 +26,11 @@
 //   error.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "core/Complex.hpp"
 #include "core/Device.hpp"
@@ -31,6 +38,13 @@
 #include "fft/SlabLayout.hpp"
 
 namespace kolmo::fft {
+
+// How FFTW chooses its algorithms (host backend): by timing them (measure: FFTW_MEASURE) or by its
+// heuristics (estimate: FFTW_ESTIMATE, instant and the same in every run, but up to 2 x slower above 64^3);
+// automatic measures grids of at least kMeasuredPoints points, below which measuring takes longer than the
+// transforms of a whole run would save.
+enum class FftwPlanning { automatic, estimate, measure };
+constexpr long kMeasuredPoints = 1L << 16;
 
 template <class Real>
 class LocalTransforms {
@@ -48,6 +62,8 @@ class LocalTransforms {
   virtual void backward_x_kept(const C* in, C* out) = 0;
   virtual void forward_x_columns(const C* in, C* out, long first, long count) = 0;
   virtual void backward_x_columns(const C* in, C* out, long first, long count) = 0;
+  virtual void settle_plans(MPI_Comm) {}
+  virtual std::string planning_report() const { return ""; }
   virtual bool has_masked() const { return false; }
   virtual void forward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
   virtual void backward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
@@ -56,8 +72,10 @@ class LocalTransforms {
   virtual std::size_t work_bytes() const = 0;
 };
 
+// wisdom_directory: where measured plans are kept between runs (fft/FftwWisdom.hpp); "" for nowhere.
 template <class Real>
-std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout);
+std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout, FftwPlanning planning,
+                                                            const std::string& wisdom_directory);
 template <class Real>
 std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout,
                                                             const std::shared_ptr<Device>& device);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -55,7 +57,8 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) transforms_ = make_cuda_transforms<Real>(layout_, device_);
 #endif
-  if (!transforms_) transforms_ = make_host_transforms<Real>(layout_);
+  if (!transforms_)
+    transforms_ = make_host_transforms<Real>(layout_, options_.fftw_planning, options_.fftw_wisdom_directory);
   make_chunks();
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
   exchange_ = make_exchange(options_.exchange, comm_.get(), device_, options_.cuda_aware_mpi, max_bytes);
@@ -71,6 +74,7 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
     choose_one_rank_dealiasing();
   }
   choose_pieces();
+  transforms_->settle_plans(comm_.get());
 }
 
 // One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
@@ -148,25 +152,28 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
   C* scratch = scratch_.data();
   switch (way) {
     case OneRankDealiasing::rows:
-      for (const auto& run : layout_.kept_column_runs())
-        transforms_->backward_x_columns(in, scratch, run.start, run.count);
+      timed(&PhaseTimes::x_ffts, [&] {
+        for (const auto& run : layout_.kept_column_runs())
+          transforms_->backward_x_columns(in, scratch, run.start, run.count);
+      });
       // After the x transforms: the column runs' alignment may have put values into dropped rows.
-      zero_dropped_columns(*device_, layout_, scratch);
-      transforms_->backward_planes(scratch, out);
+      timed(&PhaseTimes::zeroing, [&] { zero_dropped_columns(*device_, layout_, scratch); });
+      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
       break;
     case OneRankDealiasing::masked_x:
-      transforms_->backward_x_masked(in, scratch);
-      transforms_->backward_planes(scratch, out);
+      timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x_masked(in, scratch); });
+      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
       break;
     case OneRankDealiasing::masked_planes:
-      transforms_->backward_x(in, scratch);
-      transforms_->backward_planes_masked(scratch, out);
+      timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x(in, scratch); });
+      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes_masked(scratch, out); });
       break;
     default:  // copies: the compact slab
-      gather_kept_spectral(in, scratch);
-      transforms_->backward_x_kept(scratch, reinterpret_cast<C*>(out));
-      expand_kept_planes(reinterpret_cast<C*>(out), scratch, layout_.x_count());
-      transforms_->backward_planes(scratch, out);
+      timed(&PhaseTimes::packing, [&] { gather_kept_spectral(in, scratch); });
+      timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x_kept(scratch, reinterpret_cast<C*>(out)); });
+      timed(&PhaseTimes::packing,
+            [&] { expand_kept_planes(reinterpret_cast<C*>(out), scratch, layout_.x_count()); });
+      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
   }
 }
 
@@ -175,20 +182,22 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
 template <class Real>
 void SlabFFT<Real>::forward_one_rank(const Real* in, C* out, OneRankDealiasing way) {
   C* scratch = scratch_.data();
-  transforms_->forward_planes(in, scratch);
+  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, scratch); });
   switch (way) {
     case OneRankDealiasing::rows:
-      for (const auto& run : layout_.kept_column_runs())
-        transforms_->forward_x_columns(scratch, out, run.start, run.count);
+      timed(&PhaseTimes::x_ffts, [&] {
+        for (const auto& run : layout_.kept_column_runs())
+          transforms_->forward_x_columns(scratch, out, run.start, run.count);
+      });
       break;
     case OneRankDealiasing::masked_x:
     case OneRankDealiasing::masked_planes:
-      transforms_->forward_x_masked(scratch, out);
+      timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x_masked(scratch, out); });
       break;
     default:  // copies: the compact packed buffer is already the compact spectral slab
-      pack_kept(scratch, out, layout_.x_count());
-      transforms_->forward_x_kept(out, scratch);
-      scatter_kept_spectral(scratch, out);
+      timed(&PhaseTimes::packing, [&] { pack_kept(scratch, out, layout_.x_count()); });
+      timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x_kept(out, scratch); });
+      timed(&PhaseTimes::packing, [&] { scatter_kept_spectral(scratch, out); });
   }
 }
 
@@ -307,41 +316,33 @@ void SlabFFT<Real>::scatter_kept_spectral(const C* compact, C* spectral) {
 template <class Real>
 void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
   if (layout_.ranks() == 1) {
-    timed(&PhaseTimes::compute, [&] { forward_one_rank(in, out, dealias_.forward); });
+    forward_one_rank(in, out, dealias_.forward);
     ++times_.transforms;
     return;
   }
   C* scratch = scratch_.data();
-  timed(&PhaseTimes::compute, [&] {
-    transforms_->forward_planes(in, scratch);
-    pack_kept(scratch, out, layout_.x_count());
-  });
+  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, scratch); });
+  timed(&PhaseTimes::packing, [&] { pack_kept(scratch, out, layout_.x_count()); });
   timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_kept_chunks_); });
-  timed(&PhaseTimes::compute, [&] {
-    transforms_->forward_x_kept(scratch, scratch);
-    scatter_kept_spectral(scratch, out);
-  });
+  timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x_kept(scratch, scratch); });
+  timed(&PhaseTimes::packing, [&] { scatter_kept_spectral(scratch, out); });
   ++times_.transforms;
 }
 
 template <class Real>
 void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
   if (layout_.ranks() == 1) {
-    timed(&PhaseTimes::compute, [&] { backward_one_rank(in, out, dealias_.backward); });
+    backward_one_rank(in, out, dealias_.backward);
     ++times_.transforms;
     return;
   }
   C* scratch = scratch_.data();
   C* packed = reinterpret_cast<C*>(out);
-  timed(&PhaseTimes::compute, [&] {
-    gather_kept_spectral(in, scratch);
-    transforms_->backward_x_kept(scratch, scratch);
-  });
+  timed(&PhaseTimes::packing, [&] { gather_kept_spectral(in, scratch); });
+  timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x_kept(scratch, scratch); });
   timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_kept_chunks_); });
-  timed(&PhaseTimes::compute, [&] {
-    expand_kept_planes(packed, scratch, layout_.x_count());
-    transforms_->backward_planes(scratch, out);
-  });
+  timed(&PhaseTimes::packing, [&] { expand_kept_planes(packed, scratch, layout_.x_count()); });
+  timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
   ++times_.transforms;
 }
 
@@ -358,13 +359,13 @@ void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
   C* scratch = scratch_.data();
   // Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
   // by the first step.
-  timed(&PhaseTimes::compute, [&] { transforms_->forward_planes(in, scratch); });
+  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, scratch); });
   if (layout_.ranks() == 1) {
-    timed(&PhaseTimes::compute, [&] { transforms_->forward_x(scratch, out); });
+    timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x(scratch, out); });
   } else {
-    timed(&PhaseTimes::compute, [&] { pack(scratch, out, layout_.x_count()); });
+    timed(&PhaseTimes::packing, [&] { pack(scratch, out, layout_.x_count()); });
     timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_chunks_); });
-    timed(&PhaseTimes::compute, [&] { transforms_->forward_x(scratch, out); });
+    timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x(scratch, out); });
   }
   ++times_.transforms;
 }
@@ -374,14 +375,22 @@ void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
   if (in_pieces(modes)) return backward_in_pieces(in, out, modes == Modes::dealiased);
   if (modes == Modes::dealiased) return backward_dealiased(in, out);
   C* scratch = scratch_.data();
-  timed(&PhaseTimes::compute, [&] { transforms_->backward_x(in, scratch); });
+  timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x(in, scratch); });
   if (layout_.ranks() > 1) {
     C* packed = reinterpret_cast<C*>(out);
     timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_chunks_); });
-    timed(&PhaseTimes::compute, [&] { unpack(packed, scratch, layout_.x_count()); });
+    timed(&PhaseTimes::packing, [&] { unpack(packed, scratch, layout_.x_count()); });
   }
-  timed(&PhaseTimes::compute, [&] { transforms_->backward_planes(scratch, out); });
+  timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
   ++times_.transforms;
+}
+
+std::string default_fftw_wisdom_directory() {
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != 0)
+    return (std::filesystem::path(cache) / "kolmo").string();
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0)
+    return (std::filesystem::path(home) / ".cache" / "kolmo").string();
+  return "";
 }
 
 const std::vector<std::string>& one_rank_dealiasing_names() {

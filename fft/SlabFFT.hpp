@@ -79,12 +79,29 @@ struct FftOptions {
   // of one piece's planes. Ignored on one rank, with single_precision_wire, and for full (not dealiased)
   // forward transforms in place (the packing of early pieces would overwrite the input of later ones).
   int exchange_pieces = 1;
+  // Host backend: FFTW times its algorithms for each transform at construction and keeps the fastest
+  // (measure; seconds for large grids unless the wisdom below holds them already), or picks by its heuristics
+  // (estimate; instant, up to 2 x slower above 64^3); automatic measures grids of kMeasuredPoints points or
+  // more (fft/LocalTransforms.hpp). Ignored on GPUs.
+  FftwPlanning fftw_planning = FftwPlanning::automatic;
+  // Where measured plans are kept between runs and read from (FFTW wisdom, one file per precision); "" for
+  // nowhere, each run measuring anew. Runs repeat bit for bit when their plans are the same: with measure,
+  // when they share the wisdom. default_fftw_wisdom_directory() is the user's cache. Ignored with estimate.
+  std::string fftw_wisdom_directory = "";
 };
+
+// $XDG_CACHE_HOME/kolmo, or ~/.cache/kolmo without XDG_CACHE_HOME; "" when neither variable is set.
+std::string default_fftw_wisdom_directory();
 
 // Accumulated times of the phases of all transforms since the last reset (profile mode only), in seconds.
 struct PhaseTimes {
-  double compute = 0;        // local FFTs and packing
-  double communication = 0;  // the all-to-all, staging included (in pieces: with the work overlapping it)
+  double compute = 0;  // local FFTs, packing and zeroing: the sum of the four below
+  // The all-to-all, the own chunk's copy and staging included (in pieces: with the work overlapping it).
+  double communication = 0;
+  double plane_ffts = 0;  // 2D transforms of the yz planes
+  double x_ffts = 0;      // 1D transforms along x
+  double packing = 0;     // chunks packed and unpacked, kept modes gathered, scattered and expanded
+  double zeroing = 0;     // zeros written at dropped modes (one-rank dealiased backward)
   long transforms = 0;
 };
 
@@ -121,6 +138,8 @@ class SlabFFT {
   // was based on (the timings, when FftOptions::exchange_pieces = 0).
   int exchange_pieces(Modes modes) const { return pieces_[modes == Modes::dealiased ? 1 : 0]; }
   const std::string& exchange_pieces_report() const { return pieces_report_; }
+  // How the local FFTs were planned (host: measured or estimated, the wisdom file; "" on GPUs).
+  std::string planning_report() const { return transforms_->planning_report(); }
 
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
   Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
@@ -222,7 +241,9 @@ void SlabFFT<Real>::timed(double PhaseTimes::*slot, Phase phase) {
   const double start = MPI_Wtime();
   phase();
   device_->synchronize();
-  times_.*slot += MPI_Wtime() - start;
+  const double seconds = MPI_Wtime() - start;
+  times_.*slot += seconds;
+  if (slot != &PhaseTimes::communication && slot != &PhaseTimes::compute) times_.compute += seconds;
 }
 
 extern template class SlabFFT<float>;

@@ -27,6 +27,7 @@
 
 #include "core/Device.hpp"
 #include "fft/Exchange.hpp"
+#include "fft/LocalTransforms.hpp"
 
 namespace kolmo::io {
 
@@ -51,6 +52,7 @@ struct FftConfig {
   fft::ExchangeMethod exchange{};
   bool cuda_aware_mpi{};
   long exchange_pieces{};
+  fft::FftwPlanning planning{};
   bool operator==(const FftConfig&) const = default;
 };
 

@@ -1,11 +1,15 @@
 // Benchmark of kolmo's distributed FFT: the median time of a forward+backward pair after warm-up, split into
-// computation (local FFTs, packing) and communication (the all-to-all), and with one rank on a GPU the same
-// pair by cuFFT's own 3D plan measured in the same run, with the ratio.
+// phases (plane FFTs, x FFTs, packing, zeroing, communication), and with one rank the same pair by the
+// library's own 3D plan measured in the same run, with the ratio: cuFFT's on a GPU, FFTW's on the host
+// (threaded alike, its pairs alternating with kolmo's, so that both see the same load).
 //
 //   mpiexec -n 4 kolmo_fft_bench --n 512 --precision single --backend cuda --exchange nccl --reps 20
+//   OMP_NUM_THREADS=2 kolmo_fft_bench --n 128 --backend host --reps 30
 #include <mpi.h>
 
+#include <omp.h>
 #include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -14,6 +18,7 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/SlabFFT.hpp"
+#include "tools/FftwReference.hpp"
 #if defined(KOLMO_HAVE_CUDA)
 #include "tools/CufftReference.hpp"
 #endif
@@ -26,6 +31,7 @@ namespace {
 struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
+  std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory();
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
   int warmup = 3, reps = 10, pieces = 1;
 };
@@ -44,6 +50,10 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.single_precision_wire = s.single_wire;
   options.one_rank_dealiasing = parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
+  options.fftw_planning = s.planning == "measure"    ? FftwPlanning::measure
+                          : s.planning == "estimate" ? FftwPlanning::estimate
+                                                     : FftwPlanning::automatic;
+  options.fftw_wisdom_directory = s.wisdom == "none" ? "" : s.wisdom;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
@@ -57,6 +67,12 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
     data.assign_from_host(host);
   }
   auto* out = s.in_place ? reinterpret_cast<Complex<Real>*>(data.data()) : spectral.data();
+  // The host peer: FFTW's own 3D plan on one rank, its pairs alternating with kolmo's.
+  std::unique_ptr<tools::FftwReference> fftw;
+  if (s.peer && ranks == 1 && device->backend() == Backend::host)
+    fftw = std::make_unique<tools::FftwReference>(n, std::is_same_v<Real, double>, options.fftw_planning,
+                                                  options.fftw_wisdom_directory);
+  std::vector<double> fftw_pairs;
   auto pair_time = [&] {
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
@@ -71,25 +87,34 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   for (int r = 0; r < s.warmup + s.reps; ++r) {
     double ms = pair_time();
     if (r >= s.warmup) pairs.push_back(ms);
+    if (fftw) {
+      const double peer = fftw->pair_ms();
+      if (r >= s.warmup) fftw_pairs.push_back(peer);
+    }
   }
   // The split comes from a second, profiled set of pairs (phases synchronised), so the totals above are
   // not slowed by the measurement.
   FftOptions profiling = options;
   profiling.profile = true;
   SlabFFT<Real> profiled(n, MPI_COMM_WORLD, device, profiling);
-  std::vector<double> compute, communication;
+  // Each phase: the slowest rank's time, median over the repetitions.
+  const std::vector<std::pair<const char*, double PhaseTimes::*>> phases{
+      {"plane FFTs", &PhaseTimes::plane_ffts}, {"x FFTs", &PhaseTimes::x_ffts},
+      {"packing", &PhaseTimes::packing},       {"zeroing", &PhaseTimes::zeroing},
+      {"computation", &PhaseTimes::compute},   {"communication", &PhaseTimes::communication}};
+  std::vector<std::vector<double>> phase_ms(phases.size());
   for (int r = 0; r < s.warmup + s.reps; ++r) {
     profiled.reset_times();
     profiled.forward(data.data(), out, modes);
     profiled.backward(out, data.data(), modes);
-    double c = profiled.times().compute, m = profiled.times().communication, cmax = 0, mmax = 0;
-    MPI_Allreduce(&c, &cmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&m, &mmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (r >= s.warmup) {
-      compute.push_back(cmax * 1e3);
-      communication.push_back(mmax * 1e3);
+    for (std::size_t p = 0; p < phases.size(); ++p) {
+      double local = profiled.times().*phases[p].second, slowest = 0;
+      MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (r >= s.warmup) phase_ms[p].push_back(slowest * 1e3);
     }
   }
+  const std::vector<double>& compute = phase_ms[4];
+  const std::vector<double>& communication = phase_ms[5];
   // The all-to-all alone, same method and bytes as one transform's exchange, without FFTs around it: the
   // bandwidth the exchange method itself reaches on this machine.
   double plain_gbs = 0;
@@ -119,6 +144,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
                 to_string(fft.exchange_method()).c_str(), s.in_place ? "in place" : "out of place",
                 s.dealiased ? ", dealiased" : "");
     if (s.dealiased) std::printf("  dealiasing: %s\n", fft.dealiasing_report().c_str());
+    if (device->backend() == Backend::host) std::printf("  planning: %s\n", fft.planning_report().c_str());
     if (ranks > 1) std::printf("  %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
                 fft.workspace_bytes() / 1048576.0, 2.0 * l.alloc_complex() * sizeof(Real) / 1048576.0);
@@ -128,6 +154,10 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
         *std::max_element(pairs.begin(), pairs.end()));
     std::printf("  profiled split: computation %.3f ms, communication %.3f ms\n", median(compute),
                 median(communication));
+    std::printf("  phases (profiled, medians):");
+    for (std::size_t p = 0; p < phases.size(); ++p)
+      std::printf("%s %s %.3f ms", p == 0 ? "" : ",", phases[p].first, median(phase_ms[p]));
+    std::printf("\n");
     if (ranks > 1) {
       // Bytes this rank sends to others in one pair (forward and backward), over the communication time.
       double sent = 0;
@@ -164,9 +194,17 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
     MPI_Barrier(MPI_COMM_WORLD);
   }
 #endif
-  if (rank == 0 && device->backend() == Backend::host)
-    std::printf("  RESULT n=%ldx%ldx%ld %s ranks=%d kolmo %.3f ms\n", n[0], n[1], n[2], s.precision.c_str(),
-                ranks, total);
+  if (rank == 0 && fftw) {
+    const double peer = median(fftw_pairs);
+    std::printf("  FFTW 3D plan pair (out of place, %d threads): median %.3f ms\n", omp_get_max_threads(),
+                peer);
+    std::printf("  RESULT n=%ldx%ldx%ld %s%s ranks=1 threads=%d kolmo %.3f ms FFTW3D %.3f ms ratio %.3f\n",
+                n[0], n[1], n[2], s.precision.c_str(), s.dealiased ? "+dealiased" : "", omp_get_max_threads(),
+                total, peer, total / peer);
+  } else if (rank == 0 && device->backend() == Backend::host) {
+    std::printf("  RESULT n=%ldx%ldx%ld %s%s ranks=%d threads=%d kolmo %.3f ms\n", n[0], n[1], n[2],
+                s.precision.c_str(), s.dealiased ? "+dealiased" : "", ranks, omp_get_max_threads(), total);
+  }
   return 0;
 }
 
@@ -190,7 +228,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(one_rank_dealiasing_names()));
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
+  app.add_flag("!--no-peer", s.peer, "skip the library's own 3D plan (cuFFT's or FFTW's)");
+  app.add_option("--planning", s.planning, "host: FFTW plans measured, estimated, or automatic (by size)")
+      ->check(CLI::IsMember({"measure", "estimate", "automatic"}));
+  app.add_option("--wisdom", s.wisdom, "host: directory of the FFTW wisdom files, or none")
+      ->default_str(s.wisdom);
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);
   int status = 0;
