@@ -53,9 +53,11 @@ struct Case {
   ExchangeMethod method;
   bool in_place;
   int pieces = 1;  // the all-to-all in this many pieces (FftOptions::exchange_pieces)
+  FftwPlanning planning = FftwPlanning::automatic;  // the test grids are small: estimated unless asked
   FftOptions options() const {
     FftOptions o{method};
     o.exchange_pieces = pieces;
+    o.fftw_planning = planning;
     return o;
   }
 };
@@ -71,6 +73,9 @@ std::vector<Case> host_cases() {
     for (bool in_place : {false, true})
       cases.push_back({host, ExchangeMethod::isend_irecv, in_place, pieces});
   cases.push_back({host, ExchangeMethod::isend_irecv, false, 0});  // count chosen by timing
+  // Plans measured by FFTW (the grids are below the size from which they are measured by default).
+  for (bool in_place : {false, true})
+    cases.push_back({host, ExchangeMethod::isend_irecv, in_place, 1, FftwPlanning::measure});
   return cases;
 }
 
@@ -263,8 +268,9 @@ void check_dealiased(const Case& c, std::array<long, 3> n,
 // Double precision sent as single on the wire: the spectrum differs from the full-precision transform by
 // single-precision rounding (and not at all on one rank, where nothing is sent). Returns the relative error.
 double check_single_precision_wire(const Case& c, std::array<long, 3> n) {
-  SlabFFT<double> exact(n, MPI_COMM_WORLD, c.device, {c.method});
   FftOptions options{c.method};
+  options.fftw_planning = c.planning;
+  SlabFFT<double> exact(n, MPI_COMM_WORLD, c.device, options);
   options.single_precision_wire = true;
   SlabFFT<double> narrow(n, MPI_COMM_WORLD, c.device, options);
   const auto& l = exact.layout();
