@@ -5,6 +5,9 @@
 //   codelets. (Plans for arrays of any alignment, FFTW_UNALIGNED, made the pair 2-2.5 x slower.) An array
 //   that a caller passes aligned otherwise goes through a twin plan for unaligned data, made at its first
 //   use.
+// - The strided x transforms run in place only: FFTW's in-place plans for them copy a few columns at a time
+//   to a buffer and back, while its out-of-place ones ran 1.5 x (128^3) to 6 x (256^3) slower, whether
+//   measured or patient (one core, 2026-11). An out-of-place x transform is a copy and an in-place one.
 // - FftwPlanning::measure: FFTW times its candidate algorithms on the scratch arrays (FFTW_MEASURE) and keeps
 //   the fastest. The choices are kept in a wisdom file (fft/FftwWisdom.hpp) so that later runs plan at once,
 //   and the ranks agree on one choice per problem (settle_plans) so that runs repeat bit for bit.
@@ -179,8 +182,10 @@ class HostTransforms final : public LocalTransforms<Real> {
   using PlanPair = std::pair<Plan<Real>*, Plan<Real>*>;  // (forward, backward)
 
  public:
-  HostTransforms(const SlabLayout& layout, FftwPlanning planning, std::string wisdom_directory)
+  HostTransforms(const SlabLayout& layout, std::shared_ptr<Device> device, FftwPlanning planning,
+                 std::string wisdom_directory)
       : layout_(layout),
+        device_(std::move(device)),
         flags_(measures(planning, layout) ? FFTW_MEASURE : FFTW_ESTIMATE),
         wisdom_directory_(measures(planning, layout) ? std::move(wisdom_directory) : ""),
         threads_(omp_get_max_threads()) {
@@ -191,19 +196,15 @@ class HostTransforms final : public LocalTransforms<Real> {
     planes_ = plane_plans(static_cast<int>(layout_.x_count()), scratch);
     const int columns = static_cast<int>(layout_.y_count() * layout_.nzc());
     // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
-    x_ = x_plans(columns, columns, false, &scratch);
-    // The compact columns of dealiased transforms (none on a rank that keeps no ky plane): in place across
-    // ranks, out of place on one rank, where only the way by copies, asked for by name, uses them.
+    x_ = x_plans(columns, columns, scratch);
+    // The compact columns of dealiased transforms (none on a rank that keeps no ky plane).
     const int kept = static_cast<int>(layout_.kept_y_count() * layout_.kept_z());
-    const bool one_rank = layout_.ranks() == 1;
-    if (kept > 0)
-      for (bool in_place : {false, true})
-        kept_[in_place ? 1 : 0] = x_plans(kept, kept, in_place, in_place != one_rank ? &scratch : nullptr);
+    if (kept > 0) kept_ = x_plans(kept, kept, scratch);
     // One rank: x transforms of the kept ky rows alone (dealiased transforms).
-    if (one_rank)
+    if (layout_.ranks() == 1)
       for (const auto& run : layout_.kept_column_runs())
         if (run.count > 0 && columns_.count(run.count) == 0)
-          columns_[run.count] = x_plans(static_cast<int>(run.count), columns, false, &scratch);
+          columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
     planning_seconds_ += MPI_Wtime() - start;
   }
   ~HostTransforms() override {
@@ -227,16 +228,21 @@ class HostTransforms final : public LocalTransforms<Real> {
   void backward_planes_piece(C* in, Real* out, long planes) override {
     if (planes > 0) piece(planes).second->execute(in, out);
   }
-  void forward_x(const C* in, C* out) override { x_.first->execute(in, out); }
-  void backward_x(const C* in, C* out) override { x_.second->execute(in, out); }
-  void forward_x_kept(const C* in, C* out) override { execute_kept(true, in, out); }
-  void backward_x_kept(const C* in, C* out) override { execute_kept(false, in, out); }
+  void forward_x(const C* in, C* out) override { in_place_x(x_.first, in, out, columns(), 0, columns()); }
+  void backward_x(const C* in, C* out) override { in_place_x(x_.second, in, out, columns(), 0, columns()); }
+  void forward_x_kept(const C* in, C* out) override {
+    if (kept_.first != nullptr) in_place_x(kept_.first, in, out, kept(), 0, kept());
+  }
+  void backward_x_kept(const C* in, C* out) override {
+    if (kept_.second != nullptr) in_place_x(kept_.second, in, out, kept(), 0, kept());
+  }
   void forward_x_columns(const C* in, C* out, long first, long count) override {
-    column_plans(count).first->execute(in + first, out + first);
+    in_place_x(column_plans(count).first, in, out, columns(), first, count);
   }
   void backward_x_columns(const C* in, C* out, long first, long count) override {
-    column_plans(count).second->execute(in + first, out + first);
+    in_place_x(column_plans(count).second, in, out, columns(), first, count);
   }
+  bool x_faster_in_place() const override { return true; }
   std::size_t work_bytes() const override { return 0; }
 
   void settle_plans(MPI_Comm comm) override {
@@ -286,16 +292,28 @@ class HostTransforms final : public LocalTransforms<Real> {
     const Shape c2r{Kind::c2r, 2, {ny, nz}, count, 1, ny * nzc, 1, ny * nz, {ny, nzc}, {ny, nz}, false};
     return {add(r2c, scratch), add(c2r, scratch)};
   }
-  // A plan of this shape, estimated at its first use.
-  Plan<Real>* add_unmade(const Shape& shape) { return &plans_.emplace_back(shape, threads_); }
-  // The (forward, backward) x transforms of `count` adjacent columns of a slab whose x lines have `stride`:
-  // made now on the scratch arrays, or (without them) estimated at their first use.
-  PlanPair x_plans(int count, int stride, bool in_place, const ScratchArrays<Real>* scratch) {
+  // The (forward, backward) in-place x transforms of `count` adjacent columns of a slab whose x lines have
+  // `stride`.
+  PlanPair x_plans(int count, int stride, const ScratchArrays<Real>& scratch) {
     const int nx = static_cast<int>(layout_.nx());
-    Shape shape{Kind::forward, 1, {nx, 1}, count, stride, 1, stride, 1, {nx, 1}, {nx, 1}, in_place};
-    Plan<Real>* forward = scratch != nullptr ? add(shape, *scratch) : add_unmade(shape);
+    Shape shape{Kind::forward, 1, {nx, 1}, count, stride, 1, stride, 1, {nx, 1}, {nx, 1}, true};
+    Plan<Real>* forward = add(shape, scratch);
     shape.kind = Kind::backward;
-    return {forward, scratch != nullptr ? add(shape, *scratch) : add_unmade(shape)};
+    return {forward, add(shape, scratch)};
+  }
+  long columns() const { return layout_.y_count() * layout_.nzc(); }
+  long kept() const { return layout_.kept_y_count() * layout_.kept_z(); }
+  // The x transform `plan` of columns [first, first + count) of a slab of `stride` columns, from in to out:
+  // in place, after copying those columns from in to out when they differ.
+  void in_place_x(Plan<Real>* plan, const C* in, C* out, long stride, long first, long count) {
+    if (in != out) {
+      const std::size_t row = stride * sizeof(C), width = count * sizeof(C);
+      if (first == 0 && count == stride)
+        device_->copy(out, in, layout_.nx() * row);
+      else
+        device_->copy_2d(out + first, row, in + first, row, width, layout_.nx());
+    }
+    plan->execute(out + first, out + first);
   }
   const PlanPair& column_plans(long count) const {
     const auto plans = columns_.find(count);
@@ -309,35 +327,35 @@ class HostTransforms final : public LocalTransforms<Real> {
       throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
     return plans->second;
   }
-  void execute_kept(bool forward, const C* in, C* out) {
-    const PlanPair& plans = kept_[in == out ? 1 : 0];
-    Plan<Real>* plan = forward ? plans.first : plans.second;
-    if (plan != nullptr) plan->execute(in, out);  // no plan: this rank keeps no ky plane
-  }
-
   SlabLayout layout_;
+  std::shared_ptr<Device> device_;
   unsigned flags_;
   std::string wisdom_directory_, report_;
   int threads_;
   double planning_seconds_ = 0;
   std::deque<Plan<Real>> plans_;  // every plan, to plan again after settling; a deque keeps them in place
   PlanPair planes_{nullptr, nullptr}, x_{nullptr, nullptr};
-  PlanPair kept_[2] = {{nullptr, nullptr}, {nullptr, nullptr}};  // [out of place, in place]
-  std::map<long, PlanPair> columns_;                             // x transforms of kept-row column runs
-  std::map<long, PlanPair> pieces_;                              // plane transforms by plane count
+  PlanPair kept_{nullptr, nullptr};   // none on a rank that keeps no ky plane
+  std::map<long, PlanPair> columns_;  // x transforms of kept-row column runs
+  std::map<long, PlanPair> pieces_;   // plane transforms by plane count
 };
 
 }  // namespace
 
 template <class Real>
-std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout, FftwPlanning planning,
+std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout,
+                                                            const std::shared_ptr<Device>& device,
+                                                            FftwPlanning planning,
                                                             const std::string& wisdom_directory) {
-  return std::make_unique<HostTransforms<Real>>(layout, planning, wisdom_directory);
+  return std::make_unique<HostTransforms<Real>>(layout, device, planning, wisdom_directory);
 }
 
-template std::unique_ptr<LocalTransforms<float>> make_host_transforms<float>(const SlabLayout&, FftwPlanning,
+template std::unique_ptr<LocalTransforms<float>> make_host_transforms<float>(const SlabLayout&,
+                                                                             const std::shared_ptr<Device>&,
+                                                                             FftwPlanning,
                                                                              const std::string&);
 template std::unique_ptr<LocalTransforms<double>> make_host_transforms<double>(const SlabLayout&,
+                                                                               const std::shared_ptr<Device>&,
                                                                                FftwPlanning,
                                                                                const std::string&);
 

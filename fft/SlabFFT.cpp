@@ -58,7 +58,8 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   if (device_->backend() == Backend::cuda) transforms_ = make_cuda_transforms<Real>(layout_, device_);
 #endif
   if (!transforms_)
-    transforms_ = make_host_transforms<Real>(layout_, options_.fftw_planning, options_.fftw_wisdom_directory);
+    transforms_ =
+        make_host_transforms<Real>(layout_, device_, options_.fftw_planning, options_.fftw_wisdom_directory);
   make_chunks();
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
   exchange_ = make_exchange(options_.exchange, comm_.get(), device_, options_.cuda_aware_mpi, max_bytes);
@@ -182,12 +183,15 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
 template <class Real>
 void SlabFFT<Real>::forward_one_rank(const Real* in, C* out, OneRankDealiasing way) {
   C* scratch = scratch_.data();
-  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, scratch); });
+  // Where x transforms run faster in place, the kept rows' run on the planes in out (see forward()).
+  const bool in_out = way == OneRankDealiasing::rows && x_in_place_on_out(in, out);
+  C* planes = in_out ? out : scratch;
+  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, planes); });
   switch (way) {
     case OneRankDealiasing::rows:
       timed(&PhaseTimes::x_ffts, [&] {
         for (const auto& run : layout_.kept_column_runs())
-          transforms_->forward_x_columns(scratch, out, run.start, run.count);
+          transforms_->forward_x_columns(planes, out, run.start, run.count);
       });
       break;
     case OneRankDealiasing::masked_x:
@@ -356,18 +360,24 @@ void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
   if (in_pieces(modes) && (static_cast<const void*>(in) != static_cast<const void*>(out) || packed_fits))
     return forward_in_pieces(in, out, dealiased);
   if (modes == Modes::dealiased) return forward_dealiased(in, out);
-  C* scratch = scratch_.data();
   // Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
-  // by the first step.
-  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, scratch); });
-  if (layout_.ranks() == 1) {
-    timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x(scratch, out); });
-  } else {
-    timed(&PhaseTimes::packing, [&] { pack(scratch, out, layout_.x_count()); });
-    timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_chunks_); });
-    timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x(scratch, out); });
+  // by the first step. Where x transforms run faster in place (FFTW) and out differs from in, the planes go
+  // to out and the exchange brings the chunks back there, so that the x transforms run in place on out.
+  const bool in_out = x_in_place_on_out(in, out);
+  C* planes = in_out ? out : scratch_.data();  // the planes, and where the x transforms find their input
+  C* packed = in_out ? scratch_.data() : out;
+  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, planes); });
+  if (layout_.ranks() > 1) {
+    timed(&PhaseTimes::packing, [&] { pack(planes, packed, layout_.x_count()); });
+    timed(&PhaseTimes::communication, [&] { exchange(packed, planes, forward_chunks_); });
   }
+  timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x(planes, out); });
   ++times_.transforms;
+}
+
+template <class Real>
+bool SlabFFT<Real>::x_in_place_on_out(const Real* in, const C* out) const {
+  return transforms_->x_faster_in_place() && static_cast<const void*>(in) != static_cast<const void*>(out);
 }
 
 template <class Real>

@@ -177,6 +177,8 @@ class SlabFFT {
   void choose_one_rank_dealiasing();
   void backward_one_rank(const C* in, Real* out, OneRankDealiasing way);
   void forward_one_rank(const Real* in, C* out, OneRankDealiasing way);
+  // Whether a forward transform from in to out puts its planes in out, for x transforms in place there.
+  bool x_in_place_on_out(const Real* in, const C* out) const;
   // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the transforms, the choice.
   // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
   Chunks piece_chunks(int piece, int pieces, bool dealiased) const;
