@@ -197,9 +197,11 @@ class HostTransforms final : public LocalTransforms<Real> {
     const int columns = static_cast<int>(layout_.y_count() * layout_.nzc());
     // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
     x_ = x_plans(columns, columns, scratch);
-    // The compact columns of dealiased transforms (none on a rank that keeps no ky plane).
+    // The compact columns of dealiased transforms (none on a rank that keeps no ky plane). One rank uses
+    // them only when dealiasing by copies is asked for by name (tests, benchmarks): estimated when first
+    // used.
     const int kept = static_cast<int>(layout_.kept_y_count() * layout_.kept_z());
-    if (kept > 0) kept_ = x_plans(kept, kept, scratch);
+    if (kept > 0) kept_ = x_plans(kept, kept, scratch, layout_.ranks() == 1);
     // One rank: x transforms of the kept ky rows alone (dealiased transforms).
     if (layout_.ranks() == 1)
       for (const auto& run : layout_.kept_column_runs())
@@ -293,13 +295,14 @@ class HostTransforms final : public LocalTransforms<Real> {
     return {add(r2c, scratch), add(c2r, scratch)};
   }
   // The (forward, backward) in-place x transforms of `count` adjacent columns of a slab whose x lines have
-  // `stride`.
-  PlanPair x_plans(int count, int stride, const ScratchArrays<Real>& scratch) {
+  // `stride`: planned now, or (later) estimated at their first use.
+  PlanPair x_plans(int count, int stride, const ScratchArrays<Real>& scratch, bool later = false) {
     const int nx = static_cast<int>(layout_.nx());
     Shape shape{Kind::forward, 1, {nx, 1}, count, stride, 1, stride, 1, {nx, 1}, {nx, 1}, true};
-    Plan<Real>* forward = add(shape, scratch);
+    auto plan = [&] { return later ? &plans_.emplace_back(shape, threads_) : add(shape, scratch); };
+    Plan<Real>* forward = plan();
     shape.kind = Kind::backward;
-    return {forward, add(shape, scratch)};
+    return {forward, plan()};
   }
   long columns() const { return layout_.y_count() * layout_.nzc(); }
   long kept() const { return layout_.kept_y_count() * layout_.kept_z(); }
