@@ -116,21 +116,20 @@ TEST_CASE("measured plans are kept in the wisdom file and found there again", "[
   CHECK(on_rank_0(std::filesystem::exists(directory.path() / "fftw-float.wisdom")));
 }
 
-TEST_CASE("automatic planning measures large grids and estimates small ones", "[fft]") {
+TEST_CASE("automatic planning measures grids of 2^16 points or more and estimates smaller ones", "[fft]") {
   auto host = Device::create(Backend::host);
-  SlabFFT<float> small(std::array<long, 3>{32, 32, 32}, MPI_COMM_WORLD, host);
+  SlabFFT<float> small(std::array<long, 3>{63, 32, 32}, MPI_COMM_WORLD, host);
   CHECK(small.planning_report().find("FFTW_ESTIMATE") != std::string::npos);
-  SlabFFT<float> large(std::array<long, 3>{48, 40, 36}, MPI_COMM_WORLD, host);  // 69120 >= 2^16 points
+  SlabFFT<float> large(std::array<long, 3>{64, 32, 32}, MPI_COMM_WORLD, host);
   CHECK(large.planning_report().find("FFTW_MEASURE") != std::string::npos);
 }
 
 TEMPLATE_TEST_CASE("arrays aligned otherwise than FFTW's give the same transforms", "[fft]", float, double) {
   using C = Complex<TestType>;
   auto host = Device::create(Backend::host);
-  FftOptions options;
-  options.fftw_planning = FftwPlanning::measure;  // SIMD plans for aligned arrays, which these are not
+  // Plans are made for aligned arrays (FFTW's SIMD codelets need them), which these are not.
   const std::array<long, 3> n{18, 20, 24};
-  SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, options);
+  SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host);
   const auto& l = fft.layout();
   const auto f = random_slab<TestType>(l);
   // The reference: aligned buffers.
