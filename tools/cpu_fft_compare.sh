@@ -49,7 +49,7 @@ check_mpich
 cmake --build "$build" --target kolmo_fft_bench -j2 > /dev/null
 bench="$build/tools/kolmo_fft_bench"
 peer="$build/fftw_mpi_peer"
-mpicxx.openmpi -O2 -fopenmp tools/fftw_mpi_peer.cpp -lfftw3_mpi -lfftw3f_mpi -lfftw3_omp -lfftw3f_omp \
+mpicxx.openmpi -std=c++20 -O2 -fopenmp -I. tools/fftw_mpi_peer.cpp -lfftw3_mpi -lfftw3f_mpi -lfftw3_omp -lfftw3f_omp \
   -lfftw3 -lfftw3f -o "$peer"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 

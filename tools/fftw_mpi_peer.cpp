@@ -4,7 +4,7 @@
 // Debian's libfftw3-mpi-dev is built on OpenMPI, kolmo on MPICH, so this program is not part of the CMake
 // build or CI: tools/cpu_fft_compare.sh builds it with OpenMPI's wrapper and runs it with mpiexec.openmpi.
 //
-//   mpicxx.openmpi -O2 -fopenmp tools/fftw_mpi_peer.cpp -lfftw3_mpi -lfftw3f_mpi -lfftw3_omp -lfftw3f_omp
+//   mpicxx.openmpi -O2 -fopenmp -I. tools/fftw_mpi_peer.cpp -lfftw3_mpi -lfftw3f_mpi -lfftw3_omp -lfftw3f_omp
 //       -lfftw3 -lfftw3f -o fftw_mpi_peer
 //   OMP_NUM_THREADS=1 mpiexec.openmpi -n 2 ./fftw_mpi_peer --n 128 --precision double --reps 30
 //
@@ -23,48 +23,30 @@
 #include <string>
 #include <vector>
 
+#include "fft/Fftw.hpp"
+
+using kolmo::fft::Fftw;
+
 namespace {
 
+// FFTW-MPI's functions of each precision (the serial ones are in fft/Fftw.hpp).
 template <class Real>
-struct Fftw;
-
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  using complex = fftw_complex;
-  static void init() {
-    fftw_init_threads();
-    fftw_mpi_init();
-  }
-  static constexpr auto threads = fftw_plan_with_nthreads;
-  static constexpr auto local_size = fftw_mpi_local_size_3d_transposed;
-  static constexpr auto alloc_real = fftw_alloc_real;
-  static constexpr auto alloc_complex = fftw_alloc_complex;
-  static constexpr auto plan_r2c = fftw_mpi_plan_dft_r2c_3d;
-  static constexpr auto plan_c2r = fftw_mpi_plan_dft_c2r_3d;
-  static constexpr auto execute = fftw_execute;
-  static constexpr auto destroy = fftw_destroy_plan;
-  static constexpr auto free = fftw_free;
-};
-
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  using complex = fftwf_complex;
-  static void init() {
-    fftwf_init_threads();
-    fftwf_mpi_init();
-  }
-  static constexpr auto threads = fftwf_plan_with_nthreads;
-  static constexpr auto local_size = fftwf_mpi_local_size_3d_transposed;
-  static constexpr auto alloc_real = fftwf_alloc_real;
-  static constexpr auto alloc_complex = fftwf_alloc_complex;
-  static constexpr auto plan_r2c = fftwf_mpi_plan_dft_r2c_3d;
-  static constexpr auto plan_c2r = fftwf_mpi_plan_dft_c2r_3d;
-  static constexpr auto execute = fftwf_execute;
-  static constexpr auto destroy = fftwf_destroy_plan;
-  static constexpr auto free = fftwf_free;
-};
+struct FftwMpi;
+#define KOLMO_FFTW_MPI_PRECISION(Real, X)                               \
+  template <>                                                           \
+  struct FftwMpi<Real> {                                                \
+    static void init() {                                                \
+      Fftw<Real>::initialise();                                         \
+      X(mpi_init)();                                                    \
+    }                                                                   \
+    static constexpr auto local_size = X(mpi_local_size_3d_transposed); \
+    static constexpr auto plan_r2c = X(mpi_plan_dft_r2c_3d);            \
+    static constexpr auto plan_c2r = X(mpi_plan_dft_c2r_3d);            \
+    static constexpr auto execute = X(execute);                         \
+  };
+KOLMO_FFTW_MPI_PRECISION(double, KOLMO_FFTW_DOUBLE)
+KOLMO_FFTW_MPI_PRECISION(float, KOLMO_FFTW_FLOAT)
+#undef KOLMO_FFTW_MPI_PRECISION
 
 struct Settings {
   ptrdiff_t n[3] = {64, 64, 64};
@@ -81,20 +63,21 @@ double median(std::vector<double> v) {
 template <class Real>
 void run(const Settings& s, int rank, int ranks) {
   using W = Fftw<Real>;
-  W::init();
+  using M = FftwMpi<Real>;
+  M::init();
   W::threads(omp_get_max_threads());
   const ptrdiff_t n0 = s.n[0], n1 = s.n[1], n2 = s.n[2], n2c = n2 / 2 + 1;
   ptrdiff_t local_n0 = 0, local_0_start = 0, local_n1 = 0, local_1_start = 0;
   const ptrdiff_t alloc =
-      W::local_size(n0, n1, n2c, MPI_COMM_WORLD, &local_n0, &local_0_start, &local_n1, &local_1_start);
+      M::local_size(n0, n1, n2c, MPI_COMM_WORLD, &local_n0, &local_0_start, &local_n1, &local_1_start);
   // The real slab is padded to 2 (n2/2 + 1) values a row, as FFTW-MPI wants even out of place.
-  Real* real = W::alloc_real(2 * alloc);
-  typename W::complex* spectral = W::alloc_complex(alloc);
+  Real* real = static_cast<Real*>(W::malloc(sizeof(Real) * 2 * alloc));
+  auto* spectral = static_cast<typename W::complex*>(W::malloc(sizeof(typename W::complex) * alloc));
   const unsigned flags = s.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
   const double planning_start = MPI_Wtime();
-  typename W::plan forward = W::plan_r2c(n0, n1, n2, real, spectral, MPI_COMM_WORLD,
+  typename W::plan forward = M::plan_r2c(n0, n1, n2, real, spectral, MPI_COMM_WORLD,
                                          flags | (s.transposed ? FFTW_MPI_TRANSPOSED_OUT : 0));
-  typename W::plan backward = W::plan_c2r(n0, n1, n2, spectral, real, MPI_COMM_WORLD,
+  typename W::plan backward = M::plan_c2r(n0, n1, n2, spectral, real, MPI_COMM_WORLD,
                                           flags | (s.transposed ? FFTW_MPI_TRANSPOSED_IN : 0));
   const double planning = MPI_Wtime() - planning_start;
   if (forward == nullptr || backward == nullptr) {
@@ -108,8 +91,8 @@ void run(const Settings& s, int rank, int ranks) {
   for (int r = 0; r < s.warmup + s.reps; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    W::execute(forward);
-    W::execute(backward);
+    M::execute(forward);
+    M::execute(backward);
     double local = MPI_Wtime() - start, slowest = 0;
     MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (r >= s.warmup) pairs.push_back(slowest * 1e3);
