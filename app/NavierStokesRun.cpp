@@ -1,18 +1,20 @@
-// The time loop of a Navier-Stokes run: initial condition or restart, output schedule, progress, checkpoints,
-// clean stop on a signal.
+// The time loop of a Navier-Stokes run: initial condition or restart, checked before anything is written;
+// output schedule, progress, checkpoints, a blow-up check every step, clean stop on a signal.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 
+#include "app/BlowUp.hpp"
+#include "app/Inputs.hpp"
 #include "app/Progress.hpp"
+#include "app/RunStatus.hpp"
 #include "app/Runs.hpp"
 #include "app/StopRequest.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Checkpoint.hpp"
 #include "io/FieldFile.hpp"
-#include "io/FieldReader.hpp"
 #include "io/OutputDirectory.hpp"
 #include "io/SeriesFile.hpp"
 #include "io/SpectraFile.hpp"
@@ -59,14 +61,21 @@ const std::vector<std::string> kSeriesColumns{
     "time",      "step",           "dt",  "energy",          "enstrophy",      "dissipation",
     "injection", "divergence_max", "cfl", "reynolds_lambda", "kolmogorov_eta", "kmax_eta"};
 
+// The step to take next, its CFL number, and whether it ends the run at t_end.
+struct StepChoice {
+  double dt = 0, cfl = 0;
+  bool reaches_end = false;
+};
+
 template <class Real>
 class NavierStokesRun {
  public:
-  NavierStokesRun(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm)
+  NavierStokesRun(const io::RunConfig& config, const RunOptions& options, std::shared_ptr<Device> device,
+                  MPI_Comm comm)
       : config_(config),
         options_(options),
         comm_(comm),
-        device_(Device::create(io::resolve(config.backend), node_rank(comm))),
+        device_(std::move(device)),
         fft_(config.grid.n, comm, device_, fft_options(config)),
         flow_(fft_, flow_parameters(config)),
         paths_(io::output_paths(config.output.directory)) {
@@ -76,30 +85,44 @@ class NavierStokesRun {
 
   int run() {
     const bool restart = options_.restart || !options_.checkpoint.empty();
-    // Nothing was written so far; from here on the directory is ours.
+    // Everything is read and checked before anything is written: a refused run leaves no trace.
+    if (restart)
+      restart_from_checkpoint();
+    else
+      set_initial_condition();
+    const double unit = flow_.cfl_dt(1.0, kInfinity);  // the first step's pass, which also scans the state
+    const StartVerdict start = check_start(config_, flow_.velocity_scan().rate);
+    if (!start.error.empty()) throw Error(start.error);
+    if (rank_ == 0 && !start.warning.empty())
+      std::fprintf(stderr, "kolmo: warning: %s\n", start.warning.c_str());
+    if (options_.dry_run) return 0;
+    BlowUpCheck blow_up(config_, flow_.time(), flow_.velocity_scan().energy);
+
+    // From here on the directory is ours.
     io::prepare_output_directory(
         paths_.root,
         restart ? io::ExistingOutput::keep
                 : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
         comm_);
     if (rank_ == 0) std::ofstream(paths_.config) << options_.config_text;
-    if (restart)
-      restart_from_checkpoint();
-    else
-      set_initial_condition();
-
-    const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
-    series_ = std::make_unique<io::SeriesFile>(paths_.series, kSeriesColumns, opening, comm_);
-    auto spectrum = solver::compute_spectrum(flow_, true);
-    spectra_ = std::make_unique<io::SpectraFile>(
-        paths_.spectra, spectrum.k, std::vector<std::string>{"energy_spectrum", "transfer", "flux"}, opening,
-        comm_);
-    if (restart) {
-      series_->truncate_after_step(flow_.step_count());
-      spectra_->truncate_after_step(flow_.step_count());
+    write_run_status(paths_.root, "running: " + step_and_time(flow_.step_count(), flow_.time()), comm_);
+    try {
+      const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
+      series_ = std::make_unique<io::SeriesFile>(paths_.series, kSeriesColumns, opening, comm_);
+      auto spectrum = solver::compute_spectrum(flow_, true);
+      spectra_ = std::make_unique<io::SpectraFile>(
+          paths_.spectra, spectrum.k, std::vector<std::string>{"energy_spectrum", "transfer", "flux"},
+          opening, comm_);
+      if (restart) {
+        series_->truncate_after_step(flow_.step_count());
+        spectra_->truncate_after_step(flow_.step_count());
+      }
+      print_header();
+      return time_loop(restart, spectrum, blow_up, unit);
+    } catch (const std::exception& error) {
+      write_run_status(paths_.root, std::string("failed: ") + error.what(), comm_);
+      throw;
     }
-    print_header();
-    return time_loop(restart, spectrum);
   }
 
  private:
@@ -119,53 +142,43 @@ class NavierStokesRun {
                                                                 : solver::SpectrumShape::k4_exp);
         break;
       case io::InitialType::file:
-        set_from_file(initial.file);
+        set_from_file();
         break;
     }
   }
 
-  // A kolmo field file (u, v, w) or a checkpoint (u_hat, v_hat, w_hat): the velocity only, from t = 0.
-  void set_from_file(const std::string& file) {
-    io::FieldReader reader(file, comm_);
-    if (reader.has_dataset(io::kVelocityComponents[0])) {
-      read_spectral_velocity(file, true);
+  // A kolmo field file (u, v, w) or a checkpoint (u_hat, v_hat, w_hat): the velocity only, from t = 0,
+  // projected and dealiased.
+  void set_from_file() {
+    auto velocity = read_initial_file<Real>(config_, fft_.layout(), comm_);
+    if (!velocity.spectral) {
+      flow_.set_velocity(velocity.real[0], velocity.real[1], velocity.real[2]);
       return;
     }
-    const auto& layout = fft_.layout();
-    std::vector<Real> u(layout.real_size()), v(layout.real_size()), w(layout.real_size());
-    reader.read<Real>("u", layout, u);
-    reader.read<Real>("v", layout, v);
-    reader.read<Real>("w", layout, w);
-    flow_.set_velocity(u, v, w);
+    for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(velocity.modes[d]);
+    flow_.enforce_constraints();
   }
 
-  // constrain = false keeps the coefficients bit for bit (a restart); a projection, though idempotent in
-  // exact arithmetic, changes the last bits.
-  io::CheckpointInfo read_spectral_velocity(const std::filesystem::path& path, bool constrain) {
-    const auto& layout = fft_.layout();
-    std::array<std::vector<Complex<Real>>, 3> host;
-    for (auto& h : host) h.resize(layout.spectral_size());
-    auto info = io::read_checkpoint<Real>(path, layout, {host[0], host[1], host[2]}, comm_);
-    for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(host[d]);
-    if (constrain) flow_.enforce_constraints();
-    return info;
-  }
-
+  // The coefficients are kept bit for bit: a projection, though idempotent in exact arithmetic, would change
+  // the last bits and a restart would not continue the run exactly.
   void restart_from_checkpoint() {
-    const std::filesystem::path path = options_.checkpoint.empty()
-                                           ? io::latest_checkpoint(paths_.checkpoints, comm_)
-                                           : std::filesystem::path(options_.checkpoint);
-    auto info = read_spectral_velocity(path, false);
-    flow_.set_clock(info.time, info.step, info.dt);
-    if (rank_ == 0)
-      std::printf("restarting from %s: step %ld, t = %.6g (written in %s precision)\n", path.c_str(),
-                  info.step, info.time, info.precision.c_str());
+    auto state = read_restart<Real>(config_, options_, fft_.layout(), comm_);
+    for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(state.modes[d]);
+    flow_.set_clock(state.info.time, state.info.step, state.info.dt);
+    last_checkpoint_ = step_and_time(state.info.step, state.info.time);
+    char text[512];
+    std::snprintf(text, sizeof text, "restarting from %s: step %ld, t = %.6g (written in %s precision)",
+                  state.path.c_str(), state.info.step, state.info.time, state.info.precision.c_str());
+    restart_report_ = text;
+    for (const auto& change : state.physics_changes)
+      physics_changes_ += (physics_changes_.empty() ? "" : ", ") + change;
   }
 
   void print_header() const {
     if (rank_ != 0) return;
     const auto& layout = fft_.layout();
     const double field_bytes = double(layout.nx()) * layout.ny() * layout.nz() * sizeof(Real) / ranks_;
+    if (!restart_report_.empty()) std::printf("%s\n", restart_report_.c_str());
     std::printf("kolmo %s: incompressible Navier-Stokes\n", KOLMO_VERSION);
     std::printf("  grid      %s, box %.6g x %.6g x %.6g\n", layout.describe().c_str(), config_.grid.box[0],
                 config_.grid.box[1], config_.grid.box[2]);
@@ -175,26 +188,35 @@ class NavierStokesRun {
     std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
     std::printf("  exchange  %s\n", fft_.exchange_pieces_report().c_str());
     if (device_->backend() == Backend::host) std::printf("  plans     %s\n", fft_.planning_report().c_str());
-    std::printf("  memory    %.1f MiB per rank (%.1f real-field equivalents)\n",
-                flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes);
+    std::printf(
+        "  memory    %.1f MiB per rank held by the solver (%.1f real-field equivalents); estimated: %s\n",
+        flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes, options_.memory_report.c_str());
     std::printf("  physics   nu = %.6g, forcing %s, integrator %s, %s\n", config_.physics.viscosity,
                 io::to_string(config_.physics.forcing.type).c_str(),
                 io::to_string(config_.time.integrator).c_str(),
                 config_.time.dt ? ("dt = " + std::to_string(*config_.time.dt)).c_str()
                                 : ("CFL " + std::to_string(config_.time.cfl)).c_str());
-    std::printf("  output    %s\n", paths_.root.c_str());
+    if (!physics_changes_.empty())
+      std::printf("  changed   since the checkpoint: %s (the run continues with the new values)\n",
+                  physics_changes_.c_str());
+    std::printf("  output    %s (its state in %s)\n", paths_.root.c_str(), (paths_.root / "status").c_str());
     std::fflush(stdout);
   }
 
-  // The step to take now and the CFL number it gives.
-  std::pair<double, double> choose_dt(double t_end) {
-    // cfl_dt(1) = 1 / max(|u|/dx + ...): the largest stable-ish unit; cheap, since its transforms are reused
-    // by the next step.
-    const double unit = flow_.cfl_dt(1.0, kInfinity);
-    double dt = config_.time.dt ? *config_.time.dt
-                                : std::min(config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity));
-    if (flow_.time() + dt > t_end) dt = t_end - flow_.time();
-    return {dt, std::isfinite(unit) ? dt / unit : 0.0};
+  // The step to take after the state whose cfl_dt(1) is unit (1 / max(|u|/dx + ...)), and its CFL number.
+  // The last step before t_end is clipped to end there exactly.
+  StepChoice choose_dt(double t_end, double unit) const {
+    StepChoice next;
+    next.dt = config_.time.dt ? *config_.time.dt
+                              : std::min(config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity));
+    next.reaches_end = flow_.time() + next.dt >= t_end * (1 - 1e-12);
+    if (next.reaches_end) next.dt = t_end - flow_.time();
+    if (!std::isfinite(next.dt))
+      throw Error(
+          "time.cfl: the velocity is zero everywhere, so an adaptive step has no scale; give "
+          "time.max_dt, time.t_end or a fixed time.dt");
+    next.cfl = std::isfinite(unit) ? next.dt / unit : 0.0;
+    return next;
   }
 
   void write_series(const solver::Diagnostics& d, double dt, double cfl) {
@@ -256,9 +278,10 @@ class NavierStokesRun {
         {std::span<const Complex<Real>>(host[0].data(), n), std::span<const Complex<Real>>(host[1].data(), n),
          std::span<const Complex<Real>>(host[2].data(), n)},
         comm_);
+    last_checkpoint_ = step_and_time(info.step, info.time);
   }
 
-  int time_loop(bool restart, const solver::Spectrum& initial_spectrum) {
+  int time_loop(bool restart, const solver::Spectrum& initial_spectrum, BlowUpCheck& blow_up, double unit) {
     const auto& out = config_.output;
     const double t_end = config_.time.t_end.value_or(kInfinity);
     const long last_step = config_.time.steps.value_or(std::numeric_limits<long>::max());
@@ -269,33 +292,35 @@ class NavierStokesRun {
     double next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every);
     double last_wall_checkpoint = 0;
 
-    auto [dt, cfl] = choose_dt(t_end);
+    StepChoice next = choose_dt(t_end, unit);
     if (!restart) {  // the state at the start
       auto d = solver::compute_diagnostics(flow_);
-      if (out.series_every > 0) write_series(d, dt, cfl);
-      if (out.progress_every > 0) progress.line(d, dt, cfl);
+      if (out.series_every > 0) write_series(d, next.dt, next.cfl);
+      if (out.progress_every > 0) progress.line(d, next.dt, next.cfl);
       if (out.spectra_every > 0) write_spectra(initial_spectrum);
       if (out.fields_every > 0) write_fields();
     }
-    int status = 0;
-    bool series_written = true, progress_written = true;
     while (flow_.step_count() < last_step && flow_.time() < t_end * (1 - 1e-12)) {
-      if (!(dt > 0) || !std::isfinite(dt))
-        throw Error("time step " + std::to_string(dt) + " at step " + std::to_string(flow_.step_count()) +
-                    ": the velocity is not finite (blown up?); reduce time.dt or time.cfl");
-      flow_.step(dt);
+      const StepChoice used = next;
+      flow_.step(used.dt);
+      if (used.reaches_end)
+        flow_.set_clock(t_end, flow_.step_count(), used.dt);  // t_end, not a rounding of it
       const long step = flow_.step_count();
+      // Every step's state is checked before anything of it is written, from the pass over the velocity that
+      // the next step needs anyway (app/BlowUp.hpp).
+      unit = flow_.cfl_dt(1.0, kInfinity);
+      const auto& scan = flow_.velocity_scan();
+      if (auto problem = blow_up.problem(step, flow_.time(), scan.rate, scan.energy))
+        throw Error(*problem + "; nothing of this state was written" +
+                    (last_checkpoint_.empty() ? std::string(", and no checkpoint")
+                                              : ", the newest checkpoint holds " + last_checkpoint_));
       const bool finishing = step >= last_step || flow_.time() >= t_end * (1 - 1e-12);
-      series_written = out.series_every > 0 && (step % out.series_every == 0 || finishing);
-      progress_written = out.progress_every > 0 && (step % out.progress_every == 0 || finishing);
-      const double used_dt = dt, used_cfl = cfl;
-      if (series_written || progress_written) {
+      const bool series_due = out.series_every > 0 && (step % out.series_every == 0 || finishing);
+      const bool progress_due = out.progress_every > 0 && (step % out.progress_every == 0 || finishing);
+      if (series_due || progress_due) {
         auto d = solver::compute_diagnostics(flow_);
-        if (!std::isfinite(d.energy))
-          throw Error("the solution blew up at step " + std::to_string(step) +
-                      ", t = " + std::to_string(d.time) + ": reduce time.dt or time.cfl");
-        if (series_written) write_series(d, used_dt, used_cfl);
-        if (progress_written) progress.line(d, used_dt, used_cfl);
+        if (series_due) write_series(d, used.dt, used.cfl);
+        if (progress_due) progress.line(d, used.dt, used.cfl);
       }
       if (flow_.time() >= next_spectra * (1 - 1e-12) || (finishing && out.spectra_every > 0)) {
         write_spectra(solver::compute_spectrum(flow_, true));
@@ -318,18 +343,21 @@ class NavierStokesRun {
       }
       if (stop_requested(comm_)) {
         if (!(finishing && checkpoints)) write_checkpoint();
-        progress.message("stopped by a signal at step " + std::to_string(step) +
-                         ", t = " + std::to_string(flow_.time()) + "; checkpoint written to " +
+        const std::string where = step_and_time(step, flow_.time());
+        progress.message("stopped by a signal at " + where + "; checkpoint written to " +
                          io::checkpoint_path(paths_.checkpoints).string() + " (continue with --restart)");
-        status = 130;
-        break;
+        write_run_status(paths_.root,
+                         "stopped by a signal: " + where + "; checkpoint written, continue with --restart",
+                         comm_);
+        return 130;
       }
-      if (!finishing) std::tie(dt, cfl) = choose_dt(t_end);
+      if (!finishing) next = choose_dt(t_end, unit);
     }
     progress.message("done: " + std::to_string(flow_.step_count()) +
                      " steps, t = " + std::to_string(flow_.time()) + ", wall time " +
                      format_duration(progress.elapsed_seconds()) + "; output in " + paths_.root.string());
-    return status;
+    write_run_status(paths_.root, "finished: " + step_and_time(flow_.step_count(), flow_.time()), comm_);
+    return 0;
   }
 
   const io::RunConfig& config_;
@@ -342,17 +370,22 @@ class NavierStokesRun {
   io::OutputPaths paths_;
   std::unique_ptr<io::SeriesFile> series_;
   std::unique_ptr<io::SpectraFile> spectra_;
+  std::string restart_report_, physics_changes_;  // for the header
+  std::string last_checkpoint_;                   // "step S, t = T" of the newest checkpoint, if any
 };
 
 }  // namespace
 
 template <class Real>
-int run_navier_stokes(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm) {
-  NavierStokesRun<Real> run(config, options, comm);
+int run_navier_stokes(const io::RunConfig& config, const RunOptions& options, std::shared_ptr<Device> device,
+                      MPI_Comm comm) {
+  NavierStokesRun<Real> run(config, options, std::move(device), comm);
   return run.run();
 }
 
-template int run_navier_stokes<float>(const io::RunConfig&, const RunOptions&, MPI_Comm);
-template int run_navier_stokes<double>(const io::RunConfig&, const RunOptions&, MPI_Comm);
+template int run_navier_stokes<float>(const io::RunConfig&, const RunOptions&, std::shared_ptr<Device>,
+                                      MPI_Comm);
+template int run_navier_stokes<double>(const io::RunConfig&, const RunOptions&, std::shared_ptr<Device>,
+                                       MPI_Comm);
 
 }  // namespace kolmo::app

@@ -1,14 +1,15 @@
-// A Poisson (or Helmholtz) run: build or read the right-hand side, solve once, write phi (and its gradient),
-// and for a manufactured right-hand side report the error against the exact solution.
+// A Poisson (or Helmholtz) run: build or read (and check) the right-hand side, then solve once, write phi
+// (and its gradient), and for a manufactured right-hand side report the error against the exact solution.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 
+#include "app/Inputs.hpp"
+#include "app/RunStatus.hpp"
 #include "app/Runs.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/FieldFile.hpp"
-#include "io/FieldReader.hpp"
 #include "io/OutputDirectory.hpp"
 #include "solver/Poisson.hpp"
 
@@ -21,27 +22,26 @@ constexpr double kTwoPi = 6.283185307179586476925286766559;
 }  // namespace
 
 template <class Real>
-int run_poisson(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm) {
+int run_poisson(const io::RunConfig& config, const RunOptions& options, std::shared_ptr<Device> device,
+                MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  auto device = Device::create(io::resolve(config.backend), node_rank(comm));
   fft::SlabFFT<Real> fft(config.grid.n, comm, device, fft_options(config));
   const auto& layout = fft.layout();
   const auto& box = config.grid.box;
   solver::Poisson<Real> poisson(fft, solver::Box{box[0], box[1], box[2]});
   const double lambda = config.poisson.shift;
 
-  const auto paths = io::output_paths(config.output.directory);
-  io::prepare_output_directory(paths.root, config.output.overwrite, comm);
-  if (rank == 0) std::ofstream(paths.config) << options.config_text;
-
+  // The right-hand side is read and checked before anything is written.
   const std::size_t n = layout.real_size();
-  std::vector<Real> f(n), exact;
+  std::vector<Real> f, exact;
+  double subtracted_mean = 0;
   const auto& rhs = config.poisson.rhs;
   if (rhs.type == io::RhsType::file) {
-    io::read_field<Real>(rhs.file, rhs.dataset, layout, f, comm);
+    f = read_poisson_rhs<Real>(config, layout, comm, subtracted_mean);
   } else {
     // phi = sum over modes of cos(k.x), so f = lap phi - lambda phi = -sum (|k|^2 + lambda) cos(k.x).
+    f.assign(n, Real(0));
     exact.assign(n, Real(0));
     const auto& g = config.grid.n;
     for (long i = 0; i < layout.x_count(); ++i)
@@ -61,46 +61,63 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, MPI_Comm
           f[m] = Real(value);
         }
   }
-  std::vector<Real> phi(n);
-  poisson.solve(f, phi, lambda);
 
-  std::vector<std::vector<Real>> gradient(3);
-  if (config.poisson.gradient) poisson.gradient(gradient[0], gradient[1], gradient[2]);
-  std::vector<io::NamedSlab<Real>> slabs{{"phi", std::span<const Real>(phi.data(), n)},
-                                         {"f", std::span<const Real>(f.data(), n)}};
-  const char* names[3] = {"phi_x", "phi_y", "phi_z"};
-  if (config.poisson.gradient)
-    for (int d = 0; d < 3; ++d) slabs.push_back({names[d], std::span<const Real>(gradient[d].data(), n)});
-  io::FieldInfo info{0.0, 0, box, 0.0};
-  const auto file = io::write_field_file<Real>(paths.fields, info, layout, slabs, comm);
+  if (options.dry_run) return 0;
 
-  if (rank == 0)
-    std::printf("kolmo %s: Poisson problem lap(phi) - %g phi = f on %s, %s backend, %s precision\n",
-                KOLMO_VERSION, lambda, layout.describe().c_str(), to_string(device->backend()).c_str(),
-                io::to_string(config.precision).c_str());
-  if (!exact.empty()) {
-    // For lambda = 0 the solution is defined up to a constant: compare after removing the means.
-    double local[3] = {0, 0, 0};
-    for (std::size_t m = 0; m < n; ++m) local[0] += double(phi[m]) - double(exact[m]);
-    double mean = 0;
-    MPI_Allreduce(&local[0], &mean, 1, MPI_DOUBLE, MPI_SUM, comm);
-    mean /= double(config.grid.n[0]) * config.grid.n[1] * config.grid.n[2];
-    double error = 0, size = 0;
-    for (std::size_t m = 0; m < n; ++m) {
-      error = std::max(error, std::abs(double(phi[m]) - double(exact[m]) - (lambda == 0 ? mean : 0.0)));
-      size = std::max(size, std::abs(double(exact[m])));
+  const auto paths = io::output_paths(config.output.directory);
+  io::prepare_output_directory(paths.root, config.output.overwrite, comm);
+  if (rank == 0) std::ofstream(paths.config) << options.config_text;
+  write_run_status(paths.root, "running: the Poisson problem", comm);
+  try {
+    std::vector<Real> phi(n);
+    poisson.solve(f, phi, lambda);
+
+    std::vector<std::vector<Real>> gradient(3);
+    if (config.poisson.gradient) poisson.gradient(gradient[0], gradient[1], gradient[2]);
+    std::vector<io::NamedSlab<Real>> slabs{{"phi", std::span<const Real>(phi.data(), n)},
+                                           {"f", std::span<const Real>(f.data(), n)}};
+    const char* names[3] = {"phi_x", "phi_y", "phi_z"};
+    if (config.poisson.gradient)
+      for (int d = 0; d < 3; ++d) slabs.push_back({names[d], std::span<const Real>(gradient[d].data(), n)});
+    io::FieldInfo info{0.0, 0, box, 0.0};
+    const auto file = io::write_field_file<Real>(paths.fields, info, layout, slabs, comm);
+
+    if (rank == 0) {
+      std::printf("kolmo %s: Poisson problem lap(phi) - %g phi = f on %s, %s backend, %s precision\n",
+                  KOLMO_VERSION, lambda, layout.describe().c_str(), to_string(device->backend()).c_str(),
+                  io::to_string(config.precision).c_str());
+      std::printf("  memory    estimated: %s\n", options.memory_report.c_str());
+      if (config.poisson.subtract_mean)
+        std::printf("  rhs       mean %.6g subtracted (poisson.subtract_mean)\n", subtracted_mean);
     }
-    double global[2] = {0, 0}, values[2] = {error, size};
-    MPI_Allreduce(values, global, 2, MPI_DOUBLE, MPI_MAX, comm);
-    if (rank == 0)
-      std::printf("  manufactured solution: max |phi - exact| = %.3e (relative %.3e)\n", global[0],
-                  global[0] / std::max(global[1], 1e-300));
+    if (!exact.empty()) {
+      // For lambda = 0 the solution is defined up to a constant: compare after removing the means.
+      double local[3] = {0, 0, 0};
+      for (std::size_t m = 0; m < n; ++m) local[0] += double(phi[m]) - double(exact[m]);
+      double mean = 0;
+      MPI_Allreduce(&local[0], &mean, 1, MPI_DOUBLE, MPI_SUM, comm);
+      mean /= double(config.grid.n[0]) * config.grid.n[1] * config.grid.n[2];
+      double error = 0, size = 0;
+      for (std::size_t m = 0; m < n; ++m) {
+        error = std::max(error, std::abs(double(phi[m]) - double(exact[m]) - (lambda == 0 ? mean : 0.0)));
+        size = std::max(size, std::abs(double(exact[m])));
+      }
+      double global[2] = {0, 0}, values[2] = {error, size};
+      MPI_Allreduce(values, global, 2, MPI_DOUBLE, MPI_MAX, comm);
+      if (rank == 0)
+        std::printf("  manufactured solution: max |phi - exact| = %.3e (relative %.3e)\n", global[0],
+                    global[0] / std::max(global[1], 1e-300));
+    }
+    if (rank == 0) std::printf("  wrote %s\n", file.c_str());
+  } catch (const std::exception& error) {
+    write_run_status(paths.root, std::string("failed: ") + error.what(), comm);
+    throw;
   }
-  if (rank == 0) std::printf("  wrote %s\n", file.c_str());
+  write_run_status(paths.root, "finished: the Poisson problem solved", comm);
   return 0;
 }
 
-template int run_poisson<float>(const io::RunConfig&, const RunOptions&, MPI_Comm);
-template int run_poisson<double>(const io::RunConfig&, const RunOptions&, MPI_Comm);
+template int run_poisson<float>(const io::RunConfig&, const RunOptions&, std::shared_ptr<Device>, MPI_Comm);
+template int run_poisson<double>(const io::RunConfig&, const RunOptions&, std::shared_ptr<Device>, MPI_Comm);
 
 }  // namespace kolmo::app

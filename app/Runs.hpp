@@ -1,14 +1,17 @@
 // The two kinds of run the kolmo command performs, on the backend and precision the configuration names.
 //
 // Contract: collective over comm. The configuration has been loaded and checked (io::load_config,
-// io::check_ranks) before; nothing is written before that. Output goes to config.output.directory; an earlier
-// run's output there is refused unless output.overwrite (or a restart, which continues its own run). Errors
-// throw kolmo::Error. Returns the process exit status (0, or 130 when stopped by a signal after
-// checkpointing).
+// io::check_ranks) and the memory estimate found to fit before. Every input (initial file, restart
+// checkpoint, right-hand side) is read and checked, and the initial state found sound (app/BlowUp.hpp),
+// before anything is written: a refused run leaves no trace. A dry run (kolmo check) stops there. Output goes
+// to config.output.directory; an earlier run's output there is refused unless output.overwrite (or a restart,
+// which continues its own run). The run keeps <dir>/status current (app/RunStatus.hpp). Errors throw
+// kolmo::Error. Returns the process exit status (0, or 130 when stopped by a signal after checkpointing).
 #pragma once
 
 #include <mpi.h>
 
+#include <memory>
 #include <string>
 
 #include "fft/SlabFFT.hpp"
@@ -17,9 +20,11 @@
 namespace kolmo::app {
 
 struct RunOptions {
-  bool restart = false;     // continue from the newest checkpoint in the output directory
-  std::string checkpoint;   // or from this checkpoint file
-  std::string config_text;  // the resolved configuration, saved as config.yaml
+  bool restart = false;       // continue from the newest checkpoint in the output directory
+  std::string checkpoint;     // or from this checkpoint file
+  std::string config_text;    // the resolved configuration, saved as config.yaml
+  std::string memory_report;  // the memory estimate per rank and what is available, for the header
+  bool dry_run = false;       // kolmo check: everything a run does before it writes, then return 0
 };
 
 // The FFT options a configuration asks for (fft.*).
@@ -34,8 +39,10 @@ inline fft::FftOptions fft_options(const io::RunConfig& config) {
 }
 
 template <class Real>
-int run_navier_stokes(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm);
+int run_navier_stokes(const io::RunConfig& config, const RunOptions& options, std::shared_ptr<Device> device,
+                      MPI_Comm comm);
 template <class Real>
-int run_poisson(const io::RunConfig& config, const RunOptions& options, MPI_Comm comm);
+int run_poisson(const io::RunConfig& config, const RunOptions& options, std::shared_ptr<Device> device,
+                MPI_Comm comm);
 
 }  // namespace kolmo::app

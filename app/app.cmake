@@ -2,6 +2,10 @@
 find_package(CLI11 REQUIRED)
 add_executable(kolmo
   ${PROJECT_SOURCE_DIR}/app/main.cpp
+  ${PROJECT_SOURCE_DIR}/app/BlowUp.cpp
+  ${PROJECT_SOURCE_DIR}/app/Inputs.cpp
+  ${PROJECT_SOURCE_DIR}/app/MemoryEstimate.cpp
+  ${PROJECT_SOURCE_DIR}/app/RunStatus.cpp
   ${PROJECT_SOURCE_DIR}/app/NavierStokesRun.cpp
   ${PROJECT_SOURCE_DIR}/app/PoissonRun.cpp
   ${PROJECT_SOURCE_DIR}/app/Progress.cpp
@@ -15,4 +19,8 @@ if(KOLMO_BUILD_TESTS)
            COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_runs.py --kolmo $<TARGET_FILE:kolmo>
                    --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
   set_tests_properties(app_runs PROPERTIES TIMEOUT 900)
+  add_test(NAME app_safety
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_safety.py --kolmo $<TARGET_FILE:kolmo>
+                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
+  set_tests_properties(app_safety PROPERTIES TIMEOUT 900)
 endif()

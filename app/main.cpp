@@ -1,6 +1,8 @@
 // kolmo: the command users run.
 //   kolmo run CONFIG.yaml [--set key.path=value ...] [--restart | --checkpoint FILE]
-//   kolmo check CONFIG.yaml [--set ...]     validate and print the resolved configuration
+//   kolmo check CONFIG.yaml [--set ...] [--restart | --checkpoint FILE]
+//                                           everything a run does before it writes (configuration, memory,
+//                                           input files, initial state); print the resolved configuration
 //   kolmo info                              version, backends, GPUs, ranks, precisions
 #include <mpi.h>
 
@@ -11,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/MemoryEstimate.hpp"
 #include "app/Runs.hpp"
 #include "app/StopRequest.hpp"
 #include "core/Communicator.hpp"
@@ -68,7 +71,8 @@ void print_info(int ranks) {
     std::printf("    GPU %d: %s\n", g, Device::create(Backend::cuda, g)->name().c_str());
   std::printf("  MPI ranks:  %d\n", ranks);
   std::printf("  precision:  single, double\n");
-  std::printf("  exchanges:  isend_irecv, alltoallv%s\n", fft::nccl_compiled() ? ", nccl" : "");
+  std::printf("  exchanges:  isend_irecv, alltoallv%s%s\n", fft::nccl_compiled() ? ", nccl" : "",
+              cuda_compiled() ? ", p2p" : "");
   std::printf("  automatic backend here: %s\n", to_string(Device::automatic()).c_str());
 }
 
@@ -91,12 +95,18 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "validate a configuration and print it with every default");
   check->add_option("config", config_path, "the YAML configuration")->required();
   check->add_option("--set", overrides, "override a key (repeatable)");
+  check->add_flag("--restart", options.restart, "also check the newest checkpoint of the output directory");
+  check->add_option("--checkpoint", options.checkpoint, "also check this checkpoint file");
   auto* info = app.add_subcommand("info", "version, backends, GPUs and ranks");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return rank == 0 ? app.exit(e) : (e.get_exit_code() != 0 ? 1 : 0);
+    // --help prints and succeeds; a mistake is one line and status 1, like every other refusal (CLI11's own
+    // codes, 106, 109, ..., mean nothing to a job script).
+    if (e.get_exit_code() == 0) return rank == 0 ? app.exit(e) : 0;
+    if (rank == 0) std::fprintf(stderr, "kolmo: %s (kolmo --help lists the options)\n", e.what());
+    return 1;
   }
 
   if (info->parsed()) {
@@ -111,30 +121,32 @@ int main(int argc, char** argv) {
     config = io::load_config(config_path, overrides);
     io::check_ranks(config, ranks);
     options.config_text = io::to_yaml(config);
-    if (run->parsed()) refuse_earlier_output(config, options);
+    refuse_earlier_output(config, options);  // kolmo check says what the run would refuse
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
     return 1;
   }
-  if (check->parsed()) {
-    if (rank == 0)
-      std::printf("%s# %s: configuration OK for %d rank(s)\n", options.config_text.c_str(),
-                  config_path.c_str(), ranks);
-    return 0;
-  }
 
   share_node_cores(MPI_COMM_WORLD);
   const Communicator error_comm(MPI_COMM_WORLD);
-  app::install_stop_handlers();
   int status = 0;
   try {
+    // Before anything is allocated or written: the memory the run needs against what there is. The run then
+    // reads and checks its inputs and initial state before it writes; kolmo check does all that and stops.
+    auto device = Device::create(io::resolve(config.backend), node_rank(MPI_COMM_WORLD));
+    const auto exchange = fft::resolve(config.fft.exchange, *device, MPI_COMM_WORLD);
+    const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange);
+    const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
+    options.memory_report = app::describe(estimate, available, device->backend());
+    options.dry_run = check->parsed();
+    if (!options.dry_run) app::install_stop_handlers();
     const bool single = config.precision == io::Precision::float32;
     if (config.problem == io::Problem::poisson)
-      status = single ? app::run_poisson<float>(config, options, MPI_COMM_WORLD)
-                      : app::run_poisson<double>(config, options, MPI_COMM_WORLD);
+      status = single ? app::run_poisson<float>(config, options, device, MPI_COMM_WORLD)
+                      : app::run_poisson<double>(config, options, device, MPI_COMM_WORLD);
     else
-      status = single ? app::run_navier_stokes<float>(config, options, MPI_COMM_WORLD)
-                      : app::run_navier_stokes<double>(config, options, MPI_COMM_WORLD);
+      status = single ? app::run_navier_stokes<float>(config, options, device, MPI_COMM_WORLD)
+                      : app::run_navier_stokes<double>(config, options, device, MPI_COMM_WORLD);
   } catch (const std::exception& e) {
     // Most of kolmo's errors reach every rank together (collective checks); then rank 0 says it once and all
     // exit cleanly. An error on some ranks only would leave the others waiting in a collective: the failing
@@ -146,5 +158,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kolmo: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  if (options.dry_run && rank == 0)
+    std::printf(
+        "%s# memory: %s\n# %s: configuration OK for %d rank(s); input files and the initial state checked\n",
+        options.config_text.c_str(), options.memory_report.c_str(), config_path.c_str(), ranks);
   return status;
 }

@@ -22,6 +22,12 @@ class CudaDevice final : public Device {
     KOLMO_CHECK_CUDA(cudaGetDeviceProperties(&properties, index_));
     return std::string(properties.name) + " (GPU " + std::to_string(index_) + ")";
   }
+  std::size_t available_bytes() const override {
+    std::size_t free = 0, total = 0;
+    KOLMO_CHECK_CUDA(cudaSetDevice(index_));
+    KOLMO_CHECK_CUDA(cudaMemGetInfo(&free, &total));
+    return free;
+  }
   void* allocate(std::size_t bytes) override {
     void* pointer = nullptr;
     cudaError_t status = cudaMalloc(&pointer, bytes);

@@ -44,6 +44,10 @@ class Device {
   // A human-readable name: "host (2 OpenMP threads)", "NVIDIA H100 80GB HBM3 (GPU 0)".
   virtual std::string name() const = 0;
 
+  // Bytes this device can still allocate, shared by every process using it: a GPU's free memory
+  // (cudaMemGetInfo), or for the host the node's MemAvailable from /proc/meminfo (0 where unknown).
+  virtual std::size_t available_bytes() const = 0;
+
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void release(void* pointer) noexcept = 0;
 

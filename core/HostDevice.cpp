@@ -3,6 +3,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "core/Device.hpp"
 #include "core/Error.hpp"
@@ -26,6 +28,15 @@ class HostDevice final : public Device {
   Backend backend() const override { return Backend::host; }
   std::string name() const override {
     return "host (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
+  }
+  std::size_t available_bytes() const override {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::size_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit)
+      if (key == "MemAvailable:") return kib * 1024;
+    return 0;
   }
   void* allocate(std::size_t bytes) override { return aligned_allocate(bytes); }
   void release(void* pointer) noexcept override { std::free(pointer); }

@@ -8,9 +8,15 @@
 // - sum(device, n, f) returns the sum over i of f(i) (a double or a fixed array of doubles), reduced in
 // double
 //   precision whatever the field precision, and synchronises.
-// - A translation unit that calls these with Backend::cuda must be compiled by nvcc (CMake marks the solver's
-//   sources as CUDA when CUDA is enabled); from a host-only TU a CUDA device throws kolmo::Error.
+// - A translation unit that includes this header must be compiled by nvcc when kolmo is built with CUDA
+//   (list it in kolmo_kernel_sources(...) in CMake): compiled by the host compiler it would hold only host
+//   loops, and fail on GPUs alone, which CI does not have. So such a build stops with #error instead.
 #pragma once
+
+#if defined(KOLMO_HAVE_CUDA) && !defined(__CUDACC__)
+#error \
+    "this source runs kolmo kernels (core/ParallelFor.hpp) but is compiled without nvcc in a CUDA build: list it in kolmo_kernel_sources(...) in CMake"
+#endif
 
 #include <array>
 #include <cstddef>
@@ -95,7 +101,7 @@ void parallel_for(Device& device, long n, F f) {
                               static_cast<cudaStream_t>(device.stream())>>>(n, f);
     KOLMO_CHECK_LAUNCH("for_each_kernel");
 #else
-    throw Error("internal: a CUDA kernel was requested from a translation unit not compiled by nvcc");
+    throw Error("internal: a CUDA device in a build without CUDA");  // unreachable: Device::create refuses
 #endif
     return;
   }
@@ -126,7 +132,7 @@ Sums<M> sum(Device& device, long n, F f) {
     for (int b = 0; b < blocks; ++b)
       for (int m = 0; m < M; ++m) total[m] += host[static_cast<std::size_t>(b) * M + m];
 #else
-    throw Error("internal: a CUDA reduction was requested from a translation unit not compiled by nvcc");
+    throw Error("internal: a CUDA device in a build without CUDA");  // unreachable: Device::create refuses
 #endif
     return total;
   }

@@ -7,7 +7,11 @@
 //   locally on the device, never through MPI or NCCL. send and recv are device memory of the Device and must
 //   not overlap. When run returns, recv may be used by later work on the device's stream.
 // - Methods: isend_irecv (default for MPI: chunked MPI_Isend/MPI_Irecv), alltoallv (one MPI_Alltoallv, a
-//   baseline), nccl (grouped ncclSend/ncclRecv on the device's stream; CUDA backend only).
+//   baseline), nccl (grouped ncclSend/ncclRecv on the device's stream; CUDA backend only), p2p (copy-engine
+//   copies straight into the peers' receive buffers through CUDA IPC, fft/P2pExchange.cu; CUDA backend, all
+//   ranks on one node, peer access between their GPUs; its construction and destruction are collective).
+//   automatic: nccl on the CUDA backend when NCCL is usable, else isend_irecv (p2p is asked for by name until
+//   it has been timed on several GPUs).
 // - For GPU buffers the MPI methods stage through pinned host memory unless the MPI is declared CUDA-aware,
 //   in which case device pointers go to MPI directly.
 // - Pipelined use (SlabFFT with several exchange pieces): start(send, recv, chunks, piece) posts one piece's
@@ -16,7 +20,8 @@
 //   that order by every rank, and each started piece is finished before it is started again. The send and
 //   receive regions of pieces in flight must not be touched by other work until finished. By default start
 //   runs the whole exchange and finish does nothing (correct, without overlap); isend_irecv and nccl
-//   overlap: MPI requests stay open, NCCL works on a stream of its own ordered by events.
+//   overlap: MPI requests stay open, NCCL works on a stream of its own ordered by events, p2p copies on
+//   streams of their own.
 #pragma once
 
 #include <mpi.h>
@@ -30,17 +35,25 @@
 
 namespace kolmo::fft {
 
-enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl };
+enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl, p2p };
 
 std::string to_string(ExchangeMethod method);
-// "auto", "isend_irecv", "alltoallv", "nccl"; throws kolmo::Error naming the text otherwise.
+// "auto", "isend_irecv", "alltoallv", "nccl", "p2p"; throws kolmo::Error naming the text otherwise.
 ExchangeMethod parse_exchange(const std::string& name);
-// automatic -> nccl on the CUDA backend when NCCL is usable on comm, isend_irecv otherwise.
-ExchangeMethod resolve(ExchangeMethod method, Backend backend, MPI_Comm comm);
+// automatic -> the method it stands for (see the contract above); others unchanged. Collective over comm.
+ExchangeMethod resolve(ExchangeMethod method, const Device& device, MPI_Comm comm);
 bool nccl_compiled();
 // NCCL is built in and every rank of comm has a GPU of its own (NCCL refuses two ranks on one GPU).
 // Collective over comm.
 bool nccl_usable(MPI_Comm comm);
+// Whether p2p can run on comm with these devices: refusal is "" when it can, else one line saying why, the
+// same on every rank; shared_gpus: some ranks share a GPU (p2p still works, through one GPU's memory).
+// Collective over comm.
+struct PeerAccess {
+  std::string refusal;
+  bool shared_gpus = false;
+};
+PeerAccess check_peer_access(MPI_Comm comm, const Device& device);
 
 // Where each peer's chunk sits, in bytes.
 struct Chunks {
@@ -57,6 +70,11 @@ class Exchange {
     run(send, recv, chunks);
   }
   virtual void finish(int /*piece*/) {}
+  // A receive buffer that its owner keeps, at the same address and unfreed, until the exchange is destroyed
+  // (SlabFFT's scratch slab). p2p receives straight into such buffers, and into others through memory of its
+  // own and a local copy (peers map the memory they write into, and CUDA IPC forbids freeing memory that
+  // others have mapped). The other methods ignore it.
+  virtual void keep_receive_buffer(void* /*buffer*/, std::size_t /*bytes*/) {}
   virtual ExchangeMethod method() const = 0;
 };
 

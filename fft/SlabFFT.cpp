@@ -64,9 +64,11 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
   exchange_ = make_exchange(options_.exchange, comm_.get(), device_, options_.cuda_aware_mpi, max_bytes);
   scratch_ = Buffer<C>(device_, layout_.alloc_complex());
+  exchange_->keep_receive_buffer(scratch_.data(), scratch_.bytes());
   if (narrow_wire()) {
     wire_send_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
     wire_receive_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
+    exchange_->keep_receive_buffer(wire_receive_.data(), wire_receive_.bytes());
   }
   if (layout_.ranks() > 1) {
     dealias_.backward_saves = dealias_.forward_saves = true;
@@ -231,8 +233,11 @@ void SlabFFT<Real>::exchange(const C* send, C* recv, const Chunks& chunks) {
   exchange_->run(send, recv, chunks);
 }
 
+// The exchange goes before the buffers it was told to keep (a p2p exchange's peers write into them).
 template <class Real>
-SlabFFT<Real>::~SlabFFT() = default;
+SlabFFT<Real>::~SlabFFT() {
+  exchange_.reset();
+}
 
 template <class Real>
 std::size_t SlabFFT<Real>::workspace_bytes() const {

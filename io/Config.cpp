@@ -569,6 +569,7 @@ void read_poisson(Reader& in, RunConfig& config) {
     poisson.rhs.file = in.get<std::string>("poisson.rhs.file");
     require_file(in, "poisson.rhs.file", poisson.rhs.file);
     poisson.rhs.dataset = in.get<std::string>("poisson.rhs.dataset");
+    poisson.subtract_mean = in.get<bool>("poisson.subtract_mean");
   }
   poisson.gradient = in.get<bool>("poisson.gradient");
 }
@@ -602,8 +603,10 @@ RunConfig read_config(Reader& in, const std::string& name) {
   if (config.fft.exchange_pieces > config.grid.n[0])
     in.fail("fft.exchange_pieces", "more pieces (" + std::to_string(config.fft.exchange_pieces) +
                                        ") than x planes (Nx = " + std::to_string(config.grid.n[0]) + ")");
-  if (config.fft.exchange == fft::ExchangeMethod::nccl && config.backend == BackendChoice::host)
-    in.fail("fft.exchange", "nccl needs the cuda backend, but backend is host");
+  const auto exchange = config.fft.exchange;
+  if ((exchange == fft::ExchangeMethod::nccl || exchange == fft::ExchangeMethod::p2p) &&
+      config.backend == BackendChoice::host)
+    in.fail("fft.exchange", fft::to_string(exchange) + " needs the cuda backend, but backend is host");
   config.problem = in.choice<Problem>("problem");
   if (config.problem == Problem::navier_stokes) {
     read_physics(in, config);
@@ -619,13 +622,20 @@ RunConfig read_config(Reader& in, const std::string& name) {
 
 RunConfig load(const std::string& yaml, const std::string& source, const std::string& name,
                const std::vector<std::string>& overrides) {
-  YAML::Node root;
+  std::vector<YAML::Node> documents;
   try {
-    root = YAML::Load(yaml);
+    documents = YAML::LoadAll(yaml);
   } catch (const YAML::Exception& error) {
     const std::string line = error.mark.is_null() ? "" : ":" + std::to_string(error.mark.line + 1);
     throw Error(source + line + ": YAML syntax error: " + error.msg);
   }
+  // A second document would otherwise be ignored without a word: one run per file.
+  if (documents.size() > 1) {
+    const YAML::Mark mark = documents[1].Mark();
+    const std::string line = mark.is_null() ? "" : ":" + std::to_string(mark.line + 1);
+    throw Error(source + line + ": a second YAML document (after ---): a configuration file holds one run");
+  }
+  const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
   Values values;
   if (!root.IsNull()) {
     if (!root.IsMap())
@@ -710,6 +720,9 @@ std::string name_of(std::string_view path, int index) {
 }  // namespace
 
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error))
+    throw Error(path + ": is a directory, not a configuration file");
   std::ifstream file(path);
   if (!file) throw Error(path + ": cannot read the configuration file (no such file, or no permission)");
   std::stringstream text;
@@ -790,6 +803,7 @@ std::string to_yaml(const RunConfig& config) {
     } else {
       out.put("poisson.rhs.file", quoted(poisson.rhs.file));
       out.put("poisson.rhs.dataset", quoted(poisson.rhs.dataset));
+      out.put("poisson.subtract_mean", boolean_text(poisson.subtract_mean));
     }
     out.put("poisson.gradient", boolean_text(poisson.gradient));
   }

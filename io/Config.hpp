@@ -122,6 +122,7 @@ struct RhsConfig {
 struct PoissonConfig {
   double shift{};
   RhsConfig rhs;
+  bool subtract_mean{};  // file: subtract the right-hand side's mean before solving
   bool gradient{};
   bool operator==(const PoissonConfig&) const = default;
 };

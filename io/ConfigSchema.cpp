@@ -20,8 +20,11 @@ constexpr std::array keys = {
               "floating-point precision of the fields and transforms"},
     SchemaKey{"backend", choice, "auto", "auto | host | cuda", "",
               "where the fields live: auto is cuda when a GPU is usable, host otherwise"},
-    SchemaKey{"fft.exchange", choice, "auto", "auto | isend_irecv | alltoallv | nccl", "",
-              "all-to-all of the slab FFT: auto is nccl on cuda when built with NCCL, isend_irecv otherwise"},
+    SchemaKey{
+        "fft.exchange", choice, "auto", "auto | isend_irecv | alltoallv | nccl | p2p", "",
+        "all-to-all of the slab FFT (p2p: copy-engine copies between the GPUs of one node, CUDA IPC): "
+        "auto is p2p on cuda when the ranks are on one node, each with a GPU of its own that reaches the "
+        "others' (peer access), else nccl when built with NCCL, else isend_irecv"},
     SchemaKey{"fft.cuda_aware_mpi", boolean, "false", "", "",
               "the MPI library accepts GPU pointers (MPI exchanges then skip staging through host memory)"},
     SchemaKey{"fft.exchange_pieces", integer, "1", ">= 0", "",
@@ -65,7 +68,8 @@ constexpr std::array keys = {
         "initial velocity: Taylor-Green vortex, ABC flow, random field with a given spectrum, or a file"},
     SchemaKey{
         "initial.amplitude", real, "1", "", "initial.type is taylor_green",
-        "u = amplitude sin x cos y cos z, v = -amplitude cos x sin y cos z, w = 0 (x is 2 pi x / Lx, ...)"},
+        "A in u = A sin(ax) cos(by) cos(cz), v = B cos(ax) sin(by) cos(cz), w = 0, with a = 2 pi / Lx, "
+        "b = 2 pi / Ly, c = 2 pi / Lz and B = -A Ly / Lx (divergence-free in any box; B = -A in a cube)"},
     SchemaKey{"initial.A", real, "1", "", "initial.type is abc",
               "ABC flow u = (A sin kz + C cos ky, B sin kx + A cos kz, C sin ky + B cos kx)"},
     SchemaKey{"initial.B", real, "1", "", "initial.type is abc", "B of the ABC flow"},
@@ -81,7 +85,8 @@ constexpr std::array keys = {
     SchemaKey{"initial.seed", integer, "1", ">= 0", "initial.type is random",
               "seed of the random phases; the field is the same for any rank count"},
     SchemaKey{"initial.file", text, "", "", "initial.type is file",
-              "HDF5 file (kolmo checkpoint or field file) with datasets u, v, w of size grid.n; must exist"},
+              "HDF5 file (kolmo checkpoint or field file) with datasets u, v, w of size grid.n; read and "
+              "checked (grid, finite values) before anything is written"},
 
     SchemaKey{"poisson.shift", real, "0", ">= 0", "problem is poisson",
               "lambda in laplacian(phi) - lambda phi = f; 0 is the pure Poisson problem"},
@@ -92,7 +97,12 @@ constexpr std::array keys = {
     SchemaKey{"poisson.rhs.file", text, "", "", "poisson.rhs.type is file",
               "HDF5 file holding f on grid.n; must exist"},
     SchemaKey{"poisson.rhs.dataset", text, "f", "", "poisson.rhs.type is file",
-              "name of f's dataset in the file"},
+              "name of f's dataset in the file (read and checked before anything is written: shape grid.n, "
+              "finite values)"},
+    SchemaKey{
+        "poisson.subtract_mean", boolean, "false", "", "poisson.rhs.type is file",
+        "subtract the mean of f before solving; otherwise, for shift 0, an f whose mean exceeds round-off "
+        "(1000 epsilons of its rms) is refused, since a periodic Poisson problem needs <f> = 0"},
     SchemaKey{"poisson.gradient", boolean, "false", "", "problem is poisson",
               "also compute and write the gradient of phi"},
 

@@ -20,15 +20,24 @@ struct PointAngles {
   }
 };
 
+// The amplitude B of v in the Taylor-Green fields: a A + b B = 0 with a = 2 pi / Lx, b = 2 pi / Ly makes
+// them divergence-free in any box (B = -A when Lx = Ly), so the projection leaves them as written.
+namespace {
+double taylor_green_v_amplitude(const Box& box, double amplitude) {
+  return -amplitude * box.ly / box.lx;
+}
+}  // namespace
+
 template <class Real>
 void set_taylor_green(NavierStokes<Real>& flow, double amplitude) {
   const auto points = flow.points();
   auto u = flow.scratch().real();
+  const double b = taylor_green_v_amplitude(flow.parameters().box, amplitude);
   parallel_for(
       flow.device(), points.size(), KOLMO_LAMBDA(long p) {
         const PointAngles t(points, p);
         u[0][p] = Real(amplitude * sin(t.x) * cos(t.y) * cos(t.z));
-        u[1][p] = Real(-amplitude * cos(t.x) * sin(t.y) * cos(t.z));
+        u[1][p] = Real(b * cos(t.x) * sin(t.y) * cos(t.z));
         u[2][p] = Real(0);
       });
   flow.set_velocity_from_scratch();
@@ -38,11 +47,12 @@ template <class Real>
 void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude) {
   const auto points = flow.points();
   auto u = flow.scratch().real();
+  const double b = taylor_green_v_amplitude(flow.parameters().box, amplitude);
   parallel_for(
       flow.device(), points.size(), KOLMO_LAMBDA(long p) {
         const PointAngles t(points, p);
         u[0][p] = Real(amplitude * sin(t.x) * cos(t.y));
-        u[1][p] = Real(-amplitude * cos(t.x) * sin(t.y));
+        u[1][p] = Real(b * cos(t.x) * sin(t.y));
         u[2][p] = Real(0);
       });
   flow.set_velocity_from_scratch();

@@ -2,9 +2,12 @@
 // onto divergence-free fields and dealiased (2/3 rule). Time and step counters are left alone.
 //
 // Contract (angles th_x = 2 pi x / Lx etc., so every field is periodic in any box):
-// - taylor_green:    u = A sin th_x cos th_y cos th_z, v = -A cos th_x sin th_y cos th_z, w = 0.
-// - taylor_green_2d: u = A sin th_x cos th_y, v = -A cos th_x sin th_y, w = 0 (a steady-shape solution:
-//   its nonlinear term is a pure gradient, and it decays as exp(-nu k^2 t), k^2 = (2pi/Lx)^2 + (2pi/Ly)^2).
+// - taylor_green:    u = A sin th_x cos th_y cos th_z, v = B cos th_x sin th_y cos th_z, w = 0, with
+//   B = -A Ly / Lx: the divergence-free generalisation to any box (a A + b B = 0 for the wavenumbers
+//   a = 2 pi / Lx, b = 2 pi / Ly; B = -A in a cube), so the field is exactly this formula.
+// - taylor_green_2d: u = A sin th_x cos th_y, v = B cos th_x sin th_y, w = 0, B as above (a steady-shape
+//   solution: its nonlinear term is a pure gradient, and it decays as exp(-nu k^2 t),
+//   k^2 = (2pi/Lx)^2 + (2pi/Ly)^2).
 // - abc:             u = A sin(n th_z) + C cos(n th_y), v = B sin(n th_x) + A cos(n th_z),
 //                    w = C sin(n th_y) + B cos(n th_x) (a Beltrami field, omega = n u in a 2 pi box).
 // - random_isotropic: every kept mode k != 0 gets amplitude |u^| proportional to |k| exp(-(|k|/k0)^2), so

@@ -169,19 +169,24 @@ double NavierStokes<Real>::transform_velocity_to_stage() {
   return velocity_rate_of_stage();
 }
 
-// max over points of |u|/dx + |v|/dy + |w|/dz of the real velocity in the stage field, over all ranks.
+// max over points of |u|/dx + |v|/dy + |w|/dz of the real velocity in the stage field, over all ranks, and in
+// the same pass the energy 1/2 <|u|^2> (the grid mean equals the sum over modes by Parseval), kept in scan_.
 template <class Real>
 double NavierStokes<Real>::velocity_rate_of_stage() {
   const auto u = stage_.real();
   const double inverse_dx = 1 / points_.dx, inverse_dy = 1 / points_.dy, inverse_dz = 1 / points_.dz;
-  const double local = max_of(
+  const MaxAndSum local = max_and_sum(
       device(), points_.size(), KOLMO_LAMBDA(long p) {
-        return fabs(double(u[0][p])) * inverse_dx + fabs(double(u[1][p])) * inverse_dy +
-               fabs(double(u[2][p])) * inverse_dz;
+        const double ux = u[0][p], uy = u[1][p], uz = u[2][p];
+        return MaxAndSum{fabs(ux) * inverse_dx + fabs(uy) * inverse_dy + fabs(uz) * inverse_dz,
+                         0.5 * (ux * ux + uy * uy + uz * uz)};
       });
-  double global = 0;
-  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, fft_.comm()));
-  return global;
+  // MPI_MAX, like a plain comparison, may skip a NaN: max_and_sum counts it as +infinity already.
+  double energy_sum = 0;
+  KOLMO_CHECK_MPI(MPI_Allreduce(&local.max, &scan_.rate, 1, MPI_DOUBLE, MPI_MAX, fft_.comm()));
+  KOLMO_CHECK_MPI(MPI_Allreduce(&local.sum, &energy_sum, 1, MPI_DOUBLE, MPI_SUM, fft_.comm()));
+  scan_.energy = energy_sum / wavenumbers_.points();
+  return scan_.rate;
 }
 
 // stage <- u x omega + a u in real space (u in the stage field, omega in scratch).

@@ -14,8 +14,10 @@
 //   (projection, update, next input and its curl; StageFields.hpp) besides its transforms and cross product,
 //   and the last one leaves the next step's first input ready.
 // - cfl_dt(cfl, max_dt) = min(max_dt, cfl / max over points of (|u|/dx + |v|/dy + |w|/dz)) for the current
-//   velocity. Its real-space velocity is kept for the next step's first stage, so calling it every step costs
-//   no extra transform.
+//   velocity (0 when the velocity holds a NaN or an infinity). Its real-space velocity is kept for the next
+//   step's first stage, so calling it every step costs no extra transform. The same pass fills
+//   velocity_scan(): that maximum (+infinity for a velocity that is not finite) and the energy
+//   1/2 <|u|^2> (kinetic_energy() up to round-off), for blow-up checks every step at no extra cost.
 // - Memory: four vector fields for rk3 and rk4 (velocity, stage, scratch, accumulator), three for rk2 (no
 //   accumulator), each three slabs of alloc_complex() complex values, plus the FFT's workspace and the
 //   forcing's short list of band modes; nothing is allocated per step. For N^3 points over P ranks that is
@@ -67,6 +69,12 @@ class NavierStokes {
   long step_count() const { return step_count_; }
   double last_dt() const { return last_dt_; }
   void set_clock(double time, long step_count, double last_dt = 0);
+  struct VelocityScan {
+    double rate = 0;    // max over points of |u|/dx + |v|/dy + |w|/dz; +infinity if not finite
+    double energy = 0;  // 1/2 <|u|^2>
+  };
+  // What the last cfl_dt() found (zeros before the first call).
+  const VelocityScan& velocity_scan() const { return scan_; }
 
   // State: spectral velocity (device buffers). Write through velocity(), then call enforce_constraints().
   const SpectralVector<Real>& velocity() const { return velocity_; }
@@ -135,6 +143,7 @@ class NavierStokes {
   Forcing<Real> forcing_;
   SpectralVector<Real> velocity_, stage_, scratch_, accumulator_;
   double time_ = 0, last_dt_ = 0;
+  VelocityScan scan_;
   long step_count_ = 0;
   // What the stage and scratch fields hold between calls: the next step's first input, the velocity and its
   // curl in spectral space (left by step), or the velocity already in real space with the curl still

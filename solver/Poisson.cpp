@@ -39,8 +39,7 @@ void Poisson<Real>::check_mean(const Real* f, double lambda) {
   KOLMO_CHECK_MPI(MPI_Allreduce(local.value, global, 2, MPI_DOUBLE, MPI_SUM, fft_.comm()));
   const double points = wavenumbers_.points();
   const double mean = global[0] / points, rms = std::sqrt(global[1] / points);
-  const double tolerance = 1000 * std::numeric_limits<Real>::epsilon() * rms;
-  if (std::fabs(mean) > tolerance) {
+  if (!(std::fabs(mean) <= mean_tolerance(rms))) {  // also refuses a NaN mean
     std::ostringstream message;
     message.precision(17);
     message << "Poisson: the right-hand side has mean " << mean

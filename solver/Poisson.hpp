@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "core/Buffer.hpp"
@@ -37,6 +38,10 @@ class Poisson {
   void gradient(std::vector<Real>& phi_x, std::vector<Real>& phi_y, std::vector<Real>& phi_z);
 
   std::size_t bytes_held() const { return solution_.bytes() + work_.bytes() + fft_.workspace_bytes(); }
+
+  // The largest |mean| of a right-hand side that counts as zero for lambda = 0: 1000 machine epsilons of its
+  // rms, the round-off of summing a zero-mean field.
+  static double mean_tolerance(double rms) { return 1000 * std::numeric_limits<Real>::epsilon() * rms; }
 
   // Implementation steps, public only because CUDA device lambdas may not live in private members.
   void check_mean(const Real* f, double lambda);

@@ -1,10 +1,14 @@
-// Two reductions the solver needs beyond kolmo::sum, written once for both backends like
+// The reductions the solver needs beyond kolmo::sum, written once for both backends like
 // core/ParallelFor.hpp.
 //
 // Contract:
-// - max_of(device, n, f): the largest f(i) over i in [0, n), for f(i) >= 0 (0 when n = 0). f may write memory
-//   as a side effect (the solver fuses a kernel with its reduction). Order-independent, hence reproducible.
-//   Synchronises.
+// - max_and_sum(device, n, f): f(i) returns MaxAndSum{a_i, b_i} with a_i >= 0; the result holds the largest
+//   a_i (0 when n = 0) and the sum of the b_i, from one pass (the CFL number and the energy of a velocity).
+//   A NaN a_i counts as +infinity: a plain comparison skips NaN, and a field holding NaN must never pass for
+//   a calm one. f may write memory as a side effect (the solver fuses a kernel with its reduction). The
+//   maximum is order-independent; the sum is added in a fixed order on the host (per-thread partials in
+//   thread order), per block then on the host on CUDA. Synchronises.
+// - max_of(device, n, f): the same largest value for f(i) returning a double alone.
 // - binned_sum<M>(device, n, bins, f): f(i) returns Binned<M>{bin, values}; the result holds, for each bin b
 // in
 //   [0, bins) and m in [0, M), the sum of values[m] over the i that fell in bin b, at [b * M + m]. Indices
@@ -17,11 +21,17 @@
 
 #include <omp.h>
 
+#include <limits>
 #include <vector>
 
 #include "core/ParallelFor.hpp"
 
 namespace kolmo::solver {
+
+struct MaxAndSum {
+  double max;
+  double sum;
+};
 
 template <int M>
 struct Binned {
@@ -29,26 +39,48 @@ struct Binned {
   double value[M];
 };
 
+namespace detail {
+
+// The larger of a running maximum and a new value, NaN counting as +infinity.
+KOLMO_HD inline double larger(double maximum, double value) {
+  if (value != value) return std::numeric_limits<double>::infinity();
+  return value > maximum ? value : maximum;
+}
+
+// max_of's f as a max_and_sum term.
+template <class F>
+struct MaxOnly {
+  F f;
+  KOLMO_HD MaxAndSum operator()(long i) const { return MaxAndSum{f(i), 0.0}; }
+};
+
+}  // namespace detail
+
 #if defined(__CUDACC__)
 namespace detail {
 
 template <class F>
-__global__ void max_kernel(long n, F f, double* partial) {
-  __shared__ double shared[256];
-  double local = 0.0;
+__global__ void max_and_sum_kernel(long n, F f, MaxAndSum* partial) {
+  __shared__ double largest[256];
+  __shared__ double total[256];
+  MaxAndSum local{0.0, 0.0};
   for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long>(gridDim.x) * blockDim.x) {
-    const double value = f(i);
-    local = value > local ? value : local;
+    const MaxAndSum value = f(i);
+    local.max = larger(local.max, value.max);
+    local.sum += value.sum;
   }
-  shared[threadIdx.x] = local;
+  largest[threadIdx.x] = local.max;
+  total[threadIdx.x] = local.sum;
   __syncthreads();
   for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride && shared[threadIdx.x + stride] > shared[threadIdx.x])
-      shared[threadIdx.x] = shared[threadIdx.x + stride];
+    if (threadIdx.x < stride) {
+      largest[threadIdx.x] = larger(largest[threadIdx.x], largest[threadIdx.x + stride]);
+      total[threadIdx.x] += total[threadIdx.x + stride];
+    }
     __syncthreads();
   }
-  if (threadIdx.x == 0) partial[blockIdx.x] = shared[0];
+  if (threadIdx.x == 0) partial[blockIdx.x] = MaxAndSum{largest[0], total[0]};
 }
 
 // One histogram per block in shared memory (bins * M doubles), then one atomic per bin and block into totals.
@@ -83,36 +115,54 @@ __global__ void binned_sum_global_kernel(long n, F f, long bins, double* totals)
 #endif
 
 template <class F>
-double max_of(Device& device, long n, F f) {
-  if (n <= 0) return 0.0;
+MaxAndSum max_and_sum(Device& device, long n, F f) {
+  MaxAndSum result{0.0, 0.0};
+  if (n <= 0) return result;
   if (device.backend() == Backend::cuda) {
 #if defined(__CUDACC__)
     constexpr int threads = 256;
     const int blocks = kolmo::detail::reduction_blocks(n, threads);
     auto stream = static_cast<cudaStream_t>(device.stream());
-    double* partial = nullptr;
-    KOLMO_CHECK_CUDA(cudaMallocAsync(&partial, sizeof(double) * blocks, stream));
-    detail::max_kernel<<<blocks, threads, 0, stream>>>(n, f, partial);
-    KOLMO_CHECK_LAUNCH("max_kernel");
-    std::vector<double> host(static_cast<std::size_t>(blocks));
+    MaxAndSum* partial = nullptr;
+    KOLMO_CHECK_CUDA(cudaMallocAsync(&partial, sizeof(MaxAndSum) * blocks, stream));
+    detail::max_and_sum_kernel<<<blocks, threads, 0, stream>>>(n, f, partial);
+    KOLMO_CHECK_LAUNCH("max_and_sum_kernel");
+    std::vector<MaxAndSum> host(static_cast<std::size_t>(blocks));
     KOLMO_CHECK_CUDA(
-        cudaMemcpyAsync(host.data(), partial, sizeof(double) * blocks, cudaMemcpyDeviceToHost, stream));
+        cudaMemcpyAsync(host.data(), partial, sizeof(MaxAndSum) * blocks, cudaMemcpyDeviceToHost, stream));
     KOLMO_CHECK_CUDA(cudaFreeAsync(partial, stream));
     KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream));
-    double result = 0.0;
-    for (double value : host) result = value > result ? value : result;
+    for (const MaxAndSum& value : host) {
+      result.max = detail::larger(result.max, value.max);
+      result.sum += value.sum;
+    }
     return result;
 #else
-    throw Error("internal: a CUDA reduction was requested from a translation unit not compiled by nvcc");
+    throw Error("internal: a CUDA device in a build without CUDA");  // unreachable: Device::create refuses
 #endif
   }
-  double result = 0.0;
-#pragma omp parallel for schedule(static) reduction(max : result)
-  for (long i = 0; i < n; ++i) {
-    const double value = f(i);
-    result = value > result ? value : result;
+  std::vector<MaxAndSum> partial(static_cast<std::size_t>(omp_get_max_threads()), MaxAndSum{0.0, 0.0});
+#pragma omp parallel
+  {
+    MaxAndSum local{0.0, 0.0};
+#pragma omp for schedule(static)
+    for (long i = 0; i < n; ++i) {
+      const MaxAndSum value = f(i);
+      local.max = detail::larger(local.max, value.max);
+      local.sum += value.sum;
+    }
+    partial[static_cast<std::size_t>(omp_get_thread_num())] = local;
+  }
+  for (const MaxAndSum& local : partial) {
+    result.max = detail::larger(result.max, local.max);
+    result.sum += local.sum;
   }
   return result;
+}
+
+template <class F>
+double max_of(Device& device, long n, F f) {
+  return max_and_sum(device, n, detail::MaxOnly<F>{f}).max;
 }
 
 template <int M, class F>
@@ -139,7 +189,7 @@ std::vector<double> binned_sum(Device& device, long n, long bins, F f) {
     KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream));
     return totals;
 #else
-    throw Error("internal: a CUDA reduction was requested from a translation unit not compiled by nvcc");
+    throw Error("internal: a CUDA device in a build without CUDA");  // unreachable: Device::create refuses
 #endif
   }
   const std::size_t width = totals.size();

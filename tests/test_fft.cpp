@@ -82,7 +82,9 @@ std::vector<Case> gpu_cases(const std::string& name) {
   std::vector<Case> cases;
   auto gpu = kolmo::testing::gpu_or_skip(name);
   if (!gpu) return cases;
-  std::vector<ExchangeMethod> methods{ExchangeMethod::isend_irecv, ExchangeMethod::alltoallv};
+  // p2p also between ranks sharing the GPU (CUDA IPC between processes on one device).
+  std::vector<ExchangeMethod> methods{ExchangeMethod::isend_irecv, ExchangeMethod::alltoallv,
+                                      ExchangeMethod::p2p};
   if (nccl_usable(MPI_COMM_WORLD)) methods.push_back(ExchangeMethod::nccl);
   for (auto method : methods)
     for (bool in_place : {false, true}) cases.push_back({gpu, method, in_place});

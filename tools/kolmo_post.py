@@ -17,6 +17,11 @@ Subcommands:
                                            a z-plane of a field of the last (or chosen) dump
     summary DIR                            grid, steps, final time, energy, dissipation, Re_lambda, k_max eta,
                                            files present
+    compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
+                                           time series (columns t, E, -dE/dt, enstrophy, '#' comments: the
+                                           format of the high-order CFD workshop's Taylor-Green files, e.g.
+                                           the 512^3 spectral DNS); prints the peaks and the largest
+                                           differences, plots both curves and their difference
     all DIR                                every plot into DIR/plots/ and the summary; plots whose input is
                                            missing are skipped with a line saying so
 
@@ -137,6 +142,23 @@ def read_slice(path, field, z_index=None):
     return plane, z, attributes
 
 
+def load_reference(path):
+    """A reference time series: whitespace columns t, E, -dE/dt, enstrophy (per unit volume), '#' comments."""
+    path = Path(path)
+    if not path.is_file():
+        raise PostError(f"reference file {path} is missing")
+    try:
+        table = np.loadtxt(path, comments="#", ndmin=2)
+    except ValueError as error:
+        raise PostError(f"reference file {path} is not a table of numbers ({error})") from None
+    if table.shape[1] < 3 or table.shape[0] < 2:
+        raise PostError(f"reference file {path} needs at least two rows of columns t, E, -dE/dt")
+    columns = {"time": table[:, 0], "energy": table[:, 1], "dissipation_rate": table[:, 2]}
+    if table.shape[1] > 3:
+        columns["enstrophy"] = table[:, 3]
+    return columns
+
+
 # ---------------------------------------------------------------------------------------------- numbers
 
 
@@ -167,6 +189,59 @@ def five_thirds_guide(k, spectrum):
     middle = np.sqrt(kg[0] * kg[-1])
     anchor = int(np.argmin(np.abs(np.log(kg / middle))))
     return kg, eg[anchor] * (kg / kg[anchor]) ** (-5.0 / 3.0)
+
+
+def peak(time, values):
+    """The largest value and its time, refined by the parabola through the largest sample and its neighbours
+    (the reference is sampled every 0.01, a run at its own steps)."""
+    time, values = np.asarray(time, dtype=float), np.asarray(values, dtype=float)
+    i = int(np.nanargmax(values))
+    if 0 < i < values.size - 1:
+        (t0, t1, t2), (v0, v1, v2) = time[i - 1:i + 2], values[i - 1:i + 2]
+        a = ((v2 - v1) / (t2 - t1) - (v1 - v0) / (t1 - t0)) / (t2 - t0)
+        b = (v1 - v0) / (t1 - t0) - a * (t0 + t1)
+        if a < 0:
+            t = -b / (2 * a)
+            if t0 <= t <= t2:
+                return a * t * t + b * t + (v1 - a * t1 * t1 - b * t1), t
+    return values[i], time[i]
+
+
+def comparison(series, reference):
+    """The run's energy and -dE/dt (from the energy balance, and 2 nu * enstrophy as the series writes it)
+    against a reference, at the reference's times inside the run's time span."""
+    balance_time, balance = dissipation_from_energy(series["time"], series["energy"])
+    inside = (reference["time"] >= balance_time[0]) & (reference["time"] <= balance_time[-1])
+    if inside.sum() < 3:
+        raise PostError("the run and the reference share fewer than three times")
+    t = reference["time"][inside]
+    result = {"time": t,
+              "energy_difference": np.interp(t, series["time"], series["energy"]) - reference["energy"][inside],
+              "rate_difference": np.interp(t, balance_time, balance) - reference["dissipation_rate"][inside],
+              "reference_peak": peak(t, reference["dissipation_rate"][inside]),
+              "balance_peak": peak(balance_time, balance)}
+    if "dissipation" in series:
+        result["dissipation_peak"] = peak(series["time"], series["dissipation"])
+        result["dissipation_difference"] = (np.interp(t, series["time"], series["dissipation"]) -
+                                            reference["dissipation_rate"][inside])
+    return result
+
+
+def comparison_lines(result, reference_path):
+    value, time = result["reference_peak"]
+    lines = [f"reference: {reference_path}, {result['time'].size} times in {result['time'][0]:.4g} .. "
+             f"{result['time'][-1]:.4g}",
+             f"peak -dE/dt reference: {value:.6g} at t = {time:.4g}"]
+    value, time = result["balance_peak"]
+    lines.append(f"peak -dE/dt run (energy balance): {value:.6g} at t = {time:.4g}")
+    if "dissipation_peak" in result:
+        value, time = result["dissipation_peak"]
+        lines.append(f"peak dissipation run (2 nu enstrophy): {value:.6g} at t = {time:.4g}")
+    lines.append(f"max |E - E_ref|: {np.max(np.abs(result['energy_difference'])):.3g}")
+    lines.append(f"max |-dE/dt - ref|: {np.max(np.abs(result['rate_difference'])):.3g}")
+    if "dissipation_difference" in result:
+        lines.append(f"max |dissipation - ref|: {np.max(np.abs(result['dissipation_difference'])):.3g}")
+    return lines
 
 
 def nearest_row(times, time=None):
@@ -248,6 +323,31 @@ def plot_slice(run, field="u", z_index=None, step=None, output=None):
     axes.set_title(f"{field}, z index {z}" + (f", t = {float(time):.4g}" if time is not None else ""))
     figure.tight_layout()
     return _save(figure, output or Path(run) / "plots" / f"slice_{field}.png")
+
+
+def plot_comparison(run, reference_path, result=None, output=None):
+    series, reference = load_series(run), load_reference(reference_path)
+    result = result or comparison(series, reference)
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 6.5), sharex=True,
+                                         gridspec_kw={"height_ratios": [2, 1]})
+    top.plot(reference["time"], reference["dissipation_rate"], "k-", linewidth=2.5, alpha=0.4,
+             label=f"reference ({Path(reference_path).name})")
+    balance_time, balance = dissipation_from_energy(series["time"], series["energy"])
+    top.plot(balance_time, balance, "C0-", linewidth=1, label="run: -dE/dt")
+    if "dissipation" in series:
+        top.plot(series["time"], series["dissipation"], "C1--", linewidth=1, label="run: 2 nu enstrophy")
+    top.set_ylabel("-dE/dt")
+    top.legend(loc="upper right")
+    bottom.plot(result["time"], result["rate_difference"], "C0-", linewidth=1, label="-dE/dt - reference")
+    if "dissipation_difference" in result:
+        bottom.plot(result["time"], result["dissipation_difference"], "C1--", linewidth=1,
+                    label="2 nu enstrophy - reference")
+    bottom.axhline(0, color="k", linewidth=0.5)
+    bottom.set_xlabel("time")
+    bottom.set_ylabel("difference")
+    bottom.legend()
+    figure.tight_layout()
+    return _save(figure, output or Path(run) / "plots" / "compare.png")
 
 
 # ---------------------------------------------------------------------------------------------- summary
@@ -343,6 +443,10 @@ def main(argv=None):
     plane.add_argument("-o", "--output")
     summary = commands.add_parser("summary", help="what the run did, in numbers")
     summary.add_argument("dir")
+    compare = commands.add_parser("compare", help="energy and -dE/dt against a reference time series")
+    compare.add_argument("dir")
+    compare.add_argument("reference", help="file of columns t, E, -dE/dt, enstrophy ('#' comments)")
+    compare.add_argument("-o", "--output")
     everything = commands.add_parser("all", help="every plot into DIR/plots/ and the summary")
     everything.add_argument("dir")
     arguments = parser.parse_args(argv)
@@ -359,6 +463,10 @@ def main(argv=None):
             print(f"wrote {path}")
         elif arguments.command == "summary":
             print("\n".join(summary_lines(arguments.dir)))
+        elif arguments.command == "compare":
+            result = comparison(load_series(arguments.dir), load_reference(arguments.reference))
+            print("\n".join(comparison_lines(result, arguments.reference)))
+            print(f"wrote {plot_comparison(arguments.dir, arguments.reference, result, arguments.output)}")
         else:
             _all(arguments.dir)
     except PostError as error:

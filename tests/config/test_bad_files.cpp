@@ -49,3 +49,9 @@ TEST_CASE("a configuration file that does not exist is named", "[config]") {
   const std::string message = error_of([] { kolmo::io::load_config("no/such/dir/run.yaml"); });
   CHECK(message.starts_with("no/such/dir/run.yaml: cannot read"));
 }
+
+TEST_CASE("a directory given as the configuration is named as such", "[config]") {
+  const std::string directory = (kolmo::testing::source_dir() / "tests/config/bad").string();
+  const std::string message = error_of([&] { kolmo::io::load_config(directory); });
+  CHECK(message == directory + ": is a directory, not a configuration file");
+}

@@ -126,6 +126,30 @@ def main():
         check([step for step, _ in post.field_dumps(run)] == [0, 1000],
               "dumps are found by step, .tmp ignored")
 
+        # A comparison with a reference series: peaks found between samples, differences signed and sized.
+        value, at = post.peak(np.arange(0, 3, 0.1), 2.0 - (np.arange(0, 3, 0.1) - 1.234) ** 2)
+        check(abs(at - 1.234) < 1e-9 and abs(value - 2.0) < 1e-9, f"peak of a parabola: {value} at {at}")
+        reference_times = np.arange(0.0, 2.001, 0.01)
+        exact = {"time": reference_times, "energy": 0.75 * np.exp(-2 * reference_times),
+                 "dissipation_rate": 1.5 * np.exp(-2 * reference_times)}
+        result = post.comparison(post.load_series(run), exact)
+        # Linear interpolation of E between steps 0.05 apart: at most dt^2/8 max|E''| = 9.4e-4.
+        check(np.max(np.abs(result["energy_difference"])) < 9.4e-4, "E against its exact reference")
+        check(np.max(np.abs(result["rate_difference"])) < 0.01 * 1.5, "-dE/dt against its exact reference")
+        check(abs(result["reference_peak"][0] - 1.5) < 1e-12 and result["reference_peak"][1] == 0.0,
+              "the reference's peak of a decaying rate is its first row")
+        shifted = dict(exact, dissipation_rate=exact["dissipation_rate"] - 0.1)
+        difference = post.comparison(post.load_series(run), shifted)["dissipation_difference"]
+        check(np.allclose(difference, 0.1, atol=1e-2 * 1.5), "a reference lower by 0.1 gives a difference of +0.1")
+        reference_file = Path(scratch) / "reference.gdiag"
+        np.savetxt(reference_file, np.column_stack([reference_times, exact["energy"], exact["dissipation_rate"],
+                                                    exact["dissipation_rate"] / 0.02]),
+                   header="t E -dE/dt enstrophy")
+        code, out, err = run_tool("compare", run, reference_file)
+        values = summary_values(out)
+        check(code == 0 and is_png(run / "plots" / "compare.png"), f"compare writes plots/compare.png ({err})")
+        check(values.get("peak -dE/dt reference", "").startswith("1.5 at t = 0"), f"compare's peak line: {out}")
+
         # The command line.
         code, out, err = run_tool("all", run)
         check(code == 0, f"'all' succeeds (stderr: {err.strip()})")
@@ -161,7 +185,9 @@ def main():
                                     (("slice", empty), "no field dumps"),
                                     (("slice", run, "--field", "pressure"), "no dataset 'pressure'"),
                                     (("slice", run, "--z", "9"), "z index 9"),
-                                    (("series", Path(scratch) / "nowhere"), "does not exist")):
+                                    (("series", Path(scratch) / "nowhere"), "does not exist"),
+                                    (("compare", run, Path(scratch) / "none.gdiag"), "reference file"),
+                                    (("compare", run, run / "config.yaml"), "not a table of numbers")):
             code, out, err = run_tool(*arguments)
             check(code == 1 and expected in err and len(err.strip().splitlines()) == 1,
                   f"{arguments[0]} on a bad input: code {code}, stderr {err.strip()!r}")

@@ -103,3 +103,15 @@ TEST_CASE("real-space velocity, vorticity and pressure of the Taylor-Green mode 
   flow->set_velocity(u, v, w);
   CHECK(testing::max_difference(before, testing::host_copy(*flow, flow->velocity())) < 1e-15);
 }
+
+TEST_CASE("the 2D Taylor-Green mode in a box with unequal sides decays as exp(-nu (a^2 + b^2) t)",
+          "[solver]") {
+  // With B = -A Ly / Lx the field is an eigenfunction of the Laplacian that solves the steady Euler
+  // equations, in any box: k^2 = (2 pi / Lx)^2 + (2 pi / Ly)^2 = 1/4 + 4 for Lx = 4 pi, Ly = pi.
+  FlowParameters parameters;
+  parameters.viscosity = 0.02;
+  parameters.box = Box{2 * kTwoPi, 0.5 * kTwoPi, kTwoPi};
+  auto flow = testing::make_flow<double>({12, 12, 8}, parameters);
+  set_taylor_green_2d(*flow, 1.2);
+  check_steady_shape(flow, 0.25 + 4.0, 3, 0.05);
+}

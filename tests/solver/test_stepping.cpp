@@ -27,6 +27,27 @@ TEST_CASE("cfl_dt is cfl / max(|u|/dx + |v|/dy + |w|/dz), capped by max_dt", "[s
   rate = global_max(rate);
   CHECK(flow->cfl_dt(0.7, 10.0) == Approx(0.7 / rate).epsilon(1e-14));
   CHECK(flow->cfl_dt(0.7, 1e-4) == 1e-4);
+  // The same pass measures the energy: by Parseval, the grid mean of |u|^2/2 is the sum over modes.
+  CHECK(flow->velocity_scan().rate == Approx(rate).epsilon(1e-14));
+  CHECK(flow->velocity_scan().energy == Approx(0.6).epsilon(1e-13));
+}
+
+TEST_CASE("a velocity holding NaN gives an infinite CFL rate and a zero step on every rank", "[solver]") {
+  FlowParameters parameters;
+  auto flow = testing::make_flow<double>({12, 10, 8}, parameters);
+  set_random_isotropic(*flow, 0.5, 2.0, 5);
+  std::vector<double> u, v, w;
+  flow->velocity_to_host(u, v, w);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) u[3] = std::nan("");  // one value on one rank; the transforms spread it
+  flow->set_velocity(u, v, w);
+  const double dt = flow->cfl_dt(0.5, 1.0);
+  // A plain maximum skips NaN and would report a calm field (and the largest step, 1.0).
+  const bool infinite = std::isinf(flow->velocity_scan().rate) && flow->velocity_scan().rate > 0;
+  CHECK(global_max(infinite ? 0.0 : 1.0) == 0.0);
+  CHECK(global_max(dt == 0.0 ? 0.0 : 1.0) == 0.0);
+  CHECK(std::isnan(flow->velocity_scan().energy));
 }
 
 TEST_CASE("a step after cfl_dt equals a step without it, bit for bit", "[solver]") {

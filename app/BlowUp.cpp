@@ -1,0 +1,152 @@
+#include "app/BlowUp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <numbers>
+#include <utility>
+
+#include "app/Text.hpp"
+
+namespace kolmo::app {
+
+namespace {
+
+std::string short_number(double x) {
+  return number_text(x, 4);
+}
+
+// Relative room above the energy bounds for the truncation error of a stable time integration: over the run,
+// and in one step.
+constexpr double kEnergyMargin = 1.1;
+constexpr double kStepEnergyMargin = 1.01;
+// A fixed step is refused beyond this many times the integrator's stability limit, and warned about when the
+// worst case grows by more than kWarnedGrowth per step.
+constexpr double kRefusedLimits = 3.0;
+constexpr double kWarnedGrowth = 1.01;
+// The CFL number suggested instead: time.cfl's default.
+constexpr double kSuggestedCfl = 0.5;
+
+// The integrator's stability polynomial: one step of du/dt = lambda u multiplies u by R(lambda dt).
+std::complex<double> stability_polynomial(io::Integrator integrator, std::complex<double> z) {
+  std::complex<double> r = 1.0 + z + z * z / 2.0;
+  if (integrator == io::Integrator::rk2) return r;
+  r += z * z * z / 6.0;
+  if (integrator == io::Integrator::rk3) return r;
+  return r + z * z * z * z / 24.0;
+}
+
+bool fixed_step(const io::RunConfig& config) {
+  return config.time.dt.has_value();
+}
+
+std::string advice(const io::RunConfig& config) {
+  return fixed_step(config) ? "continue from the last checkpoint (--restart) with a smaller time.dt (now " +
+                                  short_number(*config.time.dt) + ") or an adaptive step (time.cfl)"
+                            : "continue from the last checkpoint (--restart) with a smaller time.cfl (now " +
+                                  short_number(config.time.cfl) + ")";
+}
+
+// max_d dx_d k_max,d: the CFL number times this bounds |k.u| dt over the kept modes; and min_d k_max,d^2.
+std::pair<double, double> advection_scales(const io::RunConfig& config) {
+  double scale = 0, k2 = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < 3; ++d) {
+    const double dx = config.grid.box[d] / double(config.grid.n[d]);
+    const double k_max = 2 * std::numbers::pi * double((config.grid.n[d] - 1) / 3) / config.grid.box[d];
+    scale = std::max(scale, dx * k_max);
+    k2 = std::min(k2, k_max * k_max);
+  }
+  return {scale, k2};
+}
+
+// The worst case's stability limit as a CFL number: the end of the stability region's interval on the
+// imaginary axis (rk2 has none and gets rk3's).
+double stability_limit(const io::RunConfig& config) {
+  const double axis =
+      config.time.integrator == io::Integrator::rk4 ? 2 * std::numbers::sqrt2 : std::sqrt(3.0);
+  return axis / advection_scales(config).first;
+}
+
+}  // namespace
+
+double growth_per_step(const io::RunConfig& config, double dt, double rate) {
+  const auto [scale, k2] = advection_scales(config);
+  const double y = dt * rate * scale, damping = config.physics.viscosity * dt * k2;
+  double growth = 0;
+  constexpr int samples = 2000;
+  for (int i = 1; i <= samples; ++i) {
+    const double s = double(i) / samples;
+    growth = std::max(growth, std::abs(stability_polynomial(config.time.integrator, {0.0, s * y})) *
+                                  std::exp(-damping * s * s));
+  }
+  return growth;
+}
+
+StartVerdict check_start(const io::RunConfig& config, double rate) {
+  StartVerdict verdict;
+  if (!(rate < std::numeric_limits<double>::infinity())) {
+    verdict.error = "the initial velocity holds NaN or infinite values";
+    return verdict;
+  }
+  if (!fixed_step(config) || rate == 0) return verdict;
+  const double dt = *config.time.dt, cfl = dt * rate, limit = stability_limit(config);
+  const double growth = growth_per_step(config, dt, rate);
+  const std::string integrator = io::to_string(config.time.integrator);
+  const std::string what =
+      "time.dt = " + short_number(dt) + " gives a CFL number of " + short_number(cfl) + " at the start";
+  const std::string instead = "time.dt <= " + short_number(kSuggestedCfl / rate) + " (CFL " +
+                              short_number(kSuggestedCfl) + ") or an adaptive step (time.cfl)";
+  if (cfl > kRefusedLimits * limit)
+    verdict.error = what + ", more than " + short_number(kRefusedLimits) + " times the stability limit of " +
+                    integrator + " (" + short_number(limit) + "): it would blow up; use " + instead;
+  else if (growth > kWarnedGrowth)
+    verdict.warning = what + ", where " + integrator + " may amplify the fastest resolved modes by up to " +
+                      short_number(growth) +
+                      " per step: it may blow up (kolmo stops it if it does); consider " + instead;
+  return verdict;
+}
+
+BlowUpCheck::BlowUpCheck(const io::RunConfig& config, double start_time, double start_energy)
+    : config_(config),
+      start_time_(start_time),
+      start_energy_(start_energy),
+      previous_time_(start_time),
+      previous_energy_(start_energy) {}
+
+double BlowUpCheck::energy_bound(double energy, double elapsed) const {
+  const auto& forcing = config_.physics.forcing;
+  elapsed = std::max(0.0, elapsed);
+  switch (forcing.type) {
+    case io::ForcingType::none:
+      return energy;
+    case io::ForcingType::band:
+      return energy + forcing.power.value_or(0) * elapsed;
+    case io::ForcingType::linear:
+      return forcing.power ? energy + *forcing.power * elapsed
+                           : energy * std::exp(2 * forcing.coefficient.value_or(0) * elapsed);
+  }
+  return energy;
+}
+
+std::optional<std::string> BlowUpCheck::problem(long step, double time, double rate, double energy) {
+  const std::string where =
+      "the solution blew up at step " + std::to_string(step) + ", t = " + short_number(time);
+  if (!(rate < std::numeric_limits<double>::infinity()))
+    return where + ": the velocity holds NaN or infinite values; " + advice(config_);
+  const double run_bound = energy_bound(start_energy_, time - start_time_);
+  if (!(energy <= kEnergyMargin * run_bound))
+    return where + ": its energy " + short_number(energy) +
+           " exceeds what the start and the forcing allow (" + short_number(run_bound) + "); " +
+           advice(config_);
+  const double step_bound = energy_bound(previous_energy_, time - previous_time_);
+  if (!(energy <= kStepEnergyMargin * step_bound))
+    return where + ": its energy grew from " + short_number(previous_energy_) + " to " +
+           short_number(energy) + " in one step, more than the forcing can add (to " +
+           short_number(step_bound) + "); " + advice(config_);
+  previous_time_ = time;
+  previous_energy_ = energy;
+  return std::nullopt;
+}
+
+}  // namespace kolmo::app

@@ -1,0 +1,198 @@
+#include "app/Inputs.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <span>
+
+#include "app/Text.hpp"
+#include "core/Error.hpp"
+#include "io/FieldReader.hpp"
+#include "io/OutputDirectory.hpp"
+#include "solver/Poisson.hpp"
+
+namespace kolmo::app {
+
+namespace {
+
+template <class T, std::size_t N>
+std::string list_text(const std::array<T, N>& values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < N; ++i) text += (i ? ", " : "") + number_text(double(values[i]));
+  return text + "]";
+}
+
+// Runs read and prefixes the key (or option) to any kolmo::Error it throws.
+template <class Read>
+void reading(const std::string& key, Read read) {
+  try {
+    read();
+  } catch (const Error& error) {
+    throw Error(key + ": " + error.what());
+  }
+}
+
+template <class T>
+bool finite(const T& value) {
+  return std::isfinite(value);
+}
+template <class Real>
+bool finite(const Complex<Real>& value) {
+  return std::isfinite(value.re) && std::isfinite(value.im);
+}
+
+// Refuses, on every rank, a dataset holding NaN or infinite values (where: "key: file dataset 'u'").
+template <class T>
+void require_finite(const std::vector<T>& values, const std::string& where, MPI_Comm comm) {
+  long long local = 0, total = 0;
+  for (const T& value : values) local += finite(value) ? 0 : 1;
+  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+  if (total > 0) throw Error(where + ": " + std::to_string(total) + " values are NaN or infinite");
+}
+
+std::string dataset_text(const std::string& key, const std::string& file, const std::string& dataset) {
+  return key + ": " + file + " dataset '" + dataset + "'";
+}
+
+std::string forcing_text(const io::ForcingConfig& forcing) {
+  switch (forcing.type) {
+    case io::ForcingType::none:
+      return "none";
+    case io::ForcingType::band:
+      return "band (k " + number_text(forcing.k_min) + " to " + number_text(forcing.k_max) + ", power " +
+             number_text(forcing.power.value_or(0)) + ")";
+    case io::ForcingType::linear:
+      return forcing.power ? "linear (power " + number_text(*forcing.power) + ")"
+                           : "linear (coefficient " + number_text(forcing.coefficient.value_or(0)) + ")";
+  }
+  return "?";
+}
+
+}  // namespace
+
+template <class Real>
+InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::SlabLayout& layout,
+                                        MPI_Comm comm) {
+  const std::string& file = config.initial.file;
+  InitialVelocity<Real> velocity;
+  reading("initial.file", [&] {
+    io::FieldReader reader(file, comm);
+    velocity.spectral = reader.has_dataset(io::kVelocityComponents[0]);
+    if (velocity.spectral) {
+      io::MutableSpectralVector<Real> spans;
+      for (int c = 0; c < 3; ++c) {
+        velocity.modes[c].resize(layout.spectral_size());
+        spans[c] = velocity.modes[c];
+      }
+      io::read_checkpoint<Real>(file, layout, spans, comm);
+      return;
+    }
+    KOLMO_REQUIRE(reader.has_dataset("u"),
+                  file + " holds neither u, v, w (a field file) nor u_hat, v_hat, w_hat (a checkpoint)");
+    const char* names[3] = {"u", "v", "w"};
+    for (int c = 0; c < 3; ++c) {
+      velocity.real[c].resize(layout.real_size());
+      reader.read<Real>(names[c], layout, velocity.real[c]);
+    }
+  });
+  const char* names[3] = {"u", "v", "w"};
+  for (int c = 0; c < 3; ++c) {
+    if (velocity.spectral)
+      require_finite(velocity.modes[c], dataset_text("initial.file", file, io::kVelocityComponents[c]), comm);
+    else
+      require_finite(velocity.real[c], dataset_text("initial.file", file, names[c]), comm);
+  }
+  return velocity;
+}
+
+template <class Real>
+RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& options,
+                                const fft::SlabLayout& layout, MPI_Comm comm) {
+  const std::string option = options.checkpoint.empty() ? "--restart" : "--checkpoint";
+  const auto paths = io::output_paths(config.output.directory);
+  RestartState<Real> state;
+  reading(option, [&] {
+    // The checkpoint to continue from (io/Checkpoint's choice with checksums and fallback replaces this).
+    state.path = options.checkpoint.empty() ? io::latest_checkpoint(paths.checkpoints, comm)
+                                            : std::filesystem::path(options.checkpoint);
+    state.info = io::read_checkpoint_info(state.path, comm);
+  });
+  if (state.info.grid != config.grid.n)
+    throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +
+                state.path.string() + ", " + list_text(state.info.grid) +
+                ": a run continues on its checkpoint's grid");
+  reading(option, [&] {
+    io::MutableSpectralVector<Real> spans;
+    for (int c = 0; c < 3; ++c) {
+      state.modes[c].resize(layout.spectral_size());
+      spans[c] = state.modes[c];
+    }
+    state.info = io::read_checkpoint<Real>(state.path, layout, spans, comm);
+  });
+  for (int c = 0; c < 3; ++c)
+    require_finite(state.modes[c], dataset_text(option, state.path.string(), io::kVelocityComponents[c]),
+                   comm);
+
+  // Changed physics is allowed (a run may continue with another viscosity on purpose), and said.
+  if (state.info.viscosity != config.physics.viscosity)
+    state.physics_changes.push_back("physics.viscosity " + number_text(state.info.viscosity) + " -> " +
+                                    number_text(config.physics.viscosity));
+  if (state.info.box != config.grid.box)
+    state.physics_changes.push_back("grid.box " + list_text(state.info.box) + " -> " +
+                                    list_text(config.grid.box));
+  if (options.checkpoint.empty() && std::filesystem::is_regular_file(paths.config)) {
+    std::optional<io::RunConfig> previous;
+    try {
+      previous = io::load_config(paths.config.string());
+    } catch (const Error&) {
+      // Edited by hand or from another version: only the checkpoint's own values are compared then.
+    }
+    if (previous && previous->physics.forcing != config.physics.forcing)
+      state.physics_changes.push_back("physics.forcing " + forcing_text(previous->physics.forcing) + " -> " +
+                                      forcing_text(config.physics.forcing));
+  }
+  return state;
+}
+
+template <class Real>
+std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabLayout& layout, MPI_Comm comm,
+                                   double& subtracted_mean) {
+  const auto& rhs = config.poisson.rhs;
+  std::vector<Real> f(layout.real_size());
+  reading("poisson.rhs.file",
+          [&] { io::read_field<Real>(rhs.file, rhs.dataset, layout, std::span<Real>(f), comm); });
+  require_finite(f, dataset_text("poisson.rhs.file", rhs.file, rhs.dataset), comm);
+
+  double local[2] = {0, 0}, total[2] = {0, 0};
+  for (Real value : f) {
+    local[0] += double(value);
+    local[1] += double(value) * double(value);
+  }
+  KOLMO_CHECK_MPI(MPI_Allreduce(local, total, 2, MPI_DOUBLE, MPI_SUM, comm));
+  const double points = double(config.grid.n[0]) * double(config.grid.n[1]) * double(config.grid.n[2]);
+  const double mean = total[0] / points, rms = std::sqrt(total[1] / points);
+  subtracted_mean = 0;
+  if (config.poisson.subtract_mean) {
+    for (Real& value : f) value -= Real(mean);
+    subtracted_mean = mean;
+  } else if (config.poisson.shift == 0 && !(std::fabs(mean) <= solver::Poisson<Real>::mean_tolerance(rms))) {
+    throw Error(dataset_text("poisson.rhs.file", rhs.file, rhs.dataset) + " has mean " + number_text(mean) +
+                " (rms " + number_text(rms) +
+                "); with poisson.shift = 0 a periodic problem needs a zero mean: set poisson.subtract_mean: "
+                "true to remove it");
+  }
+  return f;
+}
+
+#define KOLMO_INSTANTIATE_INPUTS(Real)                                                                      \
+  template InitialVelocity<Real> read_initial_file<Real>(const io::RunConfig&, const fft::SlabLayout&,      \
+                                                         MPI_Comm);                                         \
+  template RestartState<Real> read_restart<Real>(const io::RunConfig&, const RunOptions&,                   \
+                                                 const fft::SlabLayout&, MPI_Comm);                         \
+  template std::vector<Real> read_poisson_rhs<Real>(const io::RunConfig&, const fft::SlabLayout&, MPI_Comm, \
+                                                    double&);
+KOLMO_INSTANTIATE_INPUTS(float)
+KOLMO_INSTANTIATE_INPUTS(double)
+#undef KOLMO_INSTANTIATE_INPUTS
+
+}  // namespace kolmo::app

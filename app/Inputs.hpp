@@ -1,0 +1,62 @@
+// The input files of a run, read and checked before anything is written: the initial velocity file, the
+// restart checkpoint and the Poisson right-hand side (kolmo check is a run that stops before writing).
+//
+// Contract:
+// - Every function is collective over comm; the layout must describe comm (SlabLayout(grid.n, size, rank)).
+// - Every problem throws kolmo::Error on every rank, one line naming the configuration key or command-line
+//   option, the file and the dataset: no such file, not HDF5, a missing dataset, a shape or grid other than
+//   grid.n, values that are NaN or infinite, a Poisson right-hand side whose mean the problem cannot take.
+// - read_initial_file: initial.file is a kolmo field file (datasets u, v, w of shape grid.n, any real type)
+//   or a checkpoint (u_hat, v_hat, w_hat); the rank's slabs of whichever it holds.
+// - read_restart: the checkpoint --checkpoint names, or the newest complete one in the output directory's
+//   checkpoints/ for --restart; its grid must be grid.n. physics_changes lists what the configuration changes
+//   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity and box and, for
+//   --restart, the forcing of the run's previous config.yaml: a restart may change them, and says so.
+// - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is
+//   subtracted (and returned); otherwise, for poisson.shift = 0, a mean beyond round-off
+//   (solver::Poisson::mean_tolerance) is refused.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/Runs.hpp"
+#include "core/Complex.hpp"
+#include "fft/SlabLayout.hpp"
+#include "io/Checkpoint.hpp"
+#include "io/Config.hpp"
+
+namespace kolmo::app {
+
+template <class Real>
+struct InitialVelocity {
+  bool spectral = false;                            // from a checkpoint
+  std::array<std::vector<Real>, 3> real;            // u, v, w: the rank's x-slab (a field file)
+  std::array<std::vector<Complex<Real>>, 3> modes;  // u_hat, v_hat, w_hat: the rank's spectral slab
+};
+
+template <class Real>
+InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::SlabLayout& layout,
+                                        MPI_Comm comm);
+
+template <class Real>
+struct RestartState {
+  std::filesystem::path path;
+  io::CheckpointInfo info;
+  std::array<std::vector<Complex<Real>>, 3> modes;
+  std::vector<std::string> physics_changes;
+};
+
+template <class Real>
+RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& options,
+                                const fft::SlabLayout& layout, MPI_Comm comm);
+
+template <class Real>
+std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabLayout& layout, MPI_Comm comm,
+                                   double& subtracted_mean);
+
+}  // namespace kolmo::app

@@ -1,0 +1,141 @@
+#include "app/MemoryEstimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <numbers>
+
+#include "core/Communicator.hpp"
+#include "core/Error.hpp"
+#include "fft/SlabLayout.hpp"
+
+namespace kolmo::app {
+
+namespace {
+
+// The program, MPI, HDF5 (with MPI-IO's collective buffers) and FFTW: the resident memory of a run on a tiny
+// grid is about 40 MiB here; this leaves room for other builds of the libraries.
+constexpr double kProgramAllowance = 96.0 * 1048576;
+// cuFFT's shared work area (negligible for the slab's plans: 13.0 field equivalents were measured at 1024^3
+// on an H100, README) and NCCL's buffers (some MiB per peer). Not measured: no GPU was at hand.
+constexpr double kGpuLibraryReserve = 512.0 * 1048576;
+
+std::string bytes_text(double bytes) {
+  char text[32];
+  if (bytes >= 10.0 * 1073741824)
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / 1073741824);
+  else
+    std::snprintf(text, sizeof text, "%.1f MiB", bytes / 1048576);
+  return text;
+}
+
+// The exchange-in-pieces buffer: the largest piece's planes of the packed all-to-all (SlabFFTPieces.cpp).
+double pieces_bytes(const io::RunConfig& config, const fft::SlabLayout& layout, double complex_bytes) {
+  if (layout.ranks() == 1 || config.fft.exchange_pieces == 1) return 0;
+  // 0: chosen at start among 1, 2, 4 and 8; two pieces need the largest buffer.
+  const int pieces = config.fft.exchange_pieces == 0 ? 2 : static_cast<int>(config.fft.exchange_pieces);
+  long largest = 0;
+  for (int j = 0; j < pieces; ++j) largest = std::max(largest, layout.piece(0, j, pieces).count);
+  return double(largest) * double(layout.packed_plane()) * complex_bytes;
+}
+
+// At most every wavevector within |k| <= k_max on the grid: the band forcing's list (index and saved modes).
+double band_forcing_bytes(const io::RunConfig& config, double complex_bytes) {
+  const auto& forcing = config.physics.forcing;
+  if (config.problem != io::Problem::navier_stokes || forcing.type != io::ForcingType::band) return 0;
+  double modes = 1;
+  for (int d = 0; d < 3; ++d) {
+    const double reach = std::min(double(config.grid.n[d] / 2),
+                                  std::floor(forcing.k_max * config.grid.box[d] / (2 * std::numbers::pi)));
+    modes *= 2 * reach + 1;
+  }
+  return modes * (sizeof(long) + 3 * complex_bytes);
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend backend,
+                               fft::ExchangeMethod exchange) {
+  const fft::SlabLayout layout(config.grid.n, ranks, 0);  // rank 0 holds the most planes
+  const double real_bytes = config.precision == io::Precision::float32 ? 4 : 8,
+               complex_bytes = 2 * real_bytes;
+  const double slab = double(layout.alloc_complex()) * complex_bytes;
+  const double real_slab = double(layout.real_size()) * real_bytes;
+  const double spectral_slab = slab;  // host copies of a spectral component are whole buffers
+
+  double fields = 0, host_slabs = 0;
+  if (config.problem == io::Problem::navier_stokes) {
+    const int vectors = config.time.integrator == io::Integrator::rk2 ? 3 : 4;
+    fields = 3 * vectors * slab + band_forcing_bytes(config, complex_bytes);
+    int dumped = 0;  // real slabs of one field dump
+    if (config.output.fields_every > 0)
+      for (io::OutputField field : config.output.fields) dumped += field == io::OutputField::pressure ? 1 : 3;
+    const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
+    host_slabs = std::max({dumped * real_slab, 3 * spectral_slab, initial_file});
+  } else {
+    fields = 2 * slab;
+    const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;
+    host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab;
+  }
+  MemoryEstimate estimate;
+  // + the FFT's scratch slab, and p2p's landing slab (fft/P2pExchange.cu) when the exchange receives into
+  // memory its peers cannot write (a backward transform's output).
+  const double landing = exchange == fft::ExchangeMethod::p2p ? slab : 0;
+  estimate.solver = fields + slab + landing + pieces_bytes(config, layout, complex_bytes);
+  const bool mpi = exchange == fft::ExchangeMethod::isend_irecv || exchange == fft::ExchangeMethod::alltoallv;
+  const bool staged = backend == Backend::cuda && mpi && !config.fft.cuda_aware_mpi;
+  estimate.host = host_slabs + (staged ? 2 * slab : 0) + kProgramAllowance;
+  if (backend == Backend::cuda)
+    estimate.device = estimate.solver + kGpuLibraryReserve;
+  else
+    estimate.host += estimate.solver;
+  return estimate;
+}
+
+MemoryAvailable check_memory(const io::RunConfig& config, const MemoryEstimate& estimate, Device& device,
+                             MPI_Comm comm) {
+  constexpr double unknown = std::numeric_limits<double>::infinity();
+  const int node_ranks = node_size(comm);
+  const auto host_bytes = Device::create(Backend::host)->available_bytes();
+  double shares[2] = {host_bytes > 0 ? double(host_bytes) / node_ranks : unknown, unknown};
+  int sharing_gpu = 1;
+  if (device.backend() == Backend::cuda) {
+    const int gpus = std::max(1, cuda_device_count()), mine = node_rank(comm) % gpus;
+    sharing_gpu = node_ranks / gpus + (mine < node_ranks % gpus ? 1 : 0);
+    shares[1] = double(device.available_bytes()) / sharing_gpu;
+  }
+  MemoryAvailable available;
+  double smallest[2];
+  KOLMO_CHECK_MPI(MPI_Allreduce(shares, smallest, 2, MPI_DOUBLE, MPI_MIN, comm));
+  available.host = smallest[0];
+  available.device = smallest[1];
+  const std::string grid = "grid.n = [" + std::to_string(config.grid.n[0]) + ", " +
+                           std::to_string(config.grid.n[1]) + ", " + std::to_string(config.grid.n[2]) + "]";
+  const std::string advice =
+      "; use a smaller grid.n, more nodes" +
+      std::string(config.precision == io::Precision::float64 ? ", or precision: single" : "");
+  if (estimate.host > available.host)
+    throw Error(grid + ": the run needs about " + bytes_text(estimate.host) + " of host memory per rank (" +
+                bytes_text(estimate.solver) + " for the solver's fields), but " + bytes_text(available.host) +
+                " are available per rank (MemAvailable shared by the " + std::to_string(node_ranks) +
+                " rank(s) on a node)" + advice);
+  if (estimate.device > available.device)
+    throw Error(grid + ": the run needs about " + bytes_text(estimate.device) +
+                " of GPU memory per rank, but " + bytes_text(available.device) +
+                " are free per rank (the GPU's free memory shared by " + std::to_string(sharing_gpu) +
+                " rank(s))" + advice);
+  return available;
+}
+
+std::string describe(const MemoryEstimate& estimate, const MemoryAvailable& available, Backend backend) {
+  auto share = [](double bytes) {
+    return std::isfinite(bytes) ? " (available " + bytes_text(bytes) + ")"
+                                : std::string(" (available: unknown)");
+  };
+  std::string text;
+  if (backend == Backend::cuda) text = "GPU " + bytes_text(estimate.device) + share(available.device) + ", ";
+  return text + "host " + bytes_text(estimate.host) + share(available.host) + " per rank";
+}
+
+}  // namespace kolmo::app

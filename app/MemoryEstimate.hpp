@@ -1,0 +1,52 @@
+// How much memory a run needs per rank, estimated from the configuration before anything is allocated, and
+// the refusal of a run that cannot fit.
+//
+// Contract:
+// - estimate_memory(config, ranks, backend, exchange) gives bytes per rank for the rank with the largest
+//   share of the grid (the first), with `exchange` the resolved fft.exchange:
+//     solver  what the solver allocates on its device: the fields (Navier-Stokes: 3 vector fields of three
+//             slabs for rk2, 4 for rk3 and rk4; Poisson: 2 slabs), each slab SlabLayout::alloc_complex()
+//             complex values, the FFT's scratch slab, the exchange-in-pieces buffer, p2p's landing slab,
+//             the band forcing's modes;
+//     device  on a GPU, solver plus a reserve for cuFFT's and NCCL's work areas; 0 on the host backend;
+//     host    on the host backend solver, plus on either backend the most host slabs the run holds at once
+//             (a field dump's output fields, a checkpoint's or a restart's three spectral slabs, an initial
+//             file's three real slabs, the Poisson run's right-hand side, solution and gradient), the pinned
+//             staging buffers of an MPI exchange of GPU data, and a fixed allowance for the program and its
+//             libraries (MPI, HDF5, FFTW).
+//   The host estimate is held to the measured peak resident memory of runs (tests/app/test_runs.py).
+// - check_memory(estimate, device, comm) is collective over comm and throws kolmo::Error on every rank (one
+//   line naming grid.n, the estimate and what is available) when some rank's need exceeds its share: the
+//   node's MemAvailable divided by comm's ranks on that node (host), the GPU's free memory divided by the
+//   ranks on the node that share that GPU (device). It returns the smallest shares found, for reports.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <string>
+
+#include "core/Device.hpp"
+#include "fft/Exchange.hpp"
+#include "io/Config.hpp"
+
+namespace kolmo::app {
+
+struct MemoryEstimate {
+  double solver = 0, device = 0, host = 0;  // bytes per rank
+};
+
+struct MemoryAvailable {
+  double device = 0, host = 0;  // bytes per rank, the smallest share over the ranks
+};
+
+MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend backend,
+                               fft::ExchangeMethod exchange);
+
+MemoryAvailable check_memory(const io::RunConfig& config, const MemoryEstimate& estimate, Device& device,
+                             MPI_Comm comm);
+
+// "1.2 GiB host per rank (available 20.3 GiB)", with the GPU's share first on the cuda backend.
+std::string describe(const MemoryEstimate& estimate, const MemoryAvailable& available, Backend backend);
+
+}  // namespace kolmo::app

@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+"""End-to-end tests that nothing is lost and nothing hangs, through the kolmo command (run by ctest; needs
+/usr/bin/python3 with h5py and numpy).
+
+- Broken inputs: every file in tests/config/bad/, input files that are not HDF5, lack a dataset, have another
+  grid or hold NaN or infinities (initial.file, poisson.rhs.file, restart checkpoints), a right-hand side with
+  a mean, a restart without a checkpoint or on another grid, a run too large for the memory, command-line
+  mistakes: each gives one line naming the key and the file, exit status 1, and nothing written, in
+  `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. The count of broken
+  inputs tried, and of those refused that way, is printed at the end.
+- Blow-ups: a fixed step far beyond the integrator's stability limit is refused before anything is written;
+  one that blows up later is stopped at the step it does, with no series rows or progress lines to notice
+  it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
+- Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
+- The run ends at t_end exactly; a restart with another viscosity says so in its header;
+  poisson.subtract_mean removes a right-hand side's mean; <dir>/status holds "finished".
+"""
+import os
+import pathlib
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kolmo_test import args, check, checkpoint, finish, kolmo, snapshot, source  # noqa: E402
+
+broken = []  # (name, refused as it should be) for every broken input tried: the count the issue asks for
+
+
+def refused(name, results, expected, work, before):
+    """Each result: one line on stderr holding every expected text, exit status 1; nothing written in work."""
+    verdicts = []
+    for result in results:
+        lines = [line for line in result.stderr.splitlines() if line.strip()]
+        verdicts.append((result.returncode, len(lines), lines[0] if lines else ""))
+    ok = (all(code == 1 and count == 1 and all(e in line for e in expected) for code, count, line in verdicts)
+          and snapshot(work) == before)
+    broken.append((name, ok))
+    code, count, line = verdicts[0]
+    check(ok, f"{name}: exit {code}, {count} line(s): {line}")
+
+
+def run_and_check(work, config, *extra, ranks=2):
+    """kolmo run and kolmo check of the same broken input."""
+    return [kolmo(ranks, "run", config, *extra, cwd=work), kolmo(ranks, "check", config, *extra, cwd=work)]
+
+
+def energy_of_checkpoint(path, nz):
+    """E = 1/2 sum over all modes of |u^|^2 (kz = 1..(Nz-1)/2 stand for their conjugates too), step, time."""
+    components, step, time = checkpoint(path)
+    weight = np.full(components[0].shape[2], 2.0)
+    weight[0] = 1.0
+    if nz % 2 == 0:
+        weight[-1] = 1.0
+    return sum(0.5 * float((np.abs(c) ** 2 * weight).sum()) for c in components), step, time
+
+
+FLOW = """
+grid: {n: [16, 18, 12]}
+precision: double
+backend: host
+physics: {viscosity: 0.01}
+time: {integrator: rk3, cfl: 0.6, steps: 4}
+output: {directory: out, series_every: 1, progress_every: 1, checkpoint_every: 100}
+"""
+GRID = (16, 18, 12)
+
+with tempfile.TemporaryDirectory() as tmp:
+    root = pathlib.Path(tmp)
+    rng = np.random.default_rng(5)
+
+    # --- Broken configuration files: one line naming the key, exit status 1, nothing written.
+    bad = sorted((source / "tests/config/bad").glob("*.yaml"))
+    check(len(bad) >= 12, f"{len(bad)} broken configuration files to try")
+    for path in bad:
+        # Leading "# expect: TEXT" comments name what the message must contain (as for the config tests).
+        expected = [line.removeprefix("# expect: ") for line in path.read_text().splitlines()
+                    if line.startswith("# expect: ")]
+        work = root / ("bad_" + path.stem)
+        work.mkdir()
+        check(bool(expected), f"{path.name} says what its message must contain")
+        refused(path.name, [kolmo(2, "run", str(path), cwd=work)], expected, work, [])
+
+    # --- The configuration and the command line.
+    work = root / "command_line"
+    work.mkdir()
+    (work / "flow.yaml").write_text(FLOW + "initial: {type: taylor_green}\n")
+    (work / "a_directory.yaml").mkdir()
+    before = snapshot(work)
+    refused("a directory as the configuration", run_and_check(work, "a_directory.yaml"),
+            ["a_directory.yaml", "is a directory"], work, before)
+    refused("an unknown option", [kolmo(1, "run", "flow.yaml", "--bogus", cwd=work)], ["--bogus"], work, before)
+    refused("no configuration", [kolmo(1, "run", cwd=work)], ["config is required"], work, before)
+    refused("no subcommand", [kolmo(1, cwd=work)], ["subcommand"], work, before)
+    refused("a run too large for the memory", run_and_check(work, "flow.yaml", "--set", "grid.n=1024"),
+            ["grid.n = [1024, 1024, 1024]", "GiB of host memory per rank", "available"], work, before)
+    r = kolmo(1, "run", "--help", cwd=work)
+    check(r.returncode == 0 and "--restart" in r.stdout, f"--help still succeeds (exit {r.returncode})")
+
+    # --- initial.file: not HDF5, another grid, a missing dataset, NaN and infinities, a poisoned checkpoint.
+    work = root / "initial_file"
+    work.mkdir()
+    (work / "notes.h5").write_text("not HDF5 at all\n")
+    fields = {name: 0.1 * rng.standard_normal(GRID) for name in ("u", "v", "w")}
+
+    def field_file(name, datasets, grid=GRID):
+        with h5py.File(work / name, "w") as f:
+            for dataset, data in datasets.items():
+                f[dataset] = data if grid == GRID else 0.1 * rng.standard_normal(grid)
+
+    field_file("good.h5", fields)
+    field_file("other_grid.h5", fields, grid=(8, 8, 8))
+    field_file("no_w.h5", {"u": fields["u"], "v": fields["v"]})
+    field_file("neither.h5", {"pressure": fields["u"]})
+    with_nan = dict(fields, v=fields["v"].copy())
+    with_nan["v"][3, 4, 5] = np.nan
+    field_file("nan_v.h5", with_nan)
+    with_inf = dict(fields, w=fields["w"].copy())
+    with_inf["w"][15, 17, 11] = -np.inf
+    field_file("inf_w.h5", with_inf)
+    cases = [("notes.h5", ["not an HDF5 file"]), ("other_grid.h5", ["dataset 'u'", "shape"]),
+             ("no_w.h5", ["no dataset 'w'"]), ("neither.h5", ["holds neither u, v, w"]),
+             ("nan_v.h5", ["dataset 'v'", "1 values are NaN or infinite"]),
+             ("inf_w.h5", ["dataset 'w'", "1 values are NaN or infinite"])]
+    for name, expected in cases:
+        (work / f"with_{name}.yaml").write_text(FLOW + f"initial: {{type: file, file: {name}}}\n")
+    before = snapshot(work)
+    for name, expected in cases:
+        refused(f"initial.file {name}", run_and_check(work, f"with_{name}.yaml"),
+                ["initial.file", name, *expected], work, before)
+    (work / "with_good.yaml").write_text(FLOW + "initial: {type: file, file: good.h5}\n")
+    r = kolmo(2, "run", "with_good.yaml", cwd=work)
+    check(r.returncode == 0, f"a sound initial.file runs ({r.stderr.strip()[:200]})")
+    shutil.copy(work / "out/checkpoints/checkpoint.h5", work / "nan_checkpoint.h5")
+    with h5py.File(work / "nan_checkpoint.h5", "r+") as f:
+        data = f["w_hat"][...]
+        data[2, 3, 4] = complex(np.nan, 0)
+        f["w_hat"][...] = data
+    (work / "with_nan_checkpoint.yaml").write_text(FLOW + "initial: {type: file, file: nan_checkpoint.h5}\n")
+    before = snapshot(work)
+    refused("initial.file checkpoint with NaN",
+            run_and_check(work, "with_nan_checkpoint.yaml", "--set", "output.directory=out2"),
+            ["initial.file", "nan_checkpoint.h5", "dataset 'w_hat'", "NaN"], work, before)
+
+    # --- Restarts: no checkpoint, a missing or broken --checkpoint file, another grid, a poisoned checkpoint.
+    # Nothing may change: not config.yaml, not the checkpoints, no directory created.
+    work = root / "restart"
+    work.mkdir()
+    (work / "flow.yaml").write_text(FLOW + "initial: {type: random, seed: 3}\n")
+    before = snapshot(work)
+    refused("--restart without a checkpoint", run_and_check(work, "flow.yaml", "--restart"),
+            ["--restart", "no checkpoint in out/checkpoints"], work, before)
+    refused("--checkpoint of a missing file", run_and_check(work, "flow.yaml", "--checkpoint", "gone.h5"),
+            ["--checkpoint", "gone.h5", "does not exist"], work, before)
+    r = kolmo(2, "run", "flow.yaml", cwd=work)
+    check(r.returncode == 0, f"the run to continue ({r.stderr.strip()[:200]})")
+    before = snapshot(work)
+    refused("--restart on another grid", run_and_check(work, "flow.yaml", "--restart", "--set", "grid.n=48"),
+            ["grid.n", "[48, 48, 48]", "checkpoint.h5", "[16, 18, 12]"], work, before)
+    refused("--checkpoint of a file that is not HDF5",
+            run_and_check(work, "flow.yaml", "--checkpoint", "flow.yaml"),
+            ["--checkpoint", "flow.yaml", "not an HDF5 file"], work, before)
+    poisoned = root / "restart_poisoned"
+    shutil.copytree(work, poisoned)
+    for name in ("checkpoint.h5", "checkpoint.prev.h5"):
+        if (poisoned / "out/checkpoints" / name).exists():
+            with h5py.File(poisoned / "out/checkpoints" / name, "r+") as f:
+                data = f["u_hat"][...]
+                data[1, 1, 1] = complex(np.inf, 0)
+                f["u_hat"][...] = data
+    before = snapshot(poisoned)
+    refused("--restart from a checkpoint holding infinities", run_and_check(poisoned, "flow.yaml", "--restart"),
+            ["--restart", "checkpoint"], poisoned, before)
+
+    # A restart with another viscosity is accepted and says so.
+    r = kolmo(2, "run", "flow.yaml", "--restart", "--set", "time.steps=6", "--set", "physics.viscosity=0.005",
+              cwd=work)
+    check(r.returncode == 0 and "changed   since the checkpoint: physics.viscosity 0.01 -> 0.005" in r.stdout,
+          f"a restart with another viscosity says so in its header ({r.stderr.strip()[:200]})")
+    status = (work / "out/status").read_text()
+    check(status.startswith("finished: step 6, t = "), f"<dir>/status after a run: {status.strip()}")
+
+    # --- Poisson right-hand sides: a missing dataset, another shape, a mean, NaN; subtract_mean.
+    work = root / "poisson"
+    work.mkdir()
+    shape = (16, 12, 10)
+    x = 2 * np.pi * np.arange(shape[0]) / shape[0]
+    f_exact = -np.cos(x)[:, None, None] * np.ones(shape)  # lap(cos x) = -cos x: phi = cos x
+    with h5py.File(work / "rhs.h5", "w") as f:
+        f["f"] = f_exact
+        f["f_shifted"] = f_exact + 1e-3
+        f["f_small"] = np.zeros((8, 8, 8))
+        with_nan = f_exact.copy()
+        with_nan[2, 2, 2] = np.nan
+        f["f_nan"] = with_nan
+    poisson = "grid: {{n: [16, 12, 10]}}\nbackend: host\nproblem: poisson\n" \
+              "poisson: {{rhs: {{type: file, file: rhs.h5, dataset: {0}}}{1}}}\noutput: {{directory: out}}\n"
+    cases = [("g", ["no dataset 'g'"]), ("f_small", ["dataset 'f_small'", "shape"]),
+             ("f_shifted", ["dataset 'f_shifted'", "has mean 0.001", "poisson.subtract_mean: true"]),
+             ("f_nan", ["dataset 'f_nan'", "1 values are NaN or infinite"])]
+    for dataset, expected in cases:
+        (work / f"{dataset}.yaml").write_text(poisson.format(dataset, ""))
+    before = snapshot(work)
+    for dataset, expected in cases:
+        refused(f"poisson.rhs dataset {dataset}", run_and_check(work, f"{dataset}.yaml"),
+                ["poisson.rhs.file", "rhs.h5", *expected], work, before)
+    (work / "subtract.yaml").write_text(poisson.format("f_shifted", ", subtract_mean: true"))
+    r = kolmo(2, "run", "subtract.yaml", cwd=work)
+    ok = r.returncode == 0 and "mean 0.001 subtracted" in r.stdout
+    if ok:
+        with h5py.File(next((work / "out/fields").glob("*.h5")), "r") as f:
+            phi = f["phi"][...]
+        error = np.abs(phi - np.cos(x)[:, None, None]).max()
+        ok = error < 1e-10
+    check(ok, f"poisson.subtract_mean: the shifted right-hand side gives phi = cos x ({r.stderr.strip()[:200]})")
+
+    # --- Blow-ups.
+    work = root / "blow_up"
+    work.mkdir()
+    (work / "tg.yaml").write_text("""
+grid: {n: 32}
+backend: host
+physics: {viscosity: 0.0025}
+time: {integrator: rk4, dt: 0.6, t_end: 30}
+initial: {type: taylor_green}
+output: {directory: out, series_every: 0, progress_every: 0, checkpoint_every: 0.6, fields_every: 0.6,
+         fields: [velocity]}
+""")
+    before = snapshot(work)
+    refused("a fixed step far beyond the stability limit", run_and_check(work, "tg.yaml", "--set", "time.dt=2"),
+            ["time.dt = 2", "CFL number of 10.19", "stability limit of rk4"], work, before)
+    # dt = 0.6 starts at a CFL number of 3.06 (a warning only) and blows up some steps later: with no series
+    # rows and no progress lines, the run must stop by itself, before writing anything of the blown-up state.
+    r = kolmo(2, "run", "tg.yaml", cwd=work)
+    last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+    match = re.search(r"blew up at step (\d+), t = ([0-9.]+)", last)
+    check(r.returncode == 1 and match is not None and "time.dt" in last and "done:" not in r.stdout,
+          f"a blow-up stops the run with status 1 naming the step, the time and time.dt: {last[:220]}")
+    blown = int(match.group(1)) if match else 0
+    status = (work / "out/status").read_text() if (work / "out/status").exists() else ""
+    check(status.startswith(f"failed: the solution blew up at step {blown}"), f"<dir>/status: {status[:100]}")
+    checkpoints = [energy_of_checkpoint(p, 32) for p in sorted((work / "out/checkpoints").glob("*.h5"))]
+    start_energy = 0.125  # Taylor-Green: A^2/8
+    check(len(checkpoints) == 2 and all(np.isfinite(e) and e <= start_energy and s < blown
+                                        for e, s, _ in checkpoints),
+          f"both checkpoints are finite, from before the blow-up and within the energy bound: {checkpoints}")
+    dumps = sorted((work / "out/fields").glob("*.h5"))
+    finite, steps = True, []
+    for path in dumps:
+        with h5py.File(path, "r") as f:
+            finite = finite and all(np.isfinite(f[name][...]).all() for name in ("u", "v", "w"))
+            steps.append(int(f.attrs["step"]))
+    check(finite and steps and max(steps) < blown, f"every field dump is finite and from before: steps {steps}")
+    if checkpoints:
+        newest = max(checkpoints, key=lambda c: c[1])
+        check(f"the newest checkpoint holds step {newest[1]}," in last, "the message says which step it holds")
+
+    # --- The run ends at t_end exactly (8 steps of 0.1 add up to 0.7999999999999999).
+    work = root / "t_end"
+    work.mkdir()
+    (work / "tg.yaml").write_text("""
+grid: {n: 12}
+backend: host
+time: {dt: 0.1, t_end: 0.8}
+initial: {type: taylor_green}
+output: {directory: out, checkpoint_every: 100}
+""")
+    r = kolmo(1, "run", "tg.yaml", cwd=work)
+    with h5py.File(work / "out/series.h5", "r") as f:
+        times = f["time"][...]
+    with h5py.File(work / "out/checkpoints/checkpoint.h5", "r") as f:
+        final_time, final_step = float(f.attrs["time"]), int(f.attrs["step"])
+    check(r.returncode == 0 and times[-1] == 0.8 and final_time == 0.8 and final_step == 8,
+          f"the run ends at t_end exactly: {final_time!r} after {final_step} steps, series {times[-1]!r}")
+
+    # --- The host memory estimate of kolmo check against the measured peak resident memory, on a grid whose
+    # fields dominate and one where the program does: both within the estimate, and the difference (what the
+    # grid adds) within 10 %. One rank started directly, so that its own peak is measured.
+    work = root / "memory"
+    work.mkdir()
+    (work / "big.yaml").write_text("""
+grid: {n: 128}
+backend: host
+time: {integrator: rk4, dt: 0.001, steps: 1}
+initial: {type: taylor_green}
+output: {directory: out, overwrite: true, fields: [velocity, vorticity, pressure], fields_every: 1,
+         checkpoint_every: 1}
+""")
+    measured, estimated = {}, {}
+    for n in (16, 128):
+        r = kolmo(1, "check", "big.yaml", "--set", f"grid.n={n}", cwd=work)
+        found = re.search(r"# memory: host ([0-9.]+) MiB", r.stdout)
+        estimated[n] = float(found.group(1)) if found else float("nan")
+        probe = ("import resource, subprocess, sys\n"
+                 "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+                 "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+        out = subprocess.run([sys.executable, "-c", probe, args.kolmo, "run", "big.yaml", "--set", f"grid.n={n}"],
+                             cwd=work, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+        code, kib = out.stdout.split()
+        measured[n] = int(kib) / 1024 if code == "0" else float("nan")
+    grown, predicted = measured[128] - measured[16], estimated[128] - estimated[16]
+    check(all(measured[n] <= estimated[n] for n in measured) and abs(grown - predicted) <= 0.1 * predicted,
+          f"memory per rank, estimated against measured peak: {estimated} MiB against {measured} MiB; the "
+          f"128^3 grid adds {predicted:.1f} MiB estimated, {grown:.1f} MiB measured")
+
+print(f"broken inputs: {len(broken)} tried, {sum(ok for _, ok in broken)} refused with one line, exit status 1 "
+      f"and nothing written")
+finish()
