@@ -25,6 +25,9 @@ rounds=${ROUNDS:-3}
 cores=$(nproc)
 configs=${CONFIGS:-1x$cores 2x1 4x1$([ "$cores" -ge 4 ] && echo " 2x2")}
 load_max=${LOAD_MAX:-0.5}
+# WISDOM=DIR: FFTW wisdom (kolmo's and the peers' plans) from and to DIR instead of the user's cache, e.g. a
+# fresh one to measure all plans anew (plans measured under load are worse, for both).
+wisdom=(${WISDOM:+--wisdom "$WISDOM"})
 wait_max=${WAIT:-600}
 
 restore_mpich() {
@@ -74,7 +77,7 @@ for config in $configs; do
           wait_for_quiet
           echo "-- load $(load)"
           OMP_NUM_THREADS=$threads mpiexec -n 1 "$bench" --n "$n" --precision "$p" --backend host --reps "$reps" \
-            $modes
+            "${wisdom[@]}" $modes
         done
         continue
       fi
@@ -83,9 +86,9 @@ for config in $configs; do
         wait_for_quiet
         echo "-- round $round, load $(load)"
         full+=("$(OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "$bench" --n "$n" --precision "$p" --backend host \
-          --reps "$reps" | tee /dev/stderr | sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p')")
+          --reps "$reps" "${wisdom[@]}" | tee /dev/stderr | sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p')")
         dealiased+=("$(OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "$bench" --n "$n" --precision "$p" \
-          --backend host --reps "$reps" --dealiased | tee /dev/stderr |
+          --backend host --reps "$reps" "${wisdom[@]}" --dealiased | tee /dev/stderr |
           sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p')")
         fftw_mpi+=("$(mpiexec.openmpi --oversubscribe --bind-to none -x OMP_NUM_THREADS="$threads" -n "$ranks" \
           "$peer" --n "$n" --precision "$p" --reps "$reps" | tee /dev/stderr |
