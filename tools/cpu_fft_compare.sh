@@ -85,15 +85,19 @@ for config in $configs; do
       for round in $(seq "$rounds"); do
         wait_for_quiet
         echo "-- round $round, load $(load)"
-        full+=("$(OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "$bench" --n "$n" --precision "$p" --backend host \
-          --reps "$reps" "${wisdom[@]}" | tee /dev/stderr | sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p')")
-        dealiased+=("$(OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "$bench" --n "$n" --precision "$p" \
-          --backend host --reps "$reps" "${wisdom[@]}" --dealiased | tee /dev/stderr |
-          sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p')")
-        fftw_mpi+=("$(mpiexec.openmpi --oversubscribe --bind-to none -x OMP_NUM_THREADS="$threads" -n "$ranks" \
-          "$peer" --n "$n" --precision "$p" --reps "$reps" | tee /dev/stderr |
-          sed -n 's/.*PEER.* fftw_mpi \([0-9.]*\) ms.*/\1/p')")
-      done 2>&1
+        out=$(OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "$bench" --n "$n" --precision "$p" --backend host \
+          --reps "$reps" "${wisdom[@]}")
+        echo "$out"
+        full+=("$(sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p' <<< "$out")")
+        out=$(OMP_NUM_THREADS=$threads mpiexec -n "$ranks" "$bench" --n "$n" --precision "$p" --backend host \
+          --reps "$reps" "${wisdom[@]}" --dealiased)
+        echo "$out"
+        dealiased+=("$(sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p' <<< "$out")")
+        out=$(mpiexec.openmpi --oversubscribe --bind-to none -x OMP_NUM_THREADS="$threads" -n "$ranks" "$peer" \
+          --n "$n" --precision "$p" --reps "$reps")
+        echo "$out"
+        fftw_mpi+=("$(sed -n 's/.*PEER.* fftw_mpi \([0-9.]*\) ms.*/\1/p' <<< "$out")")
+      done
       k=$(printf '%s\n' "${full[@]}" | median)
       d=$(printf '%s\n' "${dealiased[@]}" | median)
       f=$(printf '%s\n' "${fftw_mpi[@]}" | median)
