@@ -20,6 +20,11 @@
 //        follows them up to its truncation error, far below the margins. The per-step bound catches a late
 //        blow-up long before the energy could climb back to the start's. An unstable step makes the
 //        energy grow geometrically, so it crosses either bound within a step or two of taking over.
+//        With a Boussinesq buoyancy the energy is E + <b^2> / (2 |N2|) (the caller adds the second part):
+//        conserved by buoyancy for N2 > 0, so the bounds hold as they are; for N2 < 0 (convection) it grows
+//        at most as exp(4 sqrt(|N2|) t) (dE/dt <= <w b> and d<b^2>/2/dt <= |N2| <w b>, with
+//        |<w b>| <= sqrt(2 E <b^2>)), and the bounds carry that factor. Rotation does no work; passive
+//        scalars do not act on the velocity.
 //   The CFL number is not a criterion during the run: it bounds the growth of the worst case (a uniform
 //   flow at the fastest point's velocity), which real flows stay well below. Measured: the Taylor-Green
 //   vortex at Re 400 on 32^3 runs with a fixed step to t = 30 at CFL numbers up to 2.0 (rk2), 3.4 (rk3) and

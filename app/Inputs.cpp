@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 
+#include "app/FlowFromConfig.hpp"
 #include "app/Text.hpp"
 #include "core/Error.hpp"
 #include "io/FieldReader.hpp"
@@ -56,12 +57,12 @@ std::string dataset_text(const std::string& key, const std::string& file, const 
 
 std::string forcing_text(const io::ForcingConfig& forcing) {
   switch (forcing.type) {
-    case io::ForcingType::none:
+    case solver::ForcingKind::none:
       return "none";
-    case io::ForcingType::band:
+    case solver::ForcingKind::band:
       return "band (k " + number_text(forcing.k_min) + " to " + number_text(forcing.k_max) + ", power " +
              number_text(forcing.power.value_or(0)) + ")";
-    case io::ForcingType::linear:
+    case solver::ForcingKind::linear:
       return forcing.power ? "linear (power " + number_text(*forcing.power) + ")"
                            : "linear (coefficient " + number_text(forcing.coefficient.value_or(0)) + ")";
   }
@@ -79,7 +80,7 @@ InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::
     io::FieldReader reader(file, comm);
     velocity.spectral = reader.has_dataset(io::kVelocityComponents[0]);
     if (velocity.spectral) {
-      io::MutableSpectralVector<Real> spans;
+      io::VelocityTargets<Real> spans;
       for (int c = 0; c < 3; ++c) {
         velocity.modes[c].resize(layout.spectral_size());
         spans[c] = velocity.modes[c];
@@ -106,32 +107,73 @@ InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::
 }
 
 template <class Real>
+std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& config,
+                                                      const fft::SlabLayout& layout, MPI_Comm comm) {
+  const auto fields = scalar_fields(config);
+  std::vector<InitialScalar<Real>> scalars(fields.size());
+  for (std::size_t j = 0; j < fields.size(); ++j) {
+    const auto& initial = fields[j].initial;
+    if (initial.type != io::ScalarInitialType::file) continue;
+    const std::string key = fields[j].key + ".initial.file",
+                      spectral_name = io::checkpoint_dataset(fields[j].name);
+    InitialScalar<Real>& scalar = scalars[j];
+    scalar.given = true;
+    reading(key, [&] {
+      io::FieldReader reader(initial.file, comm);
+      scalar.spectral = !reader.has_dataset(initial.dataset) && reader.has_dataset(spectral_name);
+      if (scalar.spectral) {
+        scalar.modes.resize(layout.spectral_size());
+        io::read_checkpoint<Real>(initial.file, layout, {{spectral_name, scalar.modes}}, comm);
+        return;
+      }
+      KOLMO_REQUIRE(reader.has_dataset(initial.dataset), initial.file + " holds neither " + initial.dataset +
+                                                             " (a field file) nor " + spectral_name +
+                                                             " (a checkpoint)");
+      scalar.real.resize(layout.real_size());
+      reader.read<Real>(initial.dataset, layout, scalar.real);
+    });
+    if (scalar.spectral)
+      require_finite(scalar.modes, dataset_text(key, initial.file, spectral_name), comm);
+    else
+      require_finite(scalar.real, dataset_text(key, initial.file, initial.dataset), comm);
+  }
+  return scalars;
+}
+
+template <class Real>
 RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& options,
                                 const fft::SlabLayout& layout, MPI_Comm comm) {
   const std::string option = options.checkpoint.empty() ? "--restart" : "--checkpoint";
   const auto paths = io::output_paths(config.output.directory);
   RestartState<Real> state;
   reading(option, [&] {
-    // The checkpoint to continue from (io/Checkpoint's choice with checksums and fallback replaces this).
-    state.path = options.checkpoint.empty() ? io::latest_checkpoint(paths.checkpoints, comm)
-                                            : std::filesystem::path(options.checkpoint);
-    state.info = io::read_checkpoint_info(state.path, comm);
+    // The named file, or the newest sound one of checkpoint.h5 and checkpoint.prev.h5, checksums verified.
+    io::RestartCheckpoint chosen = io::choose_restart_checkpoint(paths.checkpoints, options.checkpoint, comm);
+    state.path = chosen.path;
+    state.info = chosen.info;
+    state.note = chosen.note;
   });
   if (state.info.grid != config.grid.n)
     throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +
                 state.path.string() + ", " + list_text(state.info.grid) +
                 ": a run continues on its checkpoint's grid");
+  // Every field of the run, by name: the velocity's components and each scalar's.
+  const auto scalars = scalar_fields(config);
+  std::vector<std::string> names(io::kVelocityComponents.begin(), io::kVelocityComponents.end());
+  for (const auto& scalar : scalars) names.push_back(io::checkpoint_dataset(scalar.name));
+  state.scalar_modes.resize(scalars.size());
   reading(option, [&] {
-    io::MutableSpectralVector<Real> spans;
-    for (int c = 0; c < 3; ++c) {
-      state.modes[c].resize(layout.spectral_size());
-      spans[c] = state.modes[c];
+    std::vector<io::SpectralTarget<Real>> targets;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      auto& modes = i < 3 ? state.modes[i] : state.scalar_modes[i - 3];
+      modes.resize(layout.spectral_size());
+      targets.push_back({names[i], modes});
     }
-    state.info = io::read_checkpoint<Real>(state.path, layout, spans, comm);
+    state.info = io::read_checkpoint<Real>(state.path, layout, targets, comm);
   });
-  for (int c = 0; c < 3; ++c)
-    require_finite(state.modes[c], dataset_text(option, state.path.string(), io::kVelocityComponents[c]),
-                   comm);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    require_finite(i < 3 ? state.modes[i] : state.scalar_modes[i - 3],
+                   dataset_text(option, state.path.string(), names[i]), comm);
 
   // Changed physics is allowed (a run may continue with another viscosity on purpose), and said.
   if (state.info.viscosity != config.physics.viscosity)
@@ -187,6 +229,8 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
 #define KOLMO_INSTANTIATE_INPUTS(Real)                                                                      \
   template InitialVelocity<Real> read_initial_file<Real>(const io::RunConfig&, const fft::SlabLayout&,      \
                                                          MPI_Comm);                                         \
+  template std::vector<InitialScalar<Real>> read_initial_scalars<Real>(const io::RunConfig&,                \
+                                                                       const fft::SlabLayout&, MPI_Comm);   \
   template RestartState<Real> read_restart<Real>(const io::RunConfig&, const RunOptions&,                   \
                                                  const fft::SlabLayout&, MPI_Comm);                         \
   template std::vector<Real> read_poisson_rhs<Real>(const io::RunConfig&, const fft::SlabLayout&, MPI_Comm, \

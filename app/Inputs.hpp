@@ -8,8 +8,14 @@
 //   grid.n, values that are NaN or infinite, a Poisson right-hand side whose mean the problem cannot take.
 // - read_initial_file: initial.file is a kolmo field file (datasets u, v, w of shape grid.n, any real type)
 //   or a checkpoint (u_hat, v_hat, w_hat); the rank's slabs of whichever it holds.
-// - read_restart: the checkpoint --checkpoint names, or the newest complete one in the output directory's
-//   checkpoints/ for --restart; its grid must be grid.n. physics_changes lists what the configuration changes
+// - read_initial_scalars: for each scalar (app/FlowFromConfig.hpp's order) whose initial.type is file, its
+//   initial.dataset of a field file or its <name>_hat of a checkpoint, whichever the file holds; nothing for
+//   the others.
+// - read_restart: the checkpoint --checkpoint names, or for --restart checkpoint.h5 in the output directory's
+//   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
+//   then says which file was bad, why, and which is used: io::choose_restart_checkpoint); its grid must be
+//   grid.n, and it must hold every field of the run (the velocity and each scalar's <name>_hat).
+//   physics_changes lists what the configuration changes
 //   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity and box and, for
 //   --restart, the forcing of the run's previous config.yaml: a restart may change them, and says so.
 // - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is
@@ -44,11 +50,25 @@ InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::
                                         MPI_Comm comm);
 
 template <class Real>
+struct InitialScalar {
+  bool given = false;                // initial.type is file
+  bool spectral = false;             // from a checkpoint
+  std::vector<Real> real;            // the rank's x-slab (a field file)
+  std::vector<Complex<Real>> modes;  // the rank's spectral slab (a checkpoint)
+};
+
+template <class Real>
+std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& config,
+                                                      const fft::SlabLayout& layout, MPI_Comm comm);
+
+template <class Real>
 struct RestartState {
   std::filesystem::path path;
   io::CheckpointInfo info;
   std::array<std::vector<Complex<Real>>, 3> modes;
+  std::vector<std::vector<Complex<Real>>> scalar_modes;  // in app/FlowFromConfig.hpp's order
   std::vector<std::string> physics_changes;
+  std::string note;  // empty, or one line: the newest checkpoint was unusable, the previous one is used
 };
 
 template <class Real>

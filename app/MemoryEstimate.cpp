@@ -43,7 +43,7 @@ double pieces_bytes(const io::RunConfig& config, const fft::SlabLayout& layout, 
 // At most every wavevector within |k| <= k_max on the grid: the band forcing's list (index and saved modes).
 double band_forcing_bytes(const io::RunConfig& config, double complex_bytes) {
   const auto& forcing = config.physics.forcing;
-  if (config.problem != io::Problem::navier_stokes || forcing.type != io::ForcingType::band) return 0;
+  if (config.problem != io::Problem::navier_stokes || forcing.type != solver::ForcingKind::band) return 0;
   double modes = 1;
   for (int d = 0; d < 3; ++d) {
     const double reach = std::min(double(config.grid.n[d] / 2),
@@ -66,23 +66,34 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
 
   double fields = 0, host_slabs = 0;
   if (config.problem == io::Problem::navier_stokes) {
-    const int vectors = config.time.integrator == io::Integrator::rk2 ? 3 : 4;
-    fields = 3 * vectors * slab + band_forcing_bytes(config, complex_bytes);
+    const bool accumulate = config.time.integrator != solver::Integrator::rk2;
+    const int vectors = accumulate ? 4 : 3;
+    // Per scalar (solver/NavierStokes.hpp): state, gradient 3, accumulator; b also its spectral stage input.
+    const int scalars = static_cast<int>(config.physics.scalars.size()),
+              buoyant = config.physics.buoyancy.type == io::BuoyancyType::boussinesq ? 1 : 0;
+    const int scalar_slabs = (scalars + buoyant) * (4 + (accumulate ? 1 : 0)) + buoyant;
+    fields = (3 * vectors + scalar_slabs) * slab + band_forcing_bytes(config, complex_bytes);
     int dumped = 0;  // real slabs of one field dump
     if (config.output.fields_every > 0)
-      for (io::OutputField field : config.output.fields) dumped += field == io::OutputField::pressure ? 1 : 3;
+      for (io::OutputField field : config.output.fields)
+        dumped += field == io::OutputField::pressure  ? 1
+                  : field == io::OutputField::scalars ? scalars + buoyant
+                                                      : 3;
     const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
-    host_slabs = std::max({dumped * real_slab, 3 * spectral_slab, initial_file});
+    // A checkpoint (or a restart) holds every field's spectral slabs on the host at once.
+    host_slabs = std::max({dumped * real_slab, (3 + scalars + buoyant) * spectral_slab, initial_file});
   } else {
     fields = 2 * slab;
     const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;
     host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab;
   }
   MemoryEstimate estimate;
-  // + the FFT's scratch slab, and p2p's landing slab (fft/P2pExchange.cu) when the exchange receives into
-  // memory its peers cannot write (a backward transform's output).
+  // + the FFT's scratch slab; on several GPU ranks the slab chunks arrive in when cuFFT's kernels pack
+  // (FftOptions::pack_in_ffts, on by default); and p2p's landing slab (fft/P2pExchange.cu) when the exchange
+  // receives into memory its peers cannot write (a backward transform's output).
+  const double receive = backend == Backend::cuda && ranks > 1 ? slab : 0;
   const double landing = exchange == fft::ExchangeMethod::p2p ? slab : 0;
-  estimate.solver = fields + slab + landing + pieces_bytes(config, layout, complex_bytes);
+  estimate.solver = fields + slab + receive + landing + pieces_bytes(config, layout, complex_bytes);
   const bool mpi = exchange == fft::ExchangeMethod::isend_irecv || exchange == fft::ExchangeMethod::alltoallv;
   const bool staged = backend == Backend::cuda && mpi && !config.fft.cuda_aware_mpi;
   estimate.host = host_slabs + (staged ? 2 * slab : 0) + kProgramAllowance;

@@ -5,15 +5,16 @@
 // - estimate_memory(config, ranks, backend, exchange) gives bytes per rank for the rank with the largest
 //   share of the grid (the first), with `exchange` the resolved fft.exchange:
 //     solver  what the solver allocates on its device: the fields (Navier-Stokes: 3 vector fields of three
-//             slabs for rk2, 4 for rk3 and rk4; Poisson: 2 slabs), each slab SlabLayout::alloc_complex()
+//             slabs for rk2, 4 for rk3 and rk4, and per scalar 4 slabs for rk2, 5 for rk3 and rk4, one more
+//             for the buoyancy b; Poisson: 2 slabs), each slab SlabLayout::alloc_complex()
 //             complex values, the FFT's scratch slab, the exchange-in-pieces buffer, p2p's landing slab,
 //             the band forcing's modes;
 //     device  on a GPU, solver plus a reserve for cuFFT's and NCCL's work areas; 0 on the host backend;
 //     host    on the host backend solver, plus on either backend the most host slabs the run holds at once
-//             (a field dump's output fields, a checkpoint's or a restart's three spectral slabs, an initial
-//             file's three real slabs, the Poisson run's right-hand side, solution and gradient), the pinned
-//             staging buffers of an MPI exchange of GPU data, and a fixed allowance for the program and its
-//             libraries (MPI, HDF5, FFTW).
+//             (a field dump's output fields, a checkpoint's or a restart's spectral slabs of every field, an
+//             initial file's three real slabs, the Poisson run's right-hand side, solution and gradient), the
+//             pinned staging buffers of an MPI exchange of GPU data, and a fixed allowance for the program
+//             and its libraries (MPI, HDF5, FFTW).
 //   The host estimate is held to the measured peak resident memory of runs (tests/app/test_runs.py).
 // - check_memory(estimate, device, comm) is collective over comm and throws kolmo::Error on every rank (one
 //   line naming grid.n, the estimate and what is available) when some rank's need exceeds its share: the

@@ -2,10 +2,10 @@
 // output schedule, progress, checkpoints, a blow-up check every step, clean stop on a signal.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 
 #include "app/BlowUp.hpp"
+#include "app/FlowFromConfig.hpp"
 #include "app/Inputs.hpp"
 #include "app/Progress.hpp"
 #include "app/RunStatus.hpp"
@@ -14,10 +14,12 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Checkpoint.hpp"
+#include "io/Collective.hpp"
 #include "io/FieldFile.hpp"
 #include "io/OutputDirectory.hpp"
 #include "io/SeriesFile.hpp"
 #include "io/SpectraFile.hpp"
+#include "io/TextFile.hpp"
 #include "solver/Diagnostics.hpp"
 #include "solver/InitialConditions.hpp"
 #include "solver/NavierStokes.hpp"
@@ -29,26 +31,11 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-solver::FlowParameters flow_parameters(const io::RunConfig& config) {
-  solver::FlowParameters p;
-  p.viscosity = config.physics.viscosity;
-  p.box = {config.grid.box[0], config.grid.box[1], config.grid.box[2]};
-  p.integrator = config.time.integrator == io::Integrator::rk2   ? solver::Integrator::rk2
-                 : config.time.integrator == io::Integrator::rk3 ? solver::Integrator::rk3
-                                                                 : solver::Integrator::rk4;
-  const auto& f = config.physics.forcing;
-  switch (f.type) {
-    case io::ForcingType::none:
-      p.forcing.kind = solver::ForcingKind::none;
-      break;
-    case io::ForcingType::band:
-      p.forcing = {solver::ForcingKind::band, f.power.value_or(0), f.k_min, f.k_max, 0};
-      break;
-    case io::ForcingType::linear:
-      p.forcing = {solver::ForcingKind::linear, f.power.value_or(0), 0, 0, f.coefficient.value_or(0)};
-      break;
-  }
-  return p;
+template <class Real>
+bool buoyant(const solver::NavierStokes<Real>& flow) {
+  for (int j = 0; j < flow.scalar_count(); ++j)
+    if (flow.terms().buoyant(j)) return true;
+  return false;
 }
 
 // The next simulation time at which an output with this interval is due, after time t (never if 0).
@@ -60,6 +47,29 @@ double next_multiple(double t, double interval) {
 const std::vector<std::string> kSeriesColumns{
     "time",      "step",           "dt",  "energy",          "enstrophy",      "dissipation",
     "injection", "divergence_max", "cfl", "reynolds_lambda", "kolmogorov_eta", "kmax_eta"};
+// Per scalar (prefixed with its name and _), after the columns above; then the buoyancy's.
+const std::vector<std::string> kScalarColumns{"variance", "dissipation", "production",
+                                              "flux_x",   "flux_y",      "flux_z"};
+const std::vector<std::string> kBuoyancyColumns{"potential_energy", "buoyancy_flux"};
+// Per scalar (prefixed likewise), after energy_spectrum, transfer and flux.
+const std::vector<std::string> kScalarSpectra{"spectrum", "transfer", "flux"};
+
+template <class Real>
+std::vector<std::string> series_columns(const solver::NavierStokes<Real>& flow) {
+  std::vector<std::string> columns = kSeriesColumns;
+  for (int j = 0; j < flow.scalar_count(); ++j)
+    for (const auto& column : kScalarColumns) columns.push_back(flow.scalar_name(j) + "_" + column);
+  if (buoyant(flow)) columns.insert(columns.end(), kBuoyancyColumns.begin(), kBuoyancyColumns.end());
+  return columns;
+}
+
+template <class Real>
+std::vector<std::string> spectra_names(const solver::NavierStokes<Real>& flow) {
+  std::vector<std::string> names{"energy_spectrum", "transfer", "flux"};
+  for (int j = 0; j < flow.scalar_count(); ++j)
+    for (const auto& spectrum : kScalarSpectra) names.push_back(flow.scalar_name(j) + "_" + spectrum);
+  return names;
+}
 
 // The step to take next, its CFL number, and whether it ends the run at t_end.
 struct StepChoice {
@@ -96,7 +106,7 @@ class NavierStokesRun {
     if (rank_ == 0 && !start.warning.empty())
       std::fprintf(stderr, "kolmo: warning: %s\n", start.warning.c_str());
     if (options_.dry_run) return 0;
-    BlowUpCheck blow_up(config_, flow_.time(), flow_.velocity_scan().energy);
+    BlowUpCheck blow_up(config_, flow_.time(), blow_up_energy());
 
     // From here on the directory is ours.
     io::prepare_output_directory(
@@ -104,15 +114,14 @@ class NavierStokesRun {
         restart ? io::ExistingOutput::keep
                 : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
         comm_);
-    if (rank_ == 0) std::ofstream(paths_.config) << options_.config_text;
+    io::on_root(comm_, [&] { io::replace_text_file(paths_.config, options_.config_text); });
     write_run_status(paths_.root, "running: " + step_and_time(flow_.step_count(), flow_.time()), comm_);
     try {
       const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
-      series_ = std::make_unique<io::SeriesFile>(paths_.series, kSeriesColumns, opening, comm_);
+      series_ = std::make_unique<io::SeriesFile>(paths_.series, series_columns(flow_), opening, comm_);
       auto spectrum = solver::compute_spectrum(flow_, true);
-      spectra_ = std::make_unique<io::SpectraFile>(
-          paths_.spectra, spectrum.k, std::vector<std::string>{"energy_spectrum", "transfer", "flux"},
-          opening, comm_);
+      spectra_ =
+          std::make_unique<io::SpectraFile>(paths_.spectra, spectrum.k, spectra_names(flow_), opening, comm_);
       if (restart) {
         series_->truncate_after_step(flow_.step_count());
         spectra_->truncate_after_step(flow_.step_count());
@@ -136,14 +145,42 @@ class NavierStokesRun {
         solver::set_abc(flow_, initial.A, initial.B, initial.C, static_cast<int>(initial.k));
         break;
       case io::InitialType::random:
-        solver::set_random_isotropic(
-            flow_, initial.spectrum.energy, initial.spectrum.k0, static_cast<std::uint64_t>(initial.seed),
-            initial.spectrum.shape == io::SpectrumShape::k2_exp ? solver::SpectrumShape::k2_exp
-                                                                : solver::SpectrumShape::k4_exp);
+        solver::set_random_isotropic(flow_, initial.spectrum.energy, initial.spectrum.k0,
+                                     static_cast<std::uint64_t>(initial.seed), initial.spectrum.shape);
         break;
       case io::InitialType::file:
         set_from_file();
         break;
+    }
+    set_initial_scalars();
+  }
+
+  // The energy the blow-up check bounds (app/BlowUp.hpp): the kinetic energy from cfl_dt's scan, plus with
+  // buoyancy <b^2> / (2 |N2|) (one reduction over b).
+  double blow_up_energy() const {
+    double energy = flow_.velocity_scan().energy;
+    for (int j = 0; j < flow_.scalar_count(); ++j)
+      if (flow_.terms().buoyant(j))
+        energy += std::fabs(flow_.terms().potential_energy_factor(j)) * solver::scalar_variance(flow_, j);
+    return energy;
+  }
+
+  // Zero unless configured otherwise; files were read and checked before anything is written.
+  void set_initial_scalars() {
+    const auto fields = scalar_fields(config_);
+    auto files = read_initial_scalars<Real>(config_, fft_.layout(), comm_);
+    for (int j = 0; j < flow_.scalar_count(); ++j) {
+      const auto& initial = fields[j].initial;
+      if (initial.type == io::ScalarInitialType::random)
+        solver::set_random_scalar(flow_, j, initial.variance, initial.k0,
+                                  static_cast<std::uint64_t>(initial.seed), initial.shape);
+      if (initial.type != io::ScalarInitialType::file) continue;
+      if (!files[j].spectral) {
+        flow_.set_scalar(j, files[j].real);
+        continue;
+      }
+      flow_.scalar(j).buffer().assign_from_host(files[j].modes);
+      flow_.enforce_constraints();
     }
   }
 
@@ -163,7 +200,10 @@ class NavierStokesRun {
   // the last bits and a restart would not continue the run exactly.
   void restart_from_checkpoint() {
     auto state = read_restart<Real>(config_, options_, fft_.layout(), comm_);
+    if (rank_ == 0 && !state.note.empty()) std::fprintf(stderr, "kolmo: %s\n", state.note.c_str());
     for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(state.modes[d]);
+    for (int j = 0; j < flow_.scalar_count(); ++j)
+      flow_.scalar(j).buffer().assign_from_host(state.scalar_modes[j]);
     flow_.set_clock(state.info.time, state.info.step, state.info.dt);
     last_checkpoint_ = step_and_time(state.info.step, state.info.time);
     char text[512];
@@ -192,10 +232,23 @@ class NavierStokesRun {
         "  memory    %.1f MiB per rank held by the solver (%.1f real-field equivalents); estimated: %s\n",
         flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes, options_.memory_report.c_str());
     std::printf("  physics   nu = %.6g, forcing %s, integrator %s, %s\n", config_.physics.viscosity,
-                io::to_string(config_.physics.forcing.type).c_str(),
-                io::to_string(config_.time.integrator).c_str(),
+                solver::to_string(config_.physics.forcing.type).c_str(),
+                solver::to_string(config_.time.integrator).c_str(),
                 config_.time.dt ? ("dt = " + std::to_string(*config_.time.dt)).c_str()
                                 : ("CFL " + std::to_string(config_.time.cfl)).c_str());
+    const auto& physics = config_.physics;
+    if (physics.rotation != std::array<double, 3>{0, 0, 0})
+      std::printf("  rotation  Omega = [%.6g, %.6g, %.6g]\n", physics.rotation[0], physics.rotation[1],
+                  physics.rotation[2]);
+    if (physics.buoyancy.type == io::BuoyancyType::boussinesq)
+      std::printf("  buoyancy  b: N2 = %.6g, Pr = %.6g, gravity [%.6g, %.6g, %.6g]\n", physics.buoyancy.n2,
+                  physics.buoyancy.prandtl, physics.buoyancy.gravity[0], physics.buoyancy.gravity[1],
+                  physics.buoyancy.gravity[2]);
+    for (const auto& scalar : physics.scalars)
+      std::printf("  scalar    %s: kappa = %.6g, mean gradient [%.6g, %.6g, %.6g]\n", scalar.name.c_str(),
+                  scalar.resolved_diffusivity(physics.viscosity), scalar.mean_gradient[0],
+                  scalar.mean_gradient[1], scalar.mean_gradient[2]);
+    std::printf("  step      %d transforms per Runge-Kutta stage\n", flow_.transforms_per_stage());
     if (!physics_changes_.empty())
       std::printf("  changed   since the checkpoint: %s (the run continues with the new values)\n",
                   physics_changes_.c_str());
@@ -222,22 +275,28 @@ class NavierStokesRun {
   void write_series(const solver::Diagnostics& d, double dt, double cfl) {
     std::vector<double> row{d.time,      double(d.step),   dt,  d.energy,    d.enstrophy,      d.dissipation,
                             d.injection, d.max_divergence, cfl, d.re_lambda, d.kolmogorov_eta, d.kmax_eta};
+    for (const auto& s : d.scalars)
+      row.insert(row.end(), {s.variance, s.dissipation, s.production, s.flux[0], s.flux[1], s.flux[2]});
+    if (buoyant(flow_)) row.insert(row.end(), {d.potential_energy, d.buoyancy_flux});
     series_->append(row);
   }
 
   void write_spectra(const solver::Spectrum& s) {
-    spectra_->append(flow_.time(), flow_.step_count(), {s.energy, s.transfer, s.flux});
+    std::vector<std::vector<double>> spectra{s.energy, s.transfer, s.flux};
+    for (const auto& scalar : s.scalars)
+      spectra.insert(spectra.end(), {scalar.variance, scalar.transfer, scalar.flux});
+    spectra_->append(flow_.time(), flow_.step_count(), spectra);
   }
 
   void write_fields() {
     const auto& layout = fft_.layout();
     std::vector<std::vector<Real>> storage;
     std::vector<io::NamedSlab<Real>> slabs;
-    auto add = [&](const char* name, std::vector<Real>&& data) {
+    auto add = [&](const std::string& name, std::vector<Real>&& data) {
       storage.push_back(std::move(data));
       slabs.push_back({name, {}});
     };
-    storage.reserve(7);
+    storage.reserve(7 + flow_.scalar_count());
     for (auto field : config_.output.fields) {
       std::vector<Real> a, b, c;
       if (field == io::OutputField::velocity) {
@@ -250,6 +309,11 @@ class NavierStokesRun {
         add("vorticity_x", std::move(a));
         add("vorticity_y", std::move(b));
         add("vorticity_z", std::move(c));
+      } else if (field == io::OutputField::scalars) {
+        for (int j = 0; j < flow_.scalar_count(); ++j) {
+          flow_.scalar_to_host(j, a);
+          add(flow_.scalar_name(j), std::move(a));
+        }
       } else {
         flow_.pressure_to_host(a);
         add("pressure", std::move(a));
@@ -263,8 +327,17 @@ class NavierStokesRun {
 
   void write_checkpoint() {
     const auto& layout = fft_.layout();
-    std::array<std::vector<Complex<Real>>, 3> host;
-    for (int d = 0; d < 3; ++d) host[d] = flow_.velocity().buffer(d).host_copy();
+    // Every field by name: the velocity's components, then each scalar's.
+    std::vector<std::vector<Complex<Real>>> host;
+    std::vector<std::string> names(io::kVelocityComponents.begin(), io::kVelocityComponents.end());
+    for (int d = 0; d < 3; ++d) host.push_back(std::as_const(flow_).velocity().buffer(d).host_copy());
+    for (int j = 0; j < flow_.scalar_count(); ++j) {
+      host.push_back(std::as_const(flow_).scalar(j).buffer().host_copy());
+      names.push_back(io::checkpoint_dataset(flow_.scalar_name(j)));
+    }
+    std::vector<io::SpectralDataset<Real>> datasets;
+    for (std::size_t i = 0; i < host.size(); ++i)
+      datasets.push_back({names[i], std::span<const Complex<Real>>(host[i].data(), layout.spectral_size())});
     io::CheckpointInfo info;
     info.time = flow_.time();
     info.step = flow_.step_count();
@@ -272,12 +345,7 @@ class NavierStokesRun {
     info.box = config_.grid.box;
     info.viscosity = config_.physics.viscosity;
     info.rng_state = static_cast<std::uint64_t>(config_.initial.seed);
-    const std::size_t n = layout.spectral_size();
-    io::write_checkpoint<Real>(
-        paths_.checkpoints, info, layout,
-        {std::span<const Complex<Real>>(host[0].data(), n), std::span<const Complex<Real>>(host[1].data(), n),
-         std::span<const Complex<Real>>(host[2].data(), n)},
-        comm_);
+    io::write_checkpoint<Real>(paths_.checkpoints, info, layout, datasets, comm_);
     last_checkpoint_ = step_and_time(info.step, info.time);
   }
 
@@ -310,7 +378,7 @@ class NavierStokesRun {
       // the next step needs anyway (app/BlowUp.hpp).
       unit = flow_.cfl_dt(1.0, kInfinity);
       const auto& scan = flow_.velocity_scan();
-      if (auto problem = blow_up.problem(step, flow_.time(), scan.rate, scan.energy))
+      if (auto problem = blow_up.problem(step, flow_.time(), scan.rate, blow_up_energy()))
         throw Error(*problem + "; nothing of this state was written" +
                     (last_checkpoint_.empty() ? std::string(", and no checkpoint")
                                               : ", the newest checkpoint holds " + last_checkpoint_));

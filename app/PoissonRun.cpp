@@ -2,15 +2,16 @@
 // (and its gradient), and for a manufactured right-hand side report the error against the exact solution.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include "app/Inputs.hpp"
 #include "app/RunStatus.hpp"
 #include "app/Runs.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
+#include "io/Collective.hpp"
 #include "io/FieldFile.hpp"
 #include "io/OutputDirectory.hpp"
+#include "io/TextFile.hpp"
 #include "solver/Poisson.hpp"
 
 namespace kolmo::app {
@@ -66,7 +67,7 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
 
   const auto paths = io::output_paths(config.output.directory);
   io::prepare_output_directory(paths.root, config.output.overwrite, comm);
-  if (rank == 0) std::ofstream(paths.config) << options.config_text;
+  io::on_root(comm, [&] { io::replace_text_file(paths.config, options.config_text); });
   write_run_status(paths.root, "running: the Poisson problem", comm);
   try {
     std::vector<Real> phi(n);

@@ -1,9 +1,8 @@
 #include "app/RunStatus.hpp"
 
-#include <fstream>
-#include <system_error>
-
 #include "app/Text.hpp"
+#include "core/Error.hpp"
+#include "io/TextFile.hpp"
 
 namespace kolmo::app {
 
@@ -11,15 +10,11 @@ void write_run_status(const std::filesystem::path& directory, const std::string&
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank != 0) return;
-  const std::filesystem::path path = directory / "status", temporary = directory / "status.tmp";
-  {
-    std::ofstream file(temporary);
-    file << text << '\n';
-    file.close();
-    if (!file) return;
+  try {
+    io::replace_text_file(directory / "status", text + '\n');
+  } catch (const Error&) {
+    // Best effort (a full disk): the run's own error says more than a status line could.
   }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
 }
 
 std::string step_and_time(long step, double time) {

@@ -22,6 +22,11 @@
 //   runs the whole exchange and finish does nothing (correct, without overlap); isend_irecv and nccl
 //   overlap: MPI requests stay open, NCCL works on a stream of its own ordered by events, p2p copies on
 //   streams of their own.
+// - loopback (make_loopback_exchange, for emulated ranks: SlabFFT with FftOptions::emulated_ranks): one
+//   process stands for one rank of several and sends every chunk to itself. The own chunk arrives as in
+//   a real exchange; in place of the chunk that peer q would send, the receive region of q gets this rank's
+//   chunk for q (its first min(send, receive) bytes, the rest zero): the same bytes moved on the device, of
+//   values that are this rank's own.
 #pragma once
 
 #include <mpi.h>
@@ -35,10 +40,11 @@
 
 namespace kolmo::fft {
 
-enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl, p2p };
+enum class ExchangeMethod { automatic, isend_irecv, alltoallv, nccl, p2p, loopback };
 
 std::string to_string(ExchangeMethod method);
-// "auto", "isend_irecv", "alltoallv", "nccl", "p2p"; throws kolmo::Error naming the text otherwise.
+// "auto", "isend_irecv", "alltoallv", "nccl", "p2p" (loopback is not chosen by name); throws kolmo::Error
+// naming the text otherwise.
 ExchangeMethod parse_exchange(const std::string& name);
 // automatic -> the method it stands for (see the contract above); others unchanged. Collective over comm.
 ExchangeMethod resolve(ExchangeMethod method, const Device& device, MPI_Comm comm);
@@ -82,5 +88,6 @@ class Exchange {
 std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                                         const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
                                         std::size_t max_bytes);
+std::unique_ptr<Exchange> make_loopback_exchange(const std::shared_ptr<Device>& device);
 
 }  // namespace kolmo::fft

@@ -36,6 +36,7 @@ struct Fftw;
     static constexpr auto alignment_of = X(alignment_of);                                      \
     static constexpr auto export_wisdom = X(export_wisdom_to_string);                          \
     static constexpr auto import_wisdom = X(import_wisdom_from_string);                        \
+    static constexpr auto forget_wisdom = X(forget_wisdom);                                    \
     static constexpr const char* name = #Real;                                                 \
     /* FFTW's threads, once per process: before plans or wisdom naming threaded algorithms. */ \
     static void initialise() {                                                                 \

@@ -48,6 +48,28 @@ std::string read_text(const std::string& file) {
   return text.str();
 }
 
+// Writes text to file through a temporary file and a rename, unless it holds the same entries as present.
+std::string write_wisdom(const std::string& file, const std::string& text, const std::string& present) {
+  if (same_entries(text, present)) return "wisdom " + file + " unchanged";
+  std::error_code error;
+  std::filesystem::create_directories(std::filesystem::path(file).parent_path(), error);
+  const std::string temporary = file + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) {
+      std::filesystem::remove(temporary, error);
+      return "could not write wisdom " + file;
+    }
+  }
+  std::filesystem::rename(temporary, file, error);
+  if (error) {
+    std::filesystem::remove(temporary, error);
+    return "could not write wisdom " + file;
+  }
+  return "wisdom saved to " + file;
+}
+
 }  // namespace
 
 template <class Real>
@@ -71,11 +93,10 @@ std::string load_wisdom(const std::string& directory) {
 }
 
 template <class Real>
-void share_wisdom(MPI_Comm comm) {
+std::string settle_wisdom(const std::string& directory, MPI_Comm comm) {
   int rank = 0, ranks = 1;
   KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
   KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
-  if (ranks == 1) return;
   std::lock_guard<std::mutex> guard(fftw_planner_lock());
   Fftw<Real>::initialise();
   const std::string mine = exported<Real>();
@@ -93,62 +114,33 @@ void share_wisdom(MPI_Comm comm) {
   }
   KOLMO_CHECK_MPI(MPI_Gatherv(mine.c_str(), length, MPI_CHAR, all.data(), lengths.data(), starts.data(),
                               MPI_CHAR, 0, comm));
-  std::string merged;
+  std::string merged, report;
   if (rank == 0) {
-    // Imported entries replace equal ones: the highest rank first, so that the lowest rank's stay.
+    // Imported entries replace equal ones: the file's first (another run may have added to it meanwhile),
+    // then the ranks' from the highest, so that the lowest rank's stay.
+    const std::string file = wisdom_file<Real>(directory);
+    const std::string present = file.empty() ? "" : read_text(file);
+    Fftw<Real>::forget_wisdom();
+    if (!present.empty()) Fftw<Real>::import_wisdom(present.c_str());
     for (int q = ranks - 1; q >= 0; --q) Fftw<Real>::import_wisdom(all.data() + starts[q]);
     merged = exported<Real>();
+    if (!file.empty()) report = write_wisdom(file, merged, present);
   }
   long size = static_cast<long>(merged.size()) + 1;
   KOLMO_CHECK_MPI(MPI_Bcast(&size, 1, MPI_LONG, 0, comm));
   merged.resize(size - 1);
   KOLMO_CHECK_MPI(MPI_Bcast(merged.data(), static_cast<int>(size), MPI_CHAR, 0, comm));
-  if (rank != 0) Fftw<Real>::import_wisdom(merged.c_str());
-}
-
-template <class Real>
-std::string save_wisdom(const std::string& directory, MPI_Comm comm) {
-  int rank = 0;
-  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  const std::string file = wisdom_file<Real>(directory);
-  if (rank != 0 || file.empty()) return "";
-  std::lock_guard<std::mutex> guard(fftw_planner_lock());
-  Fftw<Real>::initialise();
-  const std::string present = read_text(file);
-  const std::string mine = exported<Real>();
-  // Entries another run added to the file meanwhile are kept, under this run's own.
-  if (!present.empty()) {
-    Fftw<Real>::import_wisdom(present.c_str());
-    Fftw<Real>::import_wisdom(mine.c_str());
-  }
-  const std::string merged = present.empty() ? mine : exported<Real>();
-  if (same_entries(merged, present)) return "wisdom " + file + " unchanged";
-  std::error_code error;
-  std::filesystem::create_directories(std::filesystem::path(file).parent_path(), error);
-  const std::string temporary = file + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << merged;
-    if (!out) {
-      std::filesystem::remove(temporary, error);
-      return "could not write wisdom " + file;
-    }
-  }
-  std::filesystem::rename(temporary, file, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return "could not write wisdom " + file;
-  }
-  return "wisdom saved to " + file;
+  // Every rank holds exactly what a later run loads from the file: plans made from it now are those.
+  Fftw<Real>::forget_wisdom();
+  Fftw<Real>::import_wisdom(merged.c_str());
+  return report;
 }
 
 template std::string wisdom_file<float>(const std::string&);
 template std::string wisdom_file<double>(const std::string&);
 template std::string load_wisdom<float>(const std::string&);
 template std::string load_wisdom<double>(const std::string&);
-template void share_wisdom<float>(MPI_Comm);
-template void share_wisdom<double>(MPI_Comm);
-template std::string save_wisdom<float>(const std::string&, MPI_Comm);
-template std::string save_wisdom<double>(const std::string&, MPI_Comm);
+template std::string settle_wisdom<float>(const std::string&, MPI_Comm);
+template std::string settle_wisdom<double>(const std::string&, MPI_Comm);
 
 }  // namespace kolmo::fft

@@ -7,14 +7,15 @@
 // - load_wisdom<Real>(directory): the first call in a process for a file imports it into FFTW's wisdom, if it
 //   exists; later calls do nothing. A file FFTW cannot read (damaged, or written by another FFTW build) is
 //   ignored, and the plans are measured anew. Returns what happened, for reports.
-// - share_wisdom<Real>(comm): collective. Every rank leaves with the same wisdom, the union of all ranks':
-//   where ranks measured the same problem differently, the lowest rank's choice. Plans made afterwards from
-//   wisdom are then alike on all ranks with the same problem, and in later runs that load the file.
-// - save_wisdom<Real>(directory, comm): on rank 0 of comm (other ranks return at once), merges the file's
-// present content under its own
-//   (its entries win) and rewrites the file, through a temporary file and a rename so that a reader never
-//   sees half of it, when that adds anything. A directory that cannot be written is reported, not fatal.
-//   Two runs saving at the same moment may lose each other's new entries (measured again later).
+// - settle_wisdom<Real>(directory, comm): collective. Every rank leaves with the wisdom that the file holds
+//   now, and nothing else: the union of the file's entries and all ranks', where they differ the lowest
+//   rank's choice over higher ranks' over the file's. Plans made afterwards from this wisdom are the same on
+//   all ranks with the same problem, and the same as in later runs that load the file (plans made while
+//   measuring may not be: FFTW_MEASURE picks among near ties at random, and a rank's own choice may differ
+//   from the lowest rank's). Rank 0 rewrites the file (directory "": none) when that adds anything, through
+//   a temporary file and a rename so that a reader never sees half of it; a directory that cannot be written
+//   is reported, not fatal. Two runs settling at the same moment may lose each other's new entries
+//   (measured again later). Returns what happened to the file, on rank 0 ("" on the others).
 #pragma once
 
 #include <mpi.h>
@@ -28,8 +29,6 @@ std::string wisdom_file(const std::string& directory);
 template <class Real>
 std::string load_wisdom(const std::string& directory);
 template <class Real>
-void share_wisdom(MPI_Comm comm);
-template <class Real>
-std::string save_wisdom(const std::string& directory, MPI_Comm comm);
+std::string settle_wisdom(const std::string& directory, MPI_Comm comm);
 
 }  // namespace kolmo::fft

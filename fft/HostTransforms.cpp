@@ -282,18 +282,16 @@ class HostTransforms final : public LocalTransforms<Real> {
   void settle_plans(MPI_Comm comm) override {
     if (!measuring()) return;
     const double start = MPI_Wtime();
-    int ranks = 1;
-    KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
-    share_wisdom<Real>(comm);
-    if (ranks > 1) {
-      // From the shared wisdom: nothing is measured again, and every rank with a problem plans it alike.
+    const std::string saved = settle_wisdom<Real>(wisdom_directory_, comm);
+    {
+      // From the settled wisdom: nothing is measured again, every rank with a problem plans it alike, and
+      // as a later run that loads the wisdom file will.
       ScratchArrays<Real> scratch(layout_);
       std::lock_guard<std::mutex> guard(fftw_planner_lock());
       for (auto& plan : plans_)
         if (plan.made() && !plan.make(flags_, scratch.for_shape(plan.shape())))
-          throw Error("FFTW could not plan again from shared wisdom for " + layout_.describe());
+          throw Error("FFTW could not plan again from settled wisdom for " + layout_.describe());
     }
-    const std::string saved = save_wisdom<Real>(wisdom_directory_, comm);
     planning_seconds_ += MPI_Wtime() - start;
     char seconds[32];
     std::snprintf(seconds, sizeof(seconds), "%.2f s", planning_seconds_);

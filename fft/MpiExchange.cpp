@@ -31,6 +31,8 @@ std::string to_string(ExchangeMethod method) {
       return "nccl";
     case ExchangeMethod::p2p:
       return "p2p";
+    case ExchangeMethod::loopback:
+      return "loopback";
   }
   return "?";
 }

@@ -12,14 +12,29 @@
 
 #include "core/Error.hpp"
 #include "fft/DroppedColumns.hpp"
+#include "fft/PhaseClock.hpp"
 #include "fft/WireFormat.hpp"
 
 namespace kolmo::fft {
 
 namespace {
 
-SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm) {
+// Emulated ranks work alone: no communicator of theirs is used.
+MPI_Comm comm_for(MPI_Comm comm, const FftOptions& options) {
+  return options.emulated_ranks > 0 ? MPI_COMM_SELF : comm;
+}
+
+SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm, const FftOptions& options) {
+  KOLMO_REQUIRE(options.emulated_ranks >= 0, "emulated ranks must be 0 (none) or a positive count, not " +
+                                                 std::to_string(options.emulated_ranks));
+  if (options.emulated_ranks > 0) return SlabLayout(n, options.emulated_ranks, options.emulated_rank);
   return SlabLayout(n, comm.size(), comm.rank());
+}
+
+// The chunk table without the rank's own chunk (which does not go through the exchange).
+Chunks without_own(Chunks chunks, int rank) {
+  chunks.send_bytes[rank] = chunks.recv_bytes[rank] = 0;
+  return chunks;
 }
 
 // For reports: how a one-rank dealiased transform drops modes.
@@ -49,7 +64,10 @@ std::string format_ms(double ms) {
 template <class Real>
 SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Device> device,
                        FftOptions options)
-    : comm_(comm), device_(std::move(device)), options_(options), layout_(layout_for(n, comm_)) {
+    : comm_(comm_for(comm, options)),
+      device_(std::move(device)),
+      options_(options),
+      layout_(layout_for(n, comm_, options)) {
   // The layout has been validated above, identically on every rank; only now is anything allocated.
   KOLMO_REQUIRE(options_.exchange_pieces >= 0,
                 "exchange pieces must be 0 (automatic) or a positive count, not " +
@@ -62,9 +80,19 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
         make_host_transforms<Real>(layout_, device_, options_.fftw_planning, options_.fftw_wisdom_directory);
   make_chunks();
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
-  exchange_ = make_exchange(options_.exchange, comm_.get(), device_, options_.cuda_aware_mpi, max_bytes);
+  exchange_ = options_.emulated_ranks > 0 ? make_loopback_exchange(device_)
+                                          : make_exchange(options_.exchange, comm_.get(), device_,
+                                                          options_.cuda_aware_mpi, max_bytes);
   scratch_ = Buffer<C>(device_, layout_.alloc_complex());
   exchange_->keep_receive_buffer(scratch_.data(), scratch_.bytes());
+  if (options_.pack_in_ffts && layout_.ranks() > 1 && !narrow_wire()) {
+    receive_ = Buffer<C>(device_, layout_.alloc_complex());
+    if (transforms_->enable_fused(scratch_.data(), receive_.data()))
+      exchange_->keep_receive_buffer(receive_.data(), receive_.bytes());
+    else
+      receive_ = Buffer<C>();
+  }
+  if (options_.profile) clock_ = std::make_unique<PhaseClock>(device_);
   if (narrow_wire()) {
     wire_send_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
     wire_receive_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
@@ -155,28 +183,29 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
   C* scratch = scratch_.data();
   switch (way) {
     case OneRankDealiasing::rows:
-      timed(&PhaseTimes::x_ffts, [&] {
+      step(Phase::x, [&] {
         for (const auto& run : layout_.kept_column_runs())
           transforms_->backward_x_columns(in, scratch, run.start, run.count);
       });
       // After the x transforms: the column runs' alignment may have put values into dropped rows.
-      timed(&PhaseTimes::zeroing, [&] { zero_dropped_columns(*device_, layout_, scratch); });
-      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
+      step(Phase::zero, [&] { zero_dropped_columns(*device_, layout_, scratch); });
+      step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
       break;
     case OneRankDealiasing::masked_x:
-      timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x_masked(in, scratch); });
-      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
+      step(Phase::x, [&] { transforms_->backward_x_masked(in, scratch); });
+      step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
       break;
     case OneRankDealiasing::masked_planes:
-      timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x(in, scratch); });
-      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes_masked(scratch, out); });
+      step(Phase::x, [&] { transforms_->backward_x(in, scratch); });
+      step(Phase::planes, [&] { transforms_->backward_planes_masked(scratch, out); });
       break;
     default:  // copies: the compact slab
-      timed(&PhaseTimes::packing, [&] { gather_kept_spectral(in, scratch); });
-      timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x_kept(scratch, reinterpret_cast<C*>(out)); });
-      timed(&PhaseTimes::packing,
-            [&] { expand_kept_planes(reinterpret_cast<C*>(out), scratch, layout_.x_count()); });
-      timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
+      C* compact = reinterpret_cast<C*>(out);
+      step(Phase::pack, [&] { gather_kept_spectral(in, scratch); });
+      step(Phase::x, [&] { transforms_->backward_x_kept(scratch, compact); });
+      step(Phase::zero, [&] { zero_planes(scratch, layout_.x_count()); });
+      step(Phase::unpack, [&] { expand_kept_planes(compact, scratch, layout_.x_count()); });
+      step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
   }
 }
 
@@ -185,25 +214,25 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
 template <class Real>
 void SlabFFT<Real>::forward_one_rank(const Real* in, C* out, OneRankDealiasing way) {
   C* scratch = scratch_.data();
-  // Where x transforms run faster in place, the kept rows' run on the planes in out (see forward()).
+  // Where x transforms run faster in place, the kept rows' run on the planes in out (see forward_full()).
   const bool in_out = way == OneRankDealiasing::rows && x_in_place_on_out(in, out);
   C* planes = in_out ? out : scratch;
-  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, planes); });
+  step(Phase::planes, [&] { transforms_->forward_planes(in, planes); });
   switch (way) {
     case OneRankDealiasing::rows:
-      timed(&PhaseTimes::x_ffts, [&] {
+      step(Phase::x, [&] {
         for (const auto& run : layout_.kept_column_runs())
           transforms_->forward_x_columns(planes, out, run.start, run.count);
       });
       break;
     case OneRankDealiasing::masked_x:
     case OneRankDealiasing::masked_planes:
-      timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x_masked(scratch, out); });
+      step(Phase::x, [&] { transforms_->forward_x_masked(scratch, out); });
       break;
     default:  // copies: the compact packed buffer is already the compact spectral slab
-      timed(&PhaseTimes::packing, [&] { pack_kept(scratch, out, layout_.x_count()); });
-      timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x_kept(out, scratch); });
-      timed(&PhaseTimes::packing, [&] { scatter_kept_spectral(scratch, out); });
+      step(Phase::pack, [&] { pack_kept(scratch, out, layout_.x_count()); });
+      step(Phase::x, [&] { transforms_->forward_x_kept(out, scratch); });
+      step(Phase::unpack, [&] { scatter_kept_spectral(scratch, out); });
   }
 }
 
@@ -213,24 +242,34 @@ bool SlabFFT<Real>::narrow_wire() const {
 }
 
 template <class Real>
-void SlabFFT<Real>::exchange(const C* send, C* recv, const Chunks& chunks) {
+void SlabFFT<Real>::exchange(const C* send, C* recv, const Chunks& chunks, bool own_in_place) {
+  const int self = layout_.rank();
+  auto copy_own = [&] {
+    if (own_in_place) return;
+    step(Phase::own_chunk, [&] {
+      device_->copy(reinterpret_cast<char*>(recv) + chunks.recv_offset[self],
+                    reinterpret_cast<const char*>(send) + chunks.send_offset[self], chunks.send_bytes[self]);
+    });
+  };
+  const Chunks others = without_own(chunks, self);
   if constexpr (std::is_same_v<Real, double>) {
     if (narrow_wire()) {
       // Chunks are contiguous from offset 0, so whole ranges convert; offsets and sizes halve on the wire.
-      Chunks wire = chunks;
+      Chunks wire = others;
       for (auto* v : {&wire.send_offset, &wire.send_bytes, &wire.recv_offset, &wire.recv_bytes})
         for (auto& bytes : *v) bytes /= 2;
-      narrow(*device_, send, wire_send_.data(), static_cast<long>(chunks.total_send() / sizeof(C)));
-      exchange_->run(wire_send_.data(), wire_receive_.data(), wire);
-      widen(*device_, wire_receive_.data(), recv, static_cast<long>(chunks.total_recv() / sizeof(C)));
-      // The own chunk never left the device: keep it exact.
-      const int self = layout_.rank();
-      device_->copy(reinterpret_cast<char*>(recv) + chunks.recv_offset[self],
-                    reinterpret_cast<const char*>(send) + chunks.send_offset[self], chunks.send_bytes[self]);
+      step(Phase::exchange, [&] {
+        narrow(*device_, send, wire_send_.data(), static_cast<long>(chunks.total_send() / sizeof(C)));
+        exchange_->run(wire_send_.data(), wire_receive_.data(), wire);
+        widen(*device_, wire_receive_.data(), recv, static_cast<long>(chunks.total_recv() / sizeof(C)));
+      });
+      // The own chunk never left the device: exact, copied after the widening wrote over its place.
+      copy_own();
       return;
     }
   }
-  exchange_->run(send, recv, chunks);
+  copy_own();
+  step(Phase::exchange, [&] { exchange_->run(send, recv, others); });
 }
 
 // The exchange goes before the buffers it was told to keep (a p2p exchange's peers write into them).
@@ -241,8 +280,8 @@ SlabFFT<Real>::~SlabFFT() {
 
 template <class Real>
 std::size_t SlabFFT<Real>::workspace_bytes() const {
-  return scratch_.bytes() + transforms_->work_bytes() + wire_send_.bytes() + wire_receive_.bytes() +
-         piece_.bytes();
+  return scratch_.bytes() + receive_.bytes() + transforms_->work_bytes() + wire_send_.bytes() +
+         wire_receive_.bytes() + piece_.bytes();
 }
 
 template <class Real>
@@ -282,9 +321,13 @@ void SlabFFT<Real>::pack_kept(const C* planes, C* packed, long count) {
 }
 
 template <class Real>
+void SlabFFT<Real>::zero_planes(C* planes, long count) {
+  device_->fill_zero(planes, count * layout_.ny() * layout_.nzc() * sizeof(C));
+}
+
+template <class Real>
 void SlabFFT<Real>::expand_kept_planes(const C* packed, C* planes, long count) {
   const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
-  device_->fill_zero(planes, count * layout_.ny() * layout_.nzc() * sizeof(C));
   for (int q = 0; q < layout_.ranks(); ++q) {
     const C* chunk = packed + layout_.compact_packed_offset(q, {0, count});
     const std::size_t rows = layout_.kept_y_count(q);
@@ -322,62 +365,132 @@ void SlabFFT<Real>::scatter_kept_spectral(const C* compact, C* spectral) {
   }
 }
 
+// Several ranks, by copies: planes, packing, the exchange, x transforms of the compact slab, spreading.
 template <class Real>
 void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
-  if (layout_.ranks() == 1) {
-    forward_one_rank(in, out, dealias_.forward);
-    ++times_.transforms;
-    return;
-  }
   C* scratch = scratch_.data();
-  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, scratch); });
-  timed(&PhaseTimes::packing, [&] { pack_kept(scratch, out, layout_.x_count()); });
-  timed(&PhaseTimes::communication, [&] { exchange(out, scratch, forward_kept_chunks_); });
-  timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x_kept(scratch, scratch); });
-  timed(&PhaseTimes::packing, [&] { scatter_kept_spectral(scratch, out); });
-  ++times_.transforms;
+  step(Phase::planes, [&] { transforms_->forward_planes(in, scratch); });
+  step(Phase::pack, [&] { pack_kept(scratch, out, layout_.x_count()); });
+  exchange(out, scratch, forward_kept_chunks_);
+  step(Phase::x, [&] { transforms_->forward_x_kept(scratch, scratch); });
+  step(Phase::unpack, [&] { scatter_kept_spectral(scratch, out); });
 }
 
 template <class Real>
 void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
-  if (layout_.ranks() == 1) {
-    backward_one_rank(in, out, dealias_.backward);
-    ++times_.transforms;
-    return;
-  }
   C* scratch = scratch_.data();
   C* packed = reinterpret_cast<C*>(out);
-  timed(&PhaseTimes::packing, [&] { gather_kept_spectral(in, scratch); });
-  timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x_kept(scratch, scratch); });
-  timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_kept_chunks_); });
-  timed(&PhaseTimes::packing, [&] { expand_kept_planes(packed, scratch, layout_.x_count()); });
-  timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
-  ++times_.transforms;
+  step(Phase::pack, [&] { gather_kept_spectral(in, scratch); });
+  step(Phase::x, [&] { transforms_->backward_x_kept(scratch, scratch); });
+  exchange(scratch, packed, backward_kept_chunks_);
+  step(Phase::zero, [&] { zero_planes(scratch, layout_.x_count()); });
+  step(Phase::unpack, [&] { expand_kept_planes(packed, scratch, layout_.x_count()); });
+  step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
+}
+
+// Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
+// by the first step. Where x transforms run faster in place (FFTW) and out differs from in, the planes go to
+// out and the exchange brings the chunks back there, so that the x transforms run in place on out.
+template <class Real>
+void SlabFFT<Real>::forward_full(const Real* in, C* out) {
+  const bool in_out = x_in_place_on_out(in, out);
+  C* planes = in_out ? out : scratch_.data();  // the planes, and where the x transforms find their input
+  C* packed = in_out ? scratch_.data() : out;
+  step(Phase::planes, [&] { transforms_->forward_planes(in, planes); });
+  if (layout_.ranks() > 1) {
+    step(Phase::pack, [&] { pack(planes, packed, layout_.x_count()); });
+    exchange(packed, planes, forward_chunks_);
+  }
+  step(Phase::x, [&] { transforms_->forward_x(planes, out); });
 }
 
 template <class Real>
-void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
+void SlabFFT<Real>::backward_full(const C* in, Real* out) {
+  C* scratch = scratch_.data();
+  step(Phase::x, [&] { transforms_->backward_x(in, scratch); });
+  if (layout_.ranks() > 1) {
+    C* packed = reinterpret_cast<C*>(out);
+    exchange(scratch, packed, backward_chunks_);
+    step(Phase::unpack, [&] { unpack(packed, scratch, layout_.x_count()); });
+  }
+  step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
+}
+
+// Several ranks, the fused route: the send buffer is scratch, chunks arrive in receive_. Forward, the plane
+// transforms with callbacks put the rank's own chunk where the x transforms read it unless in == out, where
+// cuFFT needs receive_ for its intermediate planes (the input is out, and still being read): then the own
+// chunk is packed with the others and copied. Realigned planes leave it in the send buffer, and the x
+// transforms read it there.
+template <class Real>
+void SlabFFT<Real>::forward_fused(const Real* in, C* out, bool dealiased) {
+  const FusedRoute route = fused_route(dealiased);
+  const bool own_direct =
+      route == FusedRoute::full_realigned || static_cast<const void*>(in) != static_cast<const void*>(out);
+  C* work = own_direct ? out : receive_.data();
+  step(Phase::planes, [&] { transforms_->forward_planes_to_chunks(in, work, route, own_direct); });
+  exchange(scratch_.data(), receive_.data(), dealiased ? forward_kept_chunks_ : forward_chunks_, own_direct);
+  step(Phase::x, [&] { transforms_->forward_x_from_chunks(out, route); });
+}
+
+template <class Real>
+void SlabFFT<Real>::backward_fused(const C* in, Real* out, bool dealiased) {
+  const FusedRoute route = fused_route(dealiased);
+  bool own_placed = false;
+  step(Phase::x, [&] { own_placed = transforms_->backward_x_to_chunks(in, route); });
+  exchange(scratch_.data(), receive_.data(), dealiased ? backward_kept_chunks_ : backward_chunks_,
+           own_placed);
+  step(Phase::planes, [&] { transforms_->backward_planes_from_chunks(out, route); });
+}
+
+template <class Real>
+FusedRoute SlabFFT<Real>::fused_route(bool dealiased) const {
+  if (dealiased) return FusedRoute::dealiased;
+  return options_.realigned_planes ? FusedRoute::full_realigned : FusedRoute::full;
+}
+
+template <class Real>
+bool SlabFFT<Real>::fused(Modes modes, bool forward, bool in_place) {
+  const FusedRoute route = fused_route(modes == Modes::dealiased);
+  const bool own_direct = route == FusedRoute::full_realigned || !in_place;
+  return layout_.ranks() > 1 && receive_.size() > 0 && !in_pieces(modes) &&
+         transforms_->fused_ready(route, forward, own_direct);
+}
+
+template <class Real>
+bool SlabFFT<Real>::packs_in_ffts(Modes modes) {
+  return fused(modes, true, false) && fused(modes, false, false);
+}
+
+template <class Real>
+void SlabFFT<Real>::forward_route(const Real* in, C* out, Modes modes) {
   // In place, piece j is packed into [a_j, b_j) x (a packed plane) of the buffer while the input of later
   // pieces starts at b_j x (a real plane): safe where a packed plane is no larger than a real one, which
   // holds for dealiased transforms (about 4/9) but not for full ones (Nz + 2 > Nz values a row).
   const bool dealiased = modes == Modes::dealiased;
+  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
   const bool packed_fits = packed_plane(dealiased) * sizeof(C) <= layout_.ny() * layout_.nz() * sizeof(Real);
-  if (in_pieces(modes) && (static_cast<const void*>(in) != static_cast<const void*>(out) || packed_fits))
-    return forward_in_pieces(in, out, dealiased);
-  if (modes == Modes::dealiased) return forward_dealiased(in, out);
-  // Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
-  // by the first step. Where x transforms run faster in place (FFTW) and out differs from in, the planes go
-  // to out and the exchange brings the chunks back there, so that the x transforms run in place on out.
-  const bool in_out = x_in_place_on_out(in, out);
-  C* planes = in_out ? out : scratch_.data();  // the planes, and where the x transforms find their input
-  C* packed = in_out ? scratch_.data() : out;
-  timed(&PhaseTimes::plane_ffts, [&] { transforms_->forward_planes(in, planes); });
-  if (layout_.ranks() > 1) {
-    timed(&PhaseTimes::packing, [&] { pack(planes, packed, layout_.x_count()); });
-    timed(&PhaseTimes::communication, [&] { exchange(packed, planes, forward_chunks_); });
-  }
-  timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x(planes, out); });
-  ++times_.transforms;
+  if (in_pieces(modes) && (!in_place || packed_fits)) return forward_in_pieces(in, out, dealiased);
+  if (layout_.ranks() == 1 && dealiased) return forward_one_rank(in, out, dealias_.forward);
+  if (fused(modes, true, in_place)) return forward_fused(in, out, dealiased);
+  if (dealiased) return forward_dealiased(in, out);
+  forward_full(in, out);
+}
+
+template <class Real>
+void SlabFFT<Real>::backward_route(const C* in, Real* out, Modes modes) {
+  const bool dealiased = modes == Modes::dealiased;
+  if (in_pieces(modes)) return backward_in_pieces(in, out, dealiased);
+  if (layout_.ranks() == 1 && dealiased) return backward_one_rank(in, out, dealias_.backward);
+  if (fused(modes, false, false)) return backward_fused(in, out, dealiased);
+  if (dealiased) return backward_dealiased(in, out);
+  backward_full(in, out);
+}
+
+template <class Real>
+void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
+  begin_profile(0);
+  forward_route(in, out, modes);
+  end_profile();
 }
 
 template <class Real>
@@ -387,17 +500,41 @@ bool SlabFFT<Real>::x_in_place_on_out(const Real* in, const C* out) const {
 
 template <class Real>
 void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
-  if (in_pieces(modes)) return backward_in_pieces(in, out, modes == Modes::dealiased);
-  if (modes == Modes::dealiased) return backward_dealiased(in, out);
-  C* scratch = scratch_.data();
-  timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x(in, scratch); });
-  if (layout_.ranks() > 1) {
-    C* packed = reinterpret_cast<C*>(out);
-    timed(&PhaseTimes::communication, [&] { exchange(scratch, packed, backward_chunks_); });
-    timed(&PhaseTimes::packing, [&] { unpack(packed, scratch, layout_.x_count()); });
-  }
-  timed(&PhaseTimes::plane_ffts, [&] { transforms_->backward_planes(scratch, out); });
+  begin_profile(1);
+  backward_route(in, out, modes);
+  end_profile();
+}
+
+template <class Real>
+void SlabFFT<Real>::begin_profile(int direction) {
+  if (!clock_) return;
+  profiling_ = direction;
+  clock_->start();
+}
+
+template <class Real>
+void SlabFFT<Real>::lap(Phase phase) {
+  clock_->lap(profiling_ * kPhaseCount + static_cast<int>(phase));
+}
+
+template <class Real>
+void SlabFFT<Real>::end_profile() {
   ++times_.transforms;
+  if (!clock_) return;
+  double seconds[2 * kPhaseCount] = {};
+  clock_->add_to(seconds);
+  double* phases = profiling_ == 0 ? times_.forward : times_.backward;
+  for (int p = 0; p < kPhaseCount; ++p) {
+    const double t = seconds[profiling_ * kPhaseCount + p];
+    phases[p] += t;
+    (p == static_cast<int>(Phase::exchange) ? times_.communication : times_.compute) += t;
+  }
+  profiling_ = -1;
+}
+
+const char* to_string(Phase phase) {
+  static const char* names[kPhaseCount] = {"planes", "pack", "own_chunk", "exchange", "x", "unpack", "zero"};
+  return names[static_cast<int>(phase)];
 }
 
 std::string default_fftw_wisdom_directory() {

@@ -17,6 +17,9 @@
 //   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
 //   transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the all-to-all
 //   goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results are the same.
+//   On several GPU ranks cuFFT's own kernels do the packing and unpacking (FftOptions::pack_in_ffts).
+// - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
+//   alone, for benchmarks and tests; the communicator is not used then.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
 //   forward returns the spectrum at every mode of 3|n_y| < Ny and 3 n_z < Nz (the kept columns); what it
 //   leaves in the other modes is unspecified (zero, or anything: it may skip them). backward treats those
@@ -65,13 +68,34 @@ struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
   // The MPI library accepts device pointers (only matters for MPI exchange methods on the CUDA backend).
   bool cuda_aware_mpi = false;
-  // Synchronise between phases and accumulate their times (for benchmarks; costs a little speed).
+  // Time each phase of every transform (PhaseTimes): marks between phases on the device's queue (CUDA events
+  // on a GPU), the device synchronised once at the end of each transform. For benchmarks.
   bool profile = false;
   // Double precision only: compute in double, send single precision through the all-to-all (half the bytes;
   // the spectrum then carries single-precision rounding, about 1e-7 relative). Costs two half-size buffers.
   // Ignored for float and on one rank.
   bool single_precision_wire = false;
   OneRankDealiasing one_rank_dealiasing = OneRankDealiasing::automatic;
+  // Several ranks on GPUs: cuFFT's kernels write the chunks the exchange sends and read what it received
+  // (callbacks, fft/ExchangeCallbacks.cu), the rank's own chunk going straight to where it is used, instead
+  // of passes of packing, unpacking and copying; dealiased transforms read and write their kept modes in
+  // place. Used for transforms in one piece (not with single_precision_wire), except full forward transforms
+  // in place, which keep the copies. Costs one more slab of memory. false: always the copies (for
+  // comparison).
+  bool pack_in_ffts = true;
+  // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
+  // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
+  // transforms take the callbacks instead (one rank's work of 2, 4, 8 ranks on an H100 at 512^3 and 1024^3:
+  // as fast or faster than callbacks in the plane transforms, which cost more in cuFFT's kernels;
+  // docs/results/fft_emulated_ranks_h100.log). false: callbacks in the plane transforms.
+  bool realigned_planes = true;
+  // Emulated ranks (benchmarks and tests of one rank's work on one device): when > 0, this object does the
+  // complete local work of rank emulated_rank of a transform over emulated_ranks ranks (the same layout,
+  // plans, packing and chunk sizes), on its own: the communicator is not used, and the all-to-all is
+  // replaced by local copies of the same bytes (fft/Exchange.hpp, loopback). Its results are those of the
+  // real rank only where they do not depend on the other ranks' data.
+  int emulated_ranks = 0;
+  int emulated_rank = 0;
   // Several ranks: split each all-to-all into this many pieces along the local x planes, so that the plane
   // FFTs and packing of one piece run while earlier pieces are in flight (forward), and the unpacking and
   // plane FFTs of arrived pieces while later ones are (backward). 1: one exchange, no overlap. 0: chosen at
@@ -93,17 +117,27 @@ struct FftOptions {
 // $XDG_CACHE_HOME/kolmo, or ~/.cache/kolmo without XDG_CACHE_HOME; "" when neither variable is set.
 std::string default_fftw_wisdom_directory();
 
-// Accumulated times of the phases of all transforms since the last reset (profile mode only), in seconds.
+// The phases of one rank's share of a transform, for profiles. planes: the 2D FFTs of the yz planes (with
+// the packing or unpacking when cuFFT does it); pack: copies into the send layout (dealiased: also the
+// compaction of the spectral slab); own_chunk: the copy of the rank's own chunk; exchange: the all-to-all
+// with the other ranks (in pieces: with the work overlapping it); x: the 1D FFTs along x; unpack: copies out
+// of the receive layout (dealiased: also the spreading of the compact spectral slab); zero: zeroing of modes
+// the plane transforms read.
+enum class Phase { planes, pack, own_chunk, exchange, x, unpack, zero };
+constexpr int kPhaseCount = 7;
+// "planes", "pack", "own_chunk", "exchange", "x", "unpack", "zero"
+const char* to_string(Phase phase);
+
+// Accumulated times of all transforms since the last reset (profile mode only), in seconds, measured on the
+// device's queue between phases (CUDA events on GPUs).
 struct PhaseTimes {
-  double compute = 0;  // local FFTs, packing and zeroing: the sum of the four below
-  // The all-to-all, the own chunk's copy and staging included (in pieces: with the work overlapping it).
-  double communication = 0;
-  double plane_ffts = 0;  // 2D transforms of the yz planes
-  double x_ffts = 0;      // 1D transforms along x
-  double packing = 0;     // chunks packed and unpacked, kept modes gathered, scattered and expanded
-  double zeroing = 0;     // zeros written at dropped modes (one-rank dealiased backward)
+  double compute = 0;                                            // every phase but the exchange
+  double communication = 0;                                      // the exchange
+  double forward[kPhaseCount] = {}, backward[kPhaseCount] = {};  // per phase, indexed by Phase
   long transforms = 0;
 };
+
+class PhaseClock;
 
 template <class Real>
 class SlabFFT {
@@ -120,7 +154,8 @@ class SlabFFT {
   const std::shared_ptr<Device>& device_handle() const { return device_; }
   MPI_Comm comm() const { return comm_.get(); }
   ExchangeMethod exchange_method() const { return exchange_->method(); }
-  // Bytes this object holds on the device: the scratch slab, the FFT library's work area, the piece buffer.
+  // Bytes this object holds on the device: the scratch slab (two with FftOptions::pack_in_ffts on several
+  // GPU ranks), the FFT library's work area, the piece buffer.
   std::size_t workspace_bytes() const;
 
   void forward(const Real* in, C* out, Modes modes = Modes::all);
@@ -150,19 +185,43 @@ class SlabFFT {
 
   const PhaseTimes& times() const { return times_; }
   void reset_times() { times_ = PhaseTimes{}; }
+  // Whether transforms of these modes, out of place, go by the fused route (cuFFT's kernels do the packing;
+  // FftOptions::pack_in_ffts), making its plans if needed.
+  bool packs_in_ffts(Modes modes);
+  // Why not, where cuFFT refused the callbacks of the fused route; empty otherwise.
+  std::string packing_refusal() const { return transforms_->fused_refusal(); }
 
  private:
-  // The all-to-all, through single precision when the options ask for it.
-  void exchange(const C* send, C* recv, const Chunks& chunks);
+  // The all-to-all of one transform: the rank's own chunk by a local copy unless the transforms put it in
+  // place already (own_in_place), the other ranks' chunks through the exchange, in single precision when
+  // the options ask for it.
+  void exchange(const C* send, C* recv, const Chunks& chunks, bool own_in_place = false);
   bool narrow_wire() const;
+  // Profiles: the work queued by `work` is phase `phase` of the transform under way.
+  template <class Work>
+  void step(Phase phase, Work work);
+  void lap(Phase phase);
+  void begin_profile(int direction);
+  void end_profile();
+  void forward_route(const Real* in, C* out, Modes modes);
+  void backward_route(const C* in, Real* out, Modes modes);
+  void forward_full(const Real* in, C* out);
+  void backward_full(const C* in, Real* out);
+  // The fused route (FftOptions::pack_in_ffts), and whether a transform takes it (making its plans).
+  bool fused(Modes modes, bool forward, bool in_place);
+  FusedRoute fused_route(bool dealiased) const;
+  void forward_fused(const Real* in, C* out, bool dealiased);
+  void backward_fused(const C* in, Real* out, bool dealiased);
   // planes [x][y][kz] of `count` x planes to or from the packed buffer [q][x][y in q][kz].
   void pack(const C* planes, C* packed, long count);
   void unpack(const C* packed, C* planes, long count);
   // Dealiased forms: kept modes of planes [x][y][kz] to or from the compact packed buffer [q][x][kept y][kept
   // kz], and of the spectral slab to or from the compact slab [kx][kept ky][kept kz]. Expanding planes zeroes
   // the rest (the plane transforms read it); scattering into the spectral slab leaves the rest as it was (a
-  // dealiased forward transform promises nothing there).
+  // dealiased forward transform promises nothing there). expand_kept_planes writes only the kept modes:
+  // zero_planes first.
   void pack_kept(const C* planes, C* packed, long count);
+  void zero_planes(C* planes, long count);
   void expand_kept_planes(const C* packed, C* planes, long count);
   void gather_kept_spectral(const C* spectral, C* compact);
   void scatter_kept_spectral(const C* compact, C* spectral);
@@ -194,8 +253,6 @@ class SlabFFT {
   void backward_in_pieces(const C* in, Real* out, bool dealiased);
   template <class Transform>
   double median_ms(Transform transform);
-  template <class Phase>
-  void timed(double PhaseTimes::*slot, Phase phase);
 
   Communicator comm_;
   std::shared_ptr<Device> device_;
@@ -205,8 +262,11 @@ class SlabFFT {
   std::unique_ptr<Exchange> exchange_;
   Chunks forward_chunks_, backward_chunks_, forward_kept_chunks_, backward_kept_chunks_;
   Buffer<C> scratch_;
+  Buffer<C> receive_;                                // only for the fused route: where chunks arrive
   Buffer<Complex<float>> wire_send_, wire_receive_;  // only with single_precision_wire
   PhaseTimes times_;
+  std::unique_ptr<PhaseClock> clock_;  // profiles only
+  int profiling_ = -1;                 // the direction under way in a profile (0 forward, 1 backward), or -1
   DealiasChoice dealias_;
   // Exchange in pieces: the count for [full, dealiased] transforms, each piece's chunks for [full,
   // dealiased] in each direction, and a buffer of one piece's planes [x][y][kz].
@@ -233,19 +293,10 @@ double SlabFFT<Real>::median_ms(Transform transform) {
 }
 
 template <class Real>
-template <class Phase>
-void SlabFFT<Real>::timed(double PhaseTimes::*slot, Phase phase) {
-  if (!options_.profile) {
-    phase();
-    return;
-  }
-  device_->synchronize();
-  const double start = MPI_Wtime();
-  phase();
-  device_->synchronize();
-  const double seconds = MPI_Wtime() - start;
-  times_.*slot += seconds;
-  if (slot != &PhaseTimes::communication && slot != &PhaseTimes::compute) times_.compute += seconds;
+template <class Work>
+void SlabFFT<Real>::step(Phase phase, Work work) {
+  work();
+  if (profiling_ >= 0) lap(phase);
 }
 
 extern template class SlabFFT<float>;

@@ -162,7 +162,8 @@ void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
   const long per_plane = packed_plane(dealiased);
   C* piece = piece_.data();
   C* scratch = scratch_.data();
-  timed(&PhaseTimes::communication, [&] {
+  // The plane FFTs and packing of the pieces overlap the exchange: all of it counts as exchange.
+  step(Phase::exchange, [&] {
     for (int j = 0; j < pieces_[d]; ++j) {
       const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count > 0) {
@@ -177,12 +178,11 @@ void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
     for (int j = 0; j < pieces_[d]; ++j) exchange_->finish(j);
   });
   if (dealiased) {
-    timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x_kept(scratch, scratch); });
-    timed(&PhaseTimes::packing, [&] { scatter_kept_spectral(scratch, out); });
+    step(Phase::x, [&] { transforms_->forward_x_kept(scratch, scratch); });
+    step(Phase::unpack, [&] { scatter_kept_spectral(scratch, out); });
   } else {
-    timed(&PhaseTimes::x_ffts, [&] { transforms_->forward_x(scratch, out); });
+    step(Phase::x, [&] { transforms_->forward_x(scratch, out); });
   }
-  ++times_.transforms;
 }
 
 template <class Real>
@@ -193,26 +193,29 @@ void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
   C* piece = piece_.data();
   C* scratch = scratch_.data();
   if (dealiased) {
-    timed(&PhaseTimes::packing, [&] { gather_kept_spectral(in, scratch); });
-    timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x_kept(scratch, scratch); });
+    step(Phase::pack, [&] { gather_kept_spectral(in, scratch); });
+    step(Phase::x, [&] { transforms_->backward_x_kept(scratch, scratch); });
   } else {
-    timed(&PhaseTimes::x_ffts, [&] { transforms_->backward_x(in, scratch); });
+    step(Phase::x, [&] { transforms_->backward_x(in, scratch); });
   }
   const C* packed = reinterpret_cast<const C*>(out) + backward_receive_start(dealiased);
-  timed(&PhaseTimes::communication, [&] {
+  // The unpacking and plane FFTs of arrived pieces overlap the exchange of later ones: all counts as
+  // exchange.
+  step(Phase::exchange, [&] {
     for (int j = 0; j < pieces_[d]; ++j) exchange_->start(scratch, out, backward_piece_chunks_[d][j], j);
     for (int j = 0; j < pieces_[d]; ++j) {
       exchange_->finish(j);
       const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count == 0) continue;
-      if (dealiased)
+      if (dealiased) {
+        zero_planes(piece, count);
         expand_kept_planes(packed + first * per_plane, piece, count);
-      else
+      } else {
         unpack(packed + first * per_plane, piece, count);
+      }
       transforms_->backward_planes_piece(piece, out + first * l.ny() * l.nz(), count);
     }
   });
-  ++times_.transforms;
 }
 
 // SlabFFT itself is instantiated in fft/SlabFFT.cpp; these are its members defined here.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/Error.hpp"
+#include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
 
 namespace kolmo::io {
@@ -11,31 +12,71 @@ namespace {
 
 enum class Direction { read, write };
 
-void transfer(hid_t dataset, hid_t memory_type, const Block& block, void* data, Direction direction,
-              MPI_Comm comm, std::size_t max_bytes_per_call) {
+// The rows (indices of the slowest dimension) in one chunk of dataset; 1 if it is not chunked.
+hsize_t chunk_rows(hid_t dataset, std::size_t dims) {
+  PropertyList creation(KOLMO_CHECK_HDF5(H5Dget_create_plist(dataset)));
+  if (KOLMO_CHECK_HDF5(H5Pget_layout(creation.get())) != H5D_CHUNKED) return 1;
+  std::vector<hsize_t> chunk(dims);
+  KOLMO_CHECK_HDF5(H5Pget_chunk(creation.get(), static_cast<int>(dims), chunk.data()));
+  return std::max<hsize_t>(1, chunk[0]);
+}
+
+// One collective H5Dread or H5Dwrite, then the ranks agree on its outcome.
+void transfer_once(hid_t dataset, hid_t memory_type, hid_t memory_space, hid_t file_space,
+                   hid_t transfer_list, void* at, Direction direction, MPI_Comm comm) {
+  const herr_t status = direction == Direction::write
+                            ? H5Dwrite(dataset, memory_type, memory_space, file_space, transfer_list, at)
+                            : H5Dread(dataset, memory_type, memory_space, file_space, transfer_list, at);
+  std::string error;
+  if (status < 0) {
+    error = hdf5_error_reason();
+    if (error.empty()) error = direction == Direction::write ? "can't write data" : "can't read data";
+  }
+  agree(comm, error);
+}
+
+// How a block is split into calls.
+struct Calls {
+  std::size_t value_bytes = 0;  // in memory
+  hsize_t row_values = 1;       // values in one index of the slowest dimension
+  hsize_t rows_per_call = 1;
+
+  std::size_t row_bytes() const { return std::max<std::size_t>(1, row_values * value_bytes); }
+};
+
+Calls split_of(hid_t dataset, hid_t memory_type, const Block& block, std::size_t max_bytes_per_call) {
   const std::size_t dims = block.count.size();
   KOLMO_REQUIRE(dims >= 1 && block.start.size() == dims, "block transfer: start and count differ in rank");
-  const std::size_t value_bytes = KOLMO_CHECK_HDF5(H5Tget_size(memory_type));
-  hsize_t row_values = 1;  // values in one index of the slowest dimension
-  for (std::size_t d = 1; d < dims; ++d) row_values *= block.count[d];
-  const std::size_t row_bytes = std::max<std::size_t>(1, row_values * value_bytes);
-  const hsize_t rows = block.count[0];
-  const hsize_t rows_per_call = std::max<hsize_t>(1, max_bytes_per_call / row_bytes);
+  Calls split;
+  split.value_bytes = KOLMO_CHECK_HDF5(H5Tget_size(memory_type));
+  for (std::size_t d = 1; d < dims; ++d) split.row_values *= block.count[d];
+  const hsize_t chunk = chunk_rows(dataset, dims);
+  const hsize_t fit = std::max<hsize_t>(1, max_bytes_per_call / split.row_bytes());
+  // Whole chunks per call where one chunk's rows fit, else as many rows as fit (correct, only slower).
+  split.rows_per_call = fit >= chunk ? fit / chunk * chunk : fit;
+  return split;
+}
 
-  long my_calls = static_cast<long>((rows + rows_per_call - 1) / rows_per_call), calls = 0;
+// reuse_buffer: every call reads into data's start (check_block_readable); otherwise each call's rows land
+// at their place in the block.
+void transfer(hid_t dataset, hid_t memory_type, const Block& block, const Calls& split, void* data,
+              Direction direction, MPI_Comm comm, bool reuse_buffer = false) {
+  const std::size_t dims = block.count.size();
+  const hsize_t rows = block.count[0];
+  long my_calls = static_cast<long>((rows + split.rows_per_call - 1) / split.rows_per_call), calls = 0;
   KOLMO_CHECK_MPI(MPI_Allreduce(&my_calls, &calls, 1, MPI_LONG, MPI_MAX, comm));
   calls = std::max(calls, 1L);  // every rank calls at least once, so empty blocks still join in
 
   PropertyList transfer_list = collective_transfer();
   for (long call = 0; call < calls; ++call) {
-    const hsize_t first = std::min(rows, static_cast<hsize_t>(call) * rows_per_call);
-    const hsize_t n = std::min(rows_per_call, rows - first);
+    const hsize_t first = std::min(rows, static_cast<hsize_t>(call) * split.rows_per_call);
+    const hsize_t n = std::min(split.rows_per_call, rows - first);
     Dataspace file_space(KOLMO_CHECK_HDF5(H5Dget_space(dataset)));
     std::vector<hsize_t> memory_dims = block.count;
     memory_dims[0] = std::max<hsize_t>(n, 1);
     Dataspace memory_space(
         KOLMO_CHECK_HDF5(H5Screate_simple(static_cast<int>(dims), memory_dims.data(), nullptr)));
-    if (n > 0 && row_values > 0) {
+    if (n > 0 && split.row_values > 0) {
       std::vector<hsize_t> start = block.start, count = block.count;
       start[0] += first;
       count[0] = n;
@@ -45,13 +86,9 @@ void transfer(hid_t dataset, hid_t memory_type, const Block& block, void* data, 
       KOLMO_CHECK_HDF5(H5Sselect_none(file_space.get()));
       KOLMO_CHECK_HDF5(H5Sselect_none(memory_space.get()));
     }
-    char* at = static_cast<char*>(data) + first * row_values * value_bytes;
-    if (direction == Direction::write)
-      KOLMO_CHECK_HDF5(
-          H5Dwrite(dataset, memory_type, memory_space.get(), file_space.get(), transfer_list.get(), at));
-    else
-      KOLMO_CHECK_HDF5(
-          H5Dread(dataset, memory_type, memory_space.get(), file_space.get(), transfer_list.get(), at));
+    char* at = static_cast<char*>(data) + (reuse_buffer ? 0 : first * split.row_values * split.value_bytes);
+    transfer_once(dataset, memory_type, memory_space.get(), file_space.get(), transfer_list.get(), at,
+                  direction, comm);
   }
 }
 
@@ -59,13 +96,23 @@ void transfer(hid_t dataset, hid_t memory_type, const Block& block, void* data, 
 
 void write_block(hid_t dataset, hid_t memory_type, const Block& block, const void* data, MPI_Comm comm,
                  std::size_t max_bytes_per_call) {
+  const Calls split = split_of(dataset, memory_type, block, max_bytes_per_call);
   // HDF5 only reads from the buffer on a write.
-  transfer(dataset, memory_type, block, const_cast<void*>(data), Direction::write, comm, max_bytes_per_call);
+  transfer(dataset, memory_type, block, split, const_cast<void*>(data), Direction::write, comm);
 }
 
 void read_block(hid_t dataset, hid_t memory_type, const Block& block, void* data, MPI_Comm comm,
                 std::size_t max_bytes_per_call) {
-  transfer(dataset, memory_type, block, data, Direction::read, comm, max_bytes_per_call);
+  transfer(dataset, memory_type, block, split_of(dataset, memory_type, block, max_bytes_per_call), data,
+           Direction::read, comm);
+}
+
+void check_block_readable(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
+                          std::size_t max_bytes_per_call) {
+  const Calls split = split_of(dataset, memory_type, block, max_bytes_per_call);
+  const hsize_t rows = std::max<hsize_t>(1, std::min(split.rows_per_call, block.count.at(0)));
+  std::vector<char> buffer(rows * split.row_bytes());
+  transfer(dataset, memory_type, block, split, buffer.data(), Direction::read, comm, true);
 }
 
 }  // namespace kolmo::io

@@ -5,7 +5,18 @@
 // communicator the file was opened with): every rank calls them, and a rank whose block is empty (count[0] =
 // 0) takes part with an empty selection. Transfers are split along the slowest dimension so that no single
 // MPI-IO call moves more than max_bytes_per_call per rank (ROMIO counts in int), every rank making the same
-// number of calls. HDF5 converts between the memory type and the dataset's type (float <-> double).
+// number of calls; in a chunked dataset the splits fall on chunk boundaries where one chunk's rows fit in a
+// call (a chunk written in two calls is read back, checksummed and written twice). HDF5 converts between the
+// memory type and the dataset's type (float <-> double).
+//
+// Failures: after every call the ranks agree on its outcome (io/Collective.hpp), so an error that only some
+// ranks meet (a chunk failing its checksum is read by one rank only; a write error may reach one rank only)
+// throws the same kolmo::Error on every rank, with HDF5's words for it, and no rank goes on to the next
+// collective call alone.
+//
+// check_block_readable() reads the block like read_block but through a buffer of at most max_bytes_per_call
+// per rank that it discards: it proves every chunk of the block readable (checksums verified) without the
+// memory to hold the block.
 #pragma once
 
 #include <hdf5.h>
@@ -27,5 +38,7 @@ void write_block(hid_t dataset, hid_t memory_type, const Block& block, const voi
                  std::size_t max_bytes_per_call = kMaxBytesPerCall);
 void read_block(hid_t dataset, hid_t memory_type, const Block& block, void* data, MPI_Comm comm,
                 std::size_t max_bytes_per_call = kMaxBytesPerCall);
+void check_block_readable(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
+                          std::size_t max_bytes_per_call = kMaxBytesPerCall);
 
 }  // namespace kolmo::io

@@ -1,5 +1,9 @@
 #include "io/Checkpoint.hpp"
 
+#include <algorithm>
+#include <functional>
+#include <optional>
+
 #include "core/Error.hpp"
 #include "io/BlockTransfer.hpp"
 #include "io/Collective.hpp"
@@ -23,31 +27,58 @@ std::vector<hsize_t> spectral_shape(const std::array<long, 3>& grid) {
   return {hsize_t(grid[0]), hsize_t(grid[1]), hsize_t(grid[2] / 2 + 1)};
 }
 
+// The ky planes [y_offset, y_offset + y_count) of every kx and kz.
+Block spectral_block(const std::array<long, 3>& grid, long y_offset, long y_count) {
+  return Block{{0, hsize_t(y_offset), 0}, {hsize_t(grid[0]), hsize_t(y_count), hsize_t(grid[2] / 2 + 1)}};
+}
+
 Block spectral_block(const fft::SlabLayout& layout) {
-  return Block{{0, hsize_t(layout.y_offset()), 0},
-               {hsize_t(layout.nx()), hsize_t(layout.y_count()), hsize_t(layout.nzc())}};
+  return spectral_block(layout.global(), layout.y_offset(), layout.y_count());
 }
 
-template <class Span>
-void check_sizes(const fft::SlabLayout& layout, const std::array<Span, 3>& velocity) {
-  for (int c = 0; c < 3; ++c)
-    KOLMO_REQUIRE(velocity[c].size() >= layout.spectral_size(),
-                  std::string(kVelocityComponents[c]) + " has " + std::to_string(velocity[c].size()) +
-                      " values, the spectral slab needs " + std::to_string(layout.spectral_size()));
+// Chunks of one ky plane (so any decomposition over ky writes and reads whole chunks) and as many kx as fill
+// about kChunkBytes: big enough for few index entries, small enough that a transfer call split at chunk
+// boundaries stays well under MPI-IO's 2 GiB.
+constexpr std::size_t kChunkBytes = std::size_t(1) << 20;
+
+template <class Real>
+std::vector<hsize_t> spectral_chunk(const std::array<long, 3>& grid) {
+  const hsize_t nzc = hsize_t(grid[2] / 2 + 1);
+  const hsize_t kx = std::clamp<hsize_t>(kChunkBytes / (nzc * sizeof(Complex<Real>)), 1, hsize_t(grid[0]));
+  return {kx, 1, nzc};
 }
 
-// The layout and the velocity's sizes, checked on every rank before the file is touched; errors name path.
-template <class Span>
-void check_velocity(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                    const std::array<Span, 3>& velocity, MPI_Comm comm) {
+template <class Named>
+void check_sizes(const fft::SlabLayout& layout, const std::vector<Named>& datasets) {
+  for (std::size_t i = 0; i < datasets.size(); ++i) {
+    const auto& d = datasets[i];
+    KOLMO_REQUIRE(d.modes.size() >= layout.spectral_size(),
+                  d.name + " has " + std::to_string(d.modes.size()) + " values, the spectral slab needs " +
+                      std::to_string(layout.spectral_size()));
+    for (std::size_t j = 0; j < i; ++j)
+      KOLMO_REQUIRE(datasets[j].name != d.name, "two datasets are named " + d.name);
+  }
+}
+
+// The layout and the datasets' sizes, checked on every rank before the file is touched; errors name path.
+template <class Named>
+void check_datasets(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                    const std::vector<Named>& datasets, MPI_Comm comm) {
   on_every_rank(comm, [&] {
     try {
       check_layout_matches(layout, comm);
-      check_sizes(layout, velocity);
+      check_sizes(layout, datasets);
     } catch (const Error& error) {
       throw Error(path.string() + ": " + error.what());
     }
   });
+}
+
+template <class Named, class Span>
+std::vector<Named> velocity_named(const std::array<Span, 3>& velocity) {
+  std::vector<Named> named;
+  for (int c = 0; c < 3; ++c) named.push_back({kVelocityComponents[c], velocity[c]});
+  return named;
 }
 
 void check_exists(const std::filesystem::path& path, MPI_Comm comm) {
@@ -55,6 +86,14 @@ void check_exists(const std::filesystem::path& path, MPI_Comm comm) {
     KOLMO_REQUIRE(std::filesystem::is_regular_file(path), "checkpoint " + path.string() + " does not exist");
     KOLMO_REQUIRE(H5Fis_hdf5(path.c_str()) > 0, "checkpoint " + path.string() + " is not an HDF5 file");
   });
+}
+
+bool exists_on_root(const std::filesystem::path& path, MPI_Comm comm) {
+  int rank = 0, found = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) found = std::filesystem::is_regular_file(path) ? 1 : 0;
+  KOLMO_CHECK_MPI(MPI_Bcast(&found, 1, MPI_INT, 0, comm));
+  return found != 0;
 }
 
 CheckpointInfo read_info(hid_t file) {
@@ -75,6 +114,89 @@ std::string grid_text(const std::array<long, 3>& grid) {
   return std::to_string(grid[0]) + " x " + std::to_string(grid[1]) + " x " + std::to_string(grid[2]);
 }
 
+// What the datasets must look like; the dataset's own type, so checking reads convert nothing. Local.
+Type checked_spectral_dataset(hid_t dataset, const std::array<long, 3>& grid) {
+  const std::vector<hsize_t> expected = spectral_shape(grid);
+  const std::vector<hsize_t> shape = dataset_shape(dataset);
+  KOLMO_REQUIRE(shape == expected, "shape " + shape_text(shape) + ", expected " + shape_text(expected));
+  Type stored(KOLMO_CHECK_HDF5(H5Dget_type(dataset)));
+  KOLMO_REQUIRE(KOLMO_CHECK_HDF5(H5Tget_class(stored.get())) == H5T_COMPOUND,
+                "not a complex {r, i} compound");
+  return stored;
+}
+
+// Opens a checkpoint, reads its attributes, checks that its grid is `grid` (or, with no grid given, takes
+// the file's own) and its datasets' shapes, then calls transfer(dataset, its stored type, index, grid) for
+// each of the named datasets (with no names given: the velocity's and every other dataset the file holds).
+// Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
+using Transfer =
+    std::function<void(hid_t dataset, hid_t stored_type, std::size_t index, const std::array<long, 3>& grid)>;
+
+CheckpointInfo read_through(const std::filesystem::path& path, const std::optional<std::array<long, 3>>& grid,
+                            const std::vector<std::string>& given_names, MPI_Comm comm,
+                            const Transfer& transfer) {
+  check_exists(path, comm);
+  std::string dataset_name;
+  try {
+    File file = open_parallel(path, comm);
+    CheckpointInfo info;
+    on_every_rank(comm, [&] {
+      info = read_info(file.get());
+      KOLMO_REQUIRE(!grid || info.grid == *grid, "grid " + grid_text(info.grid) + " differs from the run's " +
+                                                     grid_text(grid.value_or(info.grid)));
+      KOLMO_REQUIRE(info.precision == "single" || info.precision == "double",
+                    "precision '" + info.precision + "' is neither single nor double");
+    });
+    std::vector<std::string> names = given_names;
+    if (names.empty()) {
+      names.assign(kVelocityComponents.begin(), kVelocityComponents.end());
+      on_every_rank(comm, [&] {
+        for (const std::string& name : dataset_names(file.get()))
+          if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      });
+    }
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      dataset_name = names[i];
+      Dataset dataset;
+      Type stored;
+      on_every_rank(comm, [&] {
+        dataset = open_dataset(file.get(), names[i]);
+        stored = checked_spectral_dataset(dataset.get(), info.grid);
+      });
+      transfer(dataset.get(), stored.get(), i, info.grid);
+    }
+    return info;
+  } catch (const Error& error) {
+    throw Error(path.string() + (dataset_name.empty() ? "" : " dataset '" + dataset_name + "'") + ": " +
+                error.what());
+  }
+}
+
+// Why path cannot be restarted from ("" if it can): read_through on the file's own grid and every dataset
+// (the velocity's and the scalars'), reading every chunk once (its checksums verified), one ky plane per call
+// through a buffer of one plane (a chunk holds one ky plane). Each rank reads its even share of the planes;
+// the first ranks hold the most, the others join their last calls with nothing.
+std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, CheckpointInfo& info) {
+  try {
+    int ranks = 1, rank = 0;
+    KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+    KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    info = read_through(path, std::nullopt, {}, comm,
+                        [&](hid_t dataset, hid_t stored, std::size_t, const std::array<long, 3>& grid) {
+                          const fft::Split ky{grid[1], ranks};
+                          for (long j = 0; j < ky.count(0); ++j) {
+                            const bool mine = j < ky.count(rank);
+                            check_block_readable(
+                                dataset, stored,
+                                spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm);
+                          }
+                        });
+    return {};
+  } catch (const Error& error) {
+    return error.what();
+  }
+}
+
 }  // namespace
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& directory) {
@@ -85,31 +207,57 @@ std::filesystem::path previous_checkpoint_path(const std::filesystem::path& dire
   return directory / "checkpoint.prev.h5";
 }
 
-std::filesystem::path latest_checkpoint(const std::filesystem::path& directory, MPI_Comm comm) {
-  int rank = 0, use_previous = 0;
-  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  on_root(comm, [&] {
-    if (std::filesystem::is_regular_file(checkpoint_path(directory))) return;
-    KOLMO_REQUIRE(
-        std::filesystem::is_regular_file(previous_checkpoint_path(directory)),
-        "no checkpoint in " + directory.string() + " (neither checkpoint.h5 nor checkpoint.prev.h5)");
-    use_previous = 1;
-  });
-  KOLMO_CHECK_MPI(MPI_Bcast(&use_previous, 1, MPI_INT, 0, comm));
-  return use_previous ? previous_checkpoint_path(directory) : checkpoint_path(directory);
+RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
+                                            const std::filesystem::path& explicit_file, MPI_Comm comm) {
+  RestartCheckpoint chosen;
+  if (!explicit_file.empty()) {
+    const std::string problem = why_unusable(explicit_file, comm, chosen.info);
+    KOLMO_REQUIRE(problem.empty(), problem);
+    chosen.path = explicit_file;
+    return chosen;
+  }
+  const std::filesystem::path newest = checkpoint_path(directory),
+                              previous = previous_checkpoint_path(directory);
+  const bool have_newest = exists_on_root(newest, comm), have_previous = exists_on_root(previous, comm);
+  KOLMO_REQUIRE(have_newest || have_previous,
+                "no checkpoint in " + directory.string() + " (neither checkpoint.h5 nor checkpoint.prev.h5)");
+  std::string newest_problem = newest.string() + ": missing";
+  if (have_newest) {
+    newest_problem = why_unusable(newest, comm, chosen.info);
+    if (newest_problem.empty()) {
+      chosen.path = newest;
+      return chosen;
+    }
+  }
+  std::string previous_problem = previous.string() + ": missing";
+  if (have_previous) {
+    previous_problem = why_unusable(previous, comm, chosen.info);
+    if (previous_problem.empty()) {
+      chosen.path = previous;
+      chosen.note = "cannot restart from " + newest_problem + "; restarting from the previous checkpoint, " +
+                    previous.string() + " (step " + std::to_string(chosen.info.step) + ")";
+      return chosen;
+    }
+  }
+  throw Error("no usable checkpoint: " + newest_problem + "; " + previous_problem);
 }
 
 template <class Real>
 std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
-                                       const fft::SlabLayout& layout, const SpectralVector<Real>& velocity,
-                                       MPI_Comm comm) {
+                                       const fft::SlabLayout& layout,
+                                       const std::vector<SpectralDataset<Real>>& datasets, MPI_Comm comm) {
   const std::filesystem::path path = checkpoint_path(directory);
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  check_velocity(path, layout, velocity, comm);
+  check_datasets(path, layout, datasets, comm);
   on_root(comm, [&] { std::filesystem::create_directories(directory); });
 
-  write_parallel_file(temporary, comm, [&](File& file, std::string& dataset_name) {
+  const std::vector<hsize_t> shape = spectral_shape(layout.global());
+  const std::vector<hsize_t> chunk = spectral_chunk<Real>(layout.global());
+  const std::uintmax_t chunks_per_dataset =
+      ((shape[0] + chunk[0] - 1) / chunk[0]) * ((shape[1] + chunk[1] - 1) / chunk[1]);
+  const std::uintmax_t count = datasets.size();
+  const FileContent content{count * shape[0] * shape[1] * shape[2] * sizeof(Complex<Real>),
+                            count * chunks_per_dataset, FileFormat::checksummed};
+  write_parallel_file(path, comm, content, [&](File& file, std::string& dataset_name) {
     write_attribute(file.get(), "time", info.time);
     write_attribute(file.get(), "step", std::int64_t{info.step});
     write_attribute(file.get(), "dt", info.dt);
@@ -120,73 +268,64 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
     write_attribute(file.get(), "precision", std::string(precision_name<Real>()));
     write_attribute(file.get(), "code_version", code_version());
 
-    const std::vector<hsize_t> shape = spectral_shape(layout.global());
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
-    PropertyList creation = unfilled_datasets();
+    PropertyList creation = checksummed_datasets(chunk);
     Type type = complex_type<Real>();
-    for (int c = 0; c < 3; ++c) {
-      dataset_name = kVelocityComponents[c];
-      Dataset dataset(KOLMO_CHECK_HDF5(H5Dcreate2(file.get(), kVelocityComponents[c], type.get(), space.get(),
+    for (const auto& d : datasets) {
+      dataset_name = d.name;
+      Dataset dataset(KOLMO_CHECK_HDF5(H5Dcreate2(file.get(), d.name.c_str(), type.get(), space.get(),
                                                   H5P_DEFAULT, creation.get(), H5P_DEFAULT)));
-      write_block(dataset.get(), type.get(), spectral_block(layout), velocity[c].data(), comm);
+      write_block(dataset.get(), type.get(), spectral_block(layout), d.modes.data(), comm);
     }
   });
   on_root(comm, [&] {
     if (std::filesystem::exists(path)) rename_or_throw(path, previous_checkpoint_path(directory));
-    rename_or_throw(temporary, path);
+    rename_or_throw(temporary_path(path), path);
   });
   return path;
 }
 
-CheckpointInfo read_checkpoint_info(const std::filesystem::path& path, MPI_Comm comm) {
-  check_exists(path, comm);
-  try {
-    File file = open_parallel(path, comm);
-    return read_info(file.get());
-  } catch (const Error& error) {
-    throw Error(path.string() + ": " + error.what());
-  }
+template <class Real>
+std::filesystem::path write_checkpoint(const std::filesystem::path& directory, const CheckpointInfo& info,
+                                       const fft::SlabLayout& layout, const VelocityModes<Real>& velocity,
+                                       MPI_Comm comm) {
+  return write_checkpoint<Real>(directory, info, layout, velocity_named<SpectralDataset<Real>>(velocity),
+                                comm);
 }
 
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                               const MutableSpectralVector<Real>& velocity, MPI_Comm comm) {
-  check_velocity(path, layout, velocity, comm);
-  check_exists(path, comm);
-  std::string dataset_name;
-  try {
-    File file = open_parallel(path, comm);
-    CheckpointInfo info = read_info(file.get());
-    KOLMO_REQUIRE(info.grid == layout.global(),
-                  "grid " + grid_text(info.grid) + " differs from the run's " + grid_text(layout.global()));
-    const std::vector<hsize_t> expected = spectral_shape(layout.global());
-    Type type = complex_type<Real>();
-    for (int c = 0; c < 3; ++c) {
-      Dataset dataset = open_dataset(file.get(), kVelocityComponents[c]);
-      dataset_name = kVelocityComponents[c];
-      const std::vector<hsize_t> shape = dataset_shape(dataset.get());
-      KOLMO_REQUIRE(shape == expected, "shape " + shape_text(shape) + ", expected " + shape_text(expected));
-      Type stored(KOLMO_CHECK_HDF5(H5Dget_type(dataset.get())));
-      KOLMO_REQUIRE(KOLMO_CHECK_HDF5(H5Tget_class(stored.get())) == H5T_COMPOUND,
-                    "not a complex {r, i} compound");
-      read_block(dataset.get(), type.get(), spectral_block(layout), velocity[c].data(), comm);
-    }
-    return info;
-  } catch (const Error& error) {
-    throw Error(path.string() + (dataset_name.empty() ? "" : " dataset '" + dataset_name + "'") + ": " +
-                error.what());
-  }
+                               const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm) {
+  check_datasets(path, layout, targets, comm);
+  std::vector<std::string> names;
+  for (const auto& target : targets) names.push_back(target.name);
+  Type type = complex_type<Real>();
+  return read_through(path, layout.global(), names, comm,
+                      [&](hid_t dataset, hid_t, std::size_t i, const std::array<long, 3>&) {
+                        read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(),
+                                   comm);
+                      });
 }
 
-template std::filesystem::path write_checkpoint<float>(const std::filesystem::path&, const CheckpointInfo&,
-                                                       const fft::SlabLayout&, const SpectralVector<float>&,
-                                                       MPI_Comm);
-template std::filesystem::path write_checkpoint<double>(const std::filesystem::path&, const CheckpointInfo&,
-                                                        const fft::SlabLayout&, const SpectralVector<double>&,
-                                                        MPI_Comm);
-template CheckpointInfo read_checkpoint<float>(const std::filesystem::path&, const fft::SlabLayout&,
-                                               const MutableSpectralVector<float>&, MPI_Comm);
-template CheckpointInfo read_checkpoint<double>(const std::filesystem::path&, const fft::SlabLayout&,
-                                                const MutableSpectralVector<double>&, MPI_Comm);
+template <class Real>
+CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                               const VelocityTargets<Real>& velocity, MPI_Comm comm) {
+  return read_checkpoint<Real>(path, layout, velocity_named<SpectralTarget<Real>>(velocity), comm);
+}
+
+#define KOLMO_INSTANTIATE_CHECKPOINT(Real)                                                                   \
+  template std::filesystem::path write_checkpoint<Real>(                                                     \
+      const std::filesystem::path&, const CheckpointInfo&, const fft::SlabLayout&,                           \
+      const std::vector<SpectralDataset<Real>>&, MPI_Comm);                                                  \
+  template std::filesystem::path write_checkpoint<Real>(const std::filesystem::path&, const CheckpointInfo&, \
+                                                        const fft::SlabLayout&, const VelocityModes<Real>&,  \
+                                                        MPI_Comm);                                           \
+  template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
+                                                const std::vector<SpectralTarget<Real>>&, MPI_Comm);         \
+  template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
+                                                const VelocityTargets<Real>&, MPI_Comm);
+KOLMO_INSTANTIATE_CHECKPOINT(float)
+KOLMO_INSTANTIATE_CHECKPOINT(double)
+#undef KOLMO_INSTANTIATE_CHECKPOINT
 
 }  // namespace kolmo::io

@@ -128,7 +128,9 @@ std::string_view leaf_of(std::string_view path) {
 }
 
 // " (did you mean physics.viscosity?)" for a close key or section, or a key of the same name elsewhere.
-std::string suggestion(std::string_view path) {
+std::string suggestion(std::string_view given) {
+  const std::string normal = schema_path(given);
+  const std::string_view path = normal;
   std::vector<std::string> candidates;
   for (const SchemaKey& key : schema()) {
     for (auto dot = key.path.find('.'); dot != std::string_view::npos; dot = key.path.find('.', dot + 1))
@@ -158,6 +160,7 @@ std::string suggestion(std::string_view path) {
 struct Value {
   YAML::Node node;
   std::string where;
+  std::string path;  // as given ("physics.scalars[1].name"); empty for a default
 };
 using Values = std::map<std::string, Value, std::less<>>;
 
@@ -170,6 +173,22 @@ std::string join(std::string_view section, std::string_view key) {
   return section.empty() ? std::string(key) : std::string(section) + "." + std::string(key);
 }
 
+void collect(const YAML::Node& map, const std::string& section, const Origin& origin, Values& values);
+
+// A list of maps (an item_list key): replaces the list and its items' keys, "<path>[i].<key>".
+void set_items(const std::string& path, const YAML::Node& node, const std::string& where,
+               const Origin& origin, Values& values) {
+  std::erase_if(values, [&](const auto& entry) { return entry.first.starts_with(path + "["); });
+  values[path] = Value{node, where, path};
+  if (node.IsNull()) return;
+  if (!node.IsSequence()) fail_at(where, path, "expected a list of maps, got " + shown(node));
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string item = path + "[" + std::to_string(i) + "]";
+    if (!node[i].IsMap()) fail_at(where, item, "expected a map of keys, got " + shown(node[i]));
+    collect(node[i], item, origin, values);
+  }
+}
+
 // Adds the keys of the YAML map given for section (the top level when empty) to values, refusing unknown
 // ones.
 void collect(const YAML::Node& map, const std::string& section, const Origin& origin, Values& values) {
@@ -180,9 +199,12 @@ void collect(const YAML::Node& map, const std::string& section, const Origin& or
     if (!key_node.IsScalar()) fail_at(where, section.empty() ? "(top level)" : section, "keys must be names");
     const std::string path = join(section, key_node.Scalar());
     const YAML::Node& node = entry.second;
-    if (find_key(path) != nullptr) {
+    if (const SchemaKey* key = find_key(path)) {
       if (origin.is_file && values.contains(path)) fail_at(where, path, "given twice");
-      values[path] = Value{node, where};
+      if (key->kind == ValueKind::item_list)
+        set_items(path, node, where, origin, values);
+      else
+        values[path] = Value{node, where, path};
     } else if (is_section(path)) {
       if (node.IsNull()) continue;
       if (!node.IsMap()) fail_at(where, path, "expected a section (a map of keys), got " + shown(node));
@@ -211,8 +233,11 @@ void apply_override(const std::string& text, Values& values) {
   } catch (const YAML::Exception& error) {
     fail_at(where, path, "YAML syntax error in the value: " + error.msg);
   }
-  if (find_key(path) != nullptr) {
-    values[path] = Value{node, where};
+  if (const SchemaKey* key = find_key(path)) {
+    if (key->kind == ValueKind::item_list)
+      set_items(path, node, where, Origin{where, false}, values);
+    else
+      values[path] = Value{node, where, path};
   } else if (is_section(path)) {
     if (node.IsNull()) {
       std::erase_if(values, [&](const auto& entry) { return entry.first.starts_with(path + "."); });
@@ -228,6 +253,11 @@ void apply_override(const std::string& text, Values& values) {
 // ---------------------------------------------------------------------------------------------------------------
 // Converting values to C++ types, with the schema's type and range checks
 
+// The key as the user named it (with its list index), or the schema's path for a default.
+std::string_view named(const SchemaKey& key, const Value& value) {
+  return value.path.empty() ? key.path : std::string_view(value.path);
+}
+
 [[noreturn]] void wrong_type(const SchemaKey& key, const Value& value) {
   std::string expected = expected_text(key.kind);
   if (key.kind == ValueKind::choice) {
@@ -235,7 +265,7 @@ void apply_override(const std::string& text, Values& values) {
     expected = "one of ";
     for (std::size_t i = 0; i < names.size(); ++i) expected += (i == 0 ? "" : ", ") + names[i];
   }
-  fail_at(value.where, key.path, "expected " + expected + ", got " + shown(value.node));
+  fail_at(value.where, named(key, value), "expected " + expected + ", got " + shown(value.node));
 }
 
 void expect_kind(const SchemaKey& key, ValueKind kind) {
@@ -266,7 +296,7 @@ void check_range(const SchemaKey& key, const Value& value, double x) {
     throw Error("internal: bad range in the configuration schema: " + std::string(range));
   }
   if (!inside)
-    fail_at(value.where, key.path,
+    fail_at(value.where, named(key, value),
             "must be " + std::string(range.starts_with("(") ? "in " : "") + std::string(range) + ", got " +
                 number_text(x));
 }
@@ -311,19 +341,23 @@ T convert(const SchemaKey& key, const Value& value) {
   } else if constexpr (std::is_same_v<T, std::string>) {
     if (key.kind != ValueKind::text && key.kind != ValueKind::choice) expect_kind(key, ValueKind::text);
     if (!node.IsScalar()) wrong_type(key, value);
-    if (node.Scalar().empty()) fail_at(value.where, key.path, "must not be empty");
+    if (node.Scalar().empty()) fail_at(value.where, named(key, value), "must not be empty");
     return node.Scalar();
   } else if constexpr (std::is_same_v<T, std::array<long, 3>>) {
     expect_kind(key, ValueKind::integer_triple);
     return triple<long>(key, value, parse_integer);
   } else if constexpr (std::is_same_v<T, std::array<double, 3>>) {
+    if (key.kind == ValueKind::real_triple) {  // a vector: three numbers, always written out
+      if (!node.IsSequence() || node.size() != 3) wrong_type(key, value);
+      return triple<double>(key, value, parse_real);
+    }
     expect_kind(key, ValueKind::length_triple);
     return triple<double>(key, value, parse_length);
   } else {
     static_assert(std::is_same_v<T, std::vector<std::array<long, 3>>>, "no conversion to this type");
     expect_kind(key, ValueKind::mode_list);
     if (!node.IsSequence()) wrong_type(key, value);
-    if (node.size() == 0) fail_at(value.where, key.path, "must hold at least one mode");
+    if (node.size() == 0) fail_at(value.where, named(key, value), "must hold at least one mode");
     T modes;
     for (const YAML::Node& mode : node) {
       if (!mode.IsSequence() || mode.size() != 3) wrong_type(key, value);
@@ -368,7 +402,7 @@ class Reader {
       return convert<T>(key, values_.find(path)->second);
     }
     if (key.default_value.empty() || key.default_value == "~") return std::nullopt;
-    return convert<T>(key, Value{YAML::Load(std::string(key.default_value)), source_});
+    return convert<T>(key, Value{YAML::Load(std::string(key.default_value)), source_, ""});
   }
   // The value, or the default; missing is an error (why: what needs it).
   template <class T>
@@ -396,8 +430,8 @@ class Reader {
   std::vector<Enum> choice_list(std::string_view path) {
     const SchemaKey& key = key_of(path);
     expect_kind(key, ValueKind::choice_list);
-    Value value =
-        given(path) ? values_.find(path)->second : Value{YAML::Load(std::string(key.default_value)), source_};
+    Value value = given(path) ? values_.find(path)->second
+                              : Value{YAML::Load(std::string(key.default_value)), source_, ""};
     used_.emplace(path);
     if (!value.node.IsSequence()) wrong_type(key, value);
     std::vector<Enum> list;
@@ -409,6 +443,14 @@ class Reader {
       list.push_back(static_cast<Enum>(index));
     }
     return list;
+  }
+
+  // The number of items of a list of maps (its keys are then read as "<path>[i].<key>").
+  std::size_t items(std::string_view path) {
+    expect_kind(key_of(path), ValueKind::item_list);
+    if (!given(path)) return 0;
+    used_.emplace(path);
+    return values_.find(path)->second.node.size();
   }
 
   // Keys given but never read are keys given where they are not used.
@@ -469,11 +511,99 @@ bool shell_holds_a_mode(const GridConfig& grid, double k_min, double k_max) {
   return false;
 }
 
+double length(const std::array<double, 3>& v) {
+  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+// The largest wavenumber the grid holds on every axis: a random field's peak must lie below it.
+double largest_wavenumber(const GridConfig& grid) {
+  double largest = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < 3; ++d) largest = std::min(largest, std::numbers::pi * grid.n[d] / grid.box[d]);
+  return largest;
+}
+
+// The initial field of a scalar or of b, from the keys "<prefix>.initial.*"; name: the field's name, the
+// default dataset of a field file.
+ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, const std::string& prefix,
+                                        const std::string& name) {
+  ScalarInitialConfig initial;
+  const std::string key = prefix + ".initial.";
+  initial.type = in.choice<ScalarInitialType>(key + "type");
+  if (initial.type == ScalarInitialType::random) {
+    initial.variance = in.get<double>(key + "variance");
+    initial.k0 = in.get<double>(key + "k0");
+    initial.shape = in.choice<SpectrumShape>(key + "shape");
+    initial.seed = in.get<long>(key + "seed");
+    const double largest = largest_wavenumber(config.grid);
+    if (initial.k0 >= largest)
+      in.fail(key + "k0", "the peak " + number_text(initial.k0) +
+                              " is beyond the largest wavenumber of the grid, " + number_text(largest));
+  } else if (initial.type == ScalarInitialType::file) {
+    initial.file = in.get<std::string>(key + "file");
+    require_file(in, key + "file", initial.file);
+    initial.dataset = in.given(key + "dataset") ? in.get<std::string>(key + "dataset") : name;
+  }
+  return initial;
+}
+
+// A scalar's name becomes dataset names, series columns and spectra: a plain identifier that no other
+// dataset of a field dump or checkpoint has.
+void check_scalar_name(Reader& in, const std::string& path, const std::string& name,
+                       const std::vector<std::string>& taken) {
+  const bool identifier =
+      std::isalpha(static_cast<unsigned char>(name[0])) &&
+      std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+  if (!identifier)
+    in.fail(path, "'" + name + "' is not a plain name (letters, digits and _, starting with a letter)");
+  for (const char* reserved : {"u", "v", "w", "pressure", "vorticity_x", "vorticity_y", "vorticity_z"})
+    if (name == reserved) in.fail(path, "'" + name + "' is the name of a field dump's own dataset");
+  if (std::find(taken.begin(), taken.end(), name) != taken.end())
+    in.fail(path, "'" + name +
+                      "' names another field too (the scalars' names must differ, and b is the "
+                      "buoyancy's)");
+}
+
+void read_fields(Reader& in, RunConfig& config) {
+  PhysicsConfig& physics = config.physics;
+  physics.rotation = in.get<std::array<double, 3>>("physics.rotation");
+  BuoyancyConfig& buoyancy = physics.buoyancy;
+  buoyancy.type = in.choice<BuoyancyType>("physics.buoyancy.type");
+  std::vector<std::string> taken;
+  if (buoyancy.type == BuoyancyType::boussinesq) {
+    buoyancy.n2 = in.get<double>("physics.buoyancy.n2", "the mean stratification of the buoyancy");
+    if (buoyancy.n2 == 0)
+      in.fail("physics.buoyancy.n2", "must not be 0: > 0 for a stable stratification, < 0 for convection");
+    buoyancy.prandtl = in.get<double>("physics.buoyancy.prandtl");
+    buoyancy.gravity = in.get<std::array<double, 3>>(
+        "physics.buoyancy.gravity", "buoyancy acts against gravity, whose direction is needed");
+    if (length(buoyancy.gravity) == 0) in.fail("physics.buoyancy.gravity", "has no direction: [0, 0, 0]");
+    buoyancy.initial = read_scalar_initial(in, config, "physics.buoyancy", "b");
+    taken.push_back("b");
+  }
+  const std::size_t count = in.items("physics.scalars");
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string item = "physics.scalars[" + std::to_string(i) + "]";
+    ScalarConfig scalar;
+    scalar.name = in.get<std::string>(item + ".name");
+    check_scalar_name(in, item + ".name", scalar.name, taken);
+    taken.push_back(scalar.name);
+    scalar.diffusivity = in.optional<double>(item + ".diffusivity");
+    scalar.schmidt = in.optional<double>(item + ".schmidt");
+    if (scalar.diffusivity && scalar.schmidt)
+      in.fail(item + ".schmidt", "give " + item + ".diffusivity or " + item + ".schmidt, not both");
+    if (!scalar.diffusivity && !scalar.schmidt)
+      in.fail(item + ".diffusivity", "missing: give " + item + ".diffusivity or " + item + ".schmidt");
+    scalar.mean_gradient = in.get<std::array<double, 3>>(item + ".mean_gradient");
+    scalar.initial = read_scalar_initial(in, config, item, scalar.name);
+    physics.scalars.push_back(std::move(scalar));
+  }
+}
+
 void read_physics(Reader& in, RunConfig& config) {
   config.physics.viscosity = in.get<double>("physics.viscosity");
   ForcingConfig& forcing = config.physics.forcing;
-  forcing.type = in.choice<ForcingType>("physics.forcing.type");
-  if (forcing.type == ForcingType::band) {
+  forcing.type = in.choice<ForcingKind>("physics.forcing.type");
+  if (forcing.type == ForcingKind::band) {
     forcing.k_min = in.get<double>("physics.forcing.k_min");
     forcing.k_max = in.get<double>("physics.forcing.k_max");
     forcing.power = in.get<double>("physics.forcing.power", "band forcing needs its injection rate");
@@ -483,7 +613,7 @@ void read_physics(Reader& in, RunConfig& config) {
     if (!shell_holds_a_mode(config.grid, forcing.k_min, forcing.k_max))
       in.fail("physics.forcing.k_max", "the shell " + number_text(forcing.k_min) + " <= |k| <= " +
                                            number_text(forcing.k_max) + " holds no wavevector of the grid");
-  } else if (forcing.type == ForcingType::linear) {
+  } else if (forcing.type == ForcingKind::linear) {
     forcing.power = in.optional<double>("physics.forcing.power");
     forcing.coefficient = in.optional<double>("physics.forcing.coefficient");
     if (forcing.power && forcing.coefficient)
@@ -493,6 +623,7 @@ void read_physics(Reader& in, RunConfig& config) {
       in.fail("physics.forcing.power",
               "missing: linear forcing needs physics.forcing.power or physics.forcing.coefficient");
   }
+  read_fields(in, config);
 }
 
 void read_time(Reader& in, TimeConfig& time) {
@@ -534,9 +665,7 @@ void read_initial(Reader& in, RunConfig& config) {
       initial.spectrum.k0 = in.get<double>("initial.spectrum.k0");
       initial.spectrum.energy = in.get<double>("initial.spectrum.energy");
       initial.seed = in.get<long>("initial.seed");
-      double largest =
-          std::numeric_limits<double>::infinity();  // the largest wavenumber the grid holds on every axis
-      for (int d = 0; d < 3; ++d) largest = std::min(largest, std::numbers::pi * n[d] / config.grid.box[d]);
+      const double largest = largest_wavenumber(config.grid);
       if (initial.spectrum.k0 >= largest)
         in.fail("initial.spectrum.k0", "the peak " + number_text(initial.spectrum.k0) +
                                            " is beyond the largest wavenumber of the grid, " +
@@ -582,6 +711,11 @@ void read_output(Reader& in, RunConfig& config, const std::string& name) {
   output.progress_every = in.get<long>("output.progress_every");
   output.series_every = in.get<long>("output.series_every");
   output.fields = in.choice_list<OutputField>("output.fields");
+  const bool scalars = !config.physics.scalars.empty() || config.physics.buoyancy.type != BuoyancyType::none;
+  if (!scalars &&
+      std::find(output.fields.begin(), output.fields.end(), OutputField::scalars) != output.fields.end())
+    in.fail("output.fields",
+            "scalars are asked for, but the run has none (physics.scalars, physics.buoyancy)");
   output.fields_every = in.get<double>("output.fields_every");
   output.spectra_every = in.get<double>("output.spectra_every");
   output.checkpoint_every = in.get<double>("output.checkpoint_every");
@@ -717,6 +851,25 @@ std::string name_of(std::string_view path, int index) {
   return choice_names(key_of(path)).at(static_cast<std::size_t>(index));
 }
 
+std::string vector_text(const std::array<double, 3>& v) {
+  return "[" + real_text(v[0]) + ", " + real_text(v[1]) + ", " + real_text(v[2]) + "]";
+}
+
+// The keys in use of a scalar's initial field and their YAML values, in the schema's order.
+std::vector<std::pair<std::string, std::string>> scalar_initial_entries(const ScalarInitialConfig& initial) {
+  std::vector<std::pair<std::string, std::string>> entries{{"type", to_string(initial.type)}};
+  if (initial.type == ScalarInitialType::random) {
+    entries.emplace_back("variance", real_text(initial.variance));
+    entries.emplace_back("k0", real_text(initial.k0));
+    entries.emplace_back("shape", solver::to_string(initial.shape));
+    entries.emplace_back("seed", integer_text(initial.seed));
+  } else if (initial.type == ScalarInitialType::file) {
+    entries.emplace_back("file", quoted(initial.file));
+    entries.emplace_back("dataset", quoted(initial.dataset));
+  }
+  return entries;
+}
+
 }  // namespace
 
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
@@ -750,18 +903,40 @@ std::string to_yaml(const RunConfig& config) {
   if (config.problem == Problem::navier_stokes) {
     const PhysicsConfig& physics = config.physics;
     out.put("physics.viscosity", real_text(physics.viscosity));
-    out.put("physics.forcing.type", to_string(physics.forcing.type));
-    if (physics.forcing.type == ForcingType::band) {
+    out.put("physics.forcing.type", solver::to_string(physics.forcing.type));
+    if (physics.forcing.type == ForcingKind::band) {
       out.put("physics.forcing.k_min", real_text(physics.forcing.k_min));
       out.put("physics.forcing.k_max", real_text(physics.forcing.k_max));
     }
-    if (physics.forcing.type != ForcingType::none)
+    if (physics.forcing.type != ForcingKind::none)
       out.put("physics.forcing.power", optional_text(physics.forcing.power, real_text));
-    if (physics.forcing.type == ForcingType::linear)
+    if (physics.forcing.type == ForcingKind::linear)
       out.put("physics.forcing.coefficient", optional_text(physics.forcing.coefficient, real_text));
+    out.put("physics.rotation", vector_text(physics.rotation));
+    const BuoyancyConfig& buoyancy = physics.buoyancy;
+    out.put("physics.buoyancy.type", to_string(buoyancy.type));
+    if (buoyancy.type == BuoyancyType::boussinesq) {
+      out.put("physics.buoyancy.n2", real_text(buoyancy.n2));
+      out.put("physics.buoyancy.prandtl", real_text(buoyancy.prandtl));
+      out.put("physics.buoyancy.gravity", vector_text(buoyancy.gravity));
+      for (const auto& [key, value] : scalar_initial_entries(buoyancy.initial))
+        out.put("physics.buoyancy.initial." + key, value);
+    }
+    std::string scalars;
+    for (const ScalarConfig& scalar : physics.scalars) {
+      std::string item = "{name: " + quoted(scalar.name);
+      if (scalar.diffusivity) item += ", diffusivity: " + real_text(*scalar.diffusivity);
+      if (scalar.schmidt) item += ", schmidt: " + real_text(*scalar.schmidt);
+      item += ", mean_gradient: " + vector_text(scalar.mean_gradient) + ", initial: {";
+      std::string initial;
+      for (const auto& [key, value] : scalar_initial_entries(scalar.initial))
+        initial += (initial.empty() ? "" : ", ") + key + ": " + value;
+      scalars += (scalars.empty() ? "" : ", ") + item + initial + "}}";
+    }
+    out.put("physics.scalars", "[" + scalars + "]");
 
     const TimeConfig& time = config.time;
-    out.put("time.integrator", to_string(time.integrator));
+    out.put("time.integrator", solver::to_string(time.integrator));
     out.put("time.dt", optional_text(time.dt, real_text));
     if (!time.dt) {
       out.put("time.cfl", real_text(time.cfl));
@@ -783,7 +958,7 @@ std::string to_yaml(const RunConfig& config) {
         out.put("initial.k", integer_text(initial.k));
         break;
       case InitialType::random:
-        out.put("initial.spectrum.shape", to_string(initial.spectrum.shape));
+        out.put("initial.spectrum.shape", solver::to_string(initial.spectrum.shape));
         out.put("initial.spectrum.k0", real_text(initial.spectrum.k0));
         out.put("initial.spectrum.energy", real_text(initial.spectrum.energy));
         out.put("initial.seed", integer_text(initial.seed));
@@ -857,17 +1032,14 @@ std::string to_string(BackendChoice value) {
 std::string to_string(Problem value) {
   return name_of("problem", static_cast<int>(value));
 }
-std::string to_string(ForcingType value) {
-  return name_of("physics.forcing.type", static_cast<int>(value));
-}
-std::string to_string(Integrator value) {
-  return name_of("time.integrator", static_cast<int>(value));
-}
 std::string to_string(InitialType value) {
   return name_of("initial.type", static_cast<int>(value));
 }
-std::string to_string(SpectrumShape value) {
-  return name_of("initial.spectrum.shape", static_cast<int>(value));
+std::string to_string(ScalarInitialType value) {
+  return name_of("physics.buoyancy.initial.type", static_cast<int>(value));
+}
+std::string to_string(BuoyancyType value) {
+  return name_of("physics.buoyancy.type", static_cast<int>(value));
 }
 std::string to_string(OutputField value) {
   return name_of("output.fields", static_cast<int>(value));

@@ -14,6 +14,11 @@
 //   key physics.forcing.k_min. Members of options not in use (the forcing shell when forcing is none, ...)
 //   are left value-initialised (zero, empty).
 // - to_yaml(config) writes every key in use, resolved, so that loading its output gives config again.
+// - Fields beyond the velocity (RunConfig::physics): physics.scalars is a list of maps (item i's keys are
+//   named physics.scalars[i].* in messages); a scalar's name is a plain identifier, differs from the other
+//   scalars' and from b when the Boussinesq buoyancy is on, and from a field dump's own datasets (u, v, w,
+//   pressure, vorticity_*); it has exactly one of diffusivity and schmidt. The buoyancy needs a gravity
+//   direction of non-zero length and n2 != 0. output.fields may name scalars only when there are some.
 // - check_ranks(config, ranks) does the one check that needs the rank count: the slab split of the grid.
 // - Relative paths (initial.file, poisson.rhs.file, output.directory) are relative to the working directory
 // of
@@ -28,19 +33,23 @@
 #include "core/Device.hpp"
 #include "fft/Exchange.hpp"
 #include "fft/LocalTransforms.hpp"
+#include "solver/Options.hpp"
 
 namespace kolmo::io {
 
-// The enums' values are in the order of the names in the schema's allowed column.
+// The enums' values are in the order of the names in the schema's allowed column. The solver's options
+// (integrator, forcing, spectrum shape) are the solver's own enums (solver/Options.hpp), with the same names.
 enum class Precision { float32, float64 };  // "single", "double"
 enum class BackendChoice { automatic, host, cuda };
 enum class Problem { navier_stokes, poisson };
-enum class ForcingType { none, band, linear };
-enum class Integrator { rk2, rk3, rk4 };
 enum class InitialType { taylor_green, abc, random, file };
-enum class SpectrumShape { k4_exp, k2_exp };
-enum class OutputField { velocity, vorticity, pressure };
+enum class ScalarInitialType { zero, random, file };
+enum class BuoyancyType { none, boussinesq };
+enum class OutputField { velocity, vorticity, pressure, scalars };
 enum class RhsType { manufactured, file };
+using solver::ForcingKind;
+using solver::Integrator;
+using solver::SpectrumShape;
 
 struct GridConfig {
   std::array<long, 3> n{};      // points along x, y, z
@@ -57,16 +66,50 @@ struct FftConfig {
 };
 
 struct ForcingConfig {
-  ForcingType type{};
+  ForcingKind type{};
   double k_min{}, k_max{};            // band: the forced shell k_min <= |k| <= k_max
   std::optional<double> power;        // band (always set), linear: the injection rate to hold
   std::optional<double> coefficient;  // linear: fixed A in f = A u (set when power is not)
   bool operator==(const ForcingConfig&) const = default;
 };
 
+// The initial field of a scalar (or of the buoyancy b).
+struct ScalarInitialConfig {
+  ScalarInitialType type{};
+  double variance{}, k0{};  // random
+  SpectrumShape shape{};    // random
+  long seed{};              // random
+  std::string file;         // file
+  std::string dataset;      // file: a field file's dataset (a checkpoint's is <name>_hat)
+  bool operator==(const ScalarInitialConfig&) const = default;
+};
+
+struct ScalarConfig {
+  std::string name;
+  std::optional<double> diffusivity, schmidt;  // exactly one is set
+  std::array<double, 3> mean_gradient{};
+  ScalarInitialConfig initial;
+  // kappa: the diffusivity, or nu / schmidt.
+  double resolved_diffusivity(double viscosity) const {
+    return diffusivity ? *diffusivity : viscosity / *schmidt;
+  }
+  bool operator==(const ScalarConfig&) const = default;
+};
+
+struct BuoyancyConfig {
+  BuoyancyType type{};
+  double n2{}, prandtl{};           // boussinesq
+  std::array<double, 3> gravity{};  // boussinesq: its direction
+  ScalarInitialConfig initial;      // boussinesq: of b
+  bool operator==(const BuoyancyConfig&) const = default;
+};
+
 struct PhysicsConfig {
   double viscosity{};
   ForcingConfig forcing;
+  std::array<double, 3> rotation{};  // Omega
+  BuoyancyConfig buoyancy;
+  std::vector<ScalarConfig> scalars;
   bool operator==(const PhysicsConfig&) const = default;
 };
 
@@ -158,10 +201,9 @@ Backend resolve(BackendChoice choice);
 std::string to_string(Precision value);
 std::string to_string(BackendChoice value);
 std::string to_string(Problem value);
-std::string to_string(ForcingType value);
-std::string to_string(Integrator value);
 std::string to_string(InitialType value);
-std::string to_string(SpectrumShape value);
+std::string to_string(ScalarInitialType value);
+std::string to_string(BuoyancyType value);
 std::string to_string(OutputField value);
 std::string to_string(RhsType value);
 

@@ -50,6 +50,67 @@ constexpr std::array keys = {
               "injection rate epsilon held constant; required for band; for linear give it or coefficient"},
     SchemaKey{"physics.forcing.coefficient", real, "~", "> 0", "physics.forcing.type is linear",
               "fixed A of linear forcing f = A u, instead of power"},
+    SchemaKey{
+        "physics.rotation", real_triple, "[0, 0, 0]", "", navier_stokes,
+        "rotation rate Omega of the frame, [Ox, Oy, Oz]: Coriolis force -2 Omega x u (in the real-space "
+        "pass, no extra transform); [0, 0, 0]: none"},
+
+    SchemaKey{"physics.buoyancy.type", choice, "none", "none | boussinesq", navier_stokes,
+              "none; boussinesq: a buoyancy field b (named b) with du/dt += b up and db/dt += -N2 u.up, "
+              "up = -gravity"},
+    SchemaKey{"physics.buoyancy.n2", real, "", "", "physics.buoyancy.type is boussinesq",
+              "N2, the square of the Brunt-Vaisala frequency of the mean stratification: > 0 stable, < 0 an "
+              "unstable mean gradient (homogeneous convection); not 0"},
+    SchemaKey{"physics.buoyancy.prandtl", real, "1", "> 0", "physics.buoyancy.type is boussinesq",
+              "Prandtl number nu / kappa of b"},
+    SchemaKey{"physics.buoyancy.gravity", real_triple, "", "", "physics.buoyancy.type is boussinesq",
+              "direction of gravity, e.g. [0, 0, -1] (its length does not matter; required)"},
+    SchemaKey{"physics.buoyancy.initial.type", choice, "zero", "zero | random | file",
+              "physics.buoyancy.type is boussinesq",
+              "initial b: zero, a random field with a given spectrum, or from a file"},
+    SchemaKey{"physics.buoyancy.initial.variance", real, "1", "> 0",
+              "physics.buoyancy.initial.type is random", "<b^2> of the random initial b"},
+    SchemaKey{"physics.buoyancy.initial.k0", real, "4", "> 0", "physics.buoyancy.initial.type is random",
+              "wavenumber of the random b's spectral peak"},
+    SchemaKey{"physics.buoyancy.initial.shape", choice, "k4_exp", "k4_exp | k2_exp",
+              "physics.buoyancy.initial.type is random",
+              "spectrum shape of the random b, as initial.spectrum.shape"},
+    SchemaKey{"physics.buoyancy.initial.seed", integer, "2", ">= 0",
+              "physics.buoyancy.initial.type is random", "seed of the random b's phases"},
+    SchemaKey{"physics.buoyancy.initial.file", text, "", "", "physics.buoyancy.initial.type is file",
+              "HDF5 file with b: a field file (a real dataset of size grid.n) or a checkpoint (b_hat)"},
+    SchemaKey{"physics.buoyancy.initial.dataset", text, "b", "", "physics.buoyancy.initial.type is file",
+              "the real dataset of a field file to read b from (a checkpoint's is b_hat)"},
+
+    SchemaKey{"physics.scalars", item_list, "[]", "", navier_stokes,
+              "passive scalars: a list of maps with the keys physics.scalars[].* below; [] for none"},
+    SchemaKey{"physics.scalars[].name", text, "", "", "physics.scalars lists it",
+              "the scalar's name (letters, digits, _; starting with a letter): its datasets, series columns "
+              "and spectra are named after it"},
+    SchemaKey{"physics.scalars[].diffusivity", real, "~", ">= 0", "physics.scalars lists it",
+              "diffusivity kappa; give diffusivity or schmidt"},
+    SchemaKey{"physics.scalars[].schmidt", real, "~", "> 0", "physics.scalars lists it",
+              "Schmidt number nu / kappa, instead of diffusivity"},
+    SchemaKey{
+        "physics.scalars[].mean_gradient", real_triple, "[0, 0, 0]", "", "physics.scalars lists it",
+        "uniform mean gradient G of the total scalar G.x + theta (the forcing of mixing DNS: theta gets "
+        "-u.G); [0, 0, 0]: none"},
+    SchemaKey{"physics.scalars[].initial.type", choice, "zero", "zero | random | file",
+              "physics.scalars lists it",
+              "initial scalar: zero, a random field with a given spectrum, or from a file"},
+    SchemaKey{"physics.scalars[].initial.variance", real, "1", "> 0", "its initial.type is random",
+              "<theta^2> of the random initial scalar"},
+    SchemaKey{"physics.scalars[].initial.k0", real, "4", "> 0", "its initial.type is random",
+              "wavenumber of the random scalar's spectral peak"},
+    SchemaKey{"physics.scalars[].initial.shape", choice, "k4_exp", "k4_exp | k2_exp",
+              "its initial.type is random", "spectrum shape of the random scalar, as initial.spectrum.shape"},
+    SchemaKey{"physics.scalars[].initial.seed", integer, "1", ">= 0", "its initial.type is random",
+              "seed of the random scalar's phases (each scalar draws its own phases)"},
+    SchemaKey{"physics.scalars[].initial.file", text, "", "", "its initial.type is file",
+              "HDF5 file with the scalar: a field file (a real dataset of size grid.n) or a checkpoint "
+              "(<name>_hat)"},
+    SchemaKey{"physics.scalars[].initial.dataset", text, "<its name>", "", "its initial.type is file",
+              "the real dataset of a field file to read the scalar from (a checkpoint's is <name>_hat)"},
 
     SchemaKey{"time.integrator", choice, "rk4", "rk2 | rk3 | rk4", navier_stokes,
               "Runge-Kutta scheme: rk2 (Heun), rk3 (SSP-RK3, Shu-Osher), rk4 (classical)"},
@@ -114,12 +175,13 @@ constexpr std::array keys = {
               "steps between progress lines on the terminal (0: none)"},
     SchemaKey{"output.series_every", integer, "1", ">= 0", navier_stokes,
               "steps between rows of the time series (energy, dissipation, ...; 1: every step, 0: none)"},
-    SchemaKey{"output.fields", choice_list, "[velocity]", "velocity | vorticity | pressure", navier_stokes,
-              "fields in each field dump"},
+    SchemaKey{"output.fields", choice_list, "[velocity]", "velocity | vorticity | pressure | scalars",
+              navier_stokes, "fields in each field dump (scalars: every scalar and b, each under its name)"},
     SchemaKey{"output.fields_every", real, "0", ">= 0", navier_stokes,
               "simulation time between field dumps (0: none); also at the start and the end"},
     SchemaKey{"output.spectra_every", real, "0", ">= 0", navier_stokes,
-              "simulation time between energy spectra (0: none); also at the start and the end"},
+              "simulation time between spectra (energy, and each scalar's variance; 0: none); also at the "
+              "start and the end"},
     SchemaKey{"output.checkpoint_every", real, "0", ">= 0", navier_stokes,
               "simulation time between checkpoints (0: none)"},
     SchemaKey{"output.checkpoint_wall_minutes", real, "0", ">= 0", navier_stokes,
@@ -162,6 +224,10 @@ std::string type_name(ValueKind kind) {
       return "length or [Lx, Ly, Lz]";
     case mode_list:
       return "list of [kx, ky, kz]";
+    case real_triple:
+      return "[a, b, c]";
+    case item_list:
+      return "list of maps";
   }
   return "?";
 }
@@ -172,13 +238,27 @@ std::span<const SchemaKey> schema() {
   return keys;
 }
 
-const SchemaKey* find_key(std::string_view path) {
+std::string schema_path(std::string_view path) {
+  std::string result;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    result += path[i];
+    if (path[i] != '[') continue;
+    std::size_t close = i + 1;
+    while (close < path.size() && path[close] >= '0' && path[close] <= '9') ++close;
+    if (close < path.size() && path[close] == ']') i = close - 1;  // drop the digits
+  }
+  return result;
+}
+
+const SchemaKey* find_key(std::string_view given) {
+  const std::string path = schema_path(given);
   for (const SchemaKey& key : keys)
     if (key.path == path) return &key;
   return nullptr;
 }
 
-bool is_section(std::string_view path) {
+bool is_section(std::string_view given) {
+  const std::string path = schema_path(given);
   for (const SchemaKey& key : keys)
     if (key.path.size() > path.size() && key.path.starts_with(path) && key.path[path.size()] == '.')
       return true;
@@ -216,6 +296,10 @@ std::string expected_text(ValueKind kind) {
       return "a length or a list of 3 lengths (numbers, or multiples of pi such as 2pi)";
     case mode_list:
       return "a list of [kx, ky, kz] integer triples";
+    case real_triple:
+      return "a list of 3 numbers";
+    case item_list:
+      return "a list of maps";
   }
   return "?";
 }

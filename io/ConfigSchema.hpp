@@ -10,6 +10,8 @@
 // - allowed is, for numbers, a range: "> A", ">= A", "(A, B)" (open) or "" (any finite number); for choices,
 //   the names separated by " | ", in the order of the matching C++ enum's values.
 // - used_when says when the key is read ("" = always); a key given where it is not used is an error.
+// - Lists of maps (item_list, physics.scalars): the keys of an item are the rows "<list>[].<key>"; in a file
+//   and in messages item i's keys are "<list>[i].<key>" (find_key and is_section accept either form).
 #pragma once
 
 #include <span>
@@ -29,6 +31,8 @@ enum class ValueKind {
   integer_triple,  // n or [nx, ny, nz]
   length_triple,   // L or [Lx, Ly, Lz]; each a number or a multiple of pi written "2pi", "2*pi", "pi"
   mode_list,       // [[kx, ky, kz], ...] integer wavevectors
+  real_triple,     // [a, b, c]: three numbers (a vector)
+  item_list,       // a list of maps, each with the keys "<path>[].*"
 };
 
 struct SchemaKey {
@@ -41,6 +45,8 @@ struct SchemaKey {
 };
 
 std::span<const SchemaKey> schema();
+// The schema's form of a path: each "[i]" of a list item becomes "[]".
+std::string schema_path(std::string_view path);
 // The key with this full dotted path, or nullptr.
 const SchemaKey* find_key(std::string_view path);
 // True when path is a section: a proper prefix (up to a dot) of some key's path.

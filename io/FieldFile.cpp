@@ -9,6 +9,7 @@
 #include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
 #include "io/ParallelFile.hpp"
+#include "io/TextFile.hpp"
 #include "io/Xdmf.hpp"
 
 namespace kolmo::io {
@@ -49,8 +50,6 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
                                        const fft::SlabLayout& layout,
                                        const std::vector<NamedSlab<Real>>& fields, MPI_Comm comm) {
   const std::filesystem::path path = directory / field_file_name(info.step);
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
   std::filesystem::path xdmf_path = path;
   xdmf_path.replace_extension(".xmf");
 
@@ -63,7 +62,11 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
   });
 
   const auto grid = layout.global();
-  write_parallel_file(temporary, comm, [&](File& file, std::string& dataset_name) {
+  const std::uintmax_t values = std::uintmax_t(grid[0]) * grid[1] * grid[2];
+  // Contiguous, without checksums: HDF5's Fletcher32 filter would make a dump 1.7 to 2.9 times slower to
+  // write (measured; see the header), for files that a restart never reads.
+  const FileContent content{fields.size() * values * sizeof(Real), 0, FileFormat::compatible};
+  write_parallel_file(path, comm, content, [&](File& file, std::string& dataset_name) {
     write_attribute(file.get(), "time", info.time);
     write_attribute(file.get(), "step", std::int64_t{info.step});
     write_attribute(file.get(), "grid", grid);
@@ -85,11 +88,22 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
     }
   });
 
+  // The .xmf is written before either file takes its final name, so a dump ends up whole (both files) or
+  // not at all.
   on_root(comm, [&] {
-    rename_or_throw(temporary, path);
-    XdmfFields xdmf{path.filename().string(), grid, info.box, info.time, {}, int(sizeof(Real))};
-    for (const auto& field : fields) xdmf.datasets.push_back(field.name);
-    write_field_xdmf(xdmf_path, xdmf);
+    const std::filesystem::path xdmf_temporary = temporary_path(xdmf_path);
+    try {
+      XdmfFields xdmf{path.filename().string(), grid, info.box, info.time, {}, int(sizeof(Real))};
+      for (const auto& field : fields) xdmf.datasets.push_back(field.name);
+      write_text_file(xdmf_temporary, field_xdmf(xdmf));
+      rename_or_throw(temporary_path(path), path);
+      rename_or_throw(xdmf_temporary, xdmf_path);
+    } catch (const Error& error) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary_path(path), ignored);
+      std::filesystem::remove(xdmf_temporary, ignored);
+      throw Error(xdmf_path.string() + ": " + error.what());
+    }
   });
   return path;
 }

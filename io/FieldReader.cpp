@@ -1,30 +1,10 @@
 #include "io/FieldReader.hpp"
 
-#include <algorithm>
-
 #include "core/Error.hpp"
 #include "io/BlockTransfer.hpp"
 #include "io/Collective.hpp"
 
 namespace kolmo::io {
-
-namespace {
-
-// Opening the object tells datasets from groups the same way in HDF5 1.10, 1.12 and 1.14.
-bool is_dataset(hid_t location, const char* name) {
-  hid_t object = H5Oopen(location, name, H5P_DEFAULT);
-  if (object < 0) return false;
-  const bool dataset = H5Iget_type(object) == H5I_DATASET;
-  H5Oclose(object);
-  return dataset;
-}
-
-herr_t collect_dataset(hid_t group, const char* name, const H5L_info_t* /*info*/, void* names) {
-  if (is_dataset(group, name)) static_cast<std::vector<std::string>*>(names)->push_back(name);
-  return 0;
-}
-
-}  // namespace
 
 FieldReader::FieldReader(const std::filesystem::path& path, MPI_Comm comm) : path_(path), comm_(comm) {
   on_root(comm_, [&] {
@@ -41,21 +21,18 @@ FieldReader::FieldReader(const std::filesystem::path& path, MPI_Comm comm) : pat
 
 bool FieldReader::has_dataset(const std::string& name) const {
   try {
-    return has_link(file_.get(), name) && is_dataset(file_.get(), name.c_str());
+    return has_link(file_.get(), name) && is_dataset(file_.get(), name);
   } catch (const Error& error) {
     throw Error(path_.string() + ": " + error.what());
   }
 }
 
 std::vector<std::string> FieldReader::datasets() const {
-  std::vector<std::string> names;
   try {
-    KOLMO_CHECK_HDF5(H5Literate(file_.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_dataset, &names));
+    return dataset_names(file_.get());
   } catch (const Error& error) {
     throw Error(path_.string() + ": " + error.what());
   }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 FieldInfo FieldReader::info() const {

@@ -56,19 +56,26 @@ T read_scalar(hid_t object, const std::string& name) {
 
 }  // namespace
 
-void hdf5_fail(const char* what, const char* file, int line) {
+std::string hdf5_error_reason() {
   std::vector<std::string> messages;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error, &messages);
   H5Eclear2(H5E_DEFAULT);
-  std::string reason = "HDF5 error";
-  if (!messages.empty()) {
-    // The outermost message says what failed, the innermost why.
-    reason = messages.front();
-    if (messages.size() > 1 && messages.back() != messages.front()) reason += " (" + messages.back() + ")";
-  }
+  std::erase_if(messages, [](const std::string& message) { return message.empty(); });
+  if (messages.empty()) return {};
+  // The outermost message says what failed, the innermost why.
+  std::string reason = messages.front();
+  if (messages.size() > 1 && messages.back() != messages.front()) reason += " (" + messages.back() + ")";
   // MPI-IO's error strings span lines; kolmo's messages are one line.
   std::replace(reason.begin(), reason.end(), '\n', ' ');
-  fail_at(what, file, line, reason);
+  return reason;
+}
+
+void hdf5_fail(const char* file, int line) {
+  std::string reason = hdf5_error_reason();
+  if (reason.empty())
+    reason = "an HDF5 call failed without saying why (internal: " + std::string(file) + ":" +
+             std::to_string(line) + ")";
+  throw Error(reason);
 }
 
 void silence_hdf5_errors() {
@@ -85,11 +92,14 @@ std::string code_version() {
 
 namespace {
 
-PropertyList parallel_access(MPI_Comm comm) {
+PropertyList parallel_access(MPI_Comm comm, FileFormat format = FileFormat::compatible) {
   PropertyList access(KOLMO_CHECK_HDF5(H5Pcreate(H5P_FILE_ACCESS)));
   KOLMO_CHECK_HDF5(H5Pset_fapl_mpio(access.get(), comm, MPI_INFO_NULL));
   // Closing the file closes whatever is still open in it, so a file is complete once H5Fclose returns.
   KOLMO_CHECK_HDF5(H5Pset_fclose_degree(access.get(), H5F_CLOSE_STRONG));
+  // Both bounds pinned: a newer library must still write what HDF5 1.10 reads.
+  if (format == FileFormat::checksummed)
+    KOLMO_CHECK_HDF5(H5Pset_libver_bounds(access.get(), H5F_LIBVER_V110, H5F_LIBVER_V110));
   return access;
 }
 
@@ -101,9 +111,9 @@ PropertyList serial_access() {
 
 }  // namespace
 
-File create_parallel(const std::filesystem::path& path, MPI_Comm comm) {
+File create_parallel(const std::filesystem::path& path, MPI_Comm comm, FileFormat format) {
   silence_hdf5_errors();
-  PropertyList access = parallel_access(comm);
+  PropertyList access = parallel_access(comm, format);
   return File(KOLMO_CHECK_HDF5(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get())));
 }
 
@@ -135,6 +145,31 @@ PropertyList collective_transfer() {
 
 bool has_link(hid_t location, const std::string& name) {
   return KOLMO_CHECK_HDF5(H5Lexists(location, name.c_str(), H5P_DEFAULT)) > 0;
+}
+
+// Opening the object tells datasets from groups the same way in HDF5 1.10, 1.12 and 1.14.
+bool is_dataset(hid_t location, const std::string& name) {
+  hid_t object = H5Oopen(location, name.c_str(), H5P_DEFAULT);
+  if (object < 0) return false;
+  const bool dataset = H5Iget_type(object) == H5I_DATASET;
+  H5Oclose(object);
+  return dataset;
+}
+
+namespace {
+
+herr_t collect_dataset(hid_t group, const char* name, const H5L_info_t* /*info*/, void* names) {
+  if (is_dataset(group, name)) static_cast<std::vector<std::string>*>(names)->push_back(name);
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> dataset_names(hid_t group) {
+  std::vector<std::string> names;
+  KOLMO_CHECK_HDF5(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_dataset, &names));
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 bool has_attribute(hid_t object, const std::string& name) {

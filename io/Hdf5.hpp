@@ -4,14 +4,24 @@
 // - Every HDF5 id kolmo opens lives in a Handle that closes it on destruction (File, Dataset, Dataspace,
 //   PropertyList, Attribute, Type, Group); handles move, never copy. close() closes early and checks the
 //   result (use it where a failed close means lost data: the end of a write).
-// - KOLMO_CHECK_HDF5(call) returns the call's value, or throws kolmo::Error naming the call, where it was
-// made
-//   and HDF5's own description of the failure, on one line. HDF5's automatic error-stack printing is switched
-//   off by silence_hdf5_errors(), which every opening function here calls first.
+// - KOLMO_CHECK_HDF5(call) returns the call's value, or throws kolmo::Error with HDF5's own words for what
+//   failed and why ("can't read data (data error detected by Fletcher32 checksum)"), on one line; callers add
+//   the file. Users never see source text: only when HDF5 gave no reason does the message end with an
+//   "(internal: file:line)" part. hdf5_error_reason() gives the same words without throwing (for a rank that
+//   must first agree with the others). HDF5's automatic error-stack printing is switched off by
+//   silence_hdf5_errors(), which every opening function here calls first.
 // - Parallel files (open_parallel / create_parallel) go through MPI-IO and are collective over the
 //   communicator: every rank calls the same functions in the same order, and collective_transfer() gives the
 //   property list for collective reads and writes. Serial files (open_serial / create_serial) belong to one
 //   process.
+// - FileFormat::compatible writes HDF5's earliest format (readable by HDF5 1.8 tools such as VisIt);
+//   FileFormat::checksummed writes the HDF5 1.10 format, in which every metadata block (superblock, object
+//   headers with their attributes, chunk indexes) carries a checksum that HDF5 verifies on reading; HDF5 1.10
+//   or newer (h5py included) reads it.
+// - A failed H5Fclose cannot be repaired: HDF5 1.10 frees the file but keeps its id, and its shutdown in
+//   MPI_Finalize closes that id again (a segfault); on a parallel file the ranks also end up in different
+//   collective calls. Writers therefore make sure a close has nothing left to write that could fail: see
+//   DiskSpace.hpp.
 // - Attributes: scalars, small arrays and strings on a file or object; strings are written as fixed-length,
 //   read back from fixed- or variable-length (files written by h5py). Reading a missing attribute throws an
 //   error naming it; the caller adds the file.
@@ -30,17 +40,22 @@
 
 namespace kolmo::io {
 
-[[noreturn]] void hdf5_fail(const char* what, const char* file, int line);
+// HDF5's description of the last failure on this thread ("what failed (why)"), clearing its error stack;
+// empty if HDF5 recorded none.
+std::string hdf5_error_reason();
+
+// Throws kolmo::Error with hdf5_error_reason(); file and line only mark an internal fault without a reason.
+[[noreturn]] void hdf5_fail(const char* file, int line);
 
 template <class Status>
-Status check_hdf5(Status status, const char* what, const char* file, int line) {
-  if (status < 0) hdf5_fail(what, file, line);
+Status check_hdf5(Status status, const char* file, int line) {
+  if (status < 0) hdf5_fail(file, line);
   return status;
 }
 
 }  // namespace kolmo::io
 
-#define KOLMO_CHECK_HDF5(call) ::kolmo::io::check_hdf5((call), #call, __FILE__, __LINE__)
+#define KOLMO_CHECK_HDF5(call) ::kolmo::io::check_hdf5((call), __FILE__, __LINE__)
 
 namespace kolmo::io {
 
@@ -115,8 +130,11 @@ constexpr const char* precision_name() {
   return sizeof(Real) == sizeof(float) ? "single" : "double";
 }
 
-// Files. Parallel ones are collective over comm; "replace" truncates an existing file.
-File create_parallel(const std::filesystem::path& path, MPI_Comm comm);
+enum class FileFormat { compatible, checksummed };
+
+// Files. Parallel ones are collective over comm; creating truncates an existing file.
+File create_parallel(const std::filesystem::path& path, MPI_Comm comm,
+                     FileFormat format = FileFormat::compatible);
 File open_parallel(const std::filesystem::path& path, MPI_Comm comm, bool writable = false);
 File create_serial(const std::filesystem::path& path);
 File open_serial(const std::filesystem::path& path, bool writable = false);
@@ -125,6 +143,9 @@ File open_serial(const std::filesystem::path& path, bool writable = false);
 PropertyList collective_transfer();
 
 bool has_link(hid_t location, const std::string& name);
+// Whether location's link `name` is a dataset (not a group), and the names of a group's datasets, sorted.
+bool is_dataset(hid_t location, const std::string& name);
+std::vector<std::string> dataset_names(hid_t group);
 bool has_attribute(hid_t object, const std::string& name);
 Dataset open_dataset(hid_t location, const std::string& name);
 // The extent of a dataset's dataspace, slowest dimension first.

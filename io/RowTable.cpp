@@ -7,6 +7,7 @@
 
 #include "core/Error.hpp"
 #include "io/Collective.hpp"
+#include "io/DiskSpace.hpp"
 
 namespace kolmo::io {
 
@@ -14,6 +15,8 @@ namespace {
 
 constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 constexpr std::int64_t kMissingInteger = -1;
+// Room for the metadata an append may add (chunk index nodes, object header updates), above the chunks.
+constexpr std::uintmax_t kMetadataRoom = std::uintmax_t(256) << 10;
 
 hid_t stored_type(const Column& column) {
   return column.integer ? H5T_STD_I64LE : H5T_IEEE_F64LE;
@@ -25,13 +28,22 @@ std::vector<hsize_t> extent(const Column& column, hsize_t rows) {
   return {rows, column.width};
 }
 
+// About 8 KiB chunks: rows are tiny and appended one at a time.
+std::vector<hsize_t> chunk_of(const Column& column) {
+  return extent(column, std::max<hsize_t>(1, 1024 / std::max<hsize_t>(1, column.width)));
+}
+
+std::uintmax_t chunk_bytes(const Column& column) {
+  std::uintmax_t values = 1;
+  for (hsize_t size : chunk_of(column)) values *= size;
+  return values * sizeof(double);
+}
+
 Dataset create_column(hid_t file, const Column& column) {
   const std::vector<hsize_t> start = extent(column, 0);
   std::vector<hsize_t> maximum = start;
   maximum[0] = H5S_UNLIMITED;
-  // About 8 KiB chunks: rows are tiny and appended one at a time.
-  std::vector<hsize_t> chunk =
-      extent(column, std::max<hsize_t>(1, 1024 / std::max<hsize_t>(1, column.width)));
+  const std::vector<hsize_t> chunk = chunk_of(column);
   Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(int(start.size()), start.data(), maximum.data())));
   PropertyList creation(KOLMO_CHECK_HDF5(H5Pcreate(H5P_DATASET_CREATE)));
   KOLMO_CHECK_HDF5(H5Pset_chunk(creation.get(), int(chunk.size()), chunk.data()));
@@ -99,6 +111,7 @@ void RowTable::open_on_root(Opening opening, const std::function<void(hid_t, boo
   } else {
     file_ = create_serial(path_);
   }
+  reserve_room();
   if (prepare) prepare(file_.get(), !resume);
 
   std::vector<bool> existed;
@@ -135,6 +148,21 @@ void RowTable::open_on_root(Opening opening, const std::function<void(hid_t, boo
   }
   rows_ = static_cast<long>(rows);
   KOLMO_CHECK_HDF5(H5Fflush(file_.get(), H5F_SCOPE_LOCAL));
+}
+
+RowTable::~RowTable() {
+  if (!file_.valid()) return;
+  datasets_.clear();
+  file_ = File();
+  release_unreserved_tail(path_);
+}
+
+// Two chunks of every column (an append may start a chunk in each, and the next reservation comes only with
+// the next append) and the metadata's growth, past the file's end.
+void RowTable::reserve_room() {
+  std::uintmax_t bytes = kMetadataRoom;
+  for (const auto& column : columns_) bytes += 2 * chunk_bytes(column);
+  reserve_space(path_, file_size_or_zero(path_), bytes);
 }
 
 void RowTable::adopt_other_columns() {
@@ -178,6 +206,7 @@ void RowTable::append(const std::vector<std::span<const double>>& row) {
                                                    std::to_string(values) + " values per row, got " +
                                                    std::to_string(row[c].size()));
       }
+      reserve_room();
       const hsize_t at = static_cast<hsize_t>(rows_);
       resize_all(at + 1);
       for (std::size_t c = 0; c < requested_; ++c) {

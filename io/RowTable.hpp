@@ -16,6 +16,10 @@
 //   a kill left columns of unequal length, all are cut to the shortest. A requested column whose width
 //   differs from the file's is an error.
 // - append() adds one row to every column and flushes the file, so a killed run keeps every appended row.
+// - A full disk: before HDF5 writes anything, opening and append() reserve room on disk past the file's end
+//   for the next rows (DiskSpace.hpp: two chunks of every column and the metadata's growth), so a disk
+//   without room fails there, with one kolmo::Error naming the file, and the file keeps every earlier row
+//   and closes cleanly. The destructor gives back what is left of the reservation.
 // - truncate_after_step(step) drops the rows from the first one whose "step" column exceeds step (restart).
 // - prepare(file, created), if given, runs on rank 0 right after opening, for fixed datasets such as /k.
 #pragma once
@@ -46,6 +50,10 @@ class RowTable {
   RowTable(const std::filesystem::path& path, std::vector<Column> columns, Opening opening, MPI_Comm comm,
            const std::function<void(hid_t file, bool created)>& prepare = {});
 
+  ~RowTable();
+  RowTable(const RowTable&) = delete;
+  RowTable& operator=(const RowTable&) = delete;
+
   const std::filesystem::path& path() const { return path_; }
   long rows() const { return rows_; }
 
@@ -58,6 +66,7 @@ class RowTable {
   void adopt_other_columns();
   void resize_all(hsize_t rows);
   void broadcast_rows();
+  void reserve_room();
 
   std::filesystem::path path_;
   std::vector<Column> columns_;  // the requested ones, then the file's others

@@ -2,10 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
-
-#include "core/Error.hpp"
 
 namespace kolmo::io {
 
@@ -71,22 +68,6 @@ std::string field_xdmf(const XdmfFields& fields) {
       << "  </Domain>\n"
       << "</Xdmf>\n";
   return out.str();
-}
-
-void write_field_xdmf(const std::filesystem::path& path, const XdmfFields& fields) {
-  std::filesystem::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream file(temporary);
-    KOLMO_REQUIRE(file.good(), "cannot create " + temporary.string());
-    file << field_xdmf(fields);
-    file.close();
-    KOLMO_REQUIRE(file.good(), "cannot write " + temporary.string());
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  KOLMO_REQUIRE(!error,
-                "cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
 }
 
 }  // namespace kolmo::io

@@ -7,6 +7,8 @@ endif()
 add_library(kolmo_io STATIC
   ${PROJECT_SOURCE_DIR}/io/Hdf5.cpp
   ${PROJECT_SOURCE_DIR}/io/Collective.cpp
+  ${PROJECT_SOURCE_DIR}/io/DiskSpace.cpp
+  ${PROJECT_SOURCE_DIR}/io/TextFile.cpp
   ${PROJECT_SOURCE_DIR}/io/BlockTransfer.cpp
   ${PROJECT_SOURCE_DIR}/io/Xdmf.cpp
   ${PROJECT_SOURCE_DIR}/io/FieldFile.cpp
@@ -26,6 +28,7 @@ if(KOLMO_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/io/test_block_transfer.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_field_file.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_checkpoint.cpp
+    ${PROJECT_SOURCE_DIR}/tests/io/test_disk_space.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_series.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_errors.cpp)
   target_link_libraries(kolmo_io_tests PRIVATE kolmo_test_main kolmo_io kolmo_options)

@@ -20,29 +20,42 @@ Sums<M> allreduce_sums(Sums<M> local, MPI_Comm comm) {
   return global;
 }
 
+template <class Real>
+KOLMO_HD double real_product(const Complex<Real>& a, const Complex<Real>& b) {  // Re(a^* b)
+  return double(a.re) * double(b.re) + double(a.im) * double(b.im);
+}
+
 }  // namespace
 
 template <class Real>
-double inner_product(const NavierStokes<Real>& flow, const SpectralVector<Real>& a,
-                     const SpectralVector<Real>& b) {
-  const auto w = flow.wavenumbers();
-  const auto x = a.spectral();
-  const auto y = b.spectral();
+double inner_product(const NavierStokes<Real>& flow, const SpectralField<Real>& a,
+                     const SpectralField<Real>& b) {
+  KOLMO_REQUIRE(a.components() == b.components(), "internal: inner product of fields of different sizes");
+  const auto wavenumbers = flow.wavenumbers();
+  const int components = a.components();
+  const Components<const Complex<Real>> x{
+      {a.spectral(0), components > 1 ? a.spectral(1) : nullptr, components > 1 ? a.spectral(2) : nullptr}};
+  const Components<const Complex<Real>> y{
+      {b.spectral(0), components > 1 ? b.spectral(1) : nullptr, components > 1 ? b.spectral(2) : nullptr}};
   auto local = sum<1>(
-      flow.device(), w.size(), KOLMO_LAMBDA(long m) {
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
         double value = 0;
-        for (int d = 0; d < 3; ++d)
-          value += double(x[d][m].re) * double(y[d][m].re) + double(x[d][m].im) * double(y[d][m].im);
+        for (int d = 0; d < components; ++d) value += real_product(x[d][m], y[d][m]);
         Sums<1> s;
-        s[0] = double(w.parseval_weight(w.mode(m))) * value;
+        s[0] = double(wavenumbers.parseval_weight(wavenumbers.mode(m))) * value;
         return s;
       });
   return allreduce_sums(local, flow.fft().comm())[0];
 }
 
 template <class Real>
-double mean_square_half(const NavierStokes<Real>& flow, const SpectralVector<Real>& field) {
+double mean_square_half(const NavierStokes<Real>& flow, const SpectralField<Real>& field) {
   return 0.5 * inner_product(flow, field, field);
+}
+
+template <class Real>
+double scalar_variance(const NavierStokes<Real>& flow, int scalar) {
+  return 2 * mean_square_half(flow, flow.scalar(scalar));
 }
 
 template <class Real>
@@ -51,20 +64,54 @@ double kinetic_energy(const NavierStokes<Real>& flow) {
 }
 
 template <class Real>
+std::vector<ScalarDiagnostics> compute_scalar_diagnostics(const NavierStokes<Real>& flow) {
+  using C = Complex<Real>;
+  const auto wavenumbers = flow.wavenumbers();
+  const auto u = flow.velocity().vector_spectral();
+  std::vector<ScalarDiagnostics> result;
+  for (int j = 0; j < flow.scalar_count(); ++j) {
+    const C* theta = flow.scalar(j).spectral();
+    // <theta^2>, <|grad theta|^2>, <u theta>: sums of weight |theta^|^2, k^2 |theta^|^2, Re(u^* theta^).
+    auto local = sum<5>(
+        flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+          const Mode mode = wavenumbers.mode(m);
+          const double weight = double(wavenumbers.parseval_weight(mode));
+          const C t = theta[m];
+          const double t2 = double(norm2(t));
+          Sums<5> s;
+          s[0] = weight * t2;
+          s[1] = weight * double(wavenumbers.k(mode).norm2()) * t2;
+          for (int d = 0; d < 3; ++d) s[2 + d] = weight * real_product(u[d][m], t);
+          return s;
+        });
+    const auto totals = allreduce_sums(local, flow.fft().comm());
+    ScalarDiagnostics d;
+    d.name = flow.scalar_name(j);
+    d.variance = totals[0];
+    d.dissipation = 2 * flow.parameters().scalars[j].diffusivity * totals[1];
+    d.flux = {totals[2], totals[3], totals[4]};
+    const auto& g = flow.terms().mean_gradient[j];
+    d.production = -2 * (g[0] * d.flux[0] + g[1] * d.flux[1] + g[2] * d.flux[2]);
+    result.push_back(d);
+  }
+  return result;
+}
+
+template <class Real>
 Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
   using C = Complex<Real>;
-  const auto w = flow.wavenumbers();
-  const auto u = flow.velocity().spectral();
+  const auto wavenumbers = flow.wavenumbers();
+  const auto u = flow.velocity().vector_spectral();
   const double nu = flow.parameters().viscosity;
 
   auto local = sum<2>(
-      flow.device(), w.size(), KOLMO_LAMBDA(long m) {
-        const Mode mode = w.mode(m);
-        const auto k = w.k(mode);
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode mode = wavenumbers.mode(m);
+        const auto k = wavenumbers.k(mode);
         const C ux = u[0][m], uy = u[1][m], uz = u[2][m];
         const C ox = times_i(k.y * uz - k.z * uy), oy = times_i(k.z * ux - k.x * uz),
                 oz = times_i(k.x * uy - k.y * ux);
-        const double half_weight = 0.5 * double(w.parseval_weight(mode));
+        const double half_weight = 0.5 * double(wavenumbers.parseval_weight(mode));
         Sums<2> s;
         s[0] = half_weight * (double(norm2(ux)) + double(norm2(uy)) + double(norm2(uz)));
         s[1] = half_weight * (double(norm2(ox)) + double(norm2(oy)) + double(norm2(oz)));
@@ -73,8 +120,8 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
   const auto totals = allreduce_sums(local, flow.fft().comm());
 
   const double local_divergence = max_of(
-      flow.device(), w.size(), KOLMO_LAMBDA(long m) {
-        const auto k = w.k(w.mode(m));
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const auto k = wavenumbers.k(wavenumbers.mode(m));
         const C divergence = k.x * u[0][m] + k.y * u[1][m] + k.z * u[2][m];
         return sqrt(double(norm2(divergence)));
       });
@@ -97,16 +144,28 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
   d.taylor_microscale = turbulent_scales ? std::sqrt(15 * nu * d.u_rms * d.u_rms / d.dissipation) : nan;
   d.re_lambda = turbulent_scales ? d.u_rms * d.taylor_microscale / nu : nan;
   d.kolmogorov_eta = turbulent_scales ? std::pow(nu * nu * nu / d.dissipation, 0.25) : nan;
-  d.kmax_eta = turbulent_scales ? w.largest_kept_wavenumber() * d.kolmogorov_eta : nan;
+  d.kmax_eta = turbulent_scales ? wavenumbers.largest_kept_wavenumber() * d.kolmogorov_eta : nan;
+
+  d.scalars = compute_scalar_diagnostics(flow);
+  const auto& terms = flow.terms();
+  for (int j = 0; j < flow.scalar_count(); ++j) {
+    if (!terms.buoyant(j)) continue;
+    const auto& c = terms.buoyancy[j];
+    const auto& flux = d.scalars[j].flux;
+    d.buoyancy_flux += c[0] * flux[0] + c[1] * flux[1] + c[2] * flux[2];
+    d.potential_energy += terms.potential_energy_factor(j) * d.scalars[j].variance;
+  }
   return d;
 }
 
-#define KOLMO_INSTANTIATE_DIAGNOSTICS(Real)                                                       \
-  template Diagnostics compute_diagnostics<Real>(const NavierStokes<Real>&);                      \
-  template double kinetic_energy<Real>(const NavierStokes<Real>&);                                \
-  template double mean_square_half<Real>(const NavierStokes<Real>&, const SpectralVector<Real>&); \
-  template double inner_product<Real>(const NavierStokes<Real>&, const SpectralVector<Real>&,     \
-                                      const SpectralVector<Real>&);
+#define KOLMO_INSTANTIATE_DIAGNOSTICS(Real)                                                            \
+  template Diagnostics compute_diagnostics<Real>(const NavierStokes<Real>&);                           \
+  template std::vector<ScalarDiagnostics> compute_scalar_diagnostics<Real>(const NavierStokes<Real>&); \
+  template double kinetic_energy<Real>(const NavierStokes<Real>&);                                     \
+  template double scalar_variance<Real>(const NavierStokes<Real>&, int);                               \
+  template double mean_square_half<Real>(const NavierStokes<Real>&, const SpectralField<Real>&);       \
+  template double inner_product<Real>(const NavierStokes<Real>&, const SpectralField<Real>&,           \
+                                      const SpectralField<Real>&);
 KOLMO_INSTANTIATE_DIAGNOSTICS(float)
 KOLMO_INSTANTIATE_DIAGNOSTICS(double)
 #undef KOLMO_INSTANTIATE_DIAGNOSTICS

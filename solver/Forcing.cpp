@@ -9,24 +9,6 @@
 
 namespace kolmo::solver {
 
-std::string to_string(ForcingKind kind) {
-  switch (kind) {
-    case ForcingKind::band:
-      return "band";
-    case ForcingKind::linear:
-      return "linear";
-    default:
-      return "none";
-  }
-}
-
-ForcingKind parse_forcing(const std::string& name) {
-  if (name == "none") return ForcingKind::none;
-  if (name == "band") return ForcingKind::band;
-  if (name == "linear") return ForcingKind::linear;
-  throw Error("unknown forcing '" + name + "' (expected none, band or linear)");
-}
-
 namespace {
 
 std::string text(double value) {
@@ -85,16 +67,16 @@ double Forcing<Real>::amplitude(double forced_energy) const {
 }
 
 template <class Real>
-double Forcing<Real>::band_energy(const SpectralVector<Real>& u, C* saved) const {
+double Forcing<Real>::band_energy(const SpectralField<Real>& u, C* saved) const {
   const long count = band_count_;
   const long* index = band_index_.data();
   const bool capture = saved != nullptr;
   const C *ux = u.spectral(0), *uy = u.spectral(1), *uz = u.spectral(2);
-  const auto w = wavenumbers_;
+  const auto wavenumbers = wavenumbers_;
   auto local = sum<1>(
       *device_, count, KOLMO_LAMBDA(long b) {
         const long m = index[b];
-        const Real weight = w.parseval_weight(w.mode(m));
+        const Real weight = wavenumbers.parseval_weight(wavenumbers.mode(m));
         if (capture) {
           saved[b] = ux[m];
           saved[count + b] = uy[m];
@@ -108,34 +90,35 @@ double Forcing<Real>::band_energy(const SpectralVector<Real>& u, C* saved) const
 }
 
 template <class Real>
-double Forcing<Real>::forced_energy(const SpectralVector<Real>& u) const {
+double Forcing<Real>::forced_energy(const SpectralField<Real>& u) const {
   if (parameters_.kind == ForcingKind::band) return band_energy(u, nullptr);
   if (parameters_.kind == ForcingKind::none) return 0.0;
   // Linear forcing acts on every mode but k = 0: the energy of the fluctuations.
   const C *ux = u.spectral(0), *uy = u.spectral(1), *uz = u.spectral(2);
-  const auto w = wavenumbers_;
+  const auto wavenumbers = wavenumbers_;
   auto local = sum<1>(
-      *device_, w.size(), KOLMO_LAMBDA(long m) {
-        const Mode n = w.mode(m);
+      *device_, wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode n = wavenumbers.mode(m);
         // Only kept modes: a stage field between its update and its transforms holds whatever the transforms
         // ignore outside the 2/3 rule (StageFields.hpp).
         const bool mean = n.x == 0 && n.y == 0 && n.z == 0;
         Sums<1> s;
-        s[0] = mean || !w.kept(n) ? 0.0
-                                  : 0.5 * double(w.parseval_weight(n)) *
-                                        (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
+        s[0] = mean || !wavenumbers.kept(n)
+                   ? 0.0
+                   : 0.5 * double(wavenumbers.parseval_weight(n)) *
+                         (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
         return s;
       });
   return allreduce(local[0]);
 }
 
 template <class Real>
-double Forcing<Real>::capture_band(const SpectralVector<Real>& u) {
+double Forcing<Real>::capture_band(const SpectralField<Real>& u) {
   return band_energy(u, band_values_.data());
 }
 
 template <class Real>
-void Forcing<Real>::add_captured(SpectralVector<Real>& rhs, Real amplitude) {
+void Forcing<Real>::add_captured(SpectralField<Real>& rhs, Real amplitude) {
   const long count = band_count_;
   const long* index = band_index_.data();
   const C* saved = band_values_.data();

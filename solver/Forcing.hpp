@@ -11,6 +11,7 @@
 //   as part of the right-hand side of each stage), so the forced scheme keeps the integrator's order and the
 //   injection rate of every stage field is exactly eps.
 // - Energies are volume averages (E = 1/2 <|u|^2>) reduced over the communicator; every rank gets the same a.
+// - ForcingParameters (FlowParameters.hpp) say which forcing, its power, band and fixed rate.
 // - Errors: impossible parameters (negative power, an empty or inverted band) throw kolmo::Error naming the
 // key.
 #pragma once
@@ -22,23 +23,11 @@
 
 #include "core/Buffer.hpp"
 #include "core/Complex.hpp"
-#include "solver/SpectralVector.hpp"
+#include "solver/FlowParameters.hpp"
+#include "solver/SpectralField.hpp"
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
-
-enum class ForcingKind { none, band, linear };
-
-std::string to_string(ForcingKind kind);
-// "none", "band", "linear"; throws kolmo::Error naming the text otherwise.
-ForcingKind parse_forcing(const std::string& name);
-
-struct ForcingParameters {
-  ForcingKind kind = ForcingKind::none;
-  double power = 0;             // eps, the injection rate held (band; linear when > 0)
-  double k_min = 0, k_max = 0;  // band: the forced shell
-  double linear_rate = 0;       // linear with power = 0: the fixed a of f = a u
-};
 
 template <class Real>
 class Forcing {
@@ -53,7 +42,7 @@ class Forcing {
 
   // Energy of the forced modes of u (the band, or every kept mode but k = 0 for linear forcing), over all
   // ranks. Modes outside the 2/3 rule are not read.
-  double forced_energy(const SpectralVector<Real>& u) const;
+  double forced_energy(const SpectralField<Real>& u) const;
   // The amplitude a for a field whose forced energy is forced_energy.
   double amplitude(double forced_energy) const;
   // Injection rate <f.u> of a field with that forced energy: 2 a E_forced.
@@ -61,8 +50,8 @@ class Forcing {
 
   // Band forcing inside a right-hand side evaluation that overwrites its input: capture_band saves the band
   // modes of u (and returns their energy, as forced_energy does), add_captured adds a times them to rhs.
-  double capture_band(const SpectralVector<Real>& u);
-  void add_captured(SpectralVector<Real>& rhs, Real amplitude);
+  double capture_band(const SpectralField<Real>& u);
+  void add_captured(SpectralField<Real>& rhs, Real amplitude);
 
   // Forced modes held by this rank (band forcing), and bytes of device memory held.
   long local_band_modes() const { return band_count_; }
@@ -70,7 +59,7 @@ class Forcing {
 
   // Implementation step, public only because CUDA device lambdas may not live in private members: the band
   // energy of u, saving the band modes into saved unless it is null.
-  double band_energy(const SpectralVector<Real>& u, C* saved) const;
+  double band_energy(const SpectralField<Real>& u, C* saved) const;
 
  private:
   double allreduce(double local) const;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "core/Error.hpp"
 #include "core/ParallelFor.hpp"
@@ -31,7 +32,7 @@ double taylor_green_v_amplitude(const Box& box, double amplitude) {
 template <class Real>
 void set_taylor_green(NavierStokes<Real>& flow, double amplitude) {
   const auto points = flow.points();
-  auto u = flow.scratch().real();
+  auto u = flow.scratch().vector_real();
   const double b = taylor_green_v_amplitude(flow.parameters().box, amplitude);
   parallel_for(
       flow.device(), points.size(), KOLMO_LAMBDA(long p) {
@@ -46,7 +47,7 @@ void set_taylor_green(NavierStokes<Real>& flow, double amplitude) {
 template <class Real>
 void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude) {
   const auto points = flow.points();
-  auto u = flow.scratch().real();
+  auto u = flow.scratch().vector_real();
   const double b = taylor_green_v_amplitude(flow.parameters().box, amplitude);
   parallel_for(
       flow.device(), points.size(), KOLMO_LAMBDA(long p) {
@@ -61,7 +62,7 @@ void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude) {
 template <class Real>
 void set_abc(NavierStokes<Real>& flow, double a, double b, double c, int wavenumber) {
   const auto points = flow.points();
-  auto u = flow.scratch().real();
+  auto u = flow.scratch().vector_real();
   const double n = wavenumber;
   parallel_for(
       flow.device(), points.size(), KOLMO_LAMBDA(long p) {
@@ -89,6 +90,20 @@ KOLMO_HD inline double hashed_uniform(std::uint64_t seed, const Mode& n, int str
   return double(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
+// The mode of the stored half spectrum whose random numbers a mode uses: a field's coefficients at k and -k
+// are conjugate, and in the kz = 0 plane, where both are stored, the lower half takes its partner's numbers
+// and is conjugated.
+KOLMO_HD inline Mode random_partner(Mode n, bool& conjugate) {
+  conjugate = n.z == 0 && (n.x < 0 || (n.x == 0 && n.y < 0));
+  return conjugate ? Mode{-n.x, -n.y, 0} : n;
+}
+
+// |q^| at |k|^2 = k2 for a shell spectrum of the shape: E(k) ~ 4 pi k^2 |q^|^2 on a shell, so
+// |q^| ~ k exp(-k^2/k0^2) gives k^4 exp(-2 (k/k0)^2), and |q^| ~ exp(-k^2/(2 k0^2)) gives k^2 exp(-(k/k0)^2).
+KOLMO_HD inline double shaped_magnitude(double k2, double k0, bool quartic) {
+  return quartic ? sqrt(k2) * exp(-k2 / (k0 * k0)) : exp(-k2 / (2 * k0 * k0));
+}
+
 template <class Real>
 void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed,
                           SpectrumShape shape) {
@@ -96,20 +111,17 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
   std::ostringstream text;
   text << "random initial field: energy = " << energy << " and k0 = " << k0 << " must be positive";
   KOLMO_REQUIRE(energy > 0 && k0 > 0, text.str());
-  const auto w = flow.wavenumbers();
-  auto u = flow.velocity().spectral();
+  const auto wavenumbers = flow.wavenumbers();
+  auto u = flow.velocity().vector_spectral();
   const bool quartic = shape == SpectrumShape::k4_exp;
   parallel_for(
-      flow.device(), w.size(), KOLMO_LAMBDA(long m) {
-        Mode n = w.mode(m);
-        // u(-k) = conj u(k) for a real field: in the kz = 0 plane, where both k and -k are stored, the mode
-        // of the lower half is made from its partner's random numbers and conjugated.
-        const bool conjugate = n.z == 0 && (n.x < 0 || (n.x == 0 && n.y < 0));
-        if (conjugate) n = Mode{-n.x, -n.y, 0};
-        const auto k = w.k(n);
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        bool conjugate = false;
+        const Mode n = random_partner(wavenumbers.mode(m), conjugate);
+        const auto k = wavenumbers.k(n);
         const double kx = k.x, ky = k.y, kz = k.z;
         const double k2 = kx * kx + ky * ky + kz * kz;
-        if (k2 == 0 || !w.kept(n)) {
+        if (k2 == 0 || !wavenumbers.kept(n)) {
           u[0][m] = u[1][m] = u[2][m] = C(0, 0);
           return;
         }
@@ -129,10 +141,7 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
           im[d] -= kd[d] * k_dot_im;
           norm += re[d] * re[d] + im[d] * im[d];
         }
-        // E(k) ~ 4 pi k^2 |u^|^2 on a shell: |u^| ~ k exp(-k^2/k0^2) gives k^4 exp(-2 (k/k0)^2), and
-        // |u^| ~ exp(-k^2/(2 k0^2)) gives k^2 exp(-(k/k0)^2).
-        const double magnitude = quartic ? sqrt(k2) * exp(-k2 / (k0 * k0)) : exp(-k2 / (2 * k0 * k0));
-        const double amplitude = norm > 0 ? magnitude / sqrt(norm) : 0.0;
+        const double amplitude = norm > 0 ? shaped_magnitude(k2, k0, quartic) / sqrt(norm) : 0.0;
         for (int d = 0; d < 3; ++d)
           u[d][m] = C(Real(amplitude * re[d]), Real((conjugate ? -1 : 1) * amplitude * im[d]));
       });
@@ -142,16 +151,55 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
                 "random initial field: no resolved mode carries energy for k0 = " + std::to_string(k0));
   const Real scale = Real(std::sqrt(energy / raw));
   parallel_for(
-      flow.device(), w.size(), KOLMO_LAMBDA(long m) {
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
         for (int d = 0; d < 3; ++d) u[d][m] = scale * u[d][m];
       });
 }
 
-#define KOLMO_INSTANTIATE_INITIAL_CONDITIONS(Real)                               \
-  template void set_taylor_green<Real>(NavierStokes<Real>&, double);             \
-  template void set_taylor_green_2d<Real>(NavierStokes<Real>&, double);          \
-  template void set_abc<Real>(NavierStokes<Real>&, double, double, double, int); \
-  template void set_random_isotropic<Real>(NavierStokes<Real>&, double, double, std::uint64_t, SpectrumShape);
+template <class Real>
+void set_random_scalar(NavierStokes<Real>& flow, int scalar, double variance, double k0, std::uint64_t seed,
+                       SpectrumShape shape) {
+  using C = Complex<Real>;
+  const std::string name = flow.scalar_name(scalar);
+  std::ostringstream text;
+  text << "random initial scalar " << name << ": variance = " << variance << " and k0 = " << k0
+       << " must be positive";
+  KOLMO_REQUIRE(variance > 0 && k0 > 0, text.str());
+  const auto wavenumbers = flow.wavenumbers();
+  C* theta = flow.scalar(scalar).spectral();
+  const bool quartic = shape == SpectrumShape::k4_exp;
+  // Streams 0-2 are the velocity's components; each scalar has its own after them.
+  const int stream = 3 + scalar;
+  parallel_for(
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        bool conjugate = false;
+        const Mode n = random_partner(wavenumbers.mode(m), conjugate);
+        const double k2 = double(wavenumbers.k(n).norm2());
+        if (k2 == 0 || !wavenumbers.kept(n)) {
+          theta[m] = C(0, 0);
+          return;
+        }
+        const double phase = kTwoPi * hashed_uniform(seed, n, stream);
+        const double amplitude = shaped_magnitude(k2, k0, quartic);
+        theta[m] = C(Real(amplitude * cos(phase)), Real((conjugate ? -1 : 1) * amplitude * sin(phase)));
+      });
+  flow.enforce_constraints();
+  const double raw = 2 * mean_square_half(flow, std::as_const(flow).scalar(scalar));
+  KOLMO_REQUIRE(raw > 0, "random initial scalar " + name +
+                             ": no resolved mode carries variance for k0 = " + std::to_string(k0));
+  const Real scale = Real(std::sqrt(variance / raw));
+  parallel_for(
+      flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) { theta[m] = scale * theta[m]; });
+}
+
+#define KOLMO_INSTANTIATE_INITIAL_CONDITIONS(Real)                                               \
+  template void set_taylor_green<Real>(NavierStokes<Real>&, double);                             \
+  template void set_taylor_green_2d<Real>(NavierStokes<Real>&, double);                          \
+  template void set_abc<Real>(NavierStokes<Real>&, double, double, double, int);                 \
+  template void set_random_isotropic<Real>(NavierStokes<Real>&, double, double, std::uint64_t,   \
+                                           SpectrumShape);                                       \
+  template void set_random_scalar<Real>(NavierStokes<Real>&, int, double, double, std::uint64_t, \
+                                        SpectrumShape);
 KOLMO_INSTANTIATE_INITIAL_CONDITIONS(float)
 KOLMO_INSTANTIATE_INITIAL_CONDITIONS(double)
 #undef KOLMO_INSTANTIATE_INITIAL_CONDITIONS

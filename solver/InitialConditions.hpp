@@ -1,5 +1,5 @@
-// Initial velocity fields. Each one replaces the velocity of a NavierStokes object; the result is projected
-// onto divergence-free fields and dealiased (2/3 rule). Time and step counters are left alone.
+// Initial fields. Each one replaces the velocity (or one scalar) of a NavierStokes object; the result is
+// projected onto divergence-free fields and dealiased (2/3 rule). Time and step counters are left alone.
 //
 // Contract (angles th_x = 2 pi x / Lx etc., so every field is periodic in any box):
 // - taylor_green:    u = A sin th_x cos th_y cos th_z, v = B cos th_x sin th_y cos th_z, w = 0, with
@@ -11,12 +11,15 @@
 // - abc:             u = A sin(n th_z) + C cos(n th_y), v = B sin(n th_x) + A cos(n th_z),
 //                    w = C sin(n th_y) + B cos(n th_x) (a Beltrami field, omega = n u in a 2 pi box).
 // - random_isotropic: every kept mode k != 0 gets amplitude |u^| proportional to |k| exp(-(|k|/k0)^2), so
-// that
-//   the shell spectrum follows E(k) ~ k^4 exp(-2 (k/k0)^2), a random divergence-free direction and random
-//   phases, scaled to the given energy. The random numbers are a hash of (seed, global mode index,
+//   that the shell spectrum follows E(k) ~ k^4 exp(-2 (k/k0)^2), a random divergence-free direction and
+//   random phases, scaled to the given energy. The random numbers are a hash of (seed, global mode index,
 //   component), so the field does not depend on the number of ranks (up to the round-off of the one global
 //   energy sum).
-// - from host slabs: NavierStokes::set_velocity (restarts).
+// - random_scalar: scalar j gets the same spectral shape as random_isotropic's velocity (|theta^| from
+//   the shape at |k|, random phases from the hash with its own stream, k = 0 left zero), scaled to the given
+//   variance <theta^2>; also independent of the number of ranks.
+// - from host slabs: NavierStokes::set_velocity and set_scalar (restarts, input files). A scalar starts at
+//   zero when nothing sets it.
 #pragma once
 
 #include <cstdint>
@@ -34,10 +37,12 @@ void set_taylor_green_2d(NavierStokes<Real>& flow, double amplitude = 1);
 template <class Real>
 void set_abc(NavierStokes<Real>& flow, double a = 1, double b = 1, double c = 1, int wavenumber = 1);
 
-enum class SpectrumShape { k4_exp, k2_exp };  // E(k) ~ k^4 exp(-2 (k/k0)^2) or k^2 exp(-(k/k0)^2)
-
 template <class Real>
 void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed,
                           SpectrumShape shape = SpectrumShape::k4_exp);
+
+template <class Real>
+void set_random_scalar(NavierStokes<Real>& flow, int scalar, double variance, double k0, std::uint64_t seed,
+                       SpectrumShape shape = SpectrumShape::k4_exp);
 
 }  // namespace kolmo::solver

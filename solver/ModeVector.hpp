@@ -9,7 +9,7 @@
 
 #include "core/Complex.hpp"
 #include "core/HostDevice.hpp"
-#include "solver/SpectralVector.hpp"
+#include "solver/SpectralField.hpp"
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {

@@ -8,36 +8,88 @@
 
 #include "core/Error.hpp"
 #include "core/ParallelFor.hpp"
+#include "solver/Diagnostics.hpp"
+#include "solver/RealSpaceProducts.hpp"
 #include "solver/Reductions.hpp"
 
 namespace kolmo::solver {
+
+namespace {
+
+template <class Real>
+Vector3<Real> vector3(const std::array<double, 3>& v) {
+  return {Real(v[0]), Real(v[1]), Real(v[2])};
+}
+
+}  // namespace
 
 template <class Real>
 NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& parameters)
     : fft_(fft),
       parameters_(parameters),
+      terms_(fold_terms(parameters.scalars, parameters.terms)),
       wavenumbers_(Wavenumbers<Real>::make(fft.layout(), parameters.box)),
       points_(SlabPoints::make(fft.layout(), parameters.box)),
       forcing_(parameters.forcing, wavenumbers_, fft.device_handle(), fft.comm()),
-      velocity_(fft),
-      stage_(fft),
-      scratch_(fft) {
+      velocity_(fft, 3),
+      stage_(fft, 3),
+      scratch_(fft, 3) {
   KOLMO_REQUIRE(parameters.viscosity >= 0,
                 "viscosity = " + std::to_string(parameters.viscosity) + " must be >= 0");
   KOLMO_REQUIRE(parameters.box.lx > 0 && parameters.box.ly > 0 && parameters.box.lz > 0,
                 "box lengths must be positive");
-  if (needs_accumulator(parameters.integrator)) accumulator_ = SpectralVector<Real>(fft);
+  const bool accumulate = needs_accumulator(parameters.integrator);
+  if (accumulate) accumulator_ = SpectralField<Real>(fft, 3);
+  for (int j = 0; j < static_cast<int>(parameters.scalars.size()); ++j) {
+    ScalarFields s;
+    s.state = SpectralField<Real>(fft, 1);
+    if (accumulate) s.accumulator = SpectralField<Real>(fft, 1);
+    s.gradient = SpectralField<Real>(fft, 3);
+    if (terms_.buoyant(j)) s.input = SpectralField<Real>(fft, 1);
+    scalars_.push_back(std::move(s));
+  }
   // Zero everything once: slack beyond the slab and the modes the 2/3 rule removes stay zero forever.
-  velocity_.fill_zero();
-  stage_.fill_zero();
-  scratch_.fill_zero();
-  if (needs_accumulator(parameters.integrator)) accumulator_.fill_zero();
+  for (auto* field : {&velocity_, &stage_, &scratch_, &accumulator_}) field->fill_zero();
+  for (auto& s : scalars_)
+    for (auto* field : {&s.state, &s.accumulator, &s.gradient, &s.input}) field->fill_zero();
+  build_scalar_table();
+}
+
+// The device table of the scalars' slots that the stage kernels and the real-space pass read.
+template <class Real>
+void NavierStokes<Real>::build_scalar_table() {
+  if (scalars_.empty()) return;
+  std::vector<ScalarSlots<Real>> slots;
+  for (int j = 0; j < scalar_count(); ++j) {
+    auto& s = scalars_[j];
+    ScalarSlots<Real> slot{};
+    slot.state = s.state.spectral();
+    slot.accumulator = s.accumulator.empty() ? nullptr : s.accumulator.spectral();
+    for (int d = 0; d < 3; ++d) slot.gradient[d] = s.gradient.spectral(d);
+    slot.input = s.input.empty() ? nullptr : s.input.spectral();
+    slot.diffusivity = parameters_.scalars[j].diffusivity;
+    slot.mean_gradient = vector3<Real>(terms_.mean_gradient[j]);
+    slot.buoyancy = vector3<Real>(terms_.buoyancy[j]);
+    slots.push_back(slot);
+  }
+  scalar_table_ = Buffer<ScalarSlots<Real>>(fft_.device_handle(), slots.size());
+  scalar_table_.assign_from_host(slots);
 }
 
 template <class Real>
 std::size_t NavierStokes<Real>::bytes_held() const {
-  return velocity_.bytes() + stage_.bytes() + scratch_.bytes() + accumulator_.bytes() + forcing_.bytes() +
-         fft_.workspace_bytes();
+  std::size_t bytes = velocity_.bytes() + stage_.bytes() + scratch_.bytes() + accumulator_.bytes() +
+                      forcing_.bytes() + scalar_table_.bytes() + fft_.workspace_bytes();
+  for (const auto& s : scalars_)
+    bytes += s.state.bytes() + s.accumulator.bytes() + s.gradient.bytes() + s.input.bytes();
+  return bytes;
+}
+
+template <class Real>
+int NavierStokes<Real>::scalar_index(const std::string& name) const {
+  for (int j = 0; j < scalar_count(); ++j)
+    if (scalar_name(j) == name) return j;
+  return -1;
 }
 
 template <class Real>
@@ -50,23 +102,31 @@ void NavierStokes<Real>::set_clock(double time, long step_count, double last_dt)
 template <class Real>
 StageFields<Real> NavierStokes<Real>::stage_fields() {
   StageFields<Real> f;
-  f.w = wavenumbers_;
-  f.stage = stage_.spectral();
-  f.curl = scratch_.spectral();
+  f.wavenumbers = wavenumbers_;
+  f.velocity = velocity_.vector_spectral();
+  f.accumulator =
+      accumulator_.empty() ? Components<C>{{nullptr, nullptr, nullptr}} : accumulator_.vector_spectral();
+  f.stage = stage_.vector_spectral();
+  f.curl = scratch_.vector_spectral();
+  f.viscosity = parameters_.viscosity;
+  f.scalars = scalar_table_.data();
+  f.scalar_count = scalar_count();
   f.scale = Real(1 / wavenumbers_.points());
   f.transforms_read_all = backward_modes() == fft::Modes::all;
   return f;
 }
 
-// The first stage's input, the velocity and its curl in the stage and scratch fields, unless the last step
+// The first stage's input, every field's, in the stage, scratch and gradient fields, unless the last step
 // (or cfl_dt after it) left it there.
 template <class Real>
 void NavierStokes<Real>::prepare_first_input() {
   if (prepared_ != Prepared::nothing) return;
   const StageFields<Real> f = stage_fields();
-  const Components<const C> u = std::as_const(velocity_).spectral();
   parallel_for(
-      device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_input_from(u, m); });
+      device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_input_from_state(m); });
+  if (!scalars_.empty())
+    parallel_for(
+        device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { f.set_scalar_inputs_from_state(m); });
   prepared_ = Prepared::spectral_input;
 }
 
@@ -74,9 +134,8 @@ template <class Real>
 void NavierStokes<Real>::step(double dt) {
   KOLMO_REQUIRE(dt > 0 && std::isfinite(dt), "time step dt = " + std::to_string(dt) + " must be positive");
   prepare_first_input();
-  SpectralVector<Real>* accumulator = needs_accumulator(parameters_.integrator) ? &accumulator_ : nullptr;
-  integrating_factor_step(parameters_.integrator, dt, parameters_.viscosity, stage_fields(), device(),
-                          velocity_, accumulator, [this](bool first) { evaluate_rhs(first, true); });
+  integrating_factor_step(parameters_.integrator, dt, stage_fields(), device(),
+                          [this](bool first) { evaluate_rhs(first, true, true); });
   time_ += dt;
   last_dt_ = dt;
   ++step_count_;
@@ -92,49 +151,96 @@ double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
     transform_to_real(stage_);
     prepared_ = Prepared::real_velocity;
   }
-  const double rate = velocity_rate_of_stage();
+  const double rate = velocity_rate_of_stage() + terms_.wave_frequency_bound;
   return rate > 0 ? std::fmin(max_dt, cfl / rate) : max_dt;
 }
 
-// The raw nonlinear term of the stage input (StageFields.hpp) into the stage field: the input and its curl
-// are in the stage and scratch fields (the velocity's for the first stage, possibly already in real space).
+// The raw tendencies of the stage input (StageFields.hpp): the velocity's into the stage field, each scalar's
+// into its gradient[0]. The inputs are in the stage, scratch and gradient fields (the velocity possibly
+// already in real space for the first stage). with_terms = false leaves out Coriolis and the mean gradients
+// (the advective terms alone, for transfer spectra).
 template <class Real>
-void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing) {
+void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms) {
   const ForcingKind forcing = with_forcing ? forcing_.kind() : ForcingKind::none;
   // The forcing amplitude belongs to the input field, which the transforms below overwrite.
-  const SpectralVector<Real>& input = first_stage ? velocity_ : stage_;
+  const SpectralField<Real>& input = first_stage ? velocity_ : stage_;
   double amplitude = 0;
   if (forcing == ForcingKind::band) amplitude = forcing_.amplitude(forcing_.capture_band(input));
   if (forcing == ForcingKind::linear) amplitude = forcing_.amplitude(forcing_.forced_energy(input));
 
   transform_to_real(scratch_);
   if (!(first_stage && prepared_ == Prepared::real_velocity)) transform_to_real(stage_);
+  for (auto& s : scalars_) transform_to_real(s.gradient);
   prepared_ = Prepared::nothing;
-  // Linear forcing f = a u is pointwise in real space, so it joins the cross product there.
-  cross_product_in_stage(forcing == ForcingKind::linear ? Real(amplitude) : Real(0));
+  // Linear forcing f = a u is pointwise in real space, so it joins the products there.
+  real_space_products(forcing == ForcingKind::linear ? Real(amplitude) : Real(0), with_terms);
   transform_to_spectral(stage_);
+  for (auto& s : scalars_) fft_.forward(s.gradient.real(0), s.gradient.spectral(0), forward_modes());
   // Band forcing joins the unnormalised transform; the projection leaves it (divergence-free) unchanged.
   if (forcing == ForcingKind::band) forcing_.add_captured(stage_, Real(amplitude * wavenumbers_.points()));
 }
 
+// The one real-space pass of a right-hand side (RealSpaceProducts.hpp): u in the stage field, omega in
+// scratch, the scalars' gradients in theirs.
 template <class Real>
-const SpectralVector<Real>& NavierStokes<Real>::nonlinear_term() {
+void NavierStokes<Real>::real_space_products(Real linear_forcing_amplitude, bool with_terms) {
+  RealSpaceProducts<Real> products;
+  products.velocity = stage_.vector_real();
+  products.vorticity = scratch_.vector_real();
+  products.two_omega = with_terms ? vector3<Real>(terms_.two_omega) : Vector3<Real>{0, 0, 0};
+  products.linear_forcing = linear_forcing_amplitude;
+  products.scalars = scalar_table_.data();
+  products.scalar_count = scalar_count();
+  products.mean_gradients = with_terms;
+  if (scalars_.empty()) {
+    parallel_for(
+        device(), points_.size(), KOLMO_LAMBDA(long p) { products.velocity_at(p); });
+  } else {
+    parallel_for(
+        device(), points_.size(), KOLMO_LAMBDA(long p) {
+          products.scalars_at(p);
+          products.velocity_at(p);
+        });
+  }
+}
+
+template <class Real>
+const SpectralField<Real>& NavierStokes<Real>::nonlinear_term() {
   prepare_first_input();
-  evaluate_rhs(true, false);
-  project_stage();
+  evaluate_rhs(true, false, false);
+  finish_nonlinear_terms();
   return stage_;
+}
+
+// stage <- P (stage / (Nx Ny Nz)) and each scalar's gradient[0] <- gradient[0] / (Nx Ny Nz) on kept modes;
+// 0 elsewhere and, for the velocity, at k = 0.
+template <class Real>
+void NavierStokes<Real>::finish_nonlinear_terms() {
+  const StageFields<Real> f = stage_fields();
+  parallel_for(
+      device(), f.wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode mode = f.wavenumbers.mode(m);
+        const bool kept = f.kept(mode);
+        const ModeVector<Real> zero{{C(0, 0), C(0, 0), C(0, 0)}};
+        (kept ? f.velocity_rhs(m, mode) : zero).store(f.stage, m);
+        for (int j = 0; j < f.scalar_count; ++j) {
+          C* n = f.scalars[j].gradient[0];
+          n[m] = kept ? f.scalar_rhs(f.scalars[j], m) : C(0, 0);
+        }
+      });
 }
 
 // omega^ = i k x u^.
 template <class Real>
-void NavierStokes<Real>::curl_to_scratch(const SpectralVector<Real>& field) {
+void NavierStokes<Real>::curl_to_scratch(const SpectralField<Real>& field) {
   prepared_ = Prepared::nothing;
-  const auto w = wavenumbers_;
-  const auto u = field.spectral();
-  const auto omega = scratch_.spectral();
+  const auto wavenumbers = wavenumbers_;
+  const auto u = field.vector_spectral();
+  const auto omega = scratch_.vector_spectral();
   parallel_for(
-      device(), w.size(),
-      KOLMO_LAMBDA(long m) { curl(w.k(w.mode(m)), ModeVector<Real>::load(u, m)).store(omega, m); });
+      device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        curl(wavenumbers.k(wavenumbers.mode(m)), ModeVector<Real>::load(u, m)).store(omega, m);
+      });
 }
 
 // The fields of a step are dealiased (zero outside the 2/3 rule) before every backward transform, and only
@@ -153,13 +259,15 @@ fft::Modes NavierStokes<Real>::forward_modes() const {
 }
 
 template <class Real>
-void NavierStokes<Real>::transform_to_real(SpectralVector<Real>& field) {
-  for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), field.real(d), backward_modes());
+void NavierStokes<Real>::transform_to_real(SpectralField<Real>& field) {
+  for (int d = 0; d < field.components(); ++d)
+    fft_.backward(field.spectral(d), field.real(d), backward_modes());
 }
 
 template <class Real>
-void NavierStokes<Real>::transform_to_spectral(SpectralVector<Real>& field) {
-  for (int d = 0; d < 3; ++d) fft_.forward(field.real(d), field.spectral(d), forward_modes());
+void NavierStokes<Real>::transform_to_spectral(SpectralField<Real>& field) {
+  for (int d = 0; d < field.components(); ++d)
+    fft_.forward(field.real(d), field.spectral(d), forward_modes());
 }
 
 template <class Real>
@@ -173,7 +281,7 @@ double NavierStokes<Real>::transform_velocity_to_stage() {
 // the same pass the energy 1/2 <|u|^2> (the grid mean equals the sum over modes by Parseval), kept in scan_.
 template <class Real>
 double NavierStokes<Real>::velocity_rate_of_stage() {
-  const auto u = stage_.real();
+  const auto u = stage_.vector_real();
   const double inverse_dx = 1 / points_.dx, inverse_dy = 1 / points_.dy, inverse_dz = 1 / points_.dz;
   const MaxAndSum local = max_and_sum(
       device(), points_.size(), KOLMO_LAMBDA(long p) {
@@ -189,57 +297,33 @@ double NavierStokes<Real>::velocity_rate_of_stage() {
   return scan_.rate;
 }
 
-// stage <- u x omega + a u in real space (u in the stage field, omega in scratch).
-template <class Real>
-void NavierStokes<Real>::cross_product_in_stage(Real linear_forcing_amplitude) {
-  const auto u = stage_.real();
-  const auto omega = scratch_.real();
-  const Real a = linear_forcing_amplitude;
-  parallel_for(
-      device(), points_.size(), KOLMO_LAMBDA(long p) {
-        const Real ux = u[0][p], uy = u[1][p], uz = u[2][p];
-        const Real ox = omega[0][p], oy = omega[1][p], oz = omega[2][p];
-        u[0][p] = uy * oz - uz * oy + a * ux;
-        u[1][p] = uz * ox - ux * oz + a * uy;
-        u[2][p] = ux * oy - uy * ox + a * uz;
-      });
-}
-
-// stage <- P (stage / (Nx Ny Nz)) on kept modes, 0 elsewhere and at k = 0.
-template <class Real>
-void NavierStokes<Real>::project_stage() {
-  const StageFields<Real> f = stage_fields();
-  parallel_for(
-      device(), f.w.size(), KOLMO_LAMBDA(long m) {
-        const Mode mode = f.w.mode(m);
-        const ModeVector<Real> zero{{C(0, 0), C(0, 0), C(0, 0)}};
-        (f.kept(mode) ? f.rhs(m, mode) : zero).store(f.stage, m);
-      });
-}
-
 template <class Real>
 void NavierStokes<Real>::enforce_constraints() {
   prepared_ = Prepared::nothing;
-  const auto w = wavenumbers_;
-  const auto u = velocity_.spectral();
+  const StageFields<Real> f = stage_fields();
   parallel_for(
-      device(), w.size(), KOLMO_LAMBDA(long m) {
-        const Mode mode = w.mode(m);
-        const auto k = w.k(mode);
-        const Real k2 = k.norm2();
-        if (!w.kept(mode)) {
+      device(), f.wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode mode = f.wavenumbers.mode(m);
+        const bool kept = f.kept(mode);
+        for (int j = 0; j < f.scalar_count; ++j)
+          if (!kept) f.scalars[j].state[m] = C(0, 0);
+        const auto u = f.velocity;
+        if (!kept) {
           u[0][m] = u[1][m] = u[2][m] = C(0, 0);
           return;
         }
+        const auto k = f.wavenumbers.k(mode);
+        const Real k2 = k.norm2();
         if (k2 == Real(0)) return;  // the mean flow is divergence-free as it is
         project(k, k2, ModeVector<Real>::load(u, m)).store(u, m);
       });
 }
 
+// Scales the unnormalised transform of a real field to normalised coefficients.
 template <class Real>
 void NavierStokes<Real>::set_velocity_from_scratch() {
   for (int d = 0; d < 3; ++d) fft_.forward(scratch_.real(d), velocity_.spectral(d));
-  const auto u = velocity_.spectral();
+  const auto u = velocity_.vector_spectral();
   const Real scale = Real(1 / wavenumbers_.points());
   parallel_for(
       device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) {
@@ -249,18 +333,42 @@ void NavierStokes<Real>::set_velocity_from_scratch() {
 }
 
 template <class Real>
+void NavierStokes<Real>::set_scalar_from_scratch(int j) {
+  C* theta = scalars_.at(j).state.spectral();
+  fft_.forward(scratch_.real(0), theta);
+  const Real scale = Real(1 / wavenumbers_.points());
+  parallel_for(
+      device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { theta[m] = scale * theta[m]; });
+  enforce_constraints();
+}
+
+namespace {
+
+template <class Real>
+void copy_slab_to_device(Device& device, Real* to, const std::vector<Real>& from, std::size_t n,
+                         const std::string& what) {
+  KOLMO_REQUIRE(from.size() == n,
+                what + " has " + std::to_string(from.size()) + " values, expected " + std::to_string(n));
+  device.copy_from_host(to, from.data(), n * sizeof(Real));
+}
+
+}  // namespace
+
+template <class Real>
 void NavierStokes<Real>::set_velocity(const std::vector<Real>& u, const std::vector<Real>& v,
                                       const std::vector<Real>& w) {
-  const std::size_t n = real_size();
   const std::vector<Real>* slabs[3] = {&u, &v, &w};
   const char* names[3] = {"u", "v", "w"};
-  for (int d = 0; d < 3; ++d) {
-    KOLMO_REQUIRE(slabs[d]->size() == n, std::string("velocity slab ") + names[d] + " has " +
-                                             std::to_string(slabs[d]->size()) + " values, expected " +
-                                             std::to_string(n));
-    device().copy_from_host(scratch_.real(d), slabs[d]->data(), n * sizeof(Real));
-  }
+  for (int d = 0; d < 3; ++d)
+    copy_slab_to_device(device(), scratch_.real(d), *slabs[d], real_size(),
+                        std::string("velocity slab ") + names[d]);
   set_velocity_from_scratch();
+}
+
+template <class Real>
+void NavierStokes<Real>::set_scalar(int j, const std::vector<Real>& theta) {
+  copy_slab_to_device(device(), scratch_.real(0), theta, real_size(), "scalar slab " + scalar_name(j));
+  set_scalar_from_scratch(j);
 }
 
 template <class Real>
@@ -272,6 +380,14 @@ void NavierStokes<Real>::velocity_to_host(std::vector<Real>& u, std::vector<Real
     slabs[d]->resize(real_size());
     device().copy_to_host(slabs[d]->data(), scratch_.real(d), real_size() * sizeof(Real));
   }
+}
+
+template <class Real>
+void NavierStokes<Real>::scalar_to_host(int j, std::vector<Real>& theta) {
+  prepared_ = Prepared::nothing;
+  fft_.backward(scalars_.at(j).state.spectral(), scratch_.real(0));
+  theta.resize(real_size());
+  device().copy_to_host(theta.data(), scratch_.real(0), real_size() * sizeof(Real));
 }
 
 template <class Real>
@@ -287,53 +403,40 @@ void NavierStokes<Real>::vorticity_to_host(std::vector<Real>& x, std::vector<Rea
 
 template <class Real>
 void NavierStokes<Real>::pressure_to_host(std::vector<Real>& pressure) {
-  curl_to_scratch(velocity_);
-  transform_to_real(scratch_);
-  transform_velocity_to_stage();
-  // scratch <- u x omega; stage x-slab <- |u|^2/2, whose grid mean is the energy.
-  const auto u = stage_.real();
-  const auto omega = scratch_.real();
-  const Sums<1> kinetic_sum = sum<1>(
-      device(), points_.size(), KOLMO_LAMBDA(long p) {
-        const Real ux = u[0][p], uy = u[1][p], uz = u[2][p];
-        const Real ox = omega[0][p], oy = omega[1][p], oz = omega[2][p];
-        omega[0][p] = uy * oz - uz * oy;
-        omega[1][p] = uz * ox - ux * oz;
-        omega[2][p] = ux * oy - uy * ox;
-        const Real kinetic = Real(0.5) * (ux * ux + uy * uy + uz * uz);
-        u[0][p] = kinetic;
-        Sums<1> s;
-        s[0] = double(kinetic);
-        return s;
-      });
-  double kinetic_local = kinetic_sum[0], kinetic_total = 0;
-  KOLMO_CHECK_MPI(MPI_Allreduce(&kinetic_local, &kinetic_total, 1, MPI_DOUBLE, MPI_SUM, fft_.comm()));
-  const Real kinetic_mean = Real(kinetic_total / wavenumbers_.points());
-
-  // Pi^ = -i k.N^ / k^2 into the stage's y slab; its mean is <|u|^2/2>, so that p has zero mean.
-  transform_to_spectral(scratch_);
-  const auto w = wavenumbers_;
-  const auto n = scratch_.spectral();
-  C* pi = stage_.spectral(1);
-  const Real scale = Real(1 / w.points());
+  // The tendency before projection, R^ = [u x (omega + 2 Omega)]^ / (Nx Ny Nz) + sum_j theta_j^ c_j, by the
+  // step's own real-space pass; then Pi^ = -i k.R^ / k^2 into the stage's x slab, its mean <|u|^2/2> (so
+  // that p has zero mean), zero outside the 2/3 rule.
+  const double kinetic_mean = kinetic_energy(*this);
+  prepare_first_input();
+  evaluate_rhs(true, false, true);
+  const StageFields<Real> f = stage_fields();
+  C* pi = stage_.spectral(0);
   parallel_for(
-      device(), w.size(), KOLMO_LAMBDA(long m) {
-        const Mode mode = w.mode(m);
-        const auto k = w.k(mode);
+      device(), f.wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode mode = f.wavenumbers.mode(m);
+        const auto k = f.wavenumbers.k(mode);
         const Real k2 = k.norm2();
         if (k2 == Real(0)) {
-          pi[m] = C(kinetic_mean, 0);
-        } else if (!w.kept(mode)) {
-          pi[m] = C(0, 0);
-        } else {
-          pi[m] = times_i(k.x * n[0][m] + k.y * n[1][m] + k.z * n[2][m]) * (-scale / k2);
+          pi[m] = C(Real(kinetic_mean), 0);
+          return;
         }
+        if (!f.kept(mode)) {
+          pi[m] = C(0, 0);
+          return;
+        }
+        ModeVector<Real> r = f.scaled_stage(m);
+        f.add_buoyancy(r, m, true);
+        pi[m] = times_i(k.x * r[0] + k.y * r[1] + k.z * r[2]) * (Real(-1) / k2);
       });
-  fft_.backward(stage_.spectral(1), stage_.real(1));
-  Real* p = stage_.real(1);
-  const Real* kinetic = stage_.real(0);
+  fft_.backward(pi, stage_.real(0));
+  // p = Pi - |u|^2/2, with u in the scratch field.
+  for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), scratch_.real(d));
+  Real* p = stage_.real(0);
+  const auto u = scratch_.vector_real();
   parallel_for(
-      device(), points_.size(), KOLMO_LAMBDA(long i) { p[i] = p[i] - kinetic[i]; });
+      device(), points_.size(), KOLMO_LAMBDA(long i) {
+        p[i] = p[i] - Real(0.5) * (u[0][i] * u[0][i] + u[1][i] * u[1][i] + u[2][i] * u[2][i]);
+      });
   pressure.resize(real_size());
   device().copy_to_host(pressure.data(), p, real_size() * sizeof(Real));
 }

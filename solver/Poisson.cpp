@@ -51,12 +51,12 @@ void Poisson<Real>::check_mean(const Real* f, double lambda) {
 // solution <- -solution / ((|k|^2 + lambda) Nx Ny Nz), the forward transform's factor folded in.
 template <class Real>
 void Poisson<Real>::divide_by_symbol(double lambda) {
-  const auto w = wavenumbers_;
+  const auto wavenumbers = wavenumbers_;
   C* phi = solution_.data();
-  const double scale = 1 / w.points();
+  const double scale = 1 / wavenumbers.points();
   parallel_for(
-      fft_.device(), w.size(), KOLMO_LAMBDA(long m) {
-        const auto k = w.k(w.mode(m));
+      fft_.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const auto k = wavenumbers.k(wavenumbers.mode(m));
         const double symbol = double(k.x) * k.x + double(k.y) * k.y + double(k.z) * k.z + lambda;
         phi[m] = symbol == 0 ? C(0, 0) : Real(-scale / symbol) * phi[m];
       });
@@ -86,15 +86,15 @@ void Poisson<Real>::solve(const std::vector<Real>& f, std::vector<Real>& phi, do
 // work <- i k_d phi^, without the Nyquist mode of direction d.
 template <class Real>
 void Poisson<Real>::differentiate(int direction) {
-  const auto w = wavenumbers_;
+  const auto wavenumbers = wavenumbers_;
   const C* phi = solution_.data();
   C* derivative = work_.data();
   parallel_for(
-      fft_.device(), w.size(), KOLMO_LAMBDA(long m) {
-        const Mode n = w.mode(m);
-        const auto k = w.k(n);
+      fft_.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode n = wavenumbers.mode(m);
+        const auto k = wavenumbers.k(n);
         const long index = direction == 0 ? n.x : direction == 1 ? n.y : n.z;
-        const long size = direction == 0 ? w.nx : direction == 1 ? w.ny : w.nz;
+        const long size = direction == 0 ? wavenumbers.nx : direction == 1 ? wavenumbers.ny : wavenumbers.nz;
         const Real kd = direction == 0 ? k.x : direction == 1 ? k.y : k.z;
         derivative[m] = 2 * index == size ? C(0, 0) : times_i(kd * phi[m]);
       });

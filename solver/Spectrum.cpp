@@ -4,61 +4,86 @@
 
 #include <cmath>
 
+#include <utility>
 #include "core/Error.hpp"
+
 #include "solver/Reductions.hpp"
 
 namespace kolmo::solver {
 
+namespace {
+
+// Shell sums of 1/2 |a|^2 and Re(a^* . n) over the components of a field (n may be null: no transfer),
+// reduced over ranks: [2 s] and [2 s + 1] for shell s.
 template <class Real>
-Spectrum compute_spectrum(NavierStokes<Real>& flow, bool with_transfer) {
-  using C = Complex<Real>;
-  const auto w = flow.wavenumbers();
-  const double dk = kTwoPi / flow.parameters().box.min_length();
-  const long shells = static_cast<long>(std::floor(w.kept_corner_wavenumber() / dk + 0.5)) + 1;
-
-  // N^ first: it lives in the stage field, which the velocity never shares.
-  const C* nonlinear[3] = {nullptr, nullptr, nullptr};
-  if (with_transfer) {
-    const auto& n = flow.nonlinear_term();
-    for (int d = 0; d < 3; ++d) nonlinear[d] = n.spectral(d);
-  }
-  const Components<const C> n{{nonlinear[0], nonlinear[1], nonlinear[2]}};
-  const auto u = flow.velocity().spectral();
-  const double inverse_dk = 1 / dk;
-  const bool transfer = with_transfer;
-
+std::vector<double> shell_sums(const NavierStokes<Real>& flow, int components,
+                               Components<const Complex<Real>> a, Components<const Complex<Real>> n,
+                               long shells, double inverse_dk) {
+  const auto wavenumbers = flow.wavenumbers();
+  const bool transfer = n[0] != nullptr;
   auto local = binned_sum<2>(
-      flow.device(), w.size(), shells, KOLMO_LAMBDA(long m) {
-        const Mode mode = w.mode(m);
-        const auto k = w.k(mode);
-        const double weight = double(w.parseval_weight(mode));
+      flow.device(), wavenumbers.size(), shells, KOLMO_LAMBDA(long m) {
+        const Mode mode = wavenumbers.mode(m);
+        const auto k = wavenumbers.k(mode);
+        const double weight = double(wavenumbers.parseval_weight(mode));
         Binned<2> b;
         b.bin = static_cast<long>(floor(sqrt(double(k.norm2())) * inverse_dk + 0.5));
-        double energy = 0, exchange = 0;
-        for (int d = 0; d < 3; ++d) {
-          energy += double(norm2(u[d][m]));
+        double square = 0, exchange = 0;
+        for (int d = 0; d < components; ++d) {
+          square += double(norm2(a[d][m]));
           if (transfer)
-            exchange += double(u[d][m].re) * double(n[d][m].re) + double(u[d][m].im) * double(n[d][m].im);
+            exchange += double(a[d][m].re) * double(n[d][m].re) + double(a[d][m].im) * double(n[d][m].im);
         }
-        b.value[0] = 0.5 * weight * energy;
+        b.value[0] = 0.5 * weight * square;
         b.value[1] = weight * exchange;
         return b;
       });
   std::vector<double> global(local.size());
   KOLMO_CHECK_MPI(MPI_Allreduce(local.data(), global.data(), static_cast<int>(local.size()), MPI_DOUBLE,
                                 MPI_SUM, flow.fft().comm()));
+  return global;
+}
+
+// Splits shell sums into the spectrum, its transfer and the flux -sum_{s' <= s} T.
+void split(const std::vector<double>& sums, bool with_transfer, std::vector<double>& spectrum,
+           std::vector<double>& transfer, std::vector<double>& flux) {
+  double running = 0;
+  for (std::size_t s = 0; s < sums.size() / 2; ++s) {
+    spectrum.push_back(sums[2 * s]);
+    if (!with_transfer) continue;
+    transfer.push_back(sums[2 * s + 1]);
+    running -= sums[2 * s + 1];
+    flux.push_back(running);
+  }
+}
+
+}  // namespace
+
+template <class Real>
+Spectrum compute_spectrum(NavierStokes<Real>& flow, bool with_transfer) {
+  using C = Complex<Real>;
+  const auto wavenumbers = flow.wavenumbers();
+  const double dk = kTwoPi / flow.parameters().box.min_length();
+  const long shells = static_cast<long>(std::floor(wavenumbers.kept_corner_wavenumber() / dk + 0.5)) + 1;
+
+  // The nonlinear terms first: they live in the stage fields, which the states never share.
+  Components<const C> nonlinear{{nullptr, nullptr, nullptr}};
+  if (with_transfer) nonlinear = std::as_const(flow.nonlinear_term()).vector_spectral();
 
   Spectrum spectrum;
   spectrum.shell_width = dk;
-  double flux = 0;
-  for (long s = 0; s < shells; ++s) {
-    spectrum.k.push_back(s * dk);
-    spectrum.energy.push_back(global[2 * s]);
-    if (with_transfer) {
-      spectrum.transfer.push_back(global[2 * s + 1]);
-      flux -= global[2 * s + 1];
-      spectrum.flux.push_back(flux);
-    }
+  for (long s = 0; s < shells; ++s) spectrum.k.push_back(s * dk);
+  split(shell_sums(flow, 3, std::as_const(flow).velocity().vector_spectral(), nonlinear, shells, 1 / dk),
+        with_transfer, spectrum.energy, spectrum.transfer, spectrum.flux);
+  for (int j = 0; j < flow.scalar_count(); ++j) {
+    const C* theta = std::as_const(flow).scalar(j).spectral();
+    const C* n = with_transfer ? flow.scalar_nonlinear_term(j) : nullptr;
+    ScalarSpectrum scalar;
+    scalar.name = flow.scalar_name(j);
+    split(shell_sums(flow, 1, Components<const C>{{theta, nullptr, nullptr}},
+                     Components<const C>{{n, nullptr, nullptr}}, shells, 1 / dk),
+          with_transfer, scalar.variance, scalar.transfer, scalar.flux);
+    spectrum.scalars.push_back(std::move(scalar));
   }
   return spectrum;
 }

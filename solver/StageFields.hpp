@@ -1,68 +1,138 @@
-// The per-mode meeting point of the Runge-Kutta update kernels and the Navier-Stokes right-hand side, so that
-// a single pass over spectral memory per stage projects the nonlinear term, updates the state and prepares
-// the next stage's input with its curl (instead of separate projection, update and curl passes).
+// The per-mode meeting point of the Runge-Kutta update kernel and the right-hand sides of every field, so
+// that a single pass over spectral memory per stage projects the velocity's tendency, updates every field and
+// prepares the next stage's input (instead of separate projection, update and derivative passes).
 //
-// Contract (a plain value that kernels capture):
-// - On entry to an update kernel, stage holds the forward transform of the real-space nonlinear term
-//   (u x omega, plus linear forcing; band forcing added times Nx Ny Nz), unnormalised and not yet dealiased.
-//   rhs(m, n) returns R at a kept mode: P [that] / (Nx Ny Nz), P = I - k k^T / |k|^2, zero at k = 0.
-// - set_input(m, n, v) writes the next stage's input v into stage and omega = i k x v into curl, ready for
-// the
-//   backward transforms.
-// - clear(m, n) at a mode outside the 2/3 rule writes zeros where the backward transforms will read: every
-//   such mode when they run with fft::Modes::all; only modes whose (ky, kz) is kept (|kx| too large) with
-//   fft::Modes::dealiased, which never reads the others.
-// - So an update kernel reads the state, the accumulator and stage only at kept modes, 8/27 of the slab,
-//   and writes the dropped modes only where a transform needs a zero. Anything else that reads a stage
-//   field (the forcing's energies) must skip the dropped modes too: they may hold anything.
+// Contract (plain values that kernels capture; each scalar's ScalarSlots are an entry of a small device
+// table):
+// - Fields: the velocity u (its state and accumulator here, its viscosity) and the scalars theta_j (state,
+//   accumulator and diffusivity in their slots). Accumulators are null where the integrator needs none.
+// - Stage input: the velocity's in `stage` with its curl omega = i k x u in `curl`; a scalar's gradient
+//   i k theta in its gradient[0..2], and theta itself in its `input` when a buoyancy term reads it (null
+//   otherwise, and never transformed). set_input and set_scalar_input write them; the backward transforms
+//   then take u, omega and the gradients to real space for the real-space pass (RealSpaceProducts.hpp).
+// - Tendencies: on entry to an update kernel `stage` holds the forward transform of the velocity's
+//   real-space tendency and each scalar's gradient[0] the transform of its own, unnormalised and not yet
+//   dealiased. velocity_rhs(m, n) returns the velocity's R at a kept mode, P [scale stage] with
+//   P = I - k k^T / |k|^2, zero at k = 0; velocity_rhs_with_buoyancy adds sum_j theta_j c_j inside the
+//   projection, theta_j from each buoyant scalar's input. scalar_rhs(s, m) = scale gradient[0] (the mean
+//   included: k = 0 holds -<u>.G).
+// - clear(m, n) and clear_scalars(m, n) at a mode outside the 2/3 rule write zeros where the backward
+//   transforms will read: every such mode when they run with fft::Modes::all; only modes whose (ky, kz) is
+//   kept (|kx| too large) with fft::Modes::dealiased, which never reads the others.
+// - So an update kernel reads states, accumulators and stage fields only at kept modes, 8/27 of the slab,
+//   and writes dropped modes only where a transform needs a zero. Anything else that reads a stage field
+//   (the forcing's energies) must skip the dropped modes too: they may hold anything.
+// - The scalars' code sits in members of its own (..._with_buoyancy, ..._scalars), so that kernels
+//   compiled without scalars (pure Navier-Stokes) contain none of it.
 #pragma once
 
 #include "core/Complex.hpp"
 #include "core/HostDevice.hpp"
 #include "solver/ModeVector.hpp"
-#include "solver/SpectralVector.hpp"
+#include "solver/SpectralField.hpp"
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
 
 template <class Real>
+struct ScalarSlots {
+  Complex<Real>* state;
+  Complex<Real>* accumulator;
+  Complex<Real>* gradient[3];
+  Complex<Real>* input;
+  double diffusivity;
+  Vector3<Real> mean_gradient;  // G (Terms.hpp)
+  Vector3<Real> buoyancy;       // c: the velocity's tendency gets theta c
+};
+
+template <class Real>
 struct StageFields {
   using C = Complex<Real>;
+  using Vector = ModeVector<Real>;
 
-  Wavenumbers<Real> w;
-  Components<C> stage;
-  Components<C> curl;
+  Wavenumbers<Real> wavenumbers;
+  Components<C> velocity, accumulator;
+  Components<C> stage, curl;
+  double viscosity = 0;
+  const ScalarSlots<Real>* scalars = nullptr;
+  int scalar_count = 0;
   Real scale = 1;                   // 1 / (Nx Ny Nz)
   bool transforms_read_all = true;  // the backward transforms run with fft::Modes::all
 
-  KOLMO_HD bool kept(const Mode& n) const { return w.kept(n); }
+  KOLMO_HD bool kept(const Mode& n) const { return wavenumbers.kept(n); }
 
-  using Vector = ModeVector<Real>;
-
-  KOLMO_HD Vector rhs(long m, const Mode& n) const {
-    const auto k = w.k(n);
+  // P applied to a tendency at mode n; zero at k = 0, where the mean flow stays as it is.
+  KOLMO_HD Vector project_tendency(const Mode& n, const Vector& tendency) const {
+    const auto k = wavenumbers.k(n);
     const Real k2 = k.norm2();
     if (k2 == Real(0)) return {{C(0, 0), C(0, 0), C(0, 0)}};
-    return project(k, k2, {{scale * stage[0][m], scale * stage[1][m], scale * stage[2][m]}});
+    return project(k, k2, tendency);
   }
+
+  KOLMO_HD Vector scaled_stage(long m) const {
+    return {{scale * stage[0][m], scale * stage[1][m], scale * stage[2][m]}};
+  }
+
+  KOLMO_HD Vector velocity_rhs(long m, const Mode& n) const { return project_tendency(n, scaled_stage(m)); }
+
+  // tendency += sum_j theta_j c_j over the buoyant scalars, theta_j their stage inputs or (from_state)
+  // states.
+  KOLMO_HD void add_buoyancy(Vector& tendency, long m, bool from_state) const {
+    for (int j = 0; j < scalar_count; ++j) {
+      const ScalarSlots<Real>& s = scalars[j];
+      if (s.input == nullptr) continue;  // not buoyant
+      const C theta = from_state ? s.state[m] : s.input[m];
+      tendency[0] += s.buoyancy.x * theta;
+      tendency[1] += s.buoyancy.y * theta;
+      tendency[2] += s.buoyancy.z * theta;
+    }
+  }
+
+  KOLMO_HD Vector velocity_rhs_with_buoyancy(long m, const Mode& n) const {
+    Vector tendency = scaled_stage(m);
+    add_buoyancy(tendency, m, false);
+    return project_tendency(n, tendency);
+  }
+
+  KOLMO_HD C scalar_rhs(const ScalarSlots<Real>& s, long m) const { return scale * s.gradient[0][m]; }
 
   KOLMO_HD void set_input(long m, const Mode& n, const Vector& v) const {
     v.store(stage, m);
-    solver::curl(w.k(n), v).store(curl, m);
+    solver::curl(wavenumbers.k(n), v).store(curl, m);
   }
 
-  // The input of the first stage from the state: one pass when nothing prepared it.
-  KOLMO_HD void set_input_from(Components<const C> u, long m) const {
-    const Mode n = w.mode(m);
+  KOLMO_HD void set_scalar_input(const ScalarSlots<Real>& s, long m, const Mode& n, const C& theta) const {
+    const auto k = wavenumbers.k(n);
+    s.gradient[0][m] = times_i(k.x * theta);
+    s.gradient[1][m] = times_i(k.y * theta);
+    s.gradient[2][m] = times_i(k.z * theta);
+    if (s.input != nullptr) s.input[m] = theta;
+  }
+
+  // The inputs of the first stage from the states: one pass when nothing prepared them.
+  KOLMO_HD void set_input_from_state(long m) const {
+    const Mode n = wavenumbers.mode(m);
     if (!kept(n)) return clear(m, n);
-    set_input(m, n, Vector::load(u, m));
+    set_input(m, n, Vector::load(velocity, m));
+  }
+  KOLMO_HD void set_scalar_inputs_from_state(long m) const {
+    const Mode n = wavenumbers.mode(m);
+    if (!kept(n)) return clear_scalars(m, n);
+    for (int j = 0; j < scalar_count; ++j) set_scalar_input(scalars[j], m, n, scalars[j].state[m]);
   }
 
+  KOLMO_HD bool transforms_read(const Mode& n) const {
+    return transforms_read_all || (Wavenumbers<Real>::kept_1d(n.y, wavenumbers.ny) &&
+                                   Wavenumbers<Real>::kept_1d(n.z, wavenumbers.nz));
+  }
   KOLMO_HD void clear(long m, const Mode& n) const {
-    if (!transforms_read_all &&
-        !(Wavenumbers<Real>::kept_1d(n.y, w.ny) && Wavenumbers<Real>::kept_1d(n.z, w.nz)))
-      return;
+    if (!transforms_read(n)) return;
     for (int d = 0; d < 3; ++d) stage[d][m] = curl[d][m] = C(0, 0);
+  }
+  KOLMO_HD void clear_scalars(long m, const Mode& n) const {
+    if (!transforms_read(n)) return;
+    for (int j = 0; j < scalar_count; ++j)
+      for (int d = 0; d < 3; ++d) scalars[j].gradient[d][m] = C(0, 0);
   }
 };
 

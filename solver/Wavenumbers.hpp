@@ -47,17 +47,17 @@ struct Wavenumbers {
   Real unit_x = 1, unit_y = 1, unit_z = 1;  // 2 pi / L_d
 
   static Wavenumbers make(const fft::SlabLayout& layout, const Box& box) {
-    Wavenumbers w;
-    w.nx = layout.nx();
-    w.ny = layout.ny();
-    w.nz = layout.nz();
-    w.nzc = layout.nzc();
-    w.y_offset = layout.y_offset();
-    w.y_count = layout.y_count();
-    w.unit_x = Real(kTwoPi / box.lx);
-    w.unit_y = Real(kTwoPi / box.ly);
-    w.unit_z = Real(kTwoPi / box.lz);
-    return w;
+    Wavenumbers result;
+    result.nx = layout.nx();
+    result.ny = layout.ny();
+    result.nz = layout.nz();
+    result.nzc = layout.nzc();
+    result.y_offset = layout.y_offset();
+    result.y_count = layout.y_count();
+    result.unit_x = Real(kTwoPi / box.lx);
+    result.unit_y = Real(kTwoPi / box.ly);
+    result.unit_z = Real(kTwoPi / box.lz);
+    return result;
   }
 
   // Complex values of the local spectral slab.

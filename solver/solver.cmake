@@ -1,6 +1,8 @@
-# The physics library: Navier-Stokes, forcing, diagnostics, spectra, initial conditions, the Poisson solver.
+# The physics library: Navier-Stokes with scalars, buoyancy and rotation, forcing, diagnostics, spectra,
+# initial conditions, the Poisson solver.
 # Included from the top-level CMakeLists.txt; paths are relative to the project root.
 set(KOLMO_SOLVER_SOURCES
+  ${PROJECT_SOURCE_DIR}/solver/Terms.cpp
   ${PROJECT_SOURCE_DIR}/solver/Forcing.cpp
   ${PROJECT_SOURCE_DIR}/solver/Integrators.cpp
   ${PROJECT_SOURCE_DIR}/solver/NavierStokes.cpp
@@ -26,6 +28,8 @@ if(KOLMO_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/solver/test_initial_conditions.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_poisson.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_stepping.cpp
+    ${PROJECT_SOURCE_DIR}/tests/solver/test_scalars.cpp
+    ${PROJECT_SOURCE_DIR}/tests/solver/test_waves.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_gpu.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/SolverTestSupport.cpp)
   target_link_libraries(kolmo_solver_tests PRIVATE kolmo_test_main kolmo_solver fftw3 kolmo_options)

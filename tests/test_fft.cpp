@@ -53,11 +53,17 @@ struct Case {
   ExchangeMethod method;
   bool in_place;
   int pieces = 1;  // the all-to-all in this many pieces (FftOptions::exchange_pieces)
+  // Several GPU ranks: packing in cuFFT's kernels (FftOptions::pack_in_ffts), here by default with the
+  // callbacks in the plane transforms (realigned_planes false), which every exchange method is tested with;
+  // gpu_cases adds realigned planes (the library's default) and the copies.
+  bool pack_in_ffts = true, realigned_planes = false;
   FftwPlanning planning = FftwPlanning::automatic;  // the test grids are small: estimated unless asked
   FftOptions options() const {
     FftOptions o{method};
     o.exchange_pieces = pieces;
     o.fftw_planning = planning;
+    o.pack_in_ffts = pack_in_ffts;
+    o.realigned_planes = realigned_planes;
     return o;
   }
 };
@@ -88,6 +94,12 @@ std::vector<Case> gpu_cases(const std::string& name) {
     for (bool in_place : {false, true}) cases.push_back({gpu, method, in_place});
   for (auto method : methods)
     if (method != ExchangeMethod::alltoallv) cases.push_back({gpu, method, false, 3});
+  // Several ranks: the other ways of packing, realigned planes and the copies.
+  if (kolmo::testing::world_size() > 1)
+    for (bool in_place : {false, true}) {
+      cases.push_back({gpu, methods[0], in_place, 1, false});
+      cases.push_back({gpu, methods[0], in_place, 1, true, true});
+    }
   return cases;
 }
 
@@ -391,7 +403,8 @@ TEMPLATE_TEST_CASE("dealiased transforms equal full transforms with the 2/3 rule
 TEMPLATE_TEST_CASE("plans measured by FFTW give the serial spectrum and the dealiased modes", "[fft]", float,
                    double) {
   // The test grids are below the size from which plans are measured by default.
-  const Case c{Device::create(Backend::host), ExchangeMethod::isend_irecv, false, 1, FftwPlanning::measure};
+  Case c{Device::create(Backend::host), ExchangeMethod::isend_irecv, false};
+  c.planning = FftwPlanning::measure;
   for (auto n : kRandomGrids) {
     INFO("grid " << n[0] << "x" << n[1] << "x" << n[2]);
     check_against_serial<TestType>(c, n);
@@ -412,6 +425,7 @@ TEST_CASE("double precision through a single-precision wire loses only single-pr
 
 TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][gpu]", float, double) {
   for (const auto& c : gpu_cases("slab FFT on the GPU")) {
+    INFO("packing in cuFFT's kernels " << c.pack_in_ffts << ", realigned planes " << c.realigned_planes);
     for (auto n : kPaperGrids) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
                    << c.in_place);

@@ -42,7 +42,7 @@ class PairOf final : public FftwReference::Pair {
       backward_ = W::plan_c2r(3, size, 1, spectral_, nullptr, 1, 0, real_, nullptr, 1, 0, flags);
     }
     if (forward_ == nullptr || backward_ == nullptr) throw Error("FFTW could not plan its own 3D pair");
-    if (measure) fft::save_wisdom<Real>(wisdom_directory, MPI_COMM_SELF);
+    if (measure) fft::settle_wisdom<Real>(wisdom_directory, MPI_COMM_SELF);
     // Random data (measuring overwrote the arrays): zeros can run faster than real data.
     std::mt19937 random(1234);
     std::uniform_real_distribution<double> uniform(-1, 1);

@@ -12,9 +12,10 @@
 #
 # Installing OpenMPI (when the peer's packages are missing) switches the mpi and mpirun alternatives to
 # OpenMPI; the script restores MPICH's at once, in the same command, and checks that mpiexec is MPICH's
-# (HYDRA) again at the end. CI never runs this. Timings on a shared machine are noisy: before each
-# measurement the script waits (up to WAIT seconds) for the 1-minute load average to fall below LOAD_MAX,
-# and prints the load with each result.
+# (HYDRA) before it starts and again at the end. With the packages present it never touches the alternatives
+# and calls OpenMPI's tools by their full names (mpicxx.openmpi, mpiexec.openmpi). CI never runs this.
+# Timings on a shared machine are noisy: before each measurement the script waits (up to WAIT seconds) for
+# the 1-minute load average to fall below LOAD_MAX, and prints the load with each result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -40,9 +41,10 @@ check_mpich() {
     exit 1
   fi
 }
-trap 'restore_mpich; check_mpich' EXIT
 
+# Where OpenMPI is installed already, the alternatives are left alone (other jobs may be using mpiexec).
 if ! command -v mpicxx.openmpi > /dev/null || [ ! -f /usr/include/fftw3-mpi.h ]; then
+  trap 'restore_mpich; check_mpich' EXIT
   echo "== installing the peer's packages (OpenMPI, FFTW-MPI); restoring MPICH's alternatives at once"
   (DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libfftw3-mpi-dev \
     libopenmpi-dev openmpi-bin > /dev/null; status=$?; restore_mpich; exit $status)

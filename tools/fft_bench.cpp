@@ -1,10 +1,19 @@
 // Benchmark of kolmo's distributed FFT: the median time of a forward+backward pair after warm-up, split into
-// phases (plane FFTs, x FFTs, packing, zeroing, communication), and with one rank the same pair by the
-// library's own 3D plan measured in the same run, with the ratio: cuFFT's on a GPU, FFTW's on the host
-// (threaded alike, its pairs alternating with kolmo's, so that both see the same load).
+// computation and communication and into the phases of each direction (fft::Phase), and with one rank the
+// same pair by the library's own 3D plan measured in the same run, with the ratio: cuFFT's on a GPU, FFTW's
+// on the host (threaded alike, its pairs alternating with kolmo's, so that both see the same load).
 //
 //   mpiexec -n 4 kolmo_fft_bench --n 512 --precision single --backend cuda --exchange nccl --reps 20
 //   OMP_NUM_THREADS=2 kolmo_fft_bench --n 128 --backend host --reps 30
+//
+// --emulate-ranks 2 4 8: one process does rank 0's complete work of a transform over P ranks (the slowest
+// rank where slabs are uneven: it holds the most x and ky planes), the all-to-all replaced by local copies of
+// the same bytes (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times) and the
+// ratio of the computation (every phase but the exchange) to (one device's pair) / P, timed the same way in
+// the same run; by the copies and by the fused route (--routes), full and dealiased (--modes). --log FILE
+// appends one line per case (ONEGPU, PHASES: key=value) for tools/fft_model.py.
+//
+//   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
 #include <mpi.h>
 
 #include <omp.h>
@@ -14,9 +23,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "core/Buffer.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/SlabFFT.hpp"
@@ -35,13 +47,31 @@ struct Settings {
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory();
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
+  bool fused = true, realigned = true;
   int warmup = 3, reps = 10, pieces = 1;
+  std::vector<int> emulate;  // emulated rank counts
+  std::vector<std::string> routes{"copies", "fused", "realigned"}, modes{"full", "dealiased"};
+  std::string log;
 };
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Random values (zeros can run faster than real data): a block of them repeated over the buffer (filling a
+// whole 1024^3 field from the host's generator takes longer than the benchmark).
+template <class Real>
+void fill_random(Buffer<Real>& buffer, int seed, std::size_t count) {
+  const std::size_t block = std::min<std::size_t>(count, 1 << 22);
+  std::vector<Real> host(block);
+  std::mt19937 random(1234 + seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (auto& v : host) v = Real(uniform(random));
+  for (std::size_t at = 0; at < count; at += block)
+    buffer.device().copy_from_host(buffer.data() + at, host.data(),
+                                   std::min(block, count - at) * sizeof(Real));
 }
 
 template <class Real>
@@ -56,18 +86,14 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
                           : s.planning == "estimate" ? FftwPlanning::estimate
                                                      : FftwPlanning::automatic;
   options.fftw_wisdom_directory = s.wisdom == "none" ? "" : s.wisdom;
+  options.pack_in_ffts = s.fused;
+  options.realigned_planes = s.realigned;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
   auto data = fft.make_real();
   auto spectral = fft.make_spectral();
-  {  // random data: zeros can run faster than real data
-    std::vector<Real> host(data.size());
-    std::mt19937 random(1234 + rank);
-    std::uniform_real_distribution<double> uniform(-1, 1);
-    for (auto& v : host) v = Real(uniform(random));
-    data.assign_from_host(host);
-  }
+  fill_random(data, rank, data.size());
   auto* out = s.in_place ? reinterpret_cast<Complex<Real>*>(data.data()) : spectral.data();
   // The host peer: FFTW's own 3D plan on one rank, its pairs alternating with kolmo's.
   std::unique_ptr<tools::FftwReference> fftw;
@@ -112,24 +138,29 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   FftOptions profiling = options;
   profiling.profile = true;
   SlabFFT<Real> profiled(n, MPI_COMM_WORLD, device, profiling);
-  // Each phase: the slowest rank's time, median over the repetitions.
-  const std::vector<std::pair<const char*, double PhaseTimes::*>> phases{
-      {"plane FFTs", &PhaseTimes::plane_ffts}, {"x FFTs", &PhaseTimes::x_ffts},
-      {"packing", &PhaseTimes::packing},       {"zeroing", &PhaseTimes::zeroing},
-      {"computation", &PhaseTimes::compute},   {"communication", &PhaseTimes::communication}};
-  std::vector<std::vector<double>> phase_ms(phases.size());
+  // Each phase of each direction (fft::Phase), then the computation and the communication: the slowest
+  // rank's time, median over the repetitions.
+  constexpr int kComputation = 2 * kPhaseCount, kCommunication = 2 * kPhaseCount + 1;
+  std::vector<std::vector<double>> phase_ms(2 * kPhaseCount + 2);
   for (int r = 0; r < s.warmup + s.reps; ++r) {
     profiled.reset_times();
     profiled.forward(data.data(), out, modes);
     profiled.backward(out, data.data(), modes);
-    for (std::size_t p = 0; p < phases.size(); ++p) {
-      double local = profiled.times().*phases[p].second, slowest = 0;
-      MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-      if (r >= s.warmup) phase_ms[p].push_back(slowest * 1e3);
+    const PhaseTimes& t = profiled.times();
+    std::vector<double> local(phase_ms.size()), slowest(phase_ms.size());
+    for (int p = 0; p < kPhaseCount; ++p) {
+      local[p] = t.forward[p];
+      local[kPhaseCount + p] = t.backward[p];
     }
+    local[kComputation] = t.compute;
+    local[kCommunication] = t.communication;
+    MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
+    if (r >= s.warmup)
+      for (std::size_t p = 0; p < phase_ms.size(); ++p) phase_ms[p].push_back(slowest[p] * 1e3);
   }
-  const std::vector<double>& compute = phase_ms[4];
-  const std::vector<double>& communication = phase_ms[5];
+  const std::vector<double>& compute = phase_ms[kComputation];
+  const std::vector<double>& communication = phase_ms[kCommunication];
   // The all-to-all alone, same method and bytes as one transform's exchange, without FFTs around it: the
   // bandwidth the exchange method itself reaches on this machine.
   double plain_gbs = 0;
@@ -169,10 +200,14 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
         *std::max_element(pairs.begin(), pairs.end()));
     std::printf("  profiled split: computation %.3f ms, communication %.3f ms\n", median(compute),
                 median(communication));
-    std::printf("  phases (profiled, medians):");
-    for (std::size_t p = 0; p < phases.size(); ++p)
-      std::printf("%s %s %.3f ms", p == 0 ? "" : ",", phases[p].first, median(phase_ms[p]));
-    std::printf("\n");
+    // The phases a transform went through (fft::Phase; the exchange is the communication above).
+    for (int d = 0; d < 2; ++d) {
+      std::printf("  %s phases (profiled, medians, ms):", d == 0 ? "forward" : "backward");
+      for (int p = 0; p < kPhaseCount; ++p)
+        if (p != static_cast<int>(Phase::exchange) && median(phase_ms[d * kPhaseCount + p]) > 0)
+          std::printf(" %s %.3f", to_string(Phase(p)), median(phase_ms[d * kPhaseCount + p]));
+      std::printf("\n");
+    }
     if (ranks > 1) {
       // Bytes this rank sends to others in one pair (forward and backward), over the communication time.
       double sent = 0;
@@ -226,6 +261,148 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   return 0;
 }
 
+// Medians over repetitions of one pair's phases (event times, ms) and of its wall-clock time.
+struct PairProfile {
+  double wall_ms = 0, compute_ms = 0, exchange_ms = 0;
+  double first_ms = 0;  // the first pair, the making of plans included
+  double forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
+};
+
+template <class Real>
+PairProfile profile_pairs(SlabFFT<Real>& fft, Modes modes, Real* data, Complex<Real>* spectral,
+                          const Settings& s) {
+  std::vector<double> wall, compute, exchange, forward[kPhaseCount], backward[kPhaseCount];
+  double first_ms = 0;
+  for (int r = 0; r < s.warmup + s.reps; ++r) {
+    fft.reset_times();
+    fft.device().synchronize();
+    const double start = MPI_Wtime();
+    fft.forward(data, spectral, modes);
+    fft.backward(spectral, data, modes);
+    fft.device().synchronize();
+    if (r == 0) first_ms = (MPI_Wtime() - start) * 1e3;
+    if (r < s.warmup) continue;
+    const PhaseTimes& t = fft.times();
+    wall.push_back((MPI_Wtime() - start) * 1e3);
+    compute.push_back(t.compute * 1e3);
+    exchange.push_back(t.communication * 1e3);
+    for (int p = 0; p < kPhaseCount; ++p) {
+      forward[p].push_back(t.forward[p] * 1e3);
+      backward[p].push_back(t.backward[p] * 1e3);
+    }
+  }
+  PairProfile result{median(wall), median(compute), median(exchange), first_ms};
+  for (int p = 0; p < kPhaseCount; ++p) {
+    result.forward[p] = median(forward[p]);
+    result.backward[p] = median(backward[p]);
+  }
+  return result;
+}
+
+// key=value fields of a profile: fwd_planes=... bwd_zero=...
+std::string phase_fields(const PairProfile& p) {
+  std::string text;
+  char field[64];
+  for (int d = 0; d < 2; ++d)
+    for (int phase = 0; phase < kPhaseCount; ++phase) {
+      std::snprintf(field, sizeof(field), " %s_%s=%.4f", d == 0 ? "fwd" : "bwd", to_string(Phase(phase)),
+                    (d == 0 ? p.forward : p.backward)[phase]);
+      text += field;
+    }
+  return text;
+}
+
+template <class Real>
+int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device) {
+  FILE* log = s.log.empty() ? nullptr : std::fopen(s.log.c_str(), "a");
+  if (!s.log.empty() && log == nullptr) throw Error("cannot open the log file " + s.log);
+  auto say = [&](const std::string& line) {
+    std::printf("%s\n", line.c_str());
+    if (log != nullptr) std::fprintf(log, "%s\n", line.c_str());
+  };
+  FftOptions profiling;
+  profiling.profile = true;
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: rank 0's work, "
+                "the exchange by local copies; medians of %d pairs after %d warm-up, ms (device events)",
+                n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
+  std::printf("%s\n", text);
+  std::printf("  %-9s %2s %-9s | %-44s | %-44s | %8s %8s %8s %6s\n", "modes", "P", "route",
+              "forward: planes pack own x unpack zero", "backward: planes pack own x unpack zero", "exchange",
+              "compute", "ideal", "ratio");
+  // Buffers for the largest layout, one rank's.
+  const SlabLayout whole(n, 1, 0);
+  Buffer<Real> data(device, 2 * whole.alloc_complex());
+  Buffer<Complex<Real>> spectral(device, whole.alloc_complex());
+  auto modes_of = [](const std::string& name) { return name == "dealiased" ? Modes::dealiased : Modes::all; };
+  std::map<std::string, double> one_gpu;  // the one-device pair by modes
+  for (const std::string& mode_name : s.modes) {
+    fill_random(data, 0, data.size());
+    SlabFFT<Real> one(n, MPI_COMM_SELF, device, profiling);
+    const PairProfile p = profile_pairs(one, modes_of(mode_name), data.data(), spectral.data(), s);
+    one_gpu[mode_name] = p.compute_ms + p.exchange_ms;
+    std::snprintf(text, sizeof(text), "ONEGPU n=%ld precision=%s modes=%s pair_ms=%.4f wall_ms=%.4f", n[0],
+                  s.precision.c_str(), mode_name.c_str(), one_gpu[mode_name], p.wall_ms);
+    say(text + phase_fields(p));
+    std::fflush(nullptr);
+  }
+  // Route by route, so that the copies are measured even if the other route should fail.
+  for (const std::string& route : s.routes)
+    for (const std::string& mode_name : s.modes)
+      for (int ranks : s.emulate) try {
+          const Modes modes = modes_of(mode_name);
+          const double one_gpu_ms = one_gpu[mode_name];
+          FftOptions options = profiling;
+          options.emulated_ranks = ranks;
+          options.emulated_rank = 0;
+          options.pack_in_ffts = route != "copies";
+          options.realigned_planes = route == "realigned";
+          if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
+          SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
+          fill_random(data, 0, 2 * fft.layout().alloc_complex());
+          const PairProfile p = profile_pairs(fft, modes, data.data(), spectral.data(), s);
+          const bool fused = fft.packs_in_ffts(modes);
+          if (fused != (route != "copies"))
+            std::printf("  (%s %s P=%d: the copies, %s)\n", mode_name.c_str(), route.c_str(), ranks,
+                        fft.packing_refusal().c_str());
+          const SlabLayout& l = fft.layout();
+          double sent = 0;  // bytes to other ranks in one pair
+          for (int q = 1; q < ranks; ++q)
+            sent += 2.0 * (modes == Modes::dealiased ? l.compact_packed_count(q) : l.packed_count(q)) *
+                    sizeof(Complex<Real>);
+          const double ideal = one_gpu_ms / ranks;
+          std::snprintf(
+              text, sizeof(text),
+              "PHASES n=%ld precision=%s modes=%s ranks=%d rank=0 route=%s fused=%d one_gpu_pair_ms=%.4f "
+              "compute_ms=%.4f exchange_ms=%.4f wall_ms=%.4f first_pair_ms=%.1f ratio=%.4f sent_bytes=%.0f",
+              n[0], s.precision.c_str(), mode_name.c_str(), ranks, route.c_str(), fused ? 1 : 0, one_gpu_ms,
+              p.compute_ms, p.exchange_ms, p.wall_ms, p.first_ms, p.compute_ms / ideal, sent);
+          if (log != nullptr) std::fprintf(log, "%s%s\n", text, phase_fields(p).c_str());
+          auto phases = [](const double* t) {
+            char row[128];
+            const Phase order[] = {Phase::planes, Phase::pack,   Phase::own_chunk,
+                                   Phase::x,      Phase::unpack, Phase::zero};
+            std::string out;
+            for (Phase phase : order) {
+              std::snprintf(row, sizeof(row), " %6.3f", t[static_cast<int>(phase)]);
+              out += row;
+            }
+            return out;
+          };
+          std::printf("  %-9s %2d %-9s |%-45s |%-45s | %8.3f %8.3f %8.3f %6.3f%s\n", mode_name.c_str(), ranks,
+                      route.c_str(), phases(p.forward).c_str(), phases(p.backward).c_str(), p.exchange_ms,
+                      p.compute_ms, ideal, p.compute_ms / ideal,
+                      fused == (route != "copies") ? "" : " (copies)");
+          std::fflush(nullptr);  // what was measured survives a crash or a time limit later on
+        } catch (const std::exception& e) {
+          std::printf("  %-9s %2d %-9s FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(), e.what());
+          std::fflush(nullptr);
+        }
+  if (log != nullptr) std::fclose(log);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -251,6 +428,19 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"measure", "estimate", "automatic"}));
   app.add_option("--wisdom", s.wisdom, "host: directory of the FFTW wisdom files, or none")
       ->default_str(s.wisdom);
+  app.add_flag("!--no-fused", s.fused, "several GPU ranks: pack by copies, not in cuFFT's kernels");
+  app.add_flag(
+      "!--plane-callbacks", s.realigned,
+      "several GPU ranks: full transforms with the callbacks in the plane FFTs, not realigned planes");
+  app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--routes", s.routes,
+                 "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
+                 "planes, callbacks in the x FFTs)")
+      ->check(CLI::IsMember({"copies", "fused", "realigned"}));
+  app.add_option("--modes", s.modes, "emulated ranks: full and/or dealiased")
+      ->check(CLI::IsMember({"full", "dealiased"}));
+  app.add_option("--log", s.log, "emulated ranks: append the results to this file, one line per case");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);
   int status = 0;
@@ -264,8 +454,11 @@ int main(int argc, char** argv) {
     share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
-    status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)
-                                     : run<float>(s, n, device, rank, ranks);
+    if (!s.emulate.empty())
+      status = s.precision == "double" ? emulate<double>(s, n, device) : emulate<float>(s, n, device);
+    else
+      status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)
+                                       : run<float>(s, n, device, rank, ranks);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kolmo_fft_bench: rank %d: %s\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -4,19 +4,22 @@
 Layout read (written by the solver, see io/OutputDirectory.hpp):
     <dir>/config.yaml                       resolved configuration
     <dir>/series.h5                         1D datasets: time, step, energy, dissipation, injection, ...
-    <dir>/spectra.h5                        /k, /time, /step, /energy_spectrum [t][k], /transfer, /flux
+    <dir>/spectra.h5                        /k, /time, /step, /energy_spectrum [t][k], /transfer, /flux, and
+                                            per scalar /<name>_spectrum, /<name>_transfer, /<name>_flux
     <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nx][Ny][Nz]; attributes time, step, grid, box
     <dir>/checkpoints/checkpoint.h5 (+ checkpoint.prev.h5)
 
 Subcommands:
     spectrum DIR [-o PNG] [--time T]       E(k) at the last (or the nearest to T) time, log-log, with a k^-5/3
                                            guide line through the data
+    scalars DIR [-o PNG] [--time T]        each scalar's variance spectrum E_theta(k) (and b's), log-log, with a
+                                           k^-5/3 (Obukhov-Corrsin) guide line through the first
     series DIR [-o PNG]                    energy, and dissipation both as written and from the energy balance
                                            (-dE/dt, plus the injection when the run is forced)
     slice DIR [--field u] [--z K] [--step N] [-o PNG]
                                            a z-plane of a field of the last (or chosen) dump
     summary DIR                            grid, steps, final time, energy, dissipation, Re_lambda, k_max eta,
-                                           files present
+                                           each scalar's variance and dissipation chi, files present
     compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
                                            time series (columns t, E, -dE/dt, enstrophy, '#' comments: the
                                            format of the high-order CFD workshop's Taylor-Green files, e.g.
@@ -289,6 +292,38 @@ def plot_spectrum(run, output=None, time=None):
     return _save(figure, output or Path(run) / "plots" / "spectrum.png")
 
 
+def scalar_names(spectra):
+    """The scalars of a run, sorted by name: every <name>_spectrum of spectra.h5 but the energy's."""
+    return sorted(name[: -len("_spectrum")] for name in spectra
+                  if name.endswith("_spectrum") and name != "energy_spectrum")
+
+
+def plot_scalar_spectra(run, output=None, time=None):
+    spectra = load_spectra(run)
+    names = scalar_names(spectra)
+    if not names:
+        raise PostError(f"{Path(run) / 'spectra.h5'} holds no scalar spectra (the run has no scalars)")
+    if spectra["time"].size == 0:
+        raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra yet")
+    row = nearest_row(spectra["time"], time)
+    k = spectra["k"]
+    figure, axes = plt.subplots(figsize=(6, 4.5))
+    for index, name in enumerate(names):
+        values = spectra[name + "_spectrum"][row]
+        good = (k > 0) & (values > 1e-20 * np.nanmax(values, initial=0.0))
+        axes.loglog(k[good], values[good], "o-", markersize=3, label=f"E_{name}(k)")
+        if index == 0:
+            guide_k, guide = five_thirds_guide(k[good], values[good])
+            if guide is not None:
+                axes.loglog(guide_k, guide, "k--", linewidth=1, label=r"$k^{-5/3}$")
+    axes.set_xlabel("k")
+    axes.set_ylabel(r"$E_\theta(k)$")
+    axes.set_title(f"scalar spectra, t = {spectra['time'][row]:.4g} (step {int(spectra['step'][row])})")
+    axes.legend()
+    figure.tight_layout()
+    return _save(figure, output or Path(run) / "plots" / "scalar_spectra.png")
+
+
 def plot_series(run, output=None):
     series = load_series(run)
     time, energy = series["time"], series["energy"]
@@ -400,8 +435,11 @@ def summary_lines(run):
               f"final energy: {_format(last_finite(series['energy']))}",
               f"final dissipation: {_format(last_finite(series.get('dissipation', [])))}",
               f"Re_lambda: {_format(last_finite(series.get('reynolds_lambda', [])))}",
-              f"k_max eta: {_format(last_finite(series.get('kmax_eta', [])))}",
-              "files: " + (", ".join(files_present(run)) or "none")]
+              f"k_max eta: {_format(last_finite(series.get('kmax_eta', [])))}"]
+    for name in sorted(column[: -len("_variance")] for column in series if column.endswith("_variance")):
+        lines.append(f"{name}: final variance {_format(last_finite(series[name + '_variance']))}, "
+                     f"chi {_format(last_finite(series.get(name + '_dissipation', [])))}")
+    lines.append("files: " + (", ".join(files_present(run)) or "none"))
     return lines
 
 
@@ -413,7 +451,9 @@ def _all(run):
     if not run.is_dir():
         raise PostError(f"run directory {run} does not exist")
     made = []
+    has_scalars = (run / "spectra.h5").is_file() and scalar_names(load_spectra(run))
     for name, work in (("spectrum", lambda: plot_spectrum(run)),
+                       *((("scalars", lambda: plot_scalar_spectra(run)),) if has_scalars else ()),
                        ("series", lambda: plot_series(run)),
                        ("slice", lambda: plot_slice(run))):
         try:
@@ -432,6 +472,10 @@ def main(argv=None):
     spectrum.add_argument("dir")
     spectrum.add_argument("-o", "--output")
     spectrum.add_argument("--time", type=float, help="the time to plot (nearest row; default the last)")
+    scalars = commands.add_parser("scalars", help="each scalar's variance spectrum at one time")
+    scalars.add_argument("dir")
+    scalars.add_argument("-o", "--output")
+    scalars.add_argument("--time", type=float, help="the time to plot (nearest row; default the last)")
     series = commands.add_parser("series", help="energy and dissipation against time")
     series.add_argument("dir")
     series.add_argument("-o", "--output")
@@ -456,6 +500,8 @@ def main(argv=None):
             raise PostError(f"run directory {arguments.dir} does not exist")
         if arguments.command == "spectrum":
             print(f"wrote {plot_spectrum(arguments.dir, arguments.output, arguments.time)}")
+        elif arguments.command == "scalars":
+            print(f"wrote {plot_scalar_spectra(arguments.dir, arguments.output, arguments.time)}")
         elif arguments.command == "series":
             print(f"wrote {plot_series(arguments.dir, arguments.output)}")
         elif arguments.command == "slice":

@@ -1,9 +1,11 @@
 // Benchmark of a Navier-Stokes time step: the median time per RK step at a grid and precision, and that time
-// divided by the time of the FFTs the step performs (9 per stage: u and omega to real space, u x omega back,
-// in the step's mode, dealiased where that saves work) and by as many full transforms, measured in the same
-// run on the same buffers.
+// divided by the time of the FFTs the step performs (9 per stage: u and omega to real space, u x omega back;
+// 4 more per scalar: its gradient to real space, its tendency back; in the step's mode, dealiased where that
+// saves work) and by as many full transforms, measured in the same run on the same buffers.
 //
 //   kolmo_solver_bench --n 512 --precision single --integrator rk4 --steps 10
+//   kolmo_solver_bench --n 512 --scalars 1                 Navier-Stokes + a passive scalar (mean gradient)
+//   kolmo_solver_bench --n 512 --boussinesq --rotation     Boussinesq buoyancy and Coriolis
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -23,7 +25,8 @@ namespace {
 struct Settings {
   long n = 64;
   std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic";
-  int warmup = 2, steps = 10, pieces = 1;
+  int warmup = 2, steps = 10, pieces = 1, scalars = 0;
+  bool boussinesq = false, rotation = false;
 };
 
 double median(std::vector<double> v) {
@@ -40,8 +43,15 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   solver::FlowParameters parameters;
   parameters.viscosity = 1.0 / 1600;
   parameters.integrator = solver::parse_integrator(s.integrator);
+  for (int j = 0; j < s.scalars; ++j) {
+    parameters.scalars.push_back({"theta" + std::to_string(j), parameters.viscosity});
+    parameters.terms.push_back(solver::mean_gradient(j, {0, 0, 1}));
+  }
+  if (s.boussinesq) solver::add_boussinesq(parameters, 1.0, 1.0, {0, 0, 1});
+  if (s.rotation) parameters.terms.push_back(solver::coriolis({0, 0, 1}));
   solver::NavierStokes<Real> flow(fft, parameters);
   solver::set_taylor_green(flow, 1.0);
+  for (int j = 0; j < flow.scalar_count(); ++j) solver::set_random_scalar(flow, j, 1.0, 4.0, 7);
   auto clock = [&] {
     device->synchronize();
     MPI_Barrier(MPI_COMM_WORLD);
@@ -55,8 +65,11 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     const double ms = (clock() - start) * 1e3;
     if (i >= s.warmup) step_ms.push_back(ms);
   }
-  // The FFTs of one step on their own, in the step's mode: per stage 6 backward and 3 forward transforms.
-  const int transforms_per_stage = 9, stage_count = solver::stages(parameters.integrator);
+  // The FFTs of one step on their own, in the step's mode: per stage 6 backward and 3 forward transforms, and
+  // 3 backward and 1 forward per scalar.
+  const int transforms_per_stage = flow.transforms_per_stage(),
+            stage_count = solver::stages(parameters.integrator);
+  const int backward_per_stage = 6 + 3 * flow.scalar_count(), forward_per_stage = 3 + flow.scalar_count();
   auto a = fft.make_spectral();
   auto b = fft.make_real();
   a.fill_zero();
@@ -65,8 +78,8 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     for (int i = 0; i < s.warmup + s.steps; ++i) {
       const double start = clock();
       for (int stage = 0; stage < stage_count; ++stage) {
-        for (int t = 0; t < 6; ++t) fft.backward(a.data(), b.data(), backward_modes);
-        for (int t = 0; t < 3; ++t) fft.forward(b.data(), a.data(), forward_modes);
+        for (int t = 0; t < backward_per_stage; ++t) fft.backward(a.data(), b.data(), backward_modes);
+        for (int t = 0; t < forward_per_stage; ++t) fft.forward(b.data(), a.data(), forward_modes);
       }
       const double ms = (clock() - start) * 1e3;
       if (i >= s.warmup) fft_ms.push_back(ms);
@@ -78,8 +91,10 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   const double full_ffts = time_ffts(fft::Modes::all, fft::Modes::all);
   if (rank == 0) {
     const double field = double(s.n) * s.n * s.n * sizeof(Real) / ranks;
-    std::printf("Navier-Stokes step %ld^3 %s %s, %d rank(s), %s\n", s.n, s.precision.c_str(),
-                s.integrator.c_str(), ranks, device->name().c_str());
+    std::printf("Navier-Stokes step %ld^3 %s %s, %d scalar(s)%s%s, %d rank(s), %s\n", s.n,
+                s.precision.c_str(), s.integrator.c_str(), flow.scalar_count(),
+                s.boussinesq ? " (Boussinesq b)" : "", s.rotation ? ", rotation" : "", ranks,
+                device->name().c_str());
     std::printf("  FFT dealiasing: %s\n", fft.dealiasing_report().c_str());
     if (ranks > 1) std::printf("  FFT %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  memory %.2f GiB per rank = %.1f real-field equivalents\n",
@@ -93,9 +108,10 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
         median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts);
     std::printf(
         "  RESULT step n=%ld %s %s ranks=%d step %.3f ms ffts(%s) %.3f ms ratio %.3f full_ffts %.3f ms "
-        "ratio_full %.3f\n",
+        "ratio_full %.3f scalars=%d boussinesq=%d rotation=%d memory_fields %.2f\n",
         s.n, s.precision.c_str(), s.integrator.c_str(), ranks, median(step_ms), mode.c_str(), its_ffts,
-        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts);
+        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, flow.scalar_count(),
+        int(s.boussinesq), int(s.rotation), flow.bytes_held() / field);
   }
 }
 
@@ -116,6 +132,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(fft::one_rank_dealiasing_names()));
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--scalars", s.scalars, "passive scalars, each with a mean gradient along z")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--boussinesq", s.boussinesq, "a Boussinesq buoyancy b (N^2 = 1, Pr = 1, up = z)");
+  app.add_flag("--rotation", s.rotation, "Coriolis force, Omega = (0, 0, 1)");
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--steps", s.steps, "timed steps")->check(CLI::PositiveNumber);
   try {

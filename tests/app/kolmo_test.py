@@ -1,10 +1,11 @@
-"""What the end-to-end tests of the kolmo command share: its arguments, running kolmo, checks and their
-verdict, and what "nothing written" means."""
+"""What the end-to-end tests of the kolmo command share: its arguments, running kolmo (with a time limit
+that kills a hung job), checks and their verdict, and what "nothing written" means."""
 import argparse
 import atexit
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,11 +33,46 @@ def check(condition, message):
     return condition
 
 
-def kolmo(ranks, *arguments, cwd, env_extra=None):
-    """kolmo under mpiexec on `ranks` ranks of one thread each, with env_extra added to the environment."""
+class Run:
+    """A finished kolmo run: returncode, stdout, stderr, and whether it was killed for taking too long."""
+
+    def __init__(self, returncode, stdout, stderr, timed_out):
+        self.returncode, self.stdout, self.stderr, self.timed_out = returncode, stdout, stderr, timed_out
+
+    def error_lines(self):
+        return [line for line in self.stderr.splitlines() if line.strip()]
+
+
+def kolmo(ranks, *arguments, cwd, timeout=600, env_extra=None):
+    """Runs kolmo on `ranks` MPI ranks of one thread each, with env_extra added to the environment. A run still
+    going after `timeout` seconds (hung) is killed with its whole process group, ranks included, and comes back
+    with timed_out set."""
     command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
     env = dict(os.environ, OMP_NUM_THREADS="1", **(env_extra or {}))
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+        return Run(process.returncode, out, err, False)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        return Run(process.returncode, out, err, True)
+
+
+def in_one_go_and_restarted(config, ranks, root):
+    """Runs config (12 steps) in root/one_<ranks> in one go, and in root/two_<ranks> for 6 steps and then
+    --restart for 6 more, checking each run's exit status; returns the two run directories."""
+    one, two = root / f"one_{ranks}", root / f"two_{ranks}"
+    for d in (one, two):
+        d.mkdir()
+    r = kolmo(ranks, "run", str(config), cwd=one)
+    check(r.returncode == 0, f"{ranks} rank(s): 12 steps in one go ({r.stderr.strip()[:300]})")
+    r = kolmo(ranks, "run", str(config), "--set", "time.steps=6", cwd=two)
+    check(r.returncode == 0, f"{ranks} rank(s): first 6 steps ({r.stderr.strip()[:300]})")
+    r = kolmo(ranks, "run", str(config), "--restart", cwd=two)
+    check(r.returncode == 0 and "restarting from" in r.stdout, f"{ranks} rank(s): restart for 6 more steps")
+    return one, two
 
 
 def snapshot(directory):
@@ -50,6 +86,20 @@ def checkpoint(path):
     import h5py
     with h5py.File(path, "r") as f:
         return [f[name][...] for name in ("u_hat", "v_hat", "w_hat")], int(f.attrs["step"]), float(f.attrs["time"])
+
+
+def flip_bit_in_chunk(path, dataset, ky):
+    """Flips one bit in the middle of the stored chunk of `dataset` that holds ky plane `ky`."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        d = f[dataset]
+        infos = [d.id.get_chunk_info(i) for i in range(d.id.get_num_chunks())]
+    info = next(i for i in infos if i.chunk_offset[1] == ky)
+    with open(path, "r+b") as f:
+        f.seek(info.byte_offset + info.size // 2)
+        byte = f.read(1)[0]
+        f.seek(info.byte_offset + info.size // 2)
+        f.write(bytes([byte ^ 0x10]))
 
 
 def finish():

@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import args, check, checkpoint as velocity, finish, kolmo  # noqa: E402
+from kolmo_test import args, check, checkpoint as velocity, finish, in_one_go_and_restarted, kolmo  # noqa: E402
 
 
 # A small random (nonlinear, non-trivial) flow: CFL-adaptive steps make dt depend on the state, so any
@@ -44,16 +44,7 @@ with tempfile.TemporaryDirectory() as tmp:
     root = pathlib.Path(tmp)
     (root / "run.yaml").write_text(CONFIG)
     for ranks in (1, 2):
-        one = root / f"one_{ranks}"
-        two = root / f"two_{ranks}"
-        for d in (one, two):
-            d.mkdir()
-        r = kolmo(ranks, "run", str(root / "run.yaml"), cwd=one)
-        check(r.returncode == 0, f"{ranks} rank(s): 12 steps in one go ({r.stderr.strip()[:200]})")
-        r = kolmo(ranks, "run", str(root / "run.yaml"), "--set", "time.steps=6", cwd=two)
-        check(r.returncode == 0, f"{ranks} rank(s): first 6 steps ({r.stderr.strip()[:200]})")
-        r = kolmo(ranks, "run", str(root / "run.yaml"), "--restart", cwd=two)
-        check(r.returncode == 0 and "restarting from" in r.stdout, f"{ranks} rank(s): restart for 6 more steps")
+        one, two = in_one_go_and_restarted(root / "run.yaml", ranks, root)
         a, step_a, time_a = velocity(one / "out/checkpoints/checkpoint.h5")
         b, step_b, time_b = velocity(two / "out/checkpoints/checkpoint.h5")
         check(step_a == step_b == 12, f"{ranks} rank(s): both runs end at step 12 ({step_a}, {step_b})")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/Config.hpp"
+#include "io/ConfigSchema.hpp"
 #include "tests/config/ConfigTestSupport.hpp"
 
 using namespace kolmo::io;
@@ -83,7 +84,7 @@ TEST_CASE("the examples resolve to what their comments say", "[config]") {
     const RunConfig config = example("forced_isotropic_256.yaml");
     const auto& forcing = config.physics.forcing;
     CHECK(config.grid.n == std::array<long, 3>{256, 256, 256});
-    CHECK(forcing.type == ForcingType::band);
+    CHECK(forcing.type == ForcingKind::band);
     CHECK(forcing.power == 0.1);
     CHECK(forcing.k_min < forcing.k_max);
     const double eta = std::pow(std::pow(config.physics.viscosity, 3) / *forcing.power, 0.25);
@@ -93,7 +94,7 @@ TEST_CASE("the examples resolve to what their comments say", "[config]") {
   SECTION("decaying_isotropic: random field, no forcing") {
     const RunConfig config = example("decaying_isotropic.yaml");
     CHECK(config.grid.n == std::array<long, 3>{128, 128, 128});
-    CHECK(config.physics.forcing.type == ForcingType::none);
+    CHECK(config.physics.forcing.type == ForcingKind::none);
     CHECK(config.initial.type == InitialType::random);
     CHECK(config.initial.spectrum.shape == SpectrumShape::k4_exp);
   }
@@ -121,7 +122,7 @@ TEST_CASE("defaults are the documented ones", "[config]") {
   CHECK(config.fft.exchange_pieces == 1);
   CHECK(config.problem == Problem::navier_stokes);
   CHECK(config.physics.viscosity == 0.01);
-  CHECK(config.physics.forcing.type == ForcingType::none);
+  CHECK(config.physics.forcing.type == ForcingKind::none);
   CHECK(config.time.integrator == Integrator::rk4);
   CHECK(!config.time.dt);
   CHECK(config.time.cfl == 0.5);
@@ -176,6 +177,19 @@ TEST_CASE("every option round-trips through to_yaml", "[config]") {
       "0,"
       " series_every: 0, spectra_every: 0.1, checkpoint_every: 2, checkpoint_wall_minutes: 30}",
       "time: {t_end: 1}\noutput: {fields: [pressure, velocity, vorticity], fields_every: 0.25}",
+      "time: {t_end: 1}\nphysics: {rotation: [0, 0.5, 2], scalars: [{name: theta, schmidt: 0.7, "
+      "mean_gradient: [0, 0, 1], initial: {type: random, variance: 0.3, k0: 3, shape: k2_exp, seed: 5}}, "
+      "{name: salt_2, diffusivity: 0, initial: {type: file, file: '" +
+          velocity.path() +
+          "'}}]}\n"
+          "output: {fields: [scalars, velocity], fields_every: 0.5}",
+      "time: {t_end: 1}\nphysics: {buoyancy: {type: boussinesq, n2: -0.5, prandtl: 2, gravity: [0, -1, 0], "
+      "initial: {type: file, file: '" +
+          velocity.path() +
+          "', dataset: buoyancy}}, scalars: [{name: c, "
+          "diffusivity: 0.1}]}",
+      "time: {t_end: 1}\nphysics: {buoyancy: {type: boussinesq, n2: 4, gravity: [0, 0, -9.8], initial: "
+      "{type: random}}}",
       "problem: poisson\npoisson: {shift: 2.5, rhs: {type: file, file: '" + rhs.path() +
           "', dataset: rhs}, gradient: true}",
       "problem: poisson\ngrid: {n: 9}\npoisson: {rhs: {modes: [[1, 0, 0], [-4, 4, 0], [0, 0, 3]]}}",
@@ -188,6 +202,31 @@ TEST_CASE("every option round-trips through to_yaml", "[config]") {
     REQUIRE_NOTHROW(config = load_config_text(yaml));
     check_round_trip(config, "variant" + std::to_string(index++));
   }
+}
+
+TEST_CASE("scalars and buoyancy: defaults, Schmidt numbers, overrides of one item or the whole list",
+          "[config]") {
+  const std::string yaml =
+      "time: {t_end: 1}\nphysics: {viscosity: 0.02, scalars: [{name: a, schmidt: 4}, {name: c, diffusivity: "
+      "0.3, mean_gradient: [1, 0, 0]}], buoyancy: {type: boussinesq, n2: 2, gravity: [0, 0, -1]}}";
+  const RunConfig config = load_config_text(yaml);
+  REQUIRE(config.physics.scalars.size() == 2);
+  CHECK(config.physics.scalars[0].resolved_diffusivity(0.02) == 0.005);
+  CHECK(config.physics.scalars[0].mean_gradient == std::array<double, 3>{0, 0, 0});
+  CHECK(config.physics.scalars[0].initial.type == ScalarInitialType::zero);
+  CHECK(config.physics.scalars[1].resolved_diffusivity(0.02) == 0.3);
+  CHECK(config.physics.buoyancy.prandtl == 1.0);
+  CHECK(config.physics.buoyancy.initial.type == ScalarInitialType::zero);
+  const RunConfig one = load_config_text(yaml, "config", {"physics.scalars[1].diffusivity=0.5"});
+  CHECK(one.physics.scalars[1].resolved_diffusivity(0.02) == 0.5);
+  const RunConfig replaced = load_config_text(yaml, "config", {"physics.scalars=[{name: z, schmidt: 1}]"});
+  REQUIRE(replaced.physics.scalars.size() == 1);
+  CHECK(replaced.physics.scalars[0].name == "z");
+  CHECK(load_config_text(yaml, "config", {"physics.scalars="}).physics.scalars.empty());
+  // An item the list does not hold is named.
+  const std::string message =
+      kolmo::testing::error_of([&] { load_config_text(yaml, "config", {"physics.scalars[2].schmidt=1"}); });
+  CHECK(message.find("physics.scalars[2].schmidt: not used here") != std::string::npos);
 }
 
 TEST_CASE("box lengths accept numbers and multiples of pi", "[config]") {
@@ -211,18 +250,21 @@ TEST_CASE("names of the choices are the YAML names", "[config]") {
   CHECK(to_string(BackendChoice::cuda) == "cuda");
   CHECK(to_string(Problem::navier_stokes) == "navier_stokes");
   CHECK(to_string(Problem::poisson) == "poisson");
-  CHECK(to_string(ForcingType::none) == "none");
-  CHECK(to_string(ForcingType::band) == "band");
-  CHECK(to_string(ForcingType::linear) == "linear");
-  CHECK(to_string(Integrator::rk2) == "rk2");
-  CHECK(to_string(Integrator::rk3) == "rk3");
-  CHECK(to_string(Integrator::rk4) == "rk4");
+  // The solver's options are the solver's enums: the schema lists their names in their order.
+  CHECK(choice_names(*find_key("time.integrator")) == kolmo::solver::integrator_names());
+  CHECK(choice_names(*find_key("physics.forcing.type")) == kolmo::solver::forcing_names());
+  for (const char* key :
+       {"initial.spectrum.shape", "physics.buoyancy.initial.shape", "physics.scalars[].initial.shape"})
+    CHECK(choice_names(*find_key(key)) == kolmo::solver::spectrum_shape_names());
+  CHECK(choice_names(*find_key("physics.scalars[].initial.type")) ==
+        choice_names(*find_key("physics.buoyancy.initial.type")));
+  CHECK(to_string(ScalarInitialType::random) == "random");
+  CHECK(to_string(BuoyancyType::boussinesq) == "boussinesq");
+  CHECK(to_string(OutputField::scalars) == "scalars");
   CHECK(to_string(InitialType::taylor_green) == "taylor_green");
   CHECK(to_string(InitialType::abc) == "abc");
   CHECK(to_string(InitialType::random) == "random");
   CHECK(to_string(InitialType::file) == "file");
-  CHECK(to_string(SpectrumShape::k4_exp) == "k4_exp");
-  CHECK(to_string(SpectrumShape::k2_exp) == "k2_exp");
   CHECK(to_string(OutputField::velocity) == "velocity");
   CHECK(to_string(OutputField::vorticity) == "vorticity");
   CHECK(to_string(OutputField::pressure) == "pressure");

@@ -49,12 +49,12 @@ TEST_CASE("an empty override unsets a key; a section override merges or resets",
   CHECK(adaptive.time.cfl == 0.3);
 
   const RunConfig band = load_config(small, {"physics.forcing={type: band, power: 0.2}"});
-  CHECK(band.physics.forcing.type == ForcingType::band);
+  CHECK(band.physics.forcing.type == ForcingKind::band);
   CHECK(band.physics.forcing.power == 0.2);
   CHECK(band.physics.forcing.k_max == 2.5);
 
   const RunConfig unforced = load_config(forced, {"physics.forcing="});
-  CHECK(unforced.physics.forcing.type == ForcingType::none);
+  CHECK(unforced.physics.forcing.type == ForcingKind::none);
   CHECK(!unforced.physics.forcing.power);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 
 #include "core/Error.hpp"
 #include "tests/TestSupport.hpp"
@@ -72,6 +73,79 @@ template std::vector<std::int64_t> read_whole_dataset<std::int64_t>(const std::f
 template std::vector<Complex<double>> read_whole_dataset<Complex<double>>(const std::filesystem::path&,
                                                                           const std::string&,
                                                                           std::vector<hsize_t>&, hid_t);
+
+namespace {
+
+// Runs damage on rank 0 and tells every rank whether it succeeded.
+bool on_rank_zero(const std::function<bool()>& damage) {
+  int done = world_rank() == 0 && damage() ? 1 : 0;
+  MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return done != 0;
+}
+
+// Flips one bit of the byte at offset, in place.
+bool flip_bit_at(const std::filesystem::path& file, std::uintmax_t offset) {
+  std::fstream bytes(file, std::ios::in | std::ios::out | std::ios::binary);
+  char byte = 0;
+  bytes.seekg(static_cast<std::streamoff>(offset));
+  if (!bytes.read(&byte, 1)) return false;
+  byte = static_cast<char>(byte ^ 0x10);
+  bytes.seekp(static_cast<std::streamoff>(offset));
+  return static_cast<bool>(bytes.write(&byte, 1));
+}
+
+}  // namespace
+
+bool flip_bit_in_chunk(const std::filesystem::path& file, const std::string& name,
+                       const std::vector<hsize_t>& chunk_offset) {
+  return on_rank_zero([&] {
+    haddr_t address = HADDR_UNDEF;
+    hsize_t size = 0;
+    hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return false;
+    hid_t dataset = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    // HDF5 1.10 takes no H5S_ALL here: the whole dataspace.
+    hid_t space = dataset >= 0 ? H5Dget_space(dataset) : -1;
+    hsize_t chunks = 0;
+    if (space >= 0 && H5Dget_num_chunks(dataset, space, &chunks) >= 0)
+      for (hsize_t i = 0; i < chunks && address == HADDR_UNDEF; ++i) {
+        std::vector<hsize_t> offset(chunk_offset.size());
+        unsigned mask = 0;
+        haddr_t at = HADDR_UNDEF;
+        hsize_t bytes = 0;
+        if (H5Dget_chunk_info(dataset, space, i, offset.data(), &mask, &at, &bytes) >= 0 &&
+            offset == chunk_offset) {
+          address = at;
+          size = bytes;
+        }
+      }
+    if (space >= 0) H5Sclose(space);
+    if (dataset >= 0) H5Dclose(dataset);
+    H5Fclose(f);
+    return address != HADDR_UNDEF && flip_bit_at(file, address + size / 2);
+  });
+}
+
+bool flip_bit_in_value(const std::filesystem::path& file, double value) {
+  return on_rank_zero([&] {
+    std::ifstream in(file, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string pattern(reinterpret_cast<const char*>(&value), sizeof value);
+    const std::size_t at = bytes.find(pattern);
+    return at != std::string::npos && flip_bit_at(file, at + 3);
+  });
+}
+
+bool cut_file(const std::filesystem::path& file, double fraction) {
+  return on_rank_zero([&] {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(file, error);
+    if (error) return false;
+    std::filesystem::resize_file(file, static_cast<std::uintmax_t>(fraction * static_cast<double>(size)),
+                                 error);
+    return !error;
+  });
+}
 
 std::string error_message(const std::function<void()>& work) {
   try {

@@ -48,6 +48,17 @@ template <class T>
 std::vector<T> read_whole_dataset(const std::filesystem::path& file, const std::string& name,
                                   std::vector<hsize_t>& shape, hid_t memory_type);
 
+// Damage, done by rank 0 of MPI_COMM_WORLD (all ranks call; they wait for it). Each returns whether it found
+// what to damage.
+// - flip_bit_in_chunk: one bit in the middle of the stored bytes of the chunk of dataset name whose offset
+//   (its first index, slowest dimension first) is chunk_offset, found with plain HDF5's H5Dget_chunk_info.
+// - flip_bit_in_value: one bit of the first place where the 8 bytes of value (a double attribute) appear.
+// - cut_file: keeps the first fraction of the file's bytes.
+bool flip_bit_in_chunk(const std::filesystem::path& file, const std::string& name,
+                       const std::vector<hsize_t>& chunk_offset);
+bool flip_bit_in_value(const std::filesystem::path& file, double value);
+bool cut_file(const std::filesystem::path& file, double fraction);
+
 // Runs work on every rank of comm and returns the message of the kolmo::Error it threw ("" if none).
 std::string error_message(const std::function<void()>& work);
 

@@ -4,6 +4,7 @@
 #include "fft/SlabLayout.hpp"
 #include "io/BlockTransfer.hpp"
 #include "io/Hdf5.hpp"
+#include "io/ParallelFile.hpp"
 #include "tests/TestSupport.hpp"
 #include "tests/io/IoTestSupport.hpp"
 
@@ -11,7 +12,7 @@ using namespace kolmo;
 using namespace kolmo::io;
 using kolmo::testing::global_max;
 
-TEST_CASE("block transfers split into small calls place every plane", "[io]") {
+TEST_CASE("block transfers split into small calls place every plane, chunked or not", "[io]") {
   kolmo::testing::TemporaryDirectory directory;
   const std::array<long, 3> n{11, 6, 5};
   const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
@@ -26,14 +27,20 @@ TEST_CASE("block transfers split into small calls place every plane", "[io]") {
   const Block block{{hsize_t(layout.x_offset()), 0, 0},
                     {hsize_t(layout.x_count()), hsize_t(n[1]), hsize_t(n[2])}};
   const std::size_t plane_bytes = sizeof(double) * n[1] * n[2];
+  // Contiguous, and in checksummed chunks of 3 planes shared by neighbouring ranks: one plane per call (less
+  // than a chunk: calls split chunks), and 4 planes per call (rounded down to whole chunks).
+  const bool chunked = GENERATE(false, true);
+  const std::size_t limit = GENERATE_COPY(std::size_t(1), std::size_t(4)) * plane_bytes;
   {
     File file = create_parallel(path, MPI_COMM_WORLD);
     const hsize_t shape[3] = {hsize_t(n[0]), hsize_t(n[1]), hsize_t(n[2])};
     Dataspace space(H5Screate_simple(3, shape, nullptr));
-    Dataset dataset(
-        H5Dcreate2(file.get(), "f", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-    // One plane per call: ranks with fewer planes join the last calls with empty selections.
-    write_block(dataset.get(), H5T_NATIVE_DOUBLE, block, slab.data(), MPI_COMM_WORLD, plane_bytes);
+    PropertyList creation = chunked ? checksummed_datasets({3, hsize_t(n[1]), hsize_t(n[2])})
+                                    : PropertyList(H5Pcreate(H5P_DATASET_CREATE));
+    Dataset dataset(H5Dcreate2(file.get(), "f", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, creation.get(),
+                               H5P_DEFAULT));
+    // Ranks with fewer planes join the last calls with empty selections.
+    write_block(dataset.get(), H5T_NATIVE_DOUBLE, block, slab.data(), MPI_COMM_WORLD, limit);
     file.close();
   }
 
@@ -52,12 +59,12 @@ TEST_CASE("block transfers split into small calls place every plane", "[io]") {
   CHECK(global_max(wrong) == 0);
 
   // Read back two planes per call (and half a plane's limit, which still moves one plane per call).
-  for (std::size_t limit : {2 * plane_bytes, plane_bytes / 2}) {
+  for (std::size_t read_limit : {2 * plane_bytes, plane_bytes / 2}) {
     std::vector<double> back(slab.size(), -1);
     {
       File file = open_parallel(path, MPI_COMM_WORLD);
       Dataset dataset = open_dataset(file.get(), "f");
-      read_block(dataset.get(), H5T_NATIVE_DOUBLE, block, back.data(), MPI_COMM_WORLD, limit);
+      read_block(dataset.get(), H5T_NATIVE_DOUBLE, block, back.data(), MPI_COMM_WORLD, read_limit);
     }
     CHECK(global_max(back == slab ? 0 : 1) == 0);
   }

@@ -12,6 +12,8 @@
 
 using namespace kolmo;
 using namespace kolmo::io;
+using kolmo::testing::error_message;
+using kolmo::testing::every_rank_failed_with;
 using kolmo::testing::global_max;
 using kolmo::testing::spectral_value;
 
@@ -43,8 +45,8 @@ struct Velocity {
       for (auto& value : values) value = Complex<Real>(std::numeric_limits<Real>::quiet_NaN(), Real(0));
     return v;
   }
-  SpectralVector<Real> view() const { return {components[0], components[1], components[2]}; }
-  MutableSpectralVector<Real> targets() { return {components[0], components[1], components[2]}; }
+  VelocityModes<Real> view() const { return {components[0], components[1], components[2]}; }
+  VelocityTargets<Real> targets() { return {components[0], components[1], components[2]}; }
 };
 
 // Values of the slab that differ bit for bit from the test function with this seed.
@@ -120,7 +122,7 @@ TEMPLATE_TEST_CASE("checkpoints round-trip bit for bit and re-read on other rank
   CHECK(info.grid == kGrid);
   CHECK(info.precision == precision_name<Real>());
   CHECK(info.code_version == KOLMO_VERSION);
-  CHECK(read_checkpoint_info(path, MPI_COMM_WORLD).rng_state == expected.rng_state);
+  CHECK(choose_restart_checkpoint(directory.path(), {}, MPI_COMM_WORLD).info.rng_state == expected.rng_state);
 
   // Fewer readers than writers: each reads a wider ky range of the global array.
   MPI_Comm fewer = first_ranks(std::max(1, ranks - 1));
@@ -185,16 +187,17 @@ TEST_CASE("a killed checkpoint writer leaves the last complete checkpoint readab
     partial.write(bytes.data(), std::streamsize(bytes.size() / 2));
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK(latest_checkpoint(dir, MPI_COMM_WORLD) == checkpoint_path(dir));
-  CHECK(global_max(read_and_count<double>(latest_checkpoint(dir, MPI_COMM_WORLD), MPI_COMM_WORLD, 2)) == 0);
+  CHECK(choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD).path == checkpoint_path(dir));
+  CHECK(global_max(read_and_count<double>(choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD).path,
+                                          MPI_COMM_WORLD, 2)) == 0);
 
   // Killed between the two renames: checkpoint.h5 already moved to checkpoint.prev.h5, the new one still
   // .tmp.
   if (rank == 0) std::filesystem::rename(checkpoint_path(dir), previous_checkpoint_path(dir));
   MPI_Barrier(MPI_COMM_WORLD);
-  CHECK(latest_checkpoint(dir, MPI_COMM_WORLD) == previous_checkpoint_path(dir));
-  CHECK(global_max(
-            read_and_count<double>(latest_checkpoint(dir, MPI_COMM_WORLD), MPI_COMM_WORLD, 2, &info)) == 0);
+  CHECK(choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD).path == previous_checkpoint_path(dir));
+  CHECK(global_max(read_and_count<double>(choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD).path,
+                                          MPI_COMM_WORLD, 2, &info)) == 0);
   CHECK(info.step == 200);
 
   // The next write replaces the stale .tmp and leaves the newest earlier checkpoint as checkpoint.prev.h5.
@@ -204,4 +207,60 @@ TEST_CASE("a killed checkpoint writer leaves the last complete checkpoint readab
   CHECK(global_max(read_and_count<double>(previous_checkpoint_path(dir), MPI_COMM_WORLD, 2, &info)) == 0);
   CHECK(info.step == 200);
   CHECK(global_max(std::filesystem::exists(dir / "checkpoint.h5.tmp") ? 1 : 0) == 0);
+}
+
+TEST_CASE("a flipped bit in a checkpoint's data fails its checksum on every rank; restarts fall back",
+          "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  const auto& dir = directory.path();
+  const auto newest = checkpoint_path(dir), previous = previous_checkpoint_path(dir);
+  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+
+  // The last ky plane's chunk: only the last rank reads it, so the others must learn of its failure.
+  REQUIRE(kolmo::testing::flip_bit_in_chunk(newest, "v_hat", {0, hsize_t(kGrid[1] - 1), 0}));
+  CHECK(every_rank_failed_with(error_message([&] { read_and_count<double>(newest, MPI_COMM_WORLD, 2); }),
+                               {newest.string(), "'v_hat'", "Fletcher32 checksum"}));
+
+  const RestartCheckpoint chosen = choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD);
+  CHECK(chosen.path == previous);
+  CHECK(chosen.info.step == 100);
+  CHECK(every_rank_failed_with(chosen.note, {newest.string(), "'v_hat'", "Fletcher32", previous.string()}));
+  CHECK(global_max(read_and_count<double>(chosen.path, MPI_COMM_WORLD, 1)) == 0);
+
+  // A file named on the command line has no fallback.
+  CHECK(every_rank_failed_with(error_message([&] { choose_restart_checkpoint(dir, newest, MPI_COMM_WORLD); }),
+                               {newest.string(), "Fletcher32"}));
+
+  // Both damaged: one line naming both, and why.
+  REQUIRE(kolmo::testing::flip_bit_in_chunk(previous, "u_hat", {0, 0, 0}));
+  CHECK(every_rank_failed_with(
+      error_message([&] { choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD); }),
+      {"no usable checkpoint", newest.string(), previous.string(), "'u_hat'", "'v_hat'"}));
+}
+
+TEST_CASE("a truncated checkpoint or one with a damaged attribute falls back to the previous one", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  for (const char* damage : {"cut", "attribute"}) {
+    const auto dir = directory.path() / damage;
+    const auto newest = checkpoint_path(dir), previous = previous_checkpoint_path(dir);
+    write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+    CheckpointInfo info = test_info(200);
+    info.viscosity = 0.0123456789;  // bytes found nowhere else in the file
+    write_checkpoint<double>(dir, info, layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+    // The attributes live in the root group's object header, which the HDF5 1.10 format checksums.
+    if (std::string(damage) == "cut")
+      REQUIRE(kolmo::testing::cut_file(newest, 0.6));
+    else
+      REQUIRE(kolmo::testing::flip_bit_in_value(newest, info.viscosity));
+    const RestartCheckpoint chosen = choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD);
+    INFO(damage << ": " << chosen.note);
+    CHECK(chosen.path == previous);
+    CHECK(every_rank_failed_with(chosen.note, {newest.string(), previous.string()}));
+    CHECK(global_max(read_and_count<double>(chosen.path, MPI_COMM_WORLD, 1)) == 0);
+  }
 }

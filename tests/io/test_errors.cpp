@@ -66,15 +66,31 @@ TEST_CASE("reading fields reports a missing file, dataset or wrong shape in one 
       {path.string(), "'u'", "slab"}));
 }
 
+TEST_CASE("a cut field file fails to open on every rank, in HDF5's words, with no source text", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const auto layout = world_layout();
+  std::vector<double> slab(layout.real_size(), 1.0);
+  const auto path = write_field_file<double>(directory.path(), FieldInfo{0, 7, {1, 1, 1}, 0.1}, layout,
+                                             {{"u", slab}}, MPI_COMM_WORLD);
+  REQUIRE(kolmo::testing::cut_file(path, 0.5));
+  const std::string message = error_message([&] { FieldReader(path, MPI_COMM_WORLD); });
+  CHECK(every_rank_failed_with(message, {path.string(), "unable to open file", "truncated file"}));
+  // What users read names no C++ (the call used to be quoted: "H5Fopen(path.c_str(), ...) failed at ...").
+  const bool source_text =
+      message.find("c_str") != std::string::npos || message.find(".cpp") != std::string::npos;
+  CHECK(global_max(source_text ? 1 : 0) == 0);
+}
+
 TEST_CASE("reading checkpoints reports a missing file, another grid or a missing dataset", "[io]") {
   kolmo::testing::TemporaryDirectory directory;
   const auto layout = world_layout();
   std::array<std::vector<Complex<double>>, 3> velocity;
   for (auto& c : velocity) c.assign(layout.spectral_size(), Complex<double>(1, 2));
-  MutableSpectralVector<double> view{velocity[0], velocity[1], velocity[2]};
+  VelocityTargets<double> view{velocity[0], velocity[1], velocity[2]};
 
-  CHECK(every_rank_failed_with(error_message([&] { latest_checkpoint(directory.path(), MPI_COMM_WORLD); }),
-                               {directory.path().string(), "no checkpoint"}));
+  CHECK(every_rank_failed_with(
+      error_message([&] { choose_restart_checkpoint(directory.path(), {}, MPI_COMM_WORLD); }),
+      {directory.path().string(), "no checkpoint"}));
   const auto missing = checkpoint_path(directory.path());
   CHECK(every_rank_failed_with(
       error_message([&] { read_checkpoint<double>(missing, layout, view, MPI_COMM_WORLD); }),

@@ -53,7 +53,8 @@ def make_run(run):
                    "enstrophy": 3 * ENERGY, "dissipation": 2 * ENERGY, "injection": np.zeros(41),
                    "divergence_max": np.full(41, 1e-14), "cfl": np.full(41, 0.4),
                    "reynolds_lambda": np.linspace(40, 30, 41), "kolmogorov_eta": np.full(41, 0.02),
-                   "kmax_eta": np.linspace(1.0, 1.5, 41)}
+                   "kmax_eta": np.linspace(1.0, 1.5, 41), "theta_variance": 0.5 * ENERGY,
+                   "theta_dissipation": ENERGY}
         for name, values in columns.items():
             file.create_dataset(name, data=values, maxshape=(None,), chunks=(64,))
     with h5py.File(run / "spectra.h5", "w") as file:
@@ -65,6 +66,10 @@ def make_run(run):
         file.create_dataset("energy_spectrum", data=energy, maxshape=(None, K.size))
         file.create_dataset("transfer", data=np.zeros((3, K.size)), maxshape=(None, K.size))
         file.create_dataset("flux", data=np.ones((3, K.size)), maxshape=(None, K.size))
+        for name, factor in (("theta", 2.0), ("b", 0.5)):  # scalar variance spectra, k^-5/3 each
+            file.create_dataset(f"{name}_spectrum", data=factor * energy, maxshape=(None, K.size))
+            file.create_dataset(f"{name}_transfer", data=np.zeros((3, K.size)), maxshape=(None, K.size))
+            file.create_dataset(f"{name}_flux", data=np.zeros((3, K.size)), maxshape=(None, K.size))
     x, y, z = np.meshgrid(*[np.arange(n) * BOX[d] / n for d, n in enumerate(GRID)], indexing="ij")
     for step, time in ((0, 0.0), (1000, 2.0)):
         with h5py.File(run / "fields" / f"fields_{step:06d}.h5", "w") as file:
@@ -153,8 +158,9 @@ def main():
         # The command line.
         code, out, err = run_tool("all", run)
         check(code == 0, f"'all' succeeds (stderr: {err.strip()})")
-        for name in ("spectrum.png", "series.png", "slice_u.png"):
+        for name in ("spectrum.png", "scalar_spectra.png", "series.png", "slice_u.png"):
             check(is_png(run / "plots" / name), f"'all' makes plots/{name}")
+        check(post.scalar_names(post.load_spectra(run)) == ["b", "theta"], "the scalars of spectra.h5, by name")
         values = summary_values(out)
         check(values.get("grid", "").startswith("8 x 6 x 4"), f"summary grid: {values.get('grid')}")
         check(values.get("series rows") == "41", "summary rows")
@@ -165,6 +171,8 @@ def main():
         check(values.get("final dissipation") == f"{1.5 * np.exp(-4.0):.6g}", "summary dissipation")
         check(values.get("Re_lambda") == "30", "summary Re_lambda")
         check(values.get("k_max eta") == "1.5", "summary k_max eta")
+        check(values.get("theta", "") == f"final variance {0.375 * np.exp(-4.0):.6g}, chi {0.75 * np.exp(-4.0):.6g}",
+              f"summary of theta: {values.get('theta')}")
         files = values.get("files", "")
         for part in ("config.yaml", "series.h5", "spectra.h5", "fields: 2 dumps (steps 0..1000)",
                      "checkpoints: checkpoint.h5"):
@@ -172,6 +180,8 @@ def main():
 
         code, out, err = run_tool("spectrum", run, "-o", Path(scratch) / "e.png", "--time", 0.9)
         check(code == 0 and is_png(Path(scratch) / "e.png"), "spectrum -o writes the chosen file")
+        code, out, err = run_tool("scalars", run, "-o", Path(scratch) / "t.png", "--time", 1.1)
+        check(code == 0 and is_png(Path(scratch) / "t.png"), f"scalars -o writes the chosen file ({err.strip()})")
         code, out, err = run_tool("series", run, "-o", Path(scratch) / "s.png")
         check(code == 0 and is_png(Path(scratch) / "s.png"), "series -o")
         code, out, err = run_tool("slice", run, "--field", "w", "--z", "1", "--step", "0")
@@ -182,6 +192,7 @@ def main():
         empty.mkdir()
         for arguments, expected in ((("summary", empty), "series.h5 is missing"),
                                     (("spectrum", empty), "spectra.h5 is missing"),
+                                    (("scalars", empty), "spectra.h5 is missing"),
                                     (("slice", empty), "no field dumps"),
                                     (("slice", run, "--field", "pressure"), "no dataset 'pressure'"),
                                     (("slice", run, "--z", "9"), "z index 9"),

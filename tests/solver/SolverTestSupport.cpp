@@ -1,35 +1,61 @@
 #include "tests/solver/SolverTestSupport.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
+
+#include "core/Error.hpp"
 
 #include "tests/TestSupport.hpp"
 
 namespace kolmo::testing {
 
 template <class Real>
-double max_difference(const std::array<std::vector<Complex<Real>>, 3>& a,
-                      const std::array<std::vector<Complex<Real>>, 3>& b, MPI_Comm comm) {
+double max_difference(const HostField<Real>& a, const HostField<Real>& b, MPI_Comm comm) {
   double local = 0;
-  for (int d = 0; d < 3; ++d)
+  for (std::size_t d = 0; d < a.size(); ++d)
     for (std::size_t m = 0; m < a[d].size(); ++m)
       local = std::max(local, std::sqrt(double(norm2(a[d][m] - b[d][m]))));
   return global_max(local, comm);
 }
 
 template <class Real>
-double max_magnitude(const std::array<std::vector<Complex<Real>>, 3>& a, MPI_Comm comm) {
+double max_magnitude(const HostField<Real>& a, MPI_Comm comm) {
   double local = 0;
-  for (int d = 0; d < 3; ++d)
-    for (const auto& value : a[d]) local = std::max(local, std::sqrt(double(norm2(value))));
+  for (const auto& component : a)
+    for (const auto& value : component) local = std::max(local, std::sqrt(double(norm2(value))));
   return global_max(local, comm);
 }
 
-template double max_difference<float>(const std::array<std::vector<Complex<float>>, 3>&,
-                                      const std::array<std::vector<Complex<float>>, 3>&, MPI_Comm);
-template double max_difference<double>(const std::array<std::vector<Complex<double>>, 3>&,
-                                       const std::array<std::vector<Complex<double>>, 3>&, MPI_Comm);
-template double max_magnitude<float>(const std::array<std::vector<Complex<float>>, 3>&, MPI_Comm);
-template double max_magnitude<double>(const std::array<std::vector<Complex<double>>, 3>&, MPI_Comm);
+void check_drift_falls_at_order(const std::function<double(solver::Integrator, int)>& drift,
+                                double rk4_bound) {
+  struct Case {
+    solver::Integrator integrator;
+    double order;
+  };
+  for (const Case& c : {Case{solver::Integrator::rk2, 2}, Case{solver::Integrator::rk3, 3},
+                        Case{solver::Integrator::rk4, 4}}) {
+    const double coarse = drift(c.integrator, 4), fine = drift(c.integrator, 8);
+    const double observed = std::log2(coarse / fine);
+    INFO("integrator " << to_string(c.integrator) << ": relative drift " << coarse << " -> " << fine
+                       << ", observed rate " << observed);
+    CHECK(observed > c.order - 0.3);
+    if (c.integrator == solver::Integrator::rk4) CHECK(fine < rk4_bound);
+  }
+}
+
+std::string error_message(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const kolmo::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+template double max_difference<float>(const HostField<float>&, const HostField<float>&, MPI_Comm);
+template double max_difference<double>(const HostField<double>&, const HostField<double>&, MPI_Comm);
+template double max_magnitude<float>(const HostField<float>&, MPI_Comm);
+template double max_magnitude<double>(const HostField<double>&, MPI_Comm);
 
 }  // namespace kolmo::testing

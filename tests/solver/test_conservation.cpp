@@ -42,18 +42,7 @@ TEST_CASE("inviscid energy drift falls with dt at the integrator's order", "[sol
     for (int s = 0; s < steps; ++s) flow->step(end_time / steps);
     return std::fabs(kinetic_energy(*flow) - energy0) / energy0;
   };
-  struct Case {
-    Integrator integrator;
-    double order;
-  };
-  for (const Case& c : {Case{Integrator::rk2, 2}, Case{Integrator::rk3, 3}, Case{Integrator::rk4, 4}}) {
-    const double coarse = drift(c.integrator, 4), fine = drift(c.integrator, 8);
-    const double observed = std::log2(coarse / fine);
-    INFO("integrator " << to_string(c.integrator) << ": relative drift " << coarse << " -> " << fine
-                       << ", observed rate " << observed);
-    CHECK(observed > c.order - 0.3);
-    if (c.integrator == Integrator::rk4) CHECK(fine < 1e-6);
-  }
+  testing::check_drift_falls_at_order(drift, 1e-6);
 }
 
 TEST_CASE("the velocity stays divergence-free, and repeated runs are bit-for-bit identical", "[solver]") {

@@ -48,10 +48,10 @@ TEST_CASE("the forced energy ignores whatever lies outside the 2/3 rule, as stag
     REQUIRE(clean > 0);
     // Garbage at every dropped mode (the host backend's buffers are host memory).
     auto& u = flow->velocity();
-    const auto& w = flow->wavenumbers();
+    const auto& wavenumbers = flow->wavenumbers();
     for (int d = 0; d < 3; ++d)
-      for (long m = 0; m < w.size(); ++m)
-        if (!w.kept(w.mode(m))) u.spectral(d)[m] = Complex<double>(1e3 + m, -7.0 * d);
+      for (long m = 0; m < wavenumbers.size(); ++m)
+        if (!wavenumbers.kept(wavenumbers.mode(m))) u.spectral(d)[m] = Complex<double>(1e3 + m, -7.0 * d);
     CHECK(flow->forcing().forced_energy(flow->velocity()) == Approx(clean).epsilon(1e-14));
   }
 }

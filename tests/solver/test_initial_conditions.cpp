@@ -27,14 +27,14 @@ TEMPLATE_TEST_CASE("the random isotropic field does not depend on the rank count
   // This rank's ky planes of the distributed field against the same planes of the whole field.
   const auto part = testing::host_copy(*distributed, distributed->velocity());
   const auto whole = testing::host_copy(*alone, alone->velocity());
-  const auto w = distributed->wavenumbers();
+  const auto wavenumbers = distributed->wavenumbers();
   double difference = 0, scale = 0;
   for (int d = 0; d < 3; ++d)
     for (long i = 0; i < n[0]; ++i)
-      for (long j = 0; j < w.y_count; ++j)
-        for (long k = 0; k < w.nzc; ++k) {
-          const auto a = part[d][(i * w.y_count + j) * w.nzc + k];
-          const auto b = whole[d][(i * n[1] + w.y_offset + j) * w.nzc + k];
+      for (long j = 0; j < wavenumbers.y_count; ++j)
+        for (long k = 0; k < wavenumbers.nzc; ++k) {
+          const auto a = part[d][(i * wavenumbers.y_count + j) * wavenumbers.nzc + k];
+          const auto b = whole[d][(i * n[1] + wavenumbers.y_offset + j) * wavenumbers.nzc + k];
           difference = std::fmax(difference, std::sqrt(double(norm2(a - b))));
           scale = std::fmax(scale, std::sqrt(double(norm2(b))));
         }
@@ -46,9 +46,9 @@ TEMPLATE_TEST_CASE("the random isotropic field does not depend on the rank count
 
   // Real: through real space and back the spectral field is unchanged (a non-Hermitian kz = 0 plane would
   // lose its anti-Hermitian part on the way).
-  std::vector<TestType> u, v, w_slab;
-  distributed->velocity_to_host(u, v, w_slab);
-  distributed->set_velocity(u, v, w_slab);
+  std::vector<TestType> u, v, w;
+  distributed->velocity_to_host(u, v, w);
+  distributed->set_velocity(u, v, w);
   CHECK(testing::max_difference(part, testing::host_copy(*distributed, distributed->velocity())) /
             global_max(scale) <
         10 * testing::round_off<TestType>());

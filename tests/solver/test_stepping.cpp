@@ -91,14 +91,7 @@ TEST_CASE("memory held: 12 (rk3, rk4) or 9 (rk2) spectral slabs plus the FFT's w
 TEST_CASE("refused parameters: negative viscosity, bad time step, unknown names", "[solver]") {
   FlowParameters parameters;
   parameters.viscosity = -1;
-  auto message_of = [](auto&& action) {
-    try {
-      action();
-    } catch (const kolmo::Error& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
+  const auto message_of = testing::error_message;
   CHECK(message_of([&] {
           testing::make_flow<double>({8, 8, 8}, parameters);
         }).find("viscosity") != std::string::npos);

@@ -1,0 +1,89 @@
+#include "fft/ChunkRoutes.hpp"
+
+#include <algorithm>
+
+namespace kolmo::fft {
+
+Index3 Index3::make(long slice, long row) {
+  Index3 index;
+  index.slice = static_cast<unsigned>(std::max(slice, 1L));
+  index.row = static_cast<unsigned>(std::max(row, 1L));
+  index.by_slice = FastDivisor::make(index.slice);
+  index.by_row = FastDivisor::make(index.row);
+  return index;
+}
+
+PlaneRouteTable plane_route(const SlabLayout& l, bool dealiased, bool own_direct) {
+  PlaneRouteTable table;
+  PlaneRoute& route = table.route;
+  route.index = Index3::make(l.ny() * l.nzc(), l.nzc());
+  route.kept_z = static_cast<unsigned>(dealiased ? l.kept_z() : l.nzc());
+  table.rows.resize(l.ny());
+  const int me = l.rank();
+  for (int q = 0; q < l.ranks(); ++q) {
+    long kept_index = 0;  // of the row among q's kept rows
+    for (long y = l.y_offset(q); y < l.y_offset(q) + l.y_count(q); ++y) {
+      PlaneRow& row = table.rows[y];
+      const bool own = q == me && own_direct;
+      if (!dealiased) {
+        const long within = y - l.y_offset(q);
+        row.buffer = own ? 1 : 0;
+        row.base = own ? (l.x_offset() * l.y_count() + within) * l.nzc()
+                       : static_cast<long long>(l.packed_offset(q)) + within * l.nzc();
+        row.pitch = l.y_count(q) * l.nzc();
+      } else if (SlabLayout::kept(y, l.ny())) {
+        row.buffer = own ? 1 : 0;
+        row.base = own ? (l.x_offset() * l.kept_y_count() + kept_index) * l.kept_z()
+                       : static_cast<long long>(l.compact_packed_offset(q)) + kept_index * l.kept_z();
+        row.pitch = l.kept_y_count(q) * l.kept_z();
+        ++kept_index;
+      }
+    }
+  }
+  return table;
+}
+
+ColumnRouteTable own_rows_route(const SlabLayout& l, bool dealiased) {
+  ColumnRouteTable table;
+  ColumnRoute& route = table.route;
+  route.index = dealiased ? Index3::make(l.kept_y_count() * l.kept_z(), l.kept_z())
+                          : Index3::make(l.y_count() * l.nzc(), l.nzc());
+  route.own_first = static_cast<unsigned>(l.x_offset());
+  route.own_count = static_cast<unsigned>(l.x_count());
+  route.own_base =
+      static_cast<long long>(dealiased ? l.compact_packed_offset(l.rank()) : l.packed_offset(l.rank()));
+  return table;
+}
+
+ColumnRouteTable spread_route(const SlabLayout& l) {
+  ColumnRouteTable table;
+  ColumnRoute& route = table.route;
+  route.index = Index3::make(l.kept_y_count() * l.kept_z(), l.kept_z());
+  route.spread_pitch = l.y_count() * l.nzc();
+  for (const auto& run : l.kept_runs(l.rank()))
+    for (long y = run.start; y < run.start + run.count; ++y)
+      table.row_offset.push_back((y - l.y_offset()) * l.nzc());
+  return table;
+}
+
+LineRouteTable realigned_line_route(const SlabLayout& l) {
+  LineRouteTable table;
+  LineRoute& route = table.route;
+  route.index = Index3::make(l.y_count() * l.nzc(), l.nzc());
+  table.rows.resize(l.nx());
+  for (int q = 0; q < l.ranks(); ++q)
+    for (long i = 0; i < l.x_count(q); ++i) {
+      LineRow& row = table.rows[l.x_offset(q) + i];
+      const bool own = q == l.rank();
+      row.buffer = own ? 1 : 0;
+      row.base = static_cast<long long>(own ? l.packed_offset(q) : l.spectral_chunk_offset(q)) + i * l.nzc();
+      row.pitch = l.x_count(q) * l.nzc();
+    }
+  return table;
+}
+
+bool routes_usable(const SlabLayout& layout) {
+  return KeptModeMask::usable(layout);
+}
+
+}  // namespace kolmo::fft

@@ -1,0 +1,53 @@
+// The pointwise products of the right-hand side in real space: the one place where the solver forms them,
+// for the time step, for the nonlinear terms of the spectra and for the pressure.
+//
+// Contract (a plain value that kernels capture; at each point p of the rank's real slab, with u in
+// `velocity`, omega = curl u in `vorticity` and each scalar's gradient in its gradient slots, real views):
+//   scalar j:  gradient[0] <- -u.(grad theta_j + G_j)      (G_j zero when mean_gradients is false)
+//   velocity:  velocity   <- u x (omega + two_omega) + a u
+// so Coriolis, -2 Omega x u = u x 2 Omega, and the mean gradients' -u.G cost no transform. The scalars are
+// formed first (scalars_at, then velocity_at): they read u, which the velocity's products overwrite.
+// scalars_at is a member of its own, so that kernels compiled without scalars contain none of its code.
+#pragma once
+
+#include "core/HostDevice.hpp"
+#include "solver/SpectralField.hpp"
+#include "solver/StageFields.hpp"
+#include "solver/Wavenumbers.hpp"
+
+namespace kolmo::solver {
+
+template <class Real>
+struct RealSpaceProducts {
+  Components<Real> velocity, vorticity;
+  Vector3<Real> two_omega{0, 0, 0};
+  Real linear_forcing = 0;  // a of f = a u
+  const ScalarSlots<Real>* scalars = nullptr;
+  int scalar_count = 0;
+  bool mean_gradients = true;
+
+  KOLMO_HD void scalars_at(long p) const {
+    const Real ux = velocity[0][p], uy = velocity[1][p], uz = velocity[2][p];
+    for (int j = 0; j < scalar_count; ++j) {
+      const ScalarSlots<Real>& s = scalars[j];
+      Real* gx = reinterpret_cast<Real*>(s.gradient[0]);
+      const Real* gy = reinterpret_cast<const Real*>(s.gradient[1]);
+      const Real* gz = reinterpret_cast<const Real*>(s.gradient[2]);
+      const Vector3<Real> g = mean_gradients ? s.mean_gradient : Vector3<Real>{0, 0, 0};
+      gx[p] = -(ux * (gx[p] + g.x) + uy * (gy[p] + g.y) + uz * (gz[p] + g.z));
+    }
+  }
+
+  KOLMO_HD void velocity_at(long p) const {
+    const Components<Real> u = velocity;
+    const Real ux = u[0][p], uy = u[1][p], uz = u[2][p];
+    const Real ox = vorticity[0][p] + two_omega.x, oy = vorticity[1][p] + two_omega.y,
+               oz = vorticity[2][p] + two_omega.z;
+    const Real a = linear_forcing;
+    u[0][p] = uy * oz - uz * oy + a * ux;
+    u[1][p] = uz * ox - ux * oz + a * uy;
+    u[2][p] = ux * oy - uy * ox + a * uz;
+  }
+};
+
+}  // namespace kolmo::solver

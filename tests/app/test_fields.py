@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+"""End-to-end tests of runs with scalars, a Boussinesq buoyancy and rotation (run by ctest; needs
+/usr/bin/python3 with h5py and numpy).
+
+- Checkpoints carry every field by name (u_hat, v_hat, w_hat, theta_hat, b_hat): N steps in one go and
+  N/2 + restart + N/2 give bitwise-identical fields on 1 and 2 ranks; a 1-rank checkpoint continues on 3 ranks
+  to the same state within round-off; a checkpoint without a field of the run is refused; a flipped bit in a
+  scalar's dataset of checkpoint.h5 makes --restart continue from checkpoint.prev.h5 (its checksums cover
+  every field).
+- series.h5 has each scalar's columns and the buoyancy's, spectra.h5 a spectrum per field, field dumps and
+  their XDMF the scalars under their names; the dumped scalar is the checkpoint's, transformed (numpy).
+- A scalar's initial field read from a field dump and from a checkpoint reproduces it.
+- Broken scalar input is refused before anything is written.
+"""
+import os
+import pathlib
+import sys
+import tempfile
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kolmo_test import check, finish, flip_bit_in_chunk, in_one_go_and_restarted, kolmo, snapshot  # noqa: E402
+import shutil  # noqa: E402
+
+FIELDS = ("u_hat", "v_hat", "w_hat", "theta_hat", "b_hat")
+
+# Random velocity, scalar and buoyancy, CFL-adaptive steps: any difference after a restart would show.
+CONFIG = """
+grid: {n: [16, 18, 12]}
+precision: double
+backend: host
+physics:
+  viscosity: 0.01
+  rotation: [0, 0, 0.8]
+  buoyancy: {type: boussinesq, n2: 2.0, prandtl: 0.7, gravity: [0, 0, -1],
+             initial: {type: random, variance: 0.3, k0: 3, seed: 4}}
+  scalars:
+    - {name: theta, schmidt: 1.0, mean_gradient: [0, 0, 1], initial: {type: random, variance: 0.5, k0: 3}}
+time: {integrator: rk4, cfl: 0.6, steps: 12}
+initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 7}
+output: {directory: out, series_every: 1, progress_every: 4, spectra_every: 0.05, checkpoint_every: 100,
+         fields: [velocity, scalars], fields_every: 100}
+"""
+
+
+def fields_of(path):
+    with h5py.File(path, "r") as f:
+        return {name: f[name][...] for name in FIELDS}, int(f.attrs["step"])
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    root = pathlib.Path(tmp)
+    (root / "run.yaml").write_text(CONFIG)
+    for ranks in (1, 2):
+        one, two = in_one_go_and_restarted(root / "run.yaml", ranks, root)
+        a, step_a = fields_of(one / "out/checkpoints/checkpoint.h5")
+        b, step_b = fields_of(two / "out/checkpoints/checkpoint.h5")
+        same = [name for name in FIELDS if np.array_equal(a[name], b[name])]
+        check(step_a == step_b == 12 and len(same) == len(FIELDS),
+              f"{ranks} rank(s): one go and restart give bitwise-identical fields (identical: {same})")
+
+    # From the 1-rank checkpoint at step 6, continue on 3 ranks.
+    three = root / "three"
+    three.mkdir()
+    kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=6", cwd=three)
+    r = kolmo(3, "run", str(root / "run.yaml"), "--restart", cwd=three)
+    check(r.returncode == 0, f"restart of a 1-rank run on 3 ranks ({r.stderr.strip()[:300]})")
+    a, _ = fields_of(root / "one_1/out/checkpoints/checkpoint.h5")
+    c, step_c = fields_of(three / "out/checkpoints/checkpoint.h5")
+    worst = max(np.abs(a[n] - c[n]).max() / np.abs(a[n]).max() for n in FIELDS)
+    check(step_c == 12 and worst <= 1e-10, f"restart on 3 ranks matches every field within round-off ({worst:.1e})")
+
+    # A damaged scalar dataset in checkpoint.h5 (step 12): the restart says so and continues from
+    # checkpoint.prev.h5 (step 6), to the same state as the run in one go.
+    damaged = root / "damaged"
+    shutil.copytree(root / "two_1", damaged)
+    flip_bit_in_chunk(damaged / "out/checkpoints/checkpoint.h5", "theta_hat", 5)
+    r = kolmo(1, "run", str(root / "run.yaml"), "--restart", "--set", "time.steps=12", cwd=damaged)
+    a, _ = fields_of(root / "one_1/out/checkpoints/checkpoint.h5")
+    d, step_d = fields_of(damaged / "out/checkpoints/checkpoint.h5")
+    check(r.returncode == 0 and "checkpoint.prev.h5" in r.stdout + r.stderr and step_d == 12 and
+          all(np.array_equal(a[n], d[n]) for n in FIELDS),
+          f"a flipped bit in theta_hat: restart from checkpoint.prev.h5 to the same state ({r.stderr.strip()[:200]})")
+
+    # What the run wrote, by name.
+    out = root / "one_1/out"
+    with h5py.File(out / "series.h5", "r") as f:
+        columns = set(f.keys())
+        wanted = {"theta_variance", "theta_dissipation", "theta_production", "theta_flux_z", "b_variance",
+                  "b_flux_z", "potential_energy", "buoyancy_flux"}
+        check(wanted <= columns, f"series.h5 has the scalars' and the buoyancy's columns ({sorted(wanted - columns)})")
+        # <b^2> / (2 N2) with N2 = 2: the potential energy column is the b variance's.
+        check(np.allclose(f["potential_energy"][...], f["b_variance"][...] / 4, rtol=1e-13),
+              "potential_energy = <b^2> / (2 N2)")
+    with h5py.File(out / "spectra.h5", "r") as f:
+        names = set(f.keys())
+        wanted = {"energy_spectrum", "theta_spectrum", "theta_transfer", "theta_flux", "b_spectrum"}
+        check(wanted <= names, f"spectra.h5 has a spectrum per field ({sorted(wanted - names)})")
+        variance = f["theta_spectrum"][0].sum()
+    with h5py.File(out / "series.h5", "r") as f:
+        check(abs(variance - f["theta_variance"][0] / 2) < 1e-12, "sum of E_theta(k) = <theta^2>/2 at the start")
+    dumps = sorted((out / "fields").glob("fields_*.h5"))
+    check(len(dumps) == 2, f"field dumps at the start and the end ({[d.name for d in dumps]})")
+    with h5py.File(dumps[-1], "r") as f:
+        check({"u", "v", "w", "theta", "b"} <= set(f.keys()), f"the dump holds the scalars ({sorted(f.keys())})")
+        theta = f["theta"][...]
+    xdmf = dumps[-1].with_suffix(".xmf").read_text()
+    check('Name="theta"' in xdmf and 'Name="b"' in xdmf, "the XDMF file describes theta and b")
+    # The dump is the checkpoint's theta transformed: the normalised coefficients' inverse real FFT times N.
+    modes, _ = fields_of(out / "checkpoints/checkpoint.h5")
+    spectral = modes["theta_hat"]
+    complex_modes = spectral["r"] + 1j * spectral["i"] if spectral.dtype.names else spectral
+    real = np.fft.irfftn(complex_modes, s=theta.shape) * theta.size
+    check(np.abs(real - theta).max() < 1e-12 * np.abs(theta).max(),
+          f"dumped theta = inverse FFT of the checkpoint's theta_hat ({np.abs(real - theta).max():.1e})")
+
+    # Initial scalar from a field dump and from a checkpoint: the run's first state holds it.
+    for source, name in ((dumps[-1], "dump"), (out / "checkpoints/checkpoint.h5", "checkpoint")):
+        start = root / f"from_{name}"
+        start.mkdir()
+        r = kolmo(2, "run", str(root / "run.yaml"), "--set", "time.steps=1", "--set", "physics.scalars[0].initial=",
+                  "--set", f"physics.scalars[0].initial={{type: file, file: '{source}'}}", "--set",
+                  "output.checkpoint_every=0", cwd=start)
+        check(r.returncode == 0, f"theta from a {name} ({r.stderr.strip()[:300]})")
+        with h5py.File(start / "out/fields/fields_000000.h5", "r") as f:
+            error = np.abs(f["theta"][...] - theta).max() / np.abs(theta).max()
+        check(error < 1e-12, f"theta read from a {name} is the field written there ({error:.1e})")
+
+    # A checkpoint without a field the run has is refused, naming the dataset, before anything is written.
+    extra = root / "extra"
+    extra.mkdir()
+    before = snapshot(root / "two_1/out")
+    r = kolmo(1, "run", str(root / "run.yaml"), "--checkpoint", str(root / "two_1/out/checkpoints/checkpoint.h5"),
+              "--set", "physics.scalars=[{name: theta, schmidt: 1}, {name: salt, schmidt: 2}]", cwd=extra)
+    check(r.returncode != 0 and "salt_hat" in r.stderr and not (extra / "out").exists(),
+          f"a checkpoint without salt_hat is refused, nothing written ({r.stderr.strip()[:200]})")
+    check(snapshot(root / "two_1/out") == before, "the checkpoint's run is left alone")
+
+    # Broken scalar input: one line naming the key, nothing written.
+    bad = root / "bad"
+    bad.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "physics.scalars[0].schmidt=-1", cwd=bad)
+    check(r.returncode != 0 and "physics.scalars[0].schmidt: must be > 0" in r.stderr and not (bad / "out").exists(),
+          f"a negative Schmidt number is refused before anything is written ({r.stderr.strip()[:200]})")
+
+finish()

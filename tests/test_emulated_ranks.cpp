@@ -1,0 +1,325 @@
+// Emulated ranks (FftOptions::emulated_ranks): one process doing one rank's work of a transform over P ranks,
+// the all-to-all replaced by local copies. Checked where the result does not depend on the other ranks'
+// data: one emulated rank is the real one-rank transform; a field that lives on rank 0's planes alone and
+// does not vary in y has all its spectrum in rank 0's chunk, so rank 0's emulated transforms equal serial
+// FFTW's of the whole field (other ranks would send zeros, and so do the loopback copies); with even slabs a
+// forward and backward pair returns any field. The profile's phases add up and the expected ones run.
+// On a GPU the fused route (packing in cuFFT's kernels) is checked against the copies, rank by rank.
+#include <fftw3.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <complex>
+#include <initializer_list>
+#include <vector>
+
+#include "fft/SlabFFT.hpp"
+#include "tests/TestSupport.hpp"
+
+using namespace kolmo;
+using namespace kolmo::fft;
+using kolmo::testing::global_max;
+
+namespace {
+
+template <class Real>
+double tolerance() {
+  return std::is_same_v<Real, double> ? 1e-13 : 2e-6;
+}
+
+// The routes of several ranks: copies, or packing in cuFFT's kernels with callbacks in the plane transforms
+// or with realigned planes (full transforms; dealiased ones take the plane callbacks either way).
+enum class Packing { copies, plane_callbacks, realigned };
+
+FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks) {
+  FftOptions options;
+  options.emulated_ranks = ranks;
+  options.emulated_rank = rank;
+  options.pack_in_ffts = packing != Packing::copies;
+  options.realigned_planes = packing == Packing::realigned;
+  return options;
+}
+
+// This rank's real slab of a field, or zero where filled is false.
+template <class Real>
+std::vector<Real> slab_of(const SlabLayout& l, double (*field)(long, long, long)) {
+  std::vector<Real> f(2 * l.alloc_complex(), Real(0));
+  for (long i = 0; i < l.x_count(); ++i)
+    for (long y = 0; y < l.ny(); ++y)
+      for (long z = 0; z < l.nz(); ++z)
+        f[(i * l.ny() + y) * l.nz() + z] = Real(field(l.x_offset() + i, y, z));
+  return f;
+}
+
+double random_field(long x, long y, long z) {
+  return kolmo::testing::random_value(x, y, z);
+}
+// Independent of y: its spectrum has ky = 0 only, which rank 0 holds.
+double y_independent_field(long x, long, long z) {
+  return kolmo::testing::random_value(x, 0, z);
+}
+
+// The largest difference between two arrays over the first `count` values, relative to b's largest value.
+template <class T>
+double relative_difference(const std::vector<T>& a, const std::vector<T>& b, std::size_t count) {
+  double difference = 0, scale = 0;
+  for (std::size_t m = 0; m < count; ++m) {
+    difference = std::max(difference, double(std::abs(a[m] - b[m])));
+    scale = std::max(scale, double(std::abs(b[m])));
+  }
+  return difference / std::max(scale, 1e-300);
+}
+template <class Real>
+double relative_difference(const std::vector<Complex<Real>>& a, const std::vector<Complex<Real>>& b,
+                           std::size_t count) {
+  double difference = 0, scale = 0;
+  for (std::size_t m = 0; m < count; ++m) {
+    difference = std::max(difference, std::hypot(double(a[m].re - b[m].re), double(a[m].im - b[m].im)));
+    scale = std::max(scale, std::hypot(double(b[m].re), double(b[m].im)));
+  }
+  return difference / std::max(scale, 1e-300);
+}
+
+// Rank 0 of P, a field living on rank 0's planes alone that does not vary in y, against serial FFTW of the
+// whole field (zero elsewhere): forward (full, and dealiased at the kept modes) and back.
+template <class Real>
+void check_rank_zero_alone(SlabFFT<Real>& fft, bool in_place) {
+  const auto& l = fft.layout();
+  const auto n = l.global();
+  Device& device = fft.device();
+  const long nzc = l.nzc();
+  std::vector<double> whole(n[0] * n[1] * n[2], 0.0);
+  for (long x = 0; x < l.x_count(); ++x)
+    for (long y = 0; y < n[1]; ++y)
+      for (long z = 0; z < n[2]; ++z) whole[(x * n[1] + y) * n[2] + z] = y_independent_field(x, y, z);
+  std::vector<std::complex<double>> reference(n[0] * n[1] * nzc);
+  fftw_plan plan = fftw_plan_dft_r2c_3d(int(n[0]), int(n[1]), int(n[2]), whole.data(),
+                                        reinterpret_cast<fftw_complex*>(reference.data()), FFTW_ESTIMATE);
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+
+  const std::vector<Real> f = slab_of<Real>(l, y_independent_field);
+  for (Modes modes : {Modes::all, Modes::dealiased}) {
+    INFO("dealiased " << (modes == Modes::dealiased) << ", in place " << in_place);
+    auto data = fft.make_real();
+    data.assign_from_host(f);
+    auto spectral_buffer = fft.make_spectral();
+    Complex<Real>* spectral =
+        in_place ? reinterpret_cast<Complex<Real>*>(data.data()) : spectral_buffer.data();
+    fft.forward(data.data(), spectral, modes);
+    std::vector<Complex<Real>> F(l.spectral_size());
+    device.copy_to_host(F.data(), spectral, sizeof(Complex<Real>) * F.size());
+    double error = 0, scale = 0;
+    for (long i = 0; i < n[0]; ++i)
+      for (long j = 0; j < l.y_count(); ++j)
+        for (long k = 0; k < nzc; ++k) {
+          if (modes == Modes::dealiased && !(SlabLayout::kept(j, n[1]) && k < l.kept_z())) continue;
+          const auto expected = reference[(i * n[1] + j) * nzc + k];
+          const auto& got = F[(i * l.y_count() + j) * nzc + k];
+          error = std::max(error, std::abs(std::complex<double>(got.re, got.im) - expected));
+          scale = std::max(scale, std::abs(expected));
+        }
+    CHECK(global_max(error / scale) < tolerance<Real>());
+    // Back (dealiased: the field's dealiased part, so compare with the full backward of the dealiased
+    // spectrum, zeros put in by hand).
+    if (modes == Modes::dealiased)
+      for (long i = 0; i < n[0]; ++i)
+        for (long j = 0; j < l.y_count(); ++j)
+          for (long k = 0; k < nzc; ++k)
+            if (!(SlabLayout::kept(j, n[1]) && k < l.kept_z())) F[(i * l.y_count() + j) * nzc + k] = {0, 0};
+    auto full = fft.make_spectral();
+    full.assign_from_host(F);
+    auto expected_back = fft.make_real(), back = fft.make_real();
+    fft.backward(full.data(), expected_back.data());
+    fft.backward(spectral, in_place ? data.data() : back.data(), modes);
+    std::vector<Real> g(l.real_size()), e(l.real_size());
+    device.copy_to_host(g.data(), in_place ? data.data() : back.data(), sizeof(Real) * g.size());
+    device.copy_to_host(e.data(), expected_back.data(), sizeof(Real) * e.size());
+    CHECK(global_max(relative_difference(g, e, g.size())) < tolerance<Real>());
+    if (modes == Modes::all) {
+      const double points = double(n[0]) * n[1] * n[2];
+      std::vector<Real> scaled(f.begin(), f.begin() + l.real_size());
+      for (auto& v : scaled) v = Real(v * points);
+      CHECK(global_max(relative_difference(g, scaled, g.size())) < tolerance<Real>());
+    }
+  }
+}
+
+// Whether every chunk this rank sends has the shape of the one it receives from the same peer.
+bool even(const SlabLayout& l) {
+  for (int q = 0; q < l.ranks(); ++q)
+    if (l.x_count(q) != l.x_count() || l.y_count(q) != l.y_count()) return false;
+  return true;
+}
+
+const std::vector<std::array<long, 3>> kUnevenGrids{{24, 20, 18}, {9, 7, 5}, {30, 12, 16}};
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("one emulated rank is the real one-rank transform", "[fft]", float, double) {
+  auto host = Device::create(Backend::host);
+  for (auto n : kUnevenGrids)
+    for (Modes modes : {Modes::all, Modes::dealiased}) {
+      SlabFFT<TestType> alone(n, MPI_COMM_SELF, host), one(n, MPI_COMM_WORLD, host, emulated(1, 0));
+      const auto& l = alone.layout();
+      auto f = slab_of<TestType>(l, random_field);
+      auto data = alone.make_real();
+      data.assign_from_host(f);
+      auto a = alone.make_spectral(), b = alone.make_spectral();
+      a.fill_zero();  // dealiased: what the transforms leave alone at dropped modes is the same
+      b.fill_zero();
+      alone.forward(data.data(), a.data(), modes);
+      one.forward(data.data(), b.data(), modes);
+      auto A = a.host_copy(), B = b.host_copy();
+      auto back_a = alone.make_real(), back_b = alone.make_real();
+      alone.backward(a.data(), back_a.data(), modes);
+      one.backward(a.data(), back_b.data(), modes);
+      const bool same = relative_difference(A, B, l.spectral_size()) == 0.0 &&
+                        relative_difference(back_a.host_copy(), back_b.host_copy(), l.real_size()) == 0.0;
+      CHECK(global_max(same ? 0.0 : 1.0) == 0.0);
+    }
+}
+
+TEMPLATE_TEST_CASE("rank 0 of P emulated transforms a field on its own planes as serial FFTW does", "[fft]",
+                   float, double) {
+  auto host = Device::create(Backend::host);
+  for (auto n : kUnevenGrids)
+    for (int ranks : {2, 3, 4}) {
+      SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, emulated(ranks, 0));
+      for (bool in_place : {false, true}) {
+        INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", " << ranks << " emulated ranks");
+        check_rank_zero_alone(fft, in_place);
+      }
+    }
+}
+
+TEST_CASE("with even slabs any emulated rank's forward and backward pair returns the field", "[fft]") {
+  auto host = Device::create(Backend::host);
+  const std::array<long, 3> n{24, 20, 18};
+  for (int ranks : {2, 4})
+    for (int rank = 0; rank < ranks; ++rank) {
+      SlabFFT<double> fft(n, MPI_COMM_WORLD, host, emulated(ranks, rank));
+      const auto& l = fft.layout();
+      auto f = slab_of<double>(l, random_field);
+      auto data = fft.make_real(), back = fft.make_real();
+      data.assign_from_host(f);
+      auto spectral = fft.make_spectral();
+      fft.forward(data.data(), spectral.data());
+      fft.backward(spectral.data(), back.data());
+      auto g = back.host_copy();
+      const double points = double(n[0]) * n[1] * n[2];
+      for (auto& v : f) v *= points;
+      CHECK(global_max(relative_difference(g, f, l.real_size())) < 1e-13);
+    }
+}
+
+TEST_CASE("a profile times every phase that runs, and they add up", "[fft]") {
+  auto host = Device::create(Backend::host);
+  for (int ranks : {1, 3})
+    for (Modes modes : {Modes::all, Modes::dealiased}) {
+      FftOptions options = emulated(ranks, 0);
+      options.profile = true;
+      SlabFFT<double> fft(std::array<long, 3>{24, 20, 18}, MPI_COMM_WORLD, host, options);
+      auto data = fft.make_real();
+      data.fill_zero();
+      auto spectral = fft.make_spectral();
+      for (int pair = 0; pair < 2; ++pair) {
+        fft.forward(data.data(), spectral.data(), modes);
+        fft.backward(spectral.data(), data.data(), modes);
+      }
+      const PhaseTimes& t = fft.times();
+      double sum = 0;
+      for (int p = 0; p < kPhaseCount; ++p) sum += t.forward[p] + t.backward[p];
+      bool ran = t.transforms == 4 && std::abs(sum - t.compute - t.communication) <= 1e-12 * sum;
+      // The phases each route has (one rank on the host: kept rows for dealiased transforms; several: the
+      // copies, the host having no fused route), and no other.
+      const bool dealiased = modes == Modes::dealiased;
+      bool forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
+      const auto expect = [](bool* phases, std::initializer_list<Phase> list) {
+        for (Phase p : list) phases[static_cast<int>(p)] = true;
+      };
+      expect(forward, {Phase::planes, Phase::x});
+      expect(backward, {Phase::x, Phase::planes});
+      if (ranks == 1 && dealiased) expect(backward, {Phase::zero});
+      if (ranks > 1) {
+        expect(forward, {Phase::pack, Phase::own_chunk, Phase::exchange});
+        expect(backward, {Phase::own_chunk, Phase::exchange, Phase::unpack});
+        if (dealiased) {
+          expect(forward, {Phase::unpack});
+          expect(backward, {Phase::pack, Phase::zero});
+        }
+      }
+      for (int p = 0; p < kPhaseCount; ++p)
+        ran = ran && (t.forward[p] > 0) == forward[p] && (t.backward[p] > 0) == backward[p];
+      INFO(ranks << " emulated rank(s), dealiased " << (modes == Modes::dealiased));
+      CHECK(global_max(ran ? 0.0 : 1.0) == 0.0);
+    }
+}
+
+// On a GPU: emulated ranks, each fused route against the copies, for the first and last rank of uneven
+// splits, full and dealiased, in place and out of place; and rank 0 against serial FFTW.
+TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do", "[fft][gpu]", float,
+                   double) {
+  auto gpu = kolmo::testing::gpu_or_skip("emulated ranks on the GPU");
+  if (!gpu) return;
+  // Two grids, two splits, first and last rank: each makes its own plans (cuFFT links the callbacks then).
+  for (auto n : {kUnevenGrids[0], kUnevenGrids[1]})
+    for (int ranks : {2, 3})
+      for (int rank : {0, ranks - 1}) {
+        SlabFFT<TestType> copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::copies)),
+            callbacks(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::plane_callbacks)),
+            realigned(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::realigned));
+        const auto& l = copies.layout();
+        const auto f = slab_of<TestType>(l, random_field);
+        for (bool in_place : {false, true})
+          for (Modes modes : {Modes::all, Modes::dealiased}) {
+            SlabFFT<TestType>* ffts[3] = {&copies, &callbacks, &realigned};
+            std::vector<Complex<TestType>> spectra[3];
+            std::vector<TestType> backs[3];
+            for (int w = 0; w < 3; ++w) {
+              INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << rank << " of " << ranks
+                           << ", dealiased " << (modes == Modes::dealiased) << ", in place " << in_place
+                           << ", route " << w << ": " << ffts[w]->packing_refusal());
+              CHECK(ffts[w]->packs_in_ffts(modes) == (w > 0));
+              auto data = copies.make_real(), back = copies.make_real();
+              data.assign_from_host(f);
+              auto spectral_buffer = copies.make_spectral();
+              auto* spectral =
+                  in_place ? reinterpret_cast<Complex<TestType>*>(data.data()) : spectral_buffer.data();
+              ffts[w]->forward(data.data(), spectral, modes);
+              spectra[w].resize(l.spectral_size());
+              gpu->copy_to_host(spectra[w].data(), spectral, spectra[w].size() * sizeof(Complex<TestType>));
+              ffts[w]->backward(spectral, in_place ? data.data() : back.data(), modes);
+              backs[w].resize(l.real_size());
+              gpu->copy_to_host(backs[w].data(), in_place ? data.data() : back.data(),
+                                backs[w].size() * sizeof(TestType));
+              // Dealiased forward transforms promise only the kept modes.
+              if (modes == Modes::dealiased)
+                for (long i = 0; i < l.nx(); ++i)
+                  for (long j = 0; j < l.y_count(); ++j)
+                    for (long k = 0; k < l.nzc(); ++k)
+                      if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
+                        spectra[w][(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+              // The loopback hands each peer's receive region this rank's chunk for that peer. The copies and
+              // the plane callbacks order chunks alike ([x][y][kz]); realigned planes order them [y][x][kz],
+              // which differs where a chunk sent and the one received have different shapes (uneven
+              // slabs): there the stand-ins differ, and the realigned route is held to FFTW below instead.
+              if (w == 0 || (w == 2 && !even(l))) continue;
+              CHECK(global_max(relative_difference(spectra[w], spectra[0], l.spectral_size())) <
+                    tolerance<TestType>());
+              CHECK(global_max(relative_difference(backs[w], backs[0], l.real_size())) <
+                    tolerance<TestType>());
+            }
+          }
+      }
+  for (auto n : kUnevenGrids)
+    for (int ranks : {2, 3})
+      for (Packing packing : {Packing::plane_callbacks, Packing::realigned}) {
+        SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, emulated(ranks, 0, packing));
+        for (bool in_place : {false, true}) {
+          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank 0 of " << ranks << " against FFTW, "
+                       << (packing == Packing::realigned ? "realigned planes" : "plane callbacks"));
+          check_rank_zero_alone(fft, in_place);
+        }
+      }
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On one GPU (the device tool): one rank's work of transforms over 2, 4 and 8 ranks (kolmo_fft_bench
+# --emulate-ranks), by the copies and by the fused route, full and dealiased, at 512^3 and 1024^3; the FFT's
+# GPU tests on 1 rank and on 2 ranks sharing the GPU (MPI staged through the host: NCCL refuses two ranks on
+# one GPU); the one-GPU pair against cuFFT's 3D plan. Logs under $OUT: phases.log (one line per case, for
+# tools/fft_model.py), emulated.log (the tables), gpu_tests_np1.log, gpu_tests_np2.log, one_gpu.log.
+# Build here (Release, sm_90), then, with DIR=/work/main/.device_<name>:
+#   mkdir -p $DIR && cp build/tests/kolmo_tests build/tools/kolmo_fft_bench tools/device_emulated_ranks.sh $DIR
+#   /work/shared/device/bundle $DIR/bundle.tar.xz $DIR/kolmo_tests $DIR/kolmo_fft_bench
+# and run `bash .device_<name>/device_emulated_ranks.sh .device_<name>` with that folder carried.
+set -uo pipefail
+dir=${1:-.device}
+tar xJf $dir/bundle.tar.xz -C /opt && source /opt/devbundle/env.sh && cd $dir
+out=${OUT:-/tmp}
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee $out/one_gpu.log
+start=$(date +%s)
+emulate() {  # n precision reps
+  timeout ${BENCH_TIMEOUT:-120} ./kolmo_fft_bench --n $1 --precision $2 --backend cuda \
+    --emulate-ranks ${RANKS:-2 4 8} --warmup 2 --reps $3 --log $out/phases.log >> $out/emulated.log 2>&1
+  echo "== emulated ranks, $1^3 $2: exit $?, at $(( $(date +%s) - start )) s"
+}
+tests() {  # ranks filter
+  timeout ${TEST_TIMEOUT:-150} mpiexec -n $1 ./kolmo_tests "$2" > $out/gpu_tests_np$1.log 2>&1
+  echo "== GPU tests, $1 rank(s): exit $?, at $(( $(date +%s) - start )) s"; tail -3 $out/gpu_tests_np$1.log
+}
+emulate 512 single 10
+emulate 512 double 10
+emulate 1024 single 7
+emulate 1024 double 7
+if [ -z "${SKIP_ONE_GPU:-}" ]; then
+  for n in 512 1024; do
+    for p in single double; do
+      timeout 60 ./kolmo_fft_bench --n $n --precision $p --backend cuda --warmup 3 --reps 10 >> $out/one_gpu.log 2>&1
+    done
+  done
+  echo "== one GPU against cuFFT, at $(( $(date +%s) - start )) s"; grep RESULT $out/one_gpu.log
+fi
+tests 1 "${TESTS_NP1:-[gpu]}"
+tests 2 "[gpu]"
+grep -E "^  (full|dealiased|\()" $out/emulated.log

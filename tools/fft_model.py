@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""A model of kolmo's distributed FFT pair (forward + backward) on P GPUs, from measured per-rank phases.
+
+Input: the lines that `kolmo_fft_bench --emulate-ranks P... --log FILE` writes (one rank's complete work of a
+P-rank transform on one GPU, the exchange by local copies; each phase timed with device events), e.g.
+docs/results/fft_emulated_ranks_h100_phases.log. For a pair on P GPUs of a target kind:
+
+  computation C  = the sum of rank 0's phases other than the exchange (rank 0 is the slowest rank), scaled
+                   from the GPU of the log to the target GPU by the ratio of their one-GPU pairs;
+  exchange    E  = the bytes rank 0 sends to other ranks in a pair / the link bandwidth per GPU;
+  no overlap     : C + E;
+  overlap (k pieces, as FftOptions::exchange_pieces does): per direction, the work before the exchange A
+                   (forward: plane FFTs, packing, own chunk; backward: x FFTs, packing, own chunk) and after
+                   it B (forward: x FFTs, unpacking; backward: unpacking, zeroing, plane FFTs), the exchange
+                   E/2 each way. Forward: (A + E/2)/k + (k-1)/k max(A, E/2) + B; backward the mirror image:
+                   A + (E/2 + B)/k + (k-1)/k max(E/2, B).
+
+2048^3 is not measured: its phases are those of 1024^3 times 8 (copies) or 8 x 11/10 (FFTs, N log N), its
+bytes times 8. This is a model, not a measurement.
+
+  /usr/bin/python3 tools/fft_model.py --phases docs/results/fft_emulated_ranks_h100_phases.log \\
+      --check docs/results/fft_bench_2xh200.log docs/results/fft_bench_2xh200_wire_dealiased.log
+"""
+import argparse
+import math
+import re
+import sys
+
+PHASES = ["planes", "pack", "own_chunk", "exchange", "x", "unpack", "zero"]
+# Before and after the exchange in each direction (see the module's text).
+BEFORE = {"fwd": ["planes", "pack", "own_chunk"], "bwd": ["x", "pack", "own_chunk"]}
+AFTER = {"fwd": ["x", "unpack", "zero"], "bwd": ["unpack", "zero", "planes"]}
+
+# One-GPU pairs of kolmo, ms, from ../shared/device/README.md ("Measured again 2026-11-23"): the ratio
+# H200 / H100 scales phases measured on an H100 to an H200. 2048^3 takes the 1024^3 ratio.
+ONE_GPU_PAIR_MS = {
+    "H100": {(512, "single"): 2.59, (512, "double"): 4.73, (1024, "single"): 19.9, (1024, "double"): 38.1},
+    "H200": {(512, "single"): 2.11, (512, "double"): 3.65, (1024, "single"): 15.8, (1024, "double"): 33.6},
+}
+
+# cuFFTXt's measured pairs on H200s, ms: ../shared/device/README.md and docs/results/fft_bench_2xh200*.log.
+CUFFTXT_MS = {
+    (2, 512, "single"): 1.78, (2, 512, "double"): 2.99, (2, 1024, "single"): 12.04, (2, 1024, "double"): 23.21,
+    (4, 1024, "single"): 7.86, (4, 2048, "single"): 74.4,
+    (8, 512, "single"): 3.63, (8, 1024, "single"): 6.74, (8, 1024, "double"): 11.7,
+    (8, 2048, "single"): 39.9, (8, 2048, "double"): 71.8,
+}
+
+
+def read_phases(path):
+    """PHASES lines as dicts keyed by (n, precision, modes, ranks, route)."""
+    cases = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("PHASES "):
+                continue
+            fields = dict(item.split("=", 1) for item in line.split()[1:])
+            case = {k: v for k, v in fields.items()}
+            for k, v in fields.items():
+                if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", v):
+                    case[k] = float(v)
+            key = (int(case["n"]), case["precision"], case["modes"], int(case["ranks"]), case["route"])
+            cases[key] = case
+    return cases
+
+
+def phase(case, direction, name):
+    return case[direction + "_" + name]
+
+
+def scaled(case, factor, bytes_factor=1.0):
+    """The case with every phase times factor (or a dict name -> factor) and its bytes times bytes_factor."""
+    out = dict(case)
+    for d in ("fwd", "bwd"):
+        for p in PHASES:
+            f = factor[p] if isinstance(factor, dict) else factor
+            out[d + "_" + p] = case[d + "_" + p] * f
+    out["sent_bytes"] = case["sent_bytes"] * bytes_factor
+    return out
+
+
+def computation(case):
+    return sum(phase(case, d, p) for d in ("fwd", "bwd") for p in PHASES if p != "exchange")
+
+
+def pair_ms(case, bandwidth_gbs, pieces=1):
+    """Modelled pair time, ms: without overlap for pieces = 1, else with the exchange in `pieces` pieces."""
+    exchange = case["sent_bytes"] / (bandwidth_gbs * 1e9) * 1e3
+    if pieces <= 1:
+        return computation(case) + exchange
+    k, half = float(pieces), exchange / 2
+    before = {d: sum(phase(case, d, p) for p in BEFORE[d]) for d in ("fwd", "bwd")}
+    after = {d: sum(phase(case, d, p) for p in AFTER[d]) for d in ("fwd", "bwd")}
+    forward = (before["fwd"] + half) / k + (k - 1) / k * max(before["fwd"], half) + after["fwd"]
+    backward = before["bwd"] + (half + after["bwd"]) / k + (k - 1) / k * max(half, after["bwd"])
+    return forward + backward
+
+
+def gpu_factor(n, precision, source, target):
+    size = min(n, 1024)
+    return ONE_GPU_PAIR_MS[target][(size, precision)] / ONE_GPU_PAIR_MS[source][(size, precision)]
+
+
+def case_for(cases, n, precision, modes, ranks, route):
+    """The measured case, or for 2048^3 the 1024^3 one extrapolated (None if neither was measured)."""
+    if (n, precision, modes, ranks, route) in cases:
+        return cases[(n, precision, modes, ranks, route)]
+    base = cases.get((n // 2, precision, modes, ranks, route))
+    if n != 2048 or base is None:
+        return None
+    ratio = math.log2(n) / math.log2(n // 2)
+    factors = {p: 8 * ratio if p in ("planes", "x") else 8.0 for p in PHASES}
+    return scaled(base, factors, 8.0)
+
+
+def parse_bandwidths(text):
+    return {int(p): float(b) for p, b in (item.split(":") for item in text.split(","))}
+
+
+def check(cases, logs, bandwidths, source, target):
+    """Modelled against measured pairs in fft_bench logs (2 GPUs, NCCL, the copies, no pieces)."""
+    rows, worst = [], 0.0
+    for path in logs:
+        with open(path) as f:
+            header = ""
+            for line in f:
+                if line.startswith("kolmo slab FFT"):
+                    header = line
+                m = re.search(r"RESULT n=(\d+)x\d+x\d+ (single|double)(\S*) gpus=(\d+) kolmo ([0-9.]+) ms", line)
+                if not m or "exchange nccl" not in header:
+                    continue
+                n, precision, flags, gpus, measured = int(m[1]), m[2], m[3], int(m[4]), float(m[5])
+                if "single-wire" in flags:
+                    continue  # the wire format is not modelled
+                modes = "dealiased" if "dealiased" in flags else "full"
+                case = case_for(cases, n, precision, modes, gpus, "copies")
+                if case is None:
+                    continue
+                model = pair_ms(scaled(case, gpu_factor(n, precision, source, target)), bandwidths[gpus])
+                error = model / measured - 1
+                worst = max(worst, abs(error))
+                rows.append((n, precision, modes, gpus, measured, model, error))
+    return rows, worst
+
+
+def measured_table(cases, routes):
+    """The measured per-phase table, markdown: ms per pair (forward + backward) of each phase, routes
+    compared (e.g. {"before": "copies", "after": "realigned"}, the after route by modes)."""
+    print("| grid | precision | modes | P | route | plane FFTs | packing | own chunk | x FFTs | unpacking | zeroing | "
+          "computation | one GPU / P | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for n in (512, 1024):
+        for precision in ("single", "double"):
+            for modes in ("full", "dealiased"):
+                for ranks in (2, 4, 8):
+                    for label, route in routes.items():
+                        route = route[modes] if isinstance(route, dict) else route
+                        case = cases.get((n, precision, modes, ranks, route))
+                        if case is None:
+                            continue
+                        each = [phase(case, "fwd", p) + phase(case, "bwd", p)
+                                for p in ("planes", "pack", "own_chunk", "x", "unpack", "zero")]
+                        ideal = case["one_gpu_pair_ms"] / ranks
+                        print(f"| {n}^3 | {precision} | {modes} | {ranks} | {label} ({route}) | "
+                              + " | ".join(f"{t:.3f}" for t in each)
+                              + f" | {computation(case):.3f} | {ideal:.3f} | {computation(case) / ideal:.2f} |")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--phases", required=True, help="log of kolmo_fft_bench --emulate-ranks --log")
+    parser.add_argument("--source", default="H100", choices=sorted(ONE_GPU_PAIR_MS), help="GPU of the log")
+    parser.add_argument("--target", default="H200", choices=sorted(ONE_GPU_PAIR_MS), help="GPU modelled")
+    parser.add_argument("--bandwidth", default="2:306,4:330,8:330",
+                        help="link bandwidth per GPU, GB/s, by GPU count (NCCL: 306 on 2 x H200, 330 on 8)")
+    parser.add_argument("--pieces", type=int, default=4, help="pieces of the overlapped exchange")
+    parser.add_argument("--check", nargs="*", default=[], help="fft_bench logs of measured pairs to compare")
+    parser.add_argument("--tolerance", type=float, default=0.15, help="--check fails beyond this relative error")
+    parser.add_argument("--measured", action="store_true", help="print the measured per-phase table first")
+    args = parser.parse_args(argv)
+    cases = read_phases(args.phases)
+    after_route = {"full": "realigned", "dealiased": "fused"}
+    if args.measured:
+        print("Measured: one rank's work per pair (ms, device events, medians), rank 0 of P, the exchange left out")
+        measured_table(cases, {"before": "copies", "after": after_route})
+        print()
+    bandwidths = parse_bandwidths(args.bandwidth)
+    status = 0
+    if args.check:
+        rows, worst = check(cases, args.check, bandwidths, args.source, args.target)
+        print(f"Check: the model (phases of the copies on an {args.source}, scaled to an {args.target} by the one-GPU "
+              f"pair ratio, link {bandwidths[2]:.0f} GB/s per GPU, no overlap) against measured 2-GPU pairs")
+        print("| grid | precision | modes | GPUs | measured | model | error |")
+        print("|---|---|---|---|---|---|---|")
+        for n, precision, modes, gpus, measured, model, error in rows:
+            print(f"| {n}^3 | {precision} | {modes} | {gpus} | {measured:.2f} ms | {model:.2f} ms | {100 * error:+.1f}% |")
+        print(f"largest error {100 * worst:.1f}% (tolerance {100 * args.tolerance:.0f}%)\n")
+        status = 0 if rows and worst <= args.tolerance else 1
+    print(f"Model (not a measurement): pair on P {args.target} GPUs from one {args.source}'s emulated per-rank "
+          f"phases; link {args.bandwidth} GB/s per GPU; overlap = exchange in {args.pieces} pieces; "
+          "2048^3 extrapolated from 1024^3")
+    print("| P | grid | precision | modes | before: no overlap | after: no overlap | after: overlap | "
+          "cuFFTXt measured |")
+    print("|---|---|---|---|---|---|---|---|")
+    for ranks in (2, 4, 8):
+        for n in (512, 1024, 2048):
+            for precision in ("single", "double"):
+                for modes in ("full", "dealiased"):
+                    before = case_for(cases, n, precision, modes, ranks, "copies")
+                    after = case_for(cases, n, precision, modes, ranks, after_route[modes])
+                    if before is None or after is None:
+                        continue
+                    factor = gpu_factor(n, precision, args.source, args.target)
+                    before, after = scaled(before, factor), scaled(after, factor)
+                    bw = bandwidths[ranks]
+                    xt = CUFFTXT_MS.get((ranks, n, precision)) if modes == "full" else None
+                    print(f"| {ranks} | {n}^3 | {precision} | {modes} | {pair_ms(before, bw):.2f} ms | "
+                          f"{pair_ms(after, bw):.2f} ms | {pair_ms(after, bw, args.pieces):.2f} ms | "
+                          f"{f'{xt:.2f} ms' if xt else ''} |")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
