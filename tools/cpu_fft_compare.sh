@@ -76,10 +76,21 @@ for config in $configs; do
     for p in $precisions; do
       if [ "$ranks" -eq 1 ]; then
         for modes in "" "--dealiased"; do
-          wait_for_quiet
-          echo "-- load $(load)"
-          OMP_NUM_THREADS=$threads mpiexec -n 1 "$bench" --n "$n" --precision "$p" --backend host --reps "$reps" \
-            "${wisdom[@]}" $modes
+          ratios=() cpu_ratios=() min_ratios=()
+          for round in $(seq "$rounds"); do
+            wait_for_quiet
+            echo "-- round $round, load $(load)"
+            out=$(OMP_NUM_THREADS=$threads mpiexec -n 1 "$bench" --n "$n" --precision "$p" --backend host \
+              --reps "$reps" "${wisdom[@]}" $modes)
+            echo "$out"
+            ratios+=("$(sed -n 's/.*RESULT.* ratio \([0-9.]*\) cpu_ratio.*/\1/p' <<< "$out")")
+            cpu_ratios+=("$(sed -n 's/.*RESULT.* cpu_ratio \([0-9.]*\).*/\1/p' <<< "$out")")
+            min_ratios+=("$(sed -n 's/.*RESULT.* min_ratio \([0-9.]*\).*/\1/p' <<< "$out")")
+          done
+          echo "SUMMARY n=${n}^3 $p${modes:++dealiased} ranks=1 threads=$threads kolmo/FFTW3D: wall ratio" \
+            "$(printf '%s\n' "${ratios[@]}" | median), processor-time ratio" \
+            "$(printf '%s\n' "${cpu_ratios[@]}" | median), fastest pairs' ratio" \
+            "$(printf '%s\n' "${min_ratios[@]}" | median) (medians of $rounds runs, load $(load))"
         done
         continue
       fi
