@@ -9,6 +9,7 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/SlabLayout.hpp"
+#include "io/SlabTransfer.hpp"
 
 namespace kolmo::app {
 
@@ -66,26 +67,36 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
 
   double fields = 0, host_slabs = 0;
   if (config.problem == io::Problem::navier_stokes) {
-    const bool accumulate = config.time.integrator != solver::Integrator::rk2;
-    const int vectors = accumulate ? 4 : 3;
+    // The velocity 3, its stage input 3, the extra field 2 (divergence form) or 3 (rotational) and the
+    // accumulator 3 of rk3 and rk4 (solver/NavierStokes.hpp).
+    const bool accumulate = solver::needs_accumulator(config.time.integrator);
+    const auto& physics = config.physics;
+    const bool rotation = physics.rotation != std::array<double, 3>{0, 0, 0};
+    const solver::NonlinearForm form = solver::nonlinear_form_used(
+        physics.nonlinear_form, rotation, physics.forcing.type == solver::ForcingKind::linear);
+    const int velocity_slabs = 6 + (form == solver::NonlinearForm::divergence ? 2 : 3) + (accumulate ? 3 : 0);
     // Per scalar (solver/NavierStokes.hpp): state, gradient 3, accumulator; b also its spectral stage input.
     const int scalars = static_cast<int>(config.physics.scalars.size()),
               buoyant = config.physics.buoyancy.type == io::BuoyancyType::boussinesq ? 1 : 0;
     const int scalar_slabs = (scalars + buoyant) * (4 + (accumulate ? 1 : 0)) + buoyant;
-    fields = (3 * vectors + scalar_slabs) * slab + band_forcing_bytes(config, complex_bytes);
+    fields = (velocity_slabs + scalar_slabs) * slab + band_forcing_bytes(config, complex_bytes);
     int dumped = 0;  // real slabs of one field dump
     if (config.output.fields_every > 0)
       for (io::OutputField field : config.output.fields)
         dumped += field == io::OutputField::pressure  ? 1
                   : field == io::OutputField::scalars ? scalars + buoyant
                                                       : 3;
+    // A dump passes through a buffer of at most io::kTransposeBytes to store fields x fastest.
+    const double transpose = dumped > 0 ? std::min(real_slab, double(io::kTransposeBytes)) : 0;
     const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
     // A checkpoint (or a restart) holds every field's spectral slabs on the host at once.
-    host_slabs = std::max({dumped * real_slab, (3 + scalars + buoyant) * spectral_slab, initial_file});
+    host_slabs =
+        std::max({dumped * real_slab + transpose, (3 + scalars + buoyant) * spectral_slab, initial_file});
   } else {
     fields = 2 * slab;
     const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;
-    host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab;
+    host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab +
+                 std::min(real_slab, double(io::kTransposeBytes));  // the dump's buffer, as above
   }
   MemoryEstimate estimate;
   // + the FFT's scratch slab; on several GPU ranks the slab chunks arrive in when cuFFT's kernels pack

@@ -37,4 +37,8 @@ if(KOLMO_BUILD_TESTS)
            COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_fields.py --kolmo $<TARGET_FILE:kolmo>
                    --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
   set_tests_properties(app_fields PROPERTIES TIMEOUT 900)
+  add_test(NAME app_paraview
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_paraview.py --kolmo $<TARGET_FILE:kolmo>
+                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
+  set_tests_properties(app_paraview PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
 endif()

@@ -3,6 +3,7 @@
 
 #include "core/CudaCheck.hpp"
 #include "core/Device.hpp"
+#include "core/UniqueHandle.hpp"
 
 namespace kolmo {
 
@@ -12,9 +13,10 @@ class CudaDevice final : public Device {
  public:
   explicit CudaDevice(int index) : index_(index) {
     KOLMO_CHECK_CUDA(cudaSetDevice(index_));
-    KOLMO_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    cudaStream_t stream = nullptr;
+    KOLMO_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    stream_ = UniqueHandle<cudaStream_t, cudaStreamDestroy>(stream);
   }
-  ~CudaDevice() override { cudaStreamDestroy(stream_); }
 
   Backend backend() const override { return Backend::cuda; }
   std::string name() const override {
@@ -38,12 +40,13 @@ class CudaDevice final : public Device {
   }
   void release(void* pointer) noexcept override { cudaFree(pointer); }
   void copy(void* dst, const void* src, std::size_t bytes) override {
-    KOLMO_CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_));
+    KOLMO_CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream_.get()));
   }
   void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                std::size_t rows) override {
     if (rows == 0 || width == 0) return;
-    KOLMO_CHECK_CUDA(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, stream_));
+    KOLMO_CHECK_CUDA(
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, stream_.get()));
   }
   void copy_3d(void* dst, std::size_t dpitch, std::size_t drows, const void* src, std::size_t spitch,
                std::size_t srows, std::size_t width, std::size_t rows, std::size_t depth) override {
@@ -53,30 +56,30 @@ class CudaDevice final : public Device {
     parameters.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, drows);
     parameters.extent = make_cudaExtent(width, rows, depth);
     parameters.kind = cudaMemcpyDefault;
-    KOLMO_CHECK_CUDA(cudaMemcpy3DAsync(&parameters, stream_));
+    KOLMO_CHECK_CUDA(cudaMemcpy3DAsync(&parameters, stream_.get()));
   }
   void fill_zero(void* dst, std::size_t bytes) override {
-    KOLMO_CHECK_CUDA(cudaMemsetAsync(dst, 0, bytes, stream_));
+    KOLMO_CHECK_CUDA(cudaMemsetAsync(dst, 0, bytes, stream_.get()));
   }
   void fill_zero_2d(void* dst, std::size_t pitch, std::size_t width, std::size_t rows) override {
     if (rows == 0 || width == 0) return;
-    KOLMO_CHECK_CUDA(cudaMemset2DAsync(dst, pitch, 0, width, rows, stream_));
+    KOLMO_CHECK_CUDA(cudaMemset2DAsync(dst, pitch, 0, width, rows, stream_.get()));
   }
   void copy_to_host(void* host, const void* src, std::size_t bytes) override {
-    KOLMO_CHECK_CUDA(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDefault, stream_));
+    KOLMO_CHECK_CUDA(cudaMemcpyAsync(host, src, bytes, cudaMemcpyDefault, stream_.get()));
     synchronize();
   }
   void copy_from_host(void* dst, const void* host, std::size_t bytes) override {
-    KOLMO_CHECK_CUDA(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyDefault, stream_));
+    KOLMO_CHECK_CUDA(cudaMemcpyAsync(dst, host, bytes, cudaMemcpyDefault, stream_.get()));
     synchronize();
   }
-  void synchronize() override { KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream_)); }
-  void* stream() const override { return stream_; }
+  void synchronize() override { KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream_.get())); }
+  void* stream() const override { return stream_.get(); }
   int index() const override { return index_; }
 
  private:
   int index_;
-  cudaStream_t stream_ = nullptr;
+  UniqueHandle<cudaStream_t, cudaStreamDestroy> stream_;
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "core/Buffer.hpp"
 #include "core/CudaCheck.hpp"
 #include "core/Error.hpp"
+#include "core/UniqueHandle.hpp"
 #include "fft/ChunkRoutes.hpp"
 #include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
@@ -55,17 +56,18 @@ struct CufftTypes<float> {
   static constexpr const char* store_lines = "kolmo_store_lines_float";
 };
 
-// One cuFFT plan handle (RAII).
+// One cuFFT plan, created with the object (shapes are set later, by cufftMakePlan*).
 class Plan {
  public:
-  Plan() { KOLMO_CHECK_CUFFT(cufftCreate(&handle_)); }
-  ~Plan() { cufftDestroy(handle_); }
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
-  cufftHandle get() const { return handle_; }
+  Plan() {
+    cufftHandle handle = 0;
+    KOLMO_CHECK_CUFFT(cufftCreate(&handle));
+    handle_ = UniqueHandle<cufftHandle, cufftDestroy>(handle);
+  }
+  cufftHandle get() const { return handle_.get(); }
 
  private:
-  cufftHandle handle_ = 0;
+  UniqueHandle<cufftHandle, cufftDestroy> handle_;
 };
 
 // A callback for a plan: its function in one of the embedded LTO-IR files, and its caller info (a device

@@ -4,6 +4,7 @@
 
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
+#include "core/UniqueHandle.hpp"
 #include "fft/Exchange.hpp"
 
 namespace kolmo::fft {
@@ -60,6 +61,14 @@ ExchangeMethod resolve(ExchangeMethod method, const Device& device, MPI_Comm com
 
 namespace {
 
+// MPI handles may outlive MPI (a static or late-destroyed object): free them only while MPI runs.
+void free_while_mpi_runs(MPI_Datatype type) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Type_free(&type);
+}
+using Datatype = UniqueHandle<MPI_Datatype, free_while_mpi_runs>;
+
 // Chunks are whole complex values, so 8 bytes is a unit of every chunk; counting in units keeps MPI's int
 // counts valid up to 16 GiB per message.
 constexpr std::size_t kUnit = 8;
@@ -96,18 +105,15 @@ class MpiExchange final : public Exchange {
       : method_(method), comm_(comm), device_(device) {
     KOLMO_CHECK_MPI(MPI_Comm_rank(comm_, &rank_));
     KOLMO_CHECK_MPI(MPI_Comm_size(comm_, &size_));
-    KOLMO_CHECK_MPI(MPI_Type_contiguous(static_cast<int>(kUnit), MPI_BYTE, &unit_));
-    KOLMO_CHECK_MPI(MPI_Type_commit(&unit_));
+    MPI_Datatype unit = MPI_DATATYPE_NULL;
+    KOLMO_CHECK_MPI(MPI_Type_contiguous(static_cast<int>(kUnit), MPI_BYTE, &unit));
+    KOLMO_CHECK_MPI(MPI_Type_commit(&unit));
+    unit_ = Datatype(unit);
     staged_ = device->backend() == Backend::cuda && !cuda_aware;
     if (staged_) {
       send_stage_ = std::make_unique<Staging>(Backend::cuda, max_bytes);
       recv_stage_ = std::make_unique<Staging>(Backend::cuda, max_bytes);
     }
-  }
-  ~MpiExchange() override {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Type_free(&unit_);
   }
 
   ExchangeMethod method() const override { return method_; }
@@ -185,14 +191,14 @@ class MpiExchange final : public Exchange {
     for (int step = 1; step < size_; ++step) {
       int q = (rank_ + size_ - step) % size_;
       requests.emplace_back();
-      KOLMO_CHECK_MPI(MPI_Irecv(recv + chunks.recv_offset[q], units(chunks.recv_bytes[q]), unit_, q, tag,
-                                comm_, &requests.back()));
+      KOLMO_CHECK_MPI(MPI_Irecv(recv + chunks.recv_offset[q], units(chunks.recv_bytes[q]), unit_.get(), q,
+                                tag, comm_, &requests.back()));
     }
     for (int step = 1; step < size_; ++step) {
       int q = (rank_ + step) % size_;
       requests.emplace_back();
-      KOLMO_CHECK_MPI(MPI_Isend(send + chunks.send_offset[q], units(chunks.send_bytes[q]), unit_, q, tag,
-                                comm_, &requests.back()));
+      KOLMO_CHECK_MPI(MPI_Isend(send + chunks.send_offset[q], units(chunks.send_bytes[q]), unit_.get(), q,
+                                tag, comm_, &requests.back()));
     }
   }
 
@@ -205,15 +211,15 @@ class MpiExchange final : public Exchange {
       send_displs[q] = units(chunks.send_offset[q]);
       recv_displs[q] = units(chunks.recv_offset[q]);
     }
-    KOLMO_CHECK_MPI(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), unit_, recv,
-                                  recv_counts.data(), recv_displs.data(), unit_, comm_));
+    KOLMO_CHECK_MPI(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), unit_.get(), recv,
+                                  recv_counts.data(), recv_displs.data(), unit_.get(), comm_));
   }
 
   ExchangeMethod method_;
   MPI_Comm comm_;
   std::shared_ptr<Device> device_;
   int rank_ = 0, size_ = 1;
-  MPI_Datatype unit_ = MPI_DATATYPE_NULL;
+  Datatype unit_;
   bool staged_ = false;
   std::unique_ptr<Staging> send_stage_, recv_stage_;
   std::vector<Pending> pending_;  // by piece

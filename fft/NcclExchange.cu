@@ -8,6 +8,7 @@
 
 #include "core/CudaCheck.hpp"
 #include "core/Error.hpp"
+#include "core/UniqueHandle.hpp"
 #include "fft/Exchange.hpp"
 
 #define KOLMO_CHECK_NCCL(call)                                                             \
@@ -30,13 +31,9 @@ class NcclExchange final : public Exchange {
     if (rank_ == 0) KOLMO_CHECK_NCCL(ncclGetUniqueId(&id));
     KOLMO_CHECK_MPI(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm));
     KOLMO_CHECK_CUDA(cudaSetDevice(device->index()));
-    KOLMO_CHECK_NCCL(ncclCommInitRank(&comm_, size_, id, rank_));
-  }
-  ~NcclExchange() override {
-    if (comm_ != nullptr) ncclCommDestroy(comm_);
-    for (cudaEvent_t event : done_) cudaEventDestroy(event);
-    if (ready_ != nullptr) cudaEventDestroy(ready_);
-    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    ncclComm_t comm_here = nullptr;
+    KOLMO_CHECK_NCCL(ncclCommInitRank(&comm_here, size_, id, rank_));
+    comm_ = NcclComm(comm_here);
   }
   ExchangeMethod method() const override { return ExchangeMethod::nccl; }
 
@@ -49,27 +46,27 @@ class NcclExchange final : public Exchange {
   // finish.
   void start(const void* send, void* recv, const Chunks& chunks, int piece) override {
     auto compute = static_cast<cudaStream_t>(device_->stream());
-    if (stream_ == nullptr) {
+    if (!stream_) {
       // The highest priority: NCCL's kernels start as soon as their data are ready, rather than queueing
       // behind the FFT kernels that fill the GPU meanwhile.
       int least = 0, greatest = 0;
       KOLMO_CHECK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-      KOLMO_CHECK_CUDA(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
-      KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+      cudaStream_t stream = nullptr;
+      KOLMO_CHECK_CUDA(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
+      stream_ = Stream(stream);
+      ready_ = untimed_event();
     }
-    while (static_cast<int>(done_.size()) <= piece) {
-      done_.push_back(nullptr);
-      KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&done_.back(), cudaEventDisableTiming));
-    }
-    KOLMO_CHECK_CUDA(cudaEventRecord(ready_, compute));
-    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream_, ready_, 0));
-    exchange(send, recv, chunks, stream_);
-    KOLMO_CHECK_CUDA(cudaEventRecord(done_[piece], stream_));
+    while (static_cast<int>(done_.size()) <= piece) done_.push_back(untimed_event());
+    KOLMO_CHECK_CUDA(cudaEventRecord(ready_.get(), compute));
+    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream_.get(), ready_.get(), 0));
+    exchange(send, recv, chunks, stream_.get());
+    KOLMO_CHECK_CUDA(cudaEventRecord(done_[piece].get(), stream_.get()));
   }
   void finish(int piece) override {
     if (piece >= static_cast<int>(done_.size()))
       throw Error("internal: exchange piece " + std::to_string(piece) + " finished but not started");
-    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(static_cast<cudaStream_t>(device_->stream()), done_[piece], 0));
+    KOLMO_CHECK_CUDA(
+        cudaStreamWaitEvent(static_cast<cudaStream_t>(device_->stream()), done_[piece].get(), 0));
   }
 
  private:
@@ -82,20 +79,30 @@ class NcclExchange final : public Exchange {
     for (int step = 1; step < size_; ++step) {
       int to = (rank_ + step) % size_, from = (rank_ + size_ - step) % size_;
       KOLMO_CHECK_NCCL(
-          ncclSend(s + chunks.send_offset[to], chunks.send_bytes[to], ncclChar, to, comm_, stream));
-      KOLMO_CHECK_NCCL(
-          ncclRecv(r + chunks.recv_offset[from], chunks.recv_bytes[from], ncclChar, from, comm_, stream));
+          ncclSend(s + chunks.send_offset[to], chunks.send_bytes[to], ncclChar, to, comm_.get(), stream));
+      KOLMO_CHECK_NCCL(ncclRecv(r + chunks.recv_offset[from], chunks.recv_bytes[from], ncclChar, from,
+                                comm_.get(), stream));
     }
     KOLMO_CHECK_NCCL(ncclGroupEnd());
   }
 
+  using NcclComm = UniqueHandle<ncclComm_t, ncclCommDestroy>;
+  using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
+  using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
+
+  static Event untimed_event() {
+    cudaEvent_t event = nullptr;
+    KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    return Event(event);
+  }
+
   std::shared_ptr<Device> device_;
   int rank_ = 0, size_ = 1;
-  ncclComm_t comm_ = nullptr;
-  // Pipelined pieces only: NCCL's stream, the event it waits on, and one completion event per piece.
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t ready_ = nullptr;
-  std::vector<cudaEvent_t> done_;
+  // Pipelined pieces only: NCCL's stream, the event it waits on, one completion event per piece.
+  Stream stream_;
+  Event ready_;
+  std::vector<Event> done_;
+  NcclComm comm_;  // declared last, destroyed first: before the stream and events its work used
 };
 
 }  // namespace

@@ -57,40 +57,16 @@
 #include "core/Communicator.hpp"
 #include "core/CudaCheck.hpp"
 #include "core/Error.hpp"
+#include "core/UniqueHandle.hpp"
 #include "fft/Exchange.hpp"
 
 namespace kolmo::fft {
 
 namespace {
 
-// A CUDA handle owned: released once, by release, when the owner goes. Move-only.
-template <class Handle, auto release>
-class Owned {
- public:
-  Owned() = default;
-  explicit Owned(Handle handle) : handle_(handle) {}
-  ~Owned() { reset(); }
-  Owned(Owned&& other) noexcept : handle_(std::exchange(other.handle_, Handle{})) {}
-  Owned& operator=(Owned&& other) noexcept {
-    if (this != &other) {
-      reset();
-      handle_ = std::exchange(other.handle_, Handle{});
-    }
-    return *this;
-  }
-  Handle get() const { return handle_; }
-
- private:
-  void reset() {
-    if (handle_) release(handle_);
-    handle_ = Handle{};
-  }
-  Handle handle_{};
-};
-
-using Event = Owned<cudaEvent_t, cudaEventDestroy>;  // own events and opened IPC events alike
-using Stream = Owned<cudaStream_t, cudaStreamDestroy>;
-using Mapping = Owned<void*, cudaIpcCloseMemHandle>;  // a peer's allocation opened here
+using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;  // own events and opened IPC events alike
+using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
+using Mapping = UniqueHandle<void*, cudaIpcCloseMemHandle>;  // a peer's allocation opened here
 
 Event interprocess_event() {
   cudaEvent_t event = nullptr;

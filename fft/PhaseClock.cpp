@@ -4,6 +4,7 @@
 
 #if defined(KOLMO_HAVE_CUDA)
 #include "core/CudaCheck.hpp"
+#include "core/UniqueHandle.hpp"
 #endif
 
 namespace kolmo::fft {
@@ -12,10 +13,7 @@ namespace kolmo::fft {
 struct PhaseClock::Marks {
   std::vector<std::chrono::steady_clock::time_point> host;
 #if defined(KOLMO_HAVE_CUDA)
-  std::vector<cudaEvent_t> events;
-  ~Marks() {
-    for (cudaEvent_t event : events) cudaEventDestroy(event);
-  }
+  std::vector<UniqueHandle<cudaEvent_t, cudaEventDestroy>> events;
 #endif
 };
 
@@ -35,10 +33,11 @@ void PhaseClock::lap(int slot) {
   if (device_->backend() == Backend::cuda) {
     auto& events = marks_->events;
     while (events.size() <= mark) {
-      events.push_back(nullptr);
-      KOLMO_CHECK_CUDA(cudaEventCreate(&events.back()));
+      cudaEvent_t event = nullptr;
+      KOLMO_CHECK_CUDA(cudaEventCreate(&event));
+      events.emplace_back(event);
     }
-    KOLMO_CHECK_CUDA(cudaEventRecord(events[mark], static_cast<cudaStream_t>(device_->stream())));
+    KOLMO_CHECK_CUDA(cudaEventRecord(events[mark].get(), static_cast<cudaStream_t>(device_->stream())));
     return;
   }
 #endif
@@ -52,10 +51,10 @@ void PhaseClock::add_to(double* seconds) {
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) {
     const auto& events = marks_->events;
-    KOLMO_CHECK_CUDA(cudaEventSynchronize(events[slots_.size()]));
+    KOLMO_CHECK_CUDA(cudaEventSynchronize(events[slots_.size()].get()));
     for (std::size_t i = 0; i < slots_.size(); ++i) {
       float ms = 0;
-      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, events[i], events[i + 1]));
+      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, events[i].get(), events[i + 1].get()));
       seconds[slots_[i]] += ms * 1e-3;
     }
     slots_.clear();

@@ -601,6 +601,7 @@ void read_fields(Reader& in, RunConfig& config) {
 
 void read_physics(Reader& in, RunConfig& config) {
   config.physics.viscosity = in.get<double>("physics.viscosity");
+  config.physics.nonlinear_form = in.choice<NonlinearForm>("physics.nonlinear_form");
   ForcingConfig& forcing = config.physics.forcing;
   forcing.type = in.choice<ForcingKind>("physics.forcing.type");
   if (forcing.type == ForcingKind::band) {
@@ -903,6 +904,7 @@ std::string to_yaml(const RunConfig& config) {
   if (config.problem == Problem::navier_stokes) {
     const PhysicsConfig& physics = config.physics;
     out.put("physics.viscosity", real_text(physics.viscosity));
+    out.put("physics.nonlinear_form", solver::to_string(physics.nonlinear_form));
     out.put("physics.forcing.type", solver::to_string(physics.forcing.type));
     if (physics.forcing.type == ForcingKind::band) {
       out.put("physics.forcing.k_min", real_text(physics.forcing.k_min));

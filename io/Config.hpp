@@ -38,7 +38,8 @@
 namespace kolmo::io {
 
 // The enums' values are in the order of the names in the schema's allowed column. The solver's options
-// (integrator, forcing, spectrum shape) are the solver's own enums (solver/Options.hpp), with the same names.
+// (integrator, nonlinear form, forcing, spectrum shape) are the solver's own enums (solver/Options.hpp), with
+// the same names.
 enum class Precision { float32, float64 };  // "single", "double"
 enum class BackendChoice { automatic, host, cuda };
 enum class Problem { navier_stokes, poisson };
@@ -49,6 +50,7 @@ enum class OutputField { velocity, vorticity, pressure, scalars };
 enum class RhsType { manufactured, file };
 using solver::ForcingKind;
 using solver::Integrator;
+using solver::NonlinearForm;
 using solver::SpectrumShape;
 
 struct GridConfig {
@@ -106,6 +108,7 @@ struct BuoyancyConfig {
 
 struct PhysicsConfig {
   double viscosity{};
+  NonlinearForm nonlinear_form{};
   ForcingConfig forcing;
   std::array<double, 3> rotation{};  // Omega
   BuoyancyConfig buoyancy;

@@ -38,6 +38,10 @@ constexpr std::array keys = {
               "what to solve: incompressible Navier-Stokes in time, or one Poisson/Helmholtz problem"},
 
     SchemaKey{"physics.viscosity", real, "0.01", "> 0", navier_stokes, "kinematic viscosity nu"},
+    SchemaKey{"physics.nonlinear_form", choice, "divergence", "divergence | rotational", navier_stokes,
+              "advective term: divergence, -div(u u - |u|^2/3 I), 8 transforms per stage and one slab less; "
+              "rotational, u x omega, 9 (equal after projection to round-off); rotation or linear forcing "
+              "always use rotational"},
     SchemaKey{"physics.forcing.type", choice, "none", "none | band | linear", navier_stokes,
               "none; band: constant injection rate in the shell k_min <= |k| <= k_max; linear: Lundgren's "
               "f = A u on all modes"},
@@ -112,8 +116,10 @@ constexpr std::array keys = {
     SchemaKey{"physics.scalars[].initial.dataset", text, "<its name>", "", "its initial.type is file",
               "the real dataset of a field file to read the scalar from (a checkpoint's is <name>_hat)"},
 
-    SchemaKey{"time.integrator", choice, "rk4", "rk2 | rk3 | rk4", navier_stokes,
-              "Runge-Kutta scheme: rk2 (Heun), rk3 (SSP-RK3, Shu-Osher), rk4 (classical)"},
+    SchemaKey{"time.integrator", choice, "rk4", "rk2 | rk3 | rk4 | lsrk3 | lsrk4", navier_stokes,
+              "Runge-Kutta scheme: rk2 (Heun), rk3 (SSP-RK3, Shu-Osher), rk4 (classical), and the "
+              "low-storage two-register lsrk3 (Wray, 3 stages) and lsrk4 (Kennedy-Carpenter RK4(3)5[2R+]C, "
+              "5 stages), which hold no accumulator: 3 slabs less than rk3 and rk4"},
     SchemaKey{"time.dt", real, "~", "> 0", navier_stokes, "fixed time step; give either dt or cfl, not both"},
     SchemaKey{"time.cfl", real, "0.5", "(0, 2)", "time.dt is not given",
               "adaptive step dt = cfl / max(|u|/dx + |v|/dy + |w|/dz), taken each step"},

@@ -5,10 +5,10 @@
 #include <set>
 
 #include "core/Error.hpp"
-#include "io/BlockTransfer.hpp"
 #include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
 #include "io/ParallelFile.hpp"
+#include "io/SlabTransfer.hpp"
 #include "io/TextFile.hpp"
 #include "io/Xdmf.hpp"
 
@@ -75,16 +75,16 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
     write_attribute(file.get(), "code_version", code_version());
     write_attribute(file.get(), "precision", std::string(precision_name<Real>()));
 
-    const std::vector<hsize_t> shape(grid.begin(), grid.end());
+    // Stored x fastest, so that ParaView and VisIt put x, y, z on their X, Y, Z axes (io/Xdmf.hpp).
+    write_attribute(file.get(), "axis_order", std::string(axis_order_name(AxisOrder::zyx)));
+    const auto shape = stored_shape(grid, AxisOrder::zyx);
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
     PropertyList creation = unfilled_datasets();
-    const Block block{{hsize_t(layout.x_offset()), 0, 0},
-                      {hsize_t(layout.x_count()), hsize_t(layout.ny()), hsize_t(layout.nz())}};
     for (const auto& field : fields) {
       dataset_name = field.name;
       Dataset dataset(KOLMO_CHECK_HDF5(H5Dcreate2(file.get(), field.name.c_str(), native_type<Real>(),
                                                   space.get(), H5P_DEFAULT, creation.get(), H5P_DEFAULT)));
-      write_block(dataset.get(), native_type<Real>(), block, field.slab.data(), comm);
+      write_slab(dataset.get(), AxisOrder::zyx, layout, field.slab.data(), comm);
     }
   });
 

@@ -3,13 +3,13 @@
 // Contract:
 // - write_field_file() is collective over comm (the communicator the layout describes). It writes
 //   <directory>/fields_<step, 6 digits>.h5 with one dataset per named field, each the global real array
-//   [Nx][Ny][Nz] (x slowest, z fastest) in the run's precision (float or double); rank r writes its x planes
-//   [x_offset, x_offset + x_count) from its slab (at least layout.real_size() values of host memory, laid out
-//   as SlabLayout's real slab). Root attributes: time, step, grid (3 ints), box (3 doubles), viscosity,
-//   code_version, precision ("single" or "double").
-// - Beside it, fields_<step>.xmf describes the datasets on a 3DCoRectMesh (origin 0, spacing L/N); see
-// Xdmf.hpp
-//   for the axis order ParaView shows.
+//   stored x fastest, [Nz][Ny][Nx] (root attribute axis_order = "z y x"; io/SlabTransfer.hpp), in the run's
+//   precision (float or double): in h5py, f["u"][k, j, i] is u at x_i, y_j, z_k. Rank r writes its x planes
+//   [x_offset, x_offset + x_count) from its slab (at least layout.real_size() values of host memory, laid
+//   out as SlabLayout's real slab). Root attributes: time, step, grid (3 ints, Nx Ny Nz), box (3 doubles,
+//   Lx Ly Lz), viscosity, code_version, precision ("single" or "double"), axis_order.
+// - Beside it, fields_<step>.xmf describes the datasets on a 3DCoRectMesh (origin 0, spacing L/N), so that
+//   ParaView and VisIt show kolmo's x, y, z along their X, Y, Z axes (io/Xdmf.hpp).
 // - Datasets are contiguous and carry no checksums: HDF5's Fletcher32 filter on one-plane chunks made a
 //   192^3 dump of u, v, w 2.7 times slower to write on 1 rank and 1.7 times on 2 (to tmpfs, where the
 //   filter's ~0.4 GB/s per core shows; tools/io_bench.cpp, docs/results/io_bench_cpu.log), a price paid at

@@ -3,6 +3,7 @@
 #include "core/Error.hpp"
 #include "io/BlockTransfer.hpp"
 #include "io/Collective.hpp"
+#include "io/SlabTransfer.hpp"
 
 namespace kolmo::io {
 
@@ -78,14 +79,14 @@ void FieldReader::read(const std::string& name, const fft::SlabLayout& layout, s
     Type type(KOLMO_CHECK_HDF5(H5Dget_type(dataset.get())));
     const H5T_class_t type_class = KOLMO_CHECK_HDF5(H5Tget_class(type.get()));
     KOLMO_REQUIRE(type_class == H5T_FLOAT || type_class == H5T_INTEGER, "not a real-valued array");
-    const auto global = layout.global();
-    const std::vector<hsize_t> expected(global.begin(), global.end());
+    const AxisOrder order = axis_order_of(file_.get());
+    const auto stored = stored_shape(layout.global(), order);
+    const std::vector<hsize_t> expected(stored.begin(), stored.end());
     const std::vector<hsize_t> shape = dataset_shape(dataset.get());
-    KOLMO_REQUIRE(shape == expected,
-                  "shape " + shape_text(shape) + ", expected the grid " + shape_text(expected));
-    const Block block{{hsize_t(layout.x_offset()), 0, 0},
-                      {hsize_t(layout.x_count()), expected[1], expected[2]}};
-    read_block(dataset.get(), native_type<Real>(), block, slab.data(), comm_);
+    KOLMO_REQUIRE(shape == expected, "shape " + shape_text(shape) + ", expected the grid " +
+                                         shape_text(expected) + " (axis order " + axis_order_name(order) +
+                                         ", slowest first)");
+    read_slab(dataset.get(), order, layout, slab.data(), comm_);
   } catch (const Error& error) {
     throw Error(where + ": " + error.what());
   }

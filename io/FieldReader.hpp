@@ -4,7 +4,9 @@
 // Contract:
 // - FieldReader is collective over comm (which must outlive it): every rank constructs it and calls read()
 //   together. The file may come from kolmo or from any tool (h5py, ...): a dataset is a real (or integer)
-//   array of shape [Nx][Ny][Nz], x slowest, stored in any precision; HDF5 converts to the caller's Real.
+//   array, stored in any precision (HDF5 converts to the caller's Real), of shape [Nx][Ny][Nz] (x slowest),
+//   or [Nz][Ny][Nx] (x fastest, as kolmo's dumps are) when the file's root attribute axis_order is "z y x"
+//   (io/SlabTransfer.hpp).
 // - read(name, layout, slab) fills this rank's x planes [x_offset, x_offset + x_count) of the global array
 // into
 //   the first layout.real_size() values of slab, for any rank count.

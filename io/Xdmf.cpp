@@ -28,12 +28,13 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
 }  // namespace
 
 std::string field_xdmf(const XdmfFields& fields) {
+  // Slowest first: the datasets are [Nz][Ny][Nx].
   const auto& n = fields.grid;
-  const std::string dims = std::to_string(n[0]) + " " + std::to_string(n[1]) + " " + std::to_string(n[2]);
+  const std::string dims = std::to_string(n[2]) + " " + std::to_string(n[1]) + " " + std::to_string(n[0]);
   std::string spacing;
-  for (int d = 0; d < 3; ++d) {
-    if (d > 0) spacing += ' ';
+  for (int d = 2; d >= 0; --d) {
     spacing += number(fields.box[d] / static_cast<double>(n[d]));
+    if (d > 0) spacing += ' ';
   }
 
   std::ostringstream out;
@@ -56,11 +57,10 @@ std::string field_xdmf(const XdmfFields& fields) {
         << dataset_item(fields, dims, name, "        ") << "      </Attribute>\n";
   }
   if (has(fields.datasets, "u") && has(fields.datasets, "v") && has(fields.datasets, "w")) {
-    // Components along ParaView's X, Y, Z, which are kolmo's z, y, x (see the header).
     out << "      <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n"
         << "        <DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, $2)\" Dimensions=\"" << dims
         << " 3\">\n";
-    for (const char* component : {"w", "v", "u"}) out << dataset_item(fields, dims, component, "          ");
+    for (const char* component : {"u", "v", "w"}) out << dataset_item(fields, dims, component, "          ");
     out << "        </DataItem>\n"
         << "      </Attribute>\n";
   }

@@ -10,6 +10,7 @@ add_library(kolmo_io STATIC
   ${PROJECT_SOURCE_DIR}/io/DiskSpace.cpp
   ${PROJECT_SOURCE_DIR}/io/TextFile.cpp
   ${PROJECT_SOURCE_DIR}/io/BlockTransfer.cpp
+  ${PROJECT_SOURCE_DIR}/io/SlabTransfer.cpp
   ${PROJECT_SOURCE_DIR}/io/Xdmf.cpp
   ${PROJECT_SOURCE_DIR}/io/FieldFile.cpp
   ${PROJECT_SOURCE_DIR}/io/FieldReader.cpp

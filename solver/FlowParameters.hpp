@@ -25,6 +25,7 @@ struct FlowParameters {
   double viscosity = 0;
   Box box;
   Integrator integrator = Integrator::rk4;
+  NonlinearForm nonlinear_form = NonlinearForm::divergence;  // as requested: see nonlinear_form_used
   ForcingParameters forcing;
   std::vector<ScalarParameters> scalars;
   std::vector<Term> terms;

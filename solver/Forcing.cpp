@@ -132,6 +132,31 @@ void Forcing<Real>::add_captured(SpectralField<Real>& rhs, Real amplitude) {
       });
 }
 
+template <class Real>
+void Forcing<Real>::add_captured_as_stress(SpectralField<Real>& stage, SpectralField<Real>& extra,
+                                           Real amplitude) {
+  const long count = band_count_;
+  const long* index = band_index_.data();
+  const C* saved = band_values_.data();
+  const auto wavenumbers = wavenumbers_;
+  C *xx = stage.spectral(0), *yy = stage.spectral(1), *xy = stage.spectral(2), *xz = extra.spectral(0),
+    *yz = extra.spectral(1);
+  parallel_for(
+      *device_, count, KOLMO_LAMBDA(long b) {
+        const long m = index[b];
+        const auto k = wavenumbers.k(wavenumbers.mode(m));
+        const Real inverse_k2 = Real(1) / k.norm2();  // band modes have k != 0
+        const C fx = amplitude * saved[b], fy = amplitude * saved[count + b],
+                fz = amplitude * saved[2 * count + b];
+        const C trace_third = (Real(2) / Real(3)) * (k.x * fx + k.y * fy + k.z * fz);
+        xx[m] += times_i(inverse_k2 * (Real(2) * k.x * fx - trace_third));
+        yy[m] += times_i(inverse_k2 * (Real(2) * k.y * fy - trace_third));
+        xy[m] += times_i(inverse_k2 * (k.x * fy + k.y * fx));
+        xz[m] += times_i(inverse_k2 * (k.x * fz + k.z * fx));
+        yz[m] += times_i(inverse_k2 * (k.y * fz + k.z * fy));
+      });
+}
+
 template class Forcing<float>;
 template class Forcing<double>;
 

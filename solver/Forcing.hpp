@@ -52,6 +52,11 @@ class Forcing {
   // modes of u (and returns their energy, as forced_energy does), add_captured adds a times them to rhs.
   double capture_band(const SpectralField<Real>& u);
   void add_captured(SpectralField<Real>& rhs, Real amplitude);
+  // The same for a tendency held as the traceless symmetric stress T of the divergence form (StageFields.hpp:
+  // T_xx, T_yy, T_xy in stage, T_xz, T_yz in extra): adds F = i (k f^T + f k^T) / |k|^2 - 2 i (k.f) / (3
+  // |k|^2) I with f = a times the saved modes, so that -i k.F = f + (1/3) k (k.f) / |k|^2, which the
+  // projection takes to P f, the forcing itself.
+  void add_captured_as_stress(SpectralField<Real>& stage, SpectralField<Real>& extra, Real amplitude);
 
   // Forced modes held by this rank (band forcing), and bytes of device memory held.
   long local_band_modes() const { return band_count_; }

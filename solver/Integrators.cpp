@@ -76,22 +76,66 @@ void stage_update(Device& device, const StageFields<Real>& f, double h, Update u
     stage_kernel<false, kFactors>(device, f, h, update);
 }
 
-template <class Real>
-void rk2_step(double h, const StageFields<Real>& f, Device& device, const RightHandSide& rhs) {
-  using C = Complex<Real>;
-  const Real hr = Real(h), half_h = Real(0.5) * hr;
+// A two-register scheme (Integrators.hpp): the subdiagonal a_i+1,i and the weights b_i of its Butcher
+// tableau.
+struct TwoRegisterScheme {
+  int stages;
+  double a[5];  // a[i] = a_i+2,i+1 (zero-based stages i, i + 1); the last is unused
+  double b[5];
+  // Nodes: c_1 = 0, c_i+1 = b_1 + ... + b_i-1 + a_i+1,i, and 1 after the last stage.
+  double c(int i) const {
+    if (i == 0) return 0;
+    if (i == stages) return 1;
+    double sum = a[i - 1];
+    for (int j = 0; j + 1 < i; ++j) sum += b[j];
+    return sum;
+  }
+};
 
-  rhs(true);  // k1 = R(q_n)
-  stage_update<Factors::needed>(
-      device, f, h, KOLMO_LAMBDA(C * q, C*, long m, C k1, const Decay<Real>& e) {
-        const C qn = q[m];
-        q[m] = e.full * (qn + half_h * k1);  // E(h) q_n + h/2 E(h) k1
-        return e.full * (qn + hr * k1);      // q* = E(h)(q_n + h k1)
-      });
-  rhs(false);  // k2 = R(q*)
-  stage_update<Factors::unused>(
-      device, f, h,
-      KOLMO_LAMBDA(C * q, C*, long m, C k2, const Decay<Real>&) { return q[m] = q[m] + half_h * k2; });
+TwoRegisterScheme two_register_scheme(Integrator integrator) {
+  switch (integrator) {
+    case Integrator::rk2:
+      return {2, {1, 0}, {0.5, 0.5}};
+    case Integrator::lsrk3:
+      return {3, {8.0 / 15, 5.0 / 12, 0}, {0.25, 0, 0.75}};
+    case Integrator::lsrk4:
+      return {5,
+              {970286171893.0 / 4311952581923.0, 6584761158862.0 / 12103376702013.0,
+               2251764453980.0 / 15575788980749.0, 26877169314380.0 / 34165994151039.0, 0},
+              {1153189308089.0 / 22510343858157.0, 1772645290293.0 / 4653164025191.0,
+               -1672844663538.0 / 4480602732383.0, 2114624349019.0 / 3568978502595.0,
+               5198255086312.0 / 14908931495163.0}};
+    default:
+      throw Error("internal: " + to_string(integrator) + " is not a two-register scheme");
+  }
+}
+
+template <class Real>
+void two_register_step(const TwoRegisterScheme& scheme, double h, const StageFields<Real>& f, Device& device,
+                       const RightHandSide& rhs) {
+  using C = Complex<Real>;
+  for (int i = 0; i < scheme.stages; ++i) {
+    rhs(i == 0);  // k_i = R(input_i)
+    const Real bh = Real(scheme.b[i] * h), ah = Real(scheme.a[i] * h);
+    // The state register S lives at the next stage's time: one factor for both registers.
+    const double advance = (scheme.c(i + 1) - scheme.c(i)) * h;
+    if (i + 1 == scheme.stages) {
+      auto last = KOLMO_LAMBDA(C * q, C*, long m, C k, const Decay<Real>& e) {
+        return q[m] = e.full * (q[m] + bh * k);
+      };
+      if (advance == 0)
+        stage_update<Factors::unused>(device, f, advance, last);
+      else
+        stage_update<Factors::needed>(device, f, advance, last);
+    } else {
+      stage_update<Factors::needed>(
+          device, f, advance, KOLMO_LAMBDA(C * q, C*, long m, C k, const Decay<Real>& e) {
+            const C s = q[m];
+            q[m] = e.full * (s + bh * k);
+            return e.full * (s + ah * k);
+          });
+    }
+  }
 }
 
 template <class Real>
@@ -155,21 +199,37 @@ void rk4_step(double h, const StageFields<Real>& f, Device& device, const RightH
 
 }  // namespace
 
+std::complex<double> stability_function(Integrator integrator, std::complex<double> z) {
+  if (integrator == Integrator::rk3 || integrator == Integrator::rk4) {  // s = p: the Taylor polynomial
+    std::complex<double> r = 1, term = 1;
+    for (int j = 1; j <= stages(integrator); ++j) r += (term *= z / double(j));
+    return r;
+  }
+  // Explicit stages y_i = 1 + z sum_j<i a_ij y_j, and 1 + z sum_i b_i y_i, with a_ij = b_j for j < i - 1.
+  const TwoRegisterScheme scheme = two_register_scheme(integrator);
+  std::complex<double> y[5], r = 1;
+  for (int i = 0; i < scheme.stages; ++i) {
+    y[i] = 1;
+    for (int j = 0; j < i; ++j) y[i] += z * (j + 1 == i ? scheme.a[j] : scheme.b[j]) * y[j];
+    r += z * scheme.b[i] * y[i];
+  }
+  return r;
+}
+
 template <class Real>
 void integrating_factor_step(Integrator integrator, double dt, const StageFields<Real>& fields,
                              Device& device, const RightHandSide& rhs) {
   if (needs_accumulator(integrator) && fields.accumulator[0] == nullptr)
     throw Error("internal: integrator " + to_string(integrator) + " needs an accumulator field");
   switch (integrator) {
-    case Integrator::rk2:
-      rk2_step(dt, fields, device, rhs);
-      break;
     case Integrator::rk3:
       rk3_step(dt, fields, device, rhs);
       break;
     case Integrator::rk4:
       rk4_step(dt, fields, device, rhs);
       break;
+    default:
+      two_register_step(two_register_scheme(integrator), dt, fields, device, rhs);
   }
 }
 

@@ -32,12 +32,14 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
       points_(SlabPoints::make(fft.layout(), parameters.box)),
       forcing_(parameters.forcing, wavenumbers_, fft.device_handle(), fft.comm()),
       velocity_(fft, 3),
-      stage_(fft, 3),
-      scratch_(fft, 3) {
+      stage_(fft, 3) {
   KOLMO_REQUIRE(parameters.viscosity >= 0,
                 "viscosity = " + std::to_string(parameters.viscosity) + " must be >= 0");
   KOLMO_REQUIRE(parameters.box.lx > 0 && parameters.box.ly > 0 && parameters.box.lz > 0,
                 "box lengths must be positive");
+  form_ = nonlinear_form_used(parameters.nonlinear_form, terms_.two_omega != std::array<double, 3>{0, 0, 0},
+                              parameters.forcing.kind == ForcingKind::linear);
+  extra_ = SpectralField<Real>(fft, form_ == NonlinearForm::divergence ? 2 : 3);
   const bool accumulate = needs_accumulator(parameters.integrator);
   if (accumulate) accumulator_ = SpectralField<Real>(fft, 3);
   for (int j = 0; j < static_cast<int>(parameters.scalars.size()); ++j) {
@@ -49,7 +51,7 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
     scalars_.push_back(std::move(s));
   }
   // Zero everything once: slack beyond the slab and the modes the 2/3 rule removes stay zero forever.
-  for (auto* field : {&velocity_, &stage_, &scratch_, &accumulator_}) field->fill_zero();
+  for (auto* field : {&velocity_, &stage_, &extra_, &accumulator_}) field->fill_zero();
   for (auto& s : scalars_)
     for (auto* field : {&s.state, &s.accumulator, &s.gradient, &s.input}) field->fill_zero();
   build_scalar_table();
@@ -78,7 +80,7 @@ void NavierStokes<Real>::build_scalar_table() {
 
 template <class Real>
 std::size_t NavierStokes<Real>::bytes_held() const {
-  std::size_t bytes = velocity_.bytes() + stage_.bytes() + scratch_.bytes() + accumulator_.bytes() +
+  std::size_t bytes = velocity_.bytes() + stage_.bytes() + extra_.bytes() + accumulator_.bytes() +
                       forcing_.bytes() + scalar_table_.bytes() + fft_.workspace_bytes();
   for (const auto& s : scalars_)
     bytes += s.state.bytes() + s.accumulator.bytes() + s.gradient.bytes() + s.input.bytes();
@@ -107,7 +109,9 @@ StageFields<Real> NavierStokes<Real>::stage_fields() {
   f.accumulator =
       accumulator_.empty() ? Components<C>{{nullptr, nullptr, nullptr}} : accumulator_.vector_spectral();
   f.stage = stage_.vector_spectral();
-  f.curl = scratch_.vector_spectral();
+  f.extra = {
+      {extra_.spectral(0), extra_.spectral(1), extra_.components() == 3 ? extra_.spectral(2) : nullptr}};
+  f.divergence_form = form_ == NonlinearForm::divergence;
   f.viscosity = parameters_.viscosity;
   f.scalars = scalar_table_.data();
   f.scalar_count = scalar_count();
@@ -168,38 +172,54 @@ void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool 
   if (forcing == ForcingKind::band) amplitude = forcing_.amplitude(forcing_.capture_band(input));
   if (forcing == ForcingKind::linear) amplitude = forcing_.amplitude(forcing_.forced_energy(input));
 
-  transform_to_real(scratch_);
+  const bool divergence = form_ == NonlinearForm::divergence;
+  if (!divergence) transform_to_real(extra_);  // omega
   if (!(first_stage && prepared_ == Prepared::real_velocity)) transform_to_real(stage_);
   for (auto& s : scalars_) transform_to_real(s.gradient);
   prepared_ = Prepared::nothing;
-  // Linear forcing f = a u is pointwise in real space, so it joins the products there.
+  // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form).
   real_space_products(forcing == ForcingKind::linear ? Real(amplitude) : Real(0), with_terms);
   transform_to_spectral(stage_);
+  if (divergence) transform_to_spectral(extra_);  // T_xz, T_yz
   for (auto& s : scalars_) fft_.forward(s.gradient.real(0), s.gradient.spectral(0), forward_modes());
-  // Band forcing joins the unnormalised transform; the projection leaves it (divergence-free) unchanged.
-  if (forcing == ForcingKind::band) forcing_.add_captured(stage_, Real(amplitude * wavenumbers_.points()));
+  // Band forcing joins the unnormalised transform; the projection leaves it (divergence-free) unchanged. In
+  // the divergence form it joins T as a stress whose -i k.F is the forcing (Forcing.hpp).
+  const Real scaled_amplitude = Real(amplitude * wavenumbers_.points());
+  if (forcing == ForcingKind::band && divergence)
+    forcing_.add_captured_as_stress(stage_, extra_, scaled_amplitude);
+  if (forcing == ForcingKind::band && !divergence) forcing_.add_captured(stage_, scaled_amplitude);
 }
 
-// The one real-space pass of a right-hand side (RealSpaceProducts.hpp): u in the stage field, omega in
-// scratch, the scalars' gradients in theirs.
+// The one real-space pass of a right-hand side (RealSpaceProducts.hpp): u in the stage field, omega in the
+// extra field (rotational form), the scalars' gradients in theirs.
 template <class Real>
 void NavierStokes<Real>::real_space_products(Real linear_forcing_amplitude, bool with_terms) {
   RealSpaceProducts<Real> products;
   products.velocity = stage_.vector_real();
-  products.vorticity = scratch_.vector_real();
+  products.extra = {{extra_.real(0), extra_.real(1), extra_.components() == 3 ? extra_.real(2) : nullptr}};
   products.two_omega = with_terms ? vector3<Real>(terms_.two_omega) : Vector3<Real>{0, 0, 0};
   products.linear_forcing = linear_forcing_amplitude;
   products.scalars = scalar_table_.data();
   products.scalar_count = scalar_count();
   products.mean_gradients = with_terms;
-  if (scalars_.empty()) {
+  const bool divergence = form_ == NonlinearForm::divergence;
+  if (scalars_.empty() && divergence) {
     parallel_for(
-        device(), points_.size(), KOLMO_LAMBDA(long p) { products.velocity_at(p); });
+        device(), points_.size(), KOLMO_LAMBDA(long p) { products.stress_at(p); });
+  } else if (scalars_.empty()) {
+    parallel_for(
+        device(), points_.size(), KOLMO_LAMBDA(long p) { products.rotational_at(p); });
+  } else if (divergence) {
+    parallel_for(
+        device(), points_.size(), KOLMO_LAMBDA(long p) {
+          products.scalars_at(p);
+          products.stress_at(p);
+        });
   } else {
     parallel_for(
         device(), points_.size(), KOLMO_LAMBDA(long p) {
           products.scalars_at(p);
-          products.velocity_at(p);
+          products.rotational_at(p);
         });
   }
 }
@@ -230,13 +250,13 @@ void NavierStokes<Real>::finish_nonlinear_terms() {
       });
 }
 
-// omega^ = i k x u^.
+// omega^ = i k x u^ into the stage field.
 template <class Real>
-void NavierStokes<Real>::curl_to_scratch(const SpectralField<Real>& field) {
+void NavierStokes<Real>::curl_to_stage(const SpectralField<Real>& field) {
   prepared_ = Prepared::nothing;
   const auto wavenumbers = wavenumbers_;
   const auto u = field.vector_spectral();
-  const auto omega = scratch_.vector_spectral();
+  const auto omega = stage_.vector_spectral();
   parallel_for(
       device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
         curl(wavenumbers.k(wavenumbers.mode(m)), ModeVector<Real>::load(u, m)).store(omega, m);
@@ -322,7 +342,7 @@ void NavierStokes<Real>::enforce_constraints() {
 // Scales the unnormalised transform of a real field to normalised coefficients.
 template <class Real>
 void NavierStokes<Real>::set_velocity_from_scratch() {
-  for (int d = 0; d < 3; ++d) fft_.forward(scratch_.real(d), velocity_.spectral(d));
+  for (int d = 0; d < 3; ++d) fft_.forward(stage_.real(d), velocity_.spectral(d));
   const auto u = velocity_.vector_spectral();
   const Real scale = Real(1 / wavenumbers_.points());
   parallel_for(
@@ -335,7 +355,7 @@ void NavierStokes<Real>::set_velocity_from_scratch() {
 template <class Real>
 void NavierStokes<Real>::set_scalar_from_scratch(int j) {
   C* theta = scalars_.at(j).state.spectral();
-  fft_.forward(scratch_.real(0), theta);
+  fft_.forward(stage_.real(0), theta);
   const Real scale = Real(1 / wavenumbers_.points());
   parallel_for(
       device(), wavenumbers_.size(), KOLMO_LAMBDA(long m) { theta[m] = scale * theta[m]; });
@@ -360,14 +380,14 @@ void NavierStokes<Real>::set_velocity(const std::vector<Real>& u, const std::vec
   const std::vector<Real>* slabs[3] = {&u, &v, &w};
   const char* names[3] = {"u", "v", "w"};
   for (int d = 0; d < 3; ++d)
-    copy_slab_to_device(device(), scratch_.real(d), *slabs[d], real_size(),
+    copy_slab_to_device(device(), stage_.real(d), *slabs[d], real_size(),
                         std::string("velocity slab ") + names[d]);
   set_velocity_from_scratch();
 }
 
 template <class Real>
 void NavierStokes<Real>::set_scalar(int j, const std::vector<Real>& theta) {
-  copy_slab_to_device(device(), scratch_.real(0), theta, real_size(), "scalar slab " + scalar_name(j));
+  copy_slab_to_device(device(), stage_.real(0), theta, real_size(), "scalar slab " + scalar_name(j));
   set_scalar_from_scratch(j);
 }
 
@@ -376,37 +396,38 @@ void NavierStokes<Real>::velocity_to_host(std::vector<Real>& u, std::vector<Real
   prepared_ = Prepared::nothing;
   std::vector<Real>* slabs[3] = {&u, &v, &w};
   for (int d = 0; d < 3; ++d) {
-    fft_.backward(velocity_.spectral(d), scratch_.real(d));
+    fft_.backward(velocity_.spectral(d), stage_.real(d));
     slabs[d]->resize(real_size());
-    device().copy_to_host(slabs[d]->data(), scratch_.real(d), real_size() * sizeof(Real));
+    device().copy_to_host(slabs[d]->data(), stage_.real(d), real_size() * sizeof(Real));
   }
 }
 
 template <class Real>
 void NavierStokes<Real>::scalar_to_host(int j, std::vector<Real>& theta) {
   prepared_ = Prepared::nothing;
-  fft_.backward(scalars_.at(j).state.spectral(), scratch_.real(0));
+  fft_.backward(scalars_.at(j).state.spectral(), stage_.real(0));
   theta.resize(real_size());
-  device().copy_to_host(theta.data(), scratch_.real(0), real_size() * sizeof(Real));
+  device().copy_to_host(theta.data(), stage_.real(0), real_size() * sizeof(Real));
 }
 
 template <class Real>
 void NavierStokes<Real>::vorticity_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z) {
-  curl_to_scratch(velocity_);
-  transform_to_real(scratch_);
+  curl_to_stage(velocity_);
+  transform_to_real(stage_);
   std::vector<Real>* slabs[3] = {&x, &y, &z};
   for (int d = 0; d < 3; ++d) {
     slabs[d]->resize(real_size());
-    device().copy_to_host(slabs[d]->data(), scratch_.real(d), real_size() * sizeof(Real));
+    device().copy_to_host(slabs[d]->data(), stage_.real(d), real_size() * sizeof(Real));
   }
 }
 
 template <class Real>
 void NavierStokes<Real>::pressure_to_host(std::vector<Real>& pressure) {
-  // The tendency before projection, R^ = [u x (omega + 2 Omega)]^ / (Nx Ny Nz) + sum_j theta_j^ c_j, by the
-  // step's own real-space pass; then Pi^ = -i k.R^ / k^2 into the stage's x slab, its mean <|u|^2/2> (so
-  // that p has zero mean), zero outside the 2/3 rule.
-  const double kinetic_mean = kinetic_energy(*this);
+  // The tendency before projection by the step's own real-space pass: R^ = [u x (omega + 2 Omega)]^ + ...
+  // in the rotational form, whose gradient part is -grad(p + c |u|^2) with c = 1/2; -i k.T^ + ... in the
+  // divergence form, with c = 1/3 (StageFields.hpp). Pi^ = -i k.R^ / k^2 into the stage's x slab, then
+  // p^ = Pi^ - c [|u|^2]^ on the kept modes, zero elsewhere and at k = 0: the same in both forms.
+  const Real c = form_ == NonlinearForm::divergence ? Real(1) / Real(3) : Real(0.5);
   prepare_first_input();
   evaluate_rhs(true, false, true);
   const StageFields<Real> f = stage_fields();
@@ -416,29 +437,34 @@ void NavierStokes<Real>::pressure_to_host(std::vector<Real>& pressure) {
         const Mode mode = f.wavenumbers.mode(m);
         const auto k = f.wavenumbers.k(mode);
         const Real k2 = k.norm2();
-        if (k2 == Real(0)) {
-          pi[m] = C(Real(kinetic_mean), 0);
-          return;
-        }
-        if (!f.kept(mode)) {
+        if (k2 == Real(0) || !f.kept(mode)) {
           pi[m] = C(0, 0);
           return;
         }
-        ModeVector<Real> r = f.scaled_stage(m);
+        ModeVector<Real> r = f.tendency(m, k);
         f.add_buoyancy(r, m, true);
         pi[m] = times_i(k.x * r[0] + k.y * r[1] + k.z * r[2]) * (Real(-1) / k2);
       });
-  fft_.backward(pi, stage_.real(0));
-  // p = Pi - |u|^2/2, with u in the scratch field.
-  for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), scratch_.real(d));
-  Real* p = stage_.real(0);
-  const auto u = scratch_.vector_real();
+  // |u|^2 in the stage's y slab, one velocity component at a time through the extra field.
+  Real* u2 = stage_.real(1);
+  Real* u = extra_.real(0);
+  for (int d = 0; d < 3; ++d) {
+    fft_.backward(velocity_.spectral(d), u);
+    const bool first = d == 0;
+    parallel_for(
+        device(), points_.size(), KOLMO_LAMBDA(long i) { u2[i] = (first ? Real(0) : u2[i]) + u[i] * u[i]; });
+  }
+  fft_.forward(u2, stage_.spectral(1));
+  const C* u2_hat = stage_.spectral(1);
   parallel_for(
-      device(), points_.size(), KOLMO_LAMBDA(long i) {
-        p[i] = p[i] - Real(0.5) * (u[0][i] * u[0][i] + u[1][i] * u[1][i] + u[2][i] * u[2][i]);
+      device(), f.wavenumbers.size(), KOLMO_LAMBDA(long m) {
+        const Mode mode = f.wavenumbers.mode(m);
+        if (f.kept(mode) && f.wavenumbers.k(mode).norm2() != Real(0))
+          pi[m] = pi[m] - (c * f.scale) * u2_hat[m];
       });
+  fft_.backward(pi, stage_.real(0));
   pressure.resize(real_size());
-  device().copy_to_host(pressure.data(), p, real_size() * sizeof(Real));
+  device().copy_to_host(pressure.data(), stage_.real(0), real_size() * sizeof(Real));
 }
 
 template class NavierStokes<float>;

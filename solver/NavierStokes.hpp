@@ -8,14 +8,21 @@
 //   and folded once at construction. Every field is held in spectral space as normalised Fourier
 //   coefficients, q(x) = sum_k q^(k) exp(i k.x) (so E = 1/2 sum_k |u^(k)|^2), on the SlabFFT's spectral
 //   slab. Every mode outside the 2/3 rule (Wavenumbers::kept) is zero and u^ is divergence-free.
-// - Right-hand side, pseudo-spectral: per Runge-Kutta stage u, omega = i k x u and each grad theta_j = i k
-//   theta_j go to real space (6 + 3 s backward transforms for s scalars), one pointwise pass forms
-//   u x (omega + 2 Omega) + a u and each -u.(grad theta_j + G_j) (RealSpaceProducts.hpp), and 3 + s forward
-//   transforms bring them back: 9 + 4 s transforms per stage. The stage update adds the buoyancy sum_j
-//   theta_j c_j in spectral space, projects the velocity's tendency by P = I - k k^T / |k|^2 (zero at k = 0)
-//   and dealiases by the 2/3 rule. The forcing (Forcing.hpp) is part of R and its amplitude is recomputed at
-//   every Runge-Kutta stage.
-// - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3 or rk4
+// - Right-hand side, pseudo-spectral, in one of two forms of the advective term (FlowParameters::
+//   nonlinear_form; nonlinear_form() says which is used: Options.hpp, nonlinear_form_used):
+//   divergence (default): per Runge-Kutta stage u and each grad theta_j = i k theta_j go to real space
+//     (3 + 3 s backward transforms for s scalars), one pointwise pass forms the traceless symmetric
+//     T = u u - |u|^2/3 I (5 components; Basdevant, J. Comput. Phys. 50 (1983) 209) and each
+//     -u.(grad theta_j + G_j), and 5 + s forward transforms bring them back: 8 + 4 s transforms per stage;
+//     the stage update forms -i k.T. Used unless Coriolis or the linear forcing is on.
+//   rotational: u, omega = i k x u and the gradients go to real space (6 + 3 s backward), the pass forms
+//     u x (omega + 2 Omega) + a u and the scalars' terms, 3 + s forward: 9 + 4 s per stage.
+//   The two differ by a gradient, which the projection removes: with the 2/3 rule they agree to round-off.
+//   The stage update adds the buoyancy sum_j theta_j c_j in spectral space, projects the velocity's
+//   tendency by P = I - k k^T / |k|^2 (zero at k = 0) and dealiases by the 2/3 rule. The forcing
+//   (Forcing.hpp) is part of R and its amplitude is recomputed at every Runge-Kutta stage.
+// - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3, rk4,
+// lsrk3 or lsrk4
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
 //   memory (projection, update and next input of every field; StageFields.hpp) besides its transforms and
 //   real-space pass, and the last one leaves the next step's first input ready.
@@ -27,11 +34,13 @@
 //   finite; W not included) and the energy 1/2 <|u|^2> (kinetic_energy() up to round-off), for blow-up
 //   checks every step at no extra cost.
 // - Memory, in slabs of alloc_complex() complex values (a real-field equivalent, N^3/P reals, times
-//   (Nz+2)/Nz): the velocity 3, its stage input 3 and curl 3, its accumulator 3 (rk3, rk4); per scalar its
-//   state 1, gradient 3, accumulator 1 (rk3, rk4) and, when buoyant, its spectral stage input 1; plus the
-//   FFT's scratch slab and library work area, the forcing's short list of band modes and the scalars' table.
-//   So 12 (rk3, rk4) or 9 (rk2) for pure Navier-Stokes, 5 (4) more per passive scalar and 6 (5) for a
-//   buoyancy. Nothing is allocated per step. bytes_held() reports the total on this rank's device.
+//   (Nz+2)/Nz): the velocity 3, its stage input 3, the extra field 2 (divergence form: T_xz, T_yz) or 3
+//   (rotational: omega), its accumulator 3 (rk3, rk4); per scalar its state 1, gradient 3, accumulator 1
+//   (rk3, rk4) and, when buoyant, its spectral stage input 1; plus the FFT's scratch slab and library work
+//   area, the forcing's short list of band modes and the scalars' table. So for pure Navier-Stokes 8 (rk2,
+//   lsrk3, lsrk4) or 11 (rk3, rk4) in the divergence form, 9 or 12 in the rotational form; 5 (4) more per
+//   passive scalar and 6 (5) for a buoyancy. Nothing is allocated per step. bytes_held() reports the total
+//   on this rank's device.
 // - Scratch and stage fields may be used between steps: output functions (velocity, vorticity, pressure and
 //   scalars to host) and nonlinear_term() use them (the next step then prepares its input again, one extra
 //   pass); they never touch the states.
@@ -109,8 +118,9 @@ class NavierStokes {
   void set_scalar(int j, const std::vector<Real>& theta);
 
   // The dealiased nonlinear (advective) terms of the current state, without forcing and without the terms of
-  // Terms.hpp: P [u x omega]^ (returned: the stage field) and -[u.grad theta_j]^ (scalar_nonlinear_term(j)),
-  // zero outside the 2/3 rule; valid until the next call of a member that uses the stage or scratch fields.
+  // Terms.hpp: P [u x omega]^ = P [-div T]^ in the form used (returned: the stage field) and -[u.grad
+  // theta_j]^ (scalar_nonlinear_term(j)), zero outside the 2/3 rule; valid until the next call of a member
+  // that uses the stage or scratch fields.
   const SpectralField<Real>& nonlinear_term();
   const C* scalar_nonlinear_term(int j) const { return scalars_.at(j).gradient.spectral(0); }
 
@@ -118,17 +128,18 @@ class NavierStokes {
   void velocity_to_host(std::vector<Real>& u, std::vector<Real>& v, std::vector<Real>& w);
   void vorticity_to_host(std::vector<Real>& x, std::vector<Real>& y, std::vector<Real>& z);
   void scalar_to_host(int j, std::vector<Real>& theta);
-  // The pressure p itself (kinematic: pressure / density), NOT p + |u|^2/2, with zero mean:
-  // p = Pi - |u|^2/2 + <|u|^2/2>, where Pi = p + |u|^2/2 solves lap Pi = div(R) for the dealiased tendency R
-  // before projection (u x (omega + 2 Omega) + sum_j theta_j c_j: the divergence of the momentum equation;
-  // the forcing is divergence-free), formed by the step's own real-space pass.
+  // The pressure p itself (kinematic: pressure / density), NOT p + |u|^2/2, on the kept modes and with zero
+  // mean: p^ = Pi^ - c [|u|^2]^ there, where Pi = p + c |u|^2 solves lap Pi = div(R) for the dealiased
+  // tendency R before projection (u x (omega + 2 Omega) + sum_j theta_j c_j with c = 1/2 in the rotational
+  // form, -div T + ... with c = 1/3 in the divergence form: the divergence of the momentum equation; the
+  // forcing is divergence-free), formed by the step's own real-space pass. Both forms give the same p.
   void pressure_to_host(std::vector<Real>& p);
 
-  // Scratch vector field: three slabs for callers that build fields (initial conditions); contents undefined
-  // after any other member call.
+  // Scratch vector field (the stage field): three slabs for callers that build fields (initial conditions);
+  // contents undefined after any other member call.
   SpectralField<Real>& scratch() {
     prepared_ = Prepared::nothing;
-    return scratch_;
+    return stage_;
   }
 
   const FlowParameters& parameters() const { return parameters_; }
@@ -143,8 +154,19 @@ class NavierStokes {
   // (SlabFFT::dealiased_backward_saves_work and ..._forward_...), full otherwise; the fields are the same.
   fft::Modes backward_modes() const;
   fft::Modes forward_modes() const;
-  // Transforms per Runge-Kutta stage: 9 + 4 per scalar.
-  int transforms_per_stage() const { return 9 + 4 * scalar_count(); }
+  // The form of the advective term used (the requested one unless nonlinear_form_used says otherwise).
+  NonlinearForm nonlinear_form() const { return form_; }
+  // Transforms per Runge-Kutta stage: backward 3 (divergence form) or 6 (rotational) + 3 per scalar,
+  // forward 5 or 3 + 1 per scalar.
+  int backward_transforms_per_stage() const {
+    return (form_ == NonlinearForm::divergence ? 3 : 6) + 3 * scalar_count();
+  }
+  int forward_transforms_per_stage() const {
+    return (form_ == NonlinearForm::divergence ? 5 : 3) + scalar_count();
+  }
+  int transforms_per_stage() const {
+    return backward_transforms_per_stage() + forward_transforms_per_stage();
+  }
   // Device bytes held by this object and its FFT (fields, FFT scratch and work area, forcing list, table).
   std::size_t bytes_held() const;
 
@@ -153,7 +175,7 @@ class NavierStokes {
   StageFields<Real> stage_fields();
   void prepare_first_input();
   double transform_velocity_to_stage();
-  void curl_to_scratch(const SpectralField<Real>& field);
+  void curl_to_stage(const SpectralField<Real>& field);
   void transform_to_real(SpectralField<Real>& field);
   void transform_to_spectral(SpectralField<Real>& field);
   void real_space_products(Real linear_forcing_amplitude, bool with_terms);
@@ -173,7 +195,9 @@ class NavierStokes {
   Wavenumbers<Real> wavenumbers_;
   SlabPoints points_;
   Forcing<Real> forcing_;
-  SpectralField<Real> velocity_, stage_, scratch_, accumulator_;
+  NonlinearForm form_ = NonlinearForm::divergence;
+  // extra_: omega (rotational form, 3 slabs) or T_xz, T_yz (divergence form, 2 slabs); StageFields.hpp.
+  SpectralField<Real> velocity_, stage_, extra_, accumulator_;
   std::vector<ScalarFields> scalars_;
   Buffer<ScalarSlots<Real>> scalar_table_;  // the slots of every scalar, for the kernels
   double time_ = 0, last_dt_ = 0;

@@ -13,13 +13,20 @@
 
 namespace kolmo::solver {
 
-enum class Integrator { rk2, rk3, rk4 };        // "rk2" (also "heun"), "rk3" (also "ssprk3"), "rk4"
+// "rk2" (also "heun"), "rk3" (also "ssprk3"), "rk4", and the two-register schemes "lsrk3" (Wray's) and
+// "lsrk4" (Kennedy, Carpenter and Lewis's RK4(3)5[2R+]C): Integrators.hpp.
+enum class Integrator { rk2, rk3, rk4, lsrk3, lsrk4 };
+// The advective term: "divergence", -div(u u - |u|^2/3 I), or "rotational", u x omega (NavierStokes.hpp).
+enum class NonlinearForm { divergence, rotational };
 enum class ForcingKind { none, band, linear };  // "none", "band", "linear"
 // "k4_exp", "k2_exp": E(k) ~ k^4 exp(-2 (k/k0)^2) or k^2 exp(-(k/k0)^2)
 enum class SpectrumShape { k4_exp, k2_exp };
 
 inline std::vector<std::string> integrator_names() {
-  return {"rk2", "rk3", "rk4"};
+  return {"rk2", "rk3", "rk4", "lsrk3", "lsrk4"};
+}
+inline std::vector<std::string> nonlinear_form_names() {
+  return {"divergence", "rotational"};
 }
 inline std::vector<std::string> forcing_names() {
   return {"none", "band", "linear"};
@@ -30,6 +37,9 @@ inline std::vector<std::string> spectrum_shape_names() {
 
 inline std::string to_string(Integrator integrator) {
   return integrator_names()[static_cast<int>(integrator)];
+}
+inline std::string to_string(NonlinearForm form) {
+  return nonlinear_form_names()[static_cast<int>(form)];
 }
 inline std::string to_string(ForcingKind kind) {
   return forcing_names()[static_cast<int>(kind)];
@@ -54,6 +64,9 @@ inline Integrator parse_integrator(const std::string& name) {
   if (name == "ssprk3") return Integrator::rk3;
   return parse_name<Integrator>(name, integrator_names(), "integrator");
 }
+inline NonlinearForm parse_nonlinear_form(const std::string& name) {
+  return parse_name<NonlinearForm>(name, nonlinear_form_names(), "nonlinear form");
+}
 inline ForcingKind parse_forcing(const std::string& name) {
   return parse_name<ForcingKind>(name, forcing_names(), "forcing");
 }
@@ -62,10 +75,28 @@ inline SpectrumShape parse_spectrum_shape(const std::string& name) {
 }
 
 inline int stages(Integrator integrator) {
-  return integrator == Integrator::rk2 ? 2 : integrator == Integrator::rk3 ? 3 : 4;
+  switch (integrator) {
+    case Integrator::rk2:
+      return 2;
+    case Integrator::rk4:
+      return 4;
+    case Integrator::lsrk4:
+      return 5;
+    default:
+      return 3;
+  }
 }
+// rk3 and rk4 hold an accumulator per field; rk2, lsrk3 and lsrk4 only the state and the stage input.
 inline bool needs_accumulator(Integrator integrator) {
-  return integrator != Integrator::rk2;
+  return integrator == Integrator::rk3 || integrator == Integrator::rk4;
+}
+
+// The form a flow uses: the divergence form needs the stage input u only in real space, so the terms linear
+// in u that the rotational form folds into its real-space pass (Coriolis, u x 2 Omega, and the linear
+// forcing a u) keep the rotational form: in the divergence form they would need u in spectral space at the
+// update, three more slabs.
+inline NonlinearForm nonlinear_form_used(NonlinearForm requested, bool rotation, bool linear_forcing) {
+  return rotation || linear_forcing ? NonlinearForm::rotational : requested;
 }
 
 }  // namespace kolmo::solver

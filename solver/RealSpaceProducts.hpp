@@ -2,11 +2,15 @@
 // for the time step, for the nonlinear terms of the spectra and for the pressure.
 //
 // Contract (a plain value that kernels capture; at each point p of the rank's real slab, with u in
-// `velocity`, omega = curl u in `vorticity` and each scalar's gradient in its gradient slots, real views):
-//   scalar j:  gradient[0] <- -u.(grad theta_j + G_j)      (G_j zero when mean_gradients is false)
-//   velocity:  velocity   <- u x (omega + two_omega) + a u
-// so Coriolis, -2 Omega x u = u x 2 Omega, and the mean gradients' -u.G cost no transform. The scalars are
-// formed first (scalars_at, then velocity_at): they read u, which the velocity's products overwrite.
+// `velocity`, each scalar's gradient in its gradient slots, real views):
+//   scalar j:             gradient[0] <- -u.(grad theta_j + G_j)   (G_j zero when mean_gradients is false)
+//   rotational form:      velocity <- u x (omega + two_omega) + a u, omega = curl u in `extra`
+//   divergence form:      velocity <- T_xx, T_yy, T_xy and extra[0..1] <- T_xz, T_yz of the traceless
+//                         symmetric T = u u - |u|^2/3 I (StageFields.hpp), 5 forward transforms
+// so Coriolis, -2 Omega x u = u x 2 Omega, and the mean gradients' -u.G cost no transform (the divergence
+// form has neither Coriolis nor the linear forcing: Options.hpp, nonlinear_form_used). The scalars are
+// formed first (scalars_at, then rotational_at or stress_at): they read u, which the velocity's products
+// overwrite.
 // scalars_at is a member of its own, so that kernels compiled without scalars contain none of its code.
 #pragma once
 
@@ -19,7 +23,7 @@ namespace kolmo::solver {
 
 template <class Real>
 struct RealSpaceProducts {
-  Components<Real> velocity, vorticity;
+  Components<Real> velocity, extra;
   Vector3<Real> two_omega{0, 0, 0};
   Real linear_forcing = 0;  // a of f = a u
   const ScalarSlots<Real>* scalars = nullptr;
@@ -38,11 +42,21 @@ struct RealSpaceProducts {
     }
   }
 
-  KOLMO_HD void velocity_at(long p) const {
+  KOLMO_HD void stress_at(long p) const {
     const Components<Real> u = velocity;
     const Real ux = u[0][p], uy = u[1][p], uz = u[2][p];
-    const Real ox = vorticity[0][p] + two_omega.x, oy = vorticity[1][p] + two_omega.y,
-               oz = vorticity[2][p] + two_omega.z;
+    const Real third = (ux * ux + uy * uy + uz * uz) * (Real(1) / Real(3));
+    u[0][p] = ux * ux - third;
+    u[1][p] = uy * uy - third;
+    u[2][p] = ux * uy;
+    extra[0][p] = ux * uz;
+    extra[1][p] = uy * uz;
+  }
+
+  KOLMO_HD void rotational_at(long p) const {
+    const Components<Real> u = velocity;
+    const Real ux = u[0][p], uy = u[1][p], uz = u[2][p];
+    const Real ox = extra[0][p] + two_omega.x, oy = extra[1][p] + two_omega.y, oz = extra[2][p] + two_omega.z;
     const Real a = linear_forcing;
     u[0][p] = uy * oz - uz * oy + a * ux;
     u[1][p] = uz * ox - ux * oz + a * uy;

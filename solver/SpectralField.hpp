@@ -1,6 +1,7 @@
 // The device memory of one field of the solver: one buffer per component (1 for a scalar, 3 for a vector
 // field), each large enough for a spectral slab or a real slab of the SlabFFT (layout().alloc_complex()
-// complex values), so that every component can be transformed in place.
+// complex values), so that every component can be transformed in place. (Two components: the divergence
+// form's last two stress components, NavierStokes.hpp.)
 //
 // Contract: spectral(d) and real(d) are two views of the same memory of component d (0 = x, 1 = y, 2 = z for
 // a vector field; 0 for a scalar); which one is meaningful depends on what was last written. Contents are
@@ -34,7 +35,7 @@ class SpectralField {
 
   SpectralField() = default;
   SpectralField(const fft::SlabFFT<Real>& fft, int components) {
-    KOLMO_REQUIRE(components == 1 || components == 3, "internal: a field has 1 or 3 components");
+    KOLMO_REQUIRE(components >= 1 && components <= 3, "internal: a field has 1 to 3 components");
     for (int d = 0; d < components; ++d) components_.push_back(fft.make_spectral());
   }
 

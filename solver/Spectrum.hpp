@@ -8,7 +8,8 @@
 // - energy[s] = sum over the shell of 1/2 |u^(k)|^2 (so sum_s energy[s] = E, Parseval weights included).
 // - transfer[s] = T(k) = sum over the shell of Re(u^* . N^), N^ the projected, dealiased nonlinear term
 //   (NavierStokes::nonlinear_term: advection alone, without forcing, Coriolis or buoyancy); sum_s T = 0
-//   because the rotational form conserves energy.
+//   because the rotational form conserves energy (u.(u x omega) = 0, exact on the kept modes), and the
+//   divergence form's projected term is the same to round-off.
 // - flux[s] = Pi(k) = -sum_{s' <= s} T(k_s'): the energy flowing from shells <= s to larger wavenumbers.
 // - Per scalar theta (in the flow's order): variance[s] = E_theta(k), the sum over the shell of
 //   1/2 |theta^|^2 (sum_s = <theta^2>/2); transfer[s] = T_theta(k), the sum of Re(theta^* N_theta^) with

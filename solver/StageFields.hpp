@@ -6,16 +6,22 @@
 // table):
 // - Fields: the velocity u (its state and accumulator here, its viscosity) and the scalars theta_j (state,
 //   accumulator and diffusivity in their slots). Accumulators are null where the integrator needs none.
-// - Stage input: the velocity's in `stage` with its curl omega = i k x u in `curl`; a scalar's gradient
-//   i k theta in its gradient[0..2], and theta itself in its `input` when a buoyancy term reads it (null
-//   otherwise, and never transformed). set_input and set_scalar_input write them; the backward transforms
-//   then take u, omega and the gradients to real space for the real-space pass (RealSpaceProducts.hpp).
-// - Tendencies: on entry to an update kernel `stage` holds the forward transform of the velocity's
-//   real-space tendency and each scalar's gradient[0] the transform of its own, unnormalised and not yet
-//   dealiased. velocity_rhs(m, n) returns the velocity's R at a kept mode, P [scale stage] with
+// - Stage input: the velocity's in `stage`; in the rotational form its curl omega = i k x u in `extra`. A
+//   scalar's gradient i k theta in its gradient[0..2], and theta itself in its `input` when a buoyancy term
+//   reads it (null otherwise, and never transformed). set_input and set_scalar_input write them; the
+//   backward transforms then take u (and omega) and the gradients to real space for the real-space pass
+//   (RealSpaceProducts.hpp).
+// - Tendencies: on entry to an update kernel each scalar's gradient[0] holds the forward transform of its
+//   real-space tendency, and the velocity's is, unnormalised and not yet dealiased: in the rotational form
+//   the transform of u x (omega + 2 Omega) + a u in `stage`; in the divergence form the transforms of the
+//   traceless symmetric tensor T = u u - |u|^2/3 I, T_xx, T_yy, T_xy in stage[0..2] and T_xz, T_yz in
+//   extra[0..1] (T_zz = -T_xx - T_yy), whose tendency is -i k.T. tendency(m, k) is that tendency times
+//   scale; velocity_rhs(m, n) returns the velocity's R at a kept mode, P [tendency] with
 //   P = I - k k^T / |k|^2, zero at k = 0; velocity_rhs_with_buoyancy adds sum_j theta_j c_j inside the
-//   projection, theta_j from each buoyant scalar's input. scalar_rhs(s, m) = scale gradient[0] (the mean
-//   included: k = 0 holds -<u>.G).
+//   projection, theta_j from each buoyant scalar's input. For a divergence-free u, u x omega = -div(u u) +
+//   grad |u|^2/2 and -div T = -div(u u) + grad |u|^2/3: the forms differ by grad |u|^2/6, which P removes
+//   (with the 2/3 rule exactly on the kept modes, so the two agree to round-off).
+//   scalar_rhs(s, m) = scale gradient[0] (the mean included: k = 0 holds -<u>.G).
 // - clear(m, n) and clear_scalars(m, n) at a mode outside the 2/3 rule write zeros where the backward
 //   transforms will read: every such mode when they run with fft::Modes::all; only modes whose (ky, kz) is
 //   kept (|kx| too large) with fft::Modes::dealiased, which never reads the others.
@@ -52,7 +58,8 @@ struct StageFields {
 
   Wavenumbers<Real> wavenumbers;
   Components<C> velocity, accumulator;
-  Components<C> stage, curl;
+  Components<C> stage, extra;  // extra: omega (rotational form) or T_xz, T_yz (divergence form)
+  bool divergence_form = false;
   double viscosity = 0;
   const ScalarSlots<Real>* scalars = nullptr;
   int scalar_count = 0;
@@ -69,11 +76,19 @@ struct StageFields {
     return project(k, k2, tendency);
   }
 
-  KOLMO_HD Vector scaled_stage(long m) const {
-    return {{scale * stage[0][m], scale * stage[1][m], scale * stage[2][m]}};
+  // The velocity's tendency before projection, normalised, at mode m of wavevector k.
+  KOLMO_HD Vector tendency(long m, const Vector3<Real>& k) const {
+    if (!divergence_form) return {{scale * stage[0][m], scale * stage[1][m], scale * stage[2][m]}};
+    const C xx = stage[0][m], yy = stage[1][m], xy = stage[2][m], xz = extra[0][m], yz = extra[1][m];
+    const C zz = -(xx + yy);
+    const Real s = -scale;  // -i k.T
+    return {{times_i(s * (k.x * xx + k.y * xy + k.z * xz)), times_i(s * (k.x * xy + k.y * yy + k.z * yz)),
+             times_i(s * (k.x * xz + k.y * yz + k.z * zz))}};
   }
 
-  KOLMO_HD Vector velocity_rhs(long m, const Mode& n) const { return project_tendency(n, scaled_stage(m)); }
+  KOLMO_HD Vector velocity_rhs(long m, const Mode& n) const {
+    return project_tendency(n, tendency(m, wavenumbers.k(n)));
+  }
 
   // tendency += sum_j theta_j c_j over the buoyant scalars, theta_j their stage inputs or (from_state)
   // states.
@@ -89,16 +104,16 @@ struct StageFields {
   }
 
   KOLMO_HD Vector velocity_rhs_with_buoyancy(long m, const Mode& n) const {
-    Vector tendency = scaled_stage(m);
-    add_buoyancy(tendency, m, false);
-    return project_tendency(n, tendency);
+    Vector r = tendency(m, wavenumbers.k(n));
+    add_buoyancy(r, m, false);
+    return project_tendency(n, r);
   }
 
   KOLMO_HD C scalar_rhs(const ScalarSlots<Real>& s, long m) const { return scale * s.gradient[0][m]; }
 
   KOLMO_HD void set_input(long m, const Mode& n, const Vector& v) const {
     v.store(stage, m);
-    solver::curl(wavenumbers.k(n), v).store(curl, m);
+    if (!divergence_form) solver::curl(wavenumbers.k(n), v).store(extra, m);
   }
 
   KOLMO_HD void set_scalar_input(const ScalarSlots<Real>& s, long m, const Mode& n, const C& theta) const {
@@ -127,7 +142,9 @@ struct StageFields {
   }
   KOLMO_HD void clear(long m, const Mode& n) const {
     if (!transforms_read(n)) return;
-    for (int d = 0; d < 3; ++d) stage[d][m] = curl[d][m] = C(0, 0);
+    for (int d = 0; d < 3; ++d) stage[d][m] = C(0, 0);
+    if (!divergence_form)
+      for (int d = 0; d < 3; ++d) extra[d][m] = C(0, 0);
   }
   KOLMO_HD void clear_scalars(long m, const Mode& n) const {
     if (!transforms_read(n)) return;

@@ -27,6 +27,7 @@ if(KOLMO_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/solver/test_spectrum.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_initial_conditions.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_poisson.cpp
+    ${PROJECT_SOURCE_DIR}/tests/solver/test_nonlinear_forms.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_stepping.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_scalars.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_waves.cpp

@@ -6,7 +6,7 @@ Layout read (written by the solver, see io/OutputDirectory.hpp):
     <dir>/series.h5                         1D datasets: time, step, energy, dissipation, injection, ...
     <dir>/spectra.h5                        /k, /time, /step, /energy_spectrum [t][k], /transfer, /flux, and
                                             per scalar /<name>_spectrum, /<name>_transfer, /<name>_flux
-    <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nx][Ny][Nz]; attributes time, step, grid, box
+    <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nz][Ny][Nx] (attribute axis_order 'z y x'); time, step, grid, box
     <dir>/checkpoints/checkpoint.h5 (+ checkpoint.prev.h5)
 
 Subcommands:
@@ -25,6 +25,13 @@ Subcommands:
                                            format of the high-order CFD workshop's Taylor-Green files, e.g.
                                            the 512^3 spectral DNS); prints the peaks and the largest
                                            differences, plots both curves and their difference
+    mixing DIR [--scalar NAME] [--from T0] [--to T1] [-o PNG]
+                                           a scalar with a mean gradient in stationary turbulence, averaged over
+                                           T0 <= t <= T1: the flux correlation coefficient rho = <u_g theta> /
+                                           (u' theta') along the gradient, the mechanical-to-scalar time-scale
+                                           ratio r = (E / eps) / (<theta^2> / chi), the variance budget, and a
+                                           plot of E_theta(k) and E(k) compensated by Obukhov-Corrsin and
+                                           Kolmogorov scaling against k eta
     all DIR                                every plot into DIR/plots/ and the summary; plots whose input is
                                            missing are skipped with a line saying so
 
@@ -131,16 +138,22 @@ def choose_dump(run, step=None):
 
 
 def read_slice(path, field, z_index=None):
-    """The plane [x][y] at z = z_index (default: the middle) of a field dump, and the dump's attributes."""
+    """The plane [x][y] at z = z_index (default: the middle) of a field dump, and the dump's attributes.
+    kolmo's dumps are stored x fastest, [Nz][Ny][Nx] (attribute axis_order "z y x"); files without the
+    attribute are taken as [Nx][Ny][Nz]."""
     with _open(path) as file:
         data = _dataset(file, field)
+        order = file.attrs.get("axis_order", "x y z")
+        order = order.decode() if isinstance(order, bytes) else str(order)
+        if order not in ("x y z", "z y x"):
+            raise PostError(f"{path} has axis_order '{order}', expected 'x y z' or 'z y x'")
         if data.ndim != 3:
-            raise PostError(f"{path} dataset '{field}' has shape {data.shape}, expected [Nx][Ny][Nz]")
-        nz = data.shape[2]
+            raise PostError(f"{path} dataset '{field}' has shape {data.shape}, expected 3 dimensions ({order})")
+        nz = data.shape[0] if order == "z y x" else data.shape[2]
         z = nz // 2 if z_index is None else z_index
         if not 0 <= z < nz:
             raise PostError(f"z index {z} is outside 0..{nz - 1} for {path} dataset '{field}'")
-        plane = np.asarray(data[:, :, z], dtype=float)
+        plane = np.asarray(data[z, :, :].T if order == "z y x" else data[:, :, z], dtype=float)
         attributes = {name: file.attrs[name] for name in file.attrs}
     return plane, z, attributes
 
@@ -324,6 +337,98 @@ def plot_scalar_spectra(run, output=None, time=None):
     return _save(figure, output or Path(run) / "plots" / "scalar_spectra.png")
 
 
+# Published constants drawn as reference lines: the three-dimensional Kolmogorov and Obukhov-Corrsin
+# constants, E(k) = C_K eps^(2/3) k^(-5/3) and E_theta(k) = C_OC eps_theta eps^(-1/3) k^(-5/3) with
+# eps_theta = chi / 2 (Sreenivasan, Phys. Fluids 7 (1995) 2778 and Phys. Fluids 8 (1996) 189).
+KOLMOGOROV_CONSTANT = 1.5
+OBUKHOV_CORRSIN_CONSTANT = 0.67
+
+
+def mixing_statistics(run, scalar="theta", start=None, end=None):
+    """Time averages over start <= t <= end (default: the second half of the series) of a scalar with a mean
+    gradient. The flux along the gradient is the flux component of largest mean magnitude; u' = sqrt(2E/3)
+    (isotropy). d<theta^2>/dt over the window closes the budget production - chi."""
+    series = load_series(run)
+    names = [f"{scalar}_{part}" for part in ("variance", "dissipation", "production", "flux_x", "flux_y",
+                                              "flux_z")]
+    missing = [name for name in names + ["dissipation"] if name not in series]
+    if missing:
+        raise PostError(f"{Path(run) / 'series.h5'} has no {', '.join(missing)} (a scalar with a mean gradient "
+                        f"named '{scalar}'?)")
+    time = series["time"]
+    start = time[-1] / 2 if start is None else start
+    end = time[-1] if end is None else end
+    rows = (time >= start) & (time <= end)
+    if np.count_nonzero(rows) < 2:
+        raise PostError(f"fewer than two rows of {Path(run) / 'series.h5'} between t = {start} and {end}")
+    mean = {name: float(np.mean(values[rows])) for name, values in series.items()}
+    fluxes = {axis: mean[f"{scalar}_flux_{axis}"] for axis in "xyz"}
+    axis = max(fluxes, key=lambda a: abs(fluxes[a]))
+    variance, chi, energy, eps = (mean[f"{scalar}_variance"], mean[f"{scalar}_dissipation"], mean["energy"],
+                                  mean["dissipation"])
+    window_time, window_variance = time[rows], series[f"{scalar}_variance"][rows]
+    growth = (window_variance[-1] - window_variance[0]) / (window_time[-1] - window_time[0])
+    result = {"from": float(window_time[0]), "to": float(window_time[-1]), "rows": int(np.count_nonzero(rows)),
+              "axis": axis, "flux": fluxes[axis], "variance": variance, "chi": chi, "energy": energy,
+              "dissipation": eps, "production": mean[f"{scalar}_production"], "variance_growth": growth,
+              "rho": fluxes[axis] / (np.sqrt(2 * energy / 3) * np.sqrt(variance)),
+              "r": (energy / eps) / (variance / chi)}
+    for name in ("reynolds_lambda", "kmax_eta", "kolmogorov_eta"):
+        if name in mean:
+            result[name] = mean[name]
+    return result
+
+
+def mixing_lines(result, scalar="theta"):
+    lines = [f"window: t = {result['from']:.6g} .. {result['to']:.6g} ({result['rows']} rows)"]
+    if "reynolds_lambda" in result:
+        lines.append(f"Re_lambda: {result['reynolds_lambda']:.4g}")
+    if "kmax_eta" in result:
+        lines.append(f"k_max eta: {result['kmax_eta']:.4g}")
+    lines += [f"flux correlation rho: {result['rho']:.4g} (<u_{result['axis']} {scalar}> = {result['flux']:.6g})",
+              f"time-scale ratio r: {result['r']:.4g} ((E/eps) / (<{scalar}^2>/chi))",
+              f"variance budget: production {result['production']:.6g}, chi {result['chi']:.6g}, "
+              f"d<{scalar}^2>/dt {result['variance_growth']:.6g}, residual "
+              f"{result['production'] - result['chi'] - result['variance_growth']:.3g}"]
+    return lines
+
+
+def plot_mixing(run, result, scalar="theta", output=None):
+    spectra = load_spectra(run)
+    if scalar + "_spectrum" not in spectra:
+        raise PostError(f"{Path(run) / 'spectra.h5'} has no {scalar}_spectrum")
+    rows = (spectra["time"] >= result["from"]) & (spectra["time"] <= result["to"])
+    if not np.any(rows):
+        raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra between t = {result['from']} and "
+                        f"{result['to']}")
+    k = spectra["k"]
+    good = k > 0
+    eta = result.get("kolmogorov_eta", 1.0)
+    eps, eps_theta = result["dissipation"], result["chi"] / 2
+    energy = np.mean(spectra["energy_spectrum"][rows], axis=0)
+    variance = np.mean(spectra[scalar + "_spectrum"][rows], axis=0)
+    figure, axes = plt.subplots(figsize=(6.5, 4.5))
+    x = k[good] * eta
+    axes.semilogx(x, energy[good] * k[good] ** (5 / 3) / eps ** (2 / 3), "o-", markersize=3,
+                  label=r"$E(k)\,k^{5/3}\varepsilon^{-2/3}$")
+    axes.semilogx(x, variance[good] * k[good] ** (5 / 3) * eps ** (1 / 3) / eps_theta, "s-", markersize=3,
+                  label=rf"$E_{{{scalar}}}(k)\,k^{{5/3}}\varepsilon^{{1/3}}/\varepsilon_{{{scalar}}}$, "
+                  rf"$\varepsilon_{{{scalar}}} = \chi/2$")
+    axes.axhline(KOLMOGOROV_CONSTANT, color="C0", linestyle="--", linewidth=1,
+                 label=f"Kolmogorov {KOLMOGOROV_CONSTANT} (Sreenivasan 1995)")
+    axes.axhline(OBUKHOV_CORRSIN_CONSTANT, color="C1", linestyle="--", linewidth=1,
+                 label=f"Obukhov-Corrsin {OBUKHOV_CORRSIN_CONSTANT} (Sreenivasan 1996)")
+    axes.set_xlabel(r"$k\eta$")
+    axes.set_ylabel("compensated spectrum")
+    title = f"t = {result['from']:.3g}..{result['to']:.3g}"
+    if "reynolds_lambda" in result:
+        title += rf", $R_\lambda$ = {result['reynolds_lambda']:.0f}"
+    axes.set_title(f"{scalar}: rho = {result['rho']:.3f}, r = {result['r']:.2f}, {title}")
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    return _save(figure, output or Path(run) / "plots" / f"mixing_{scalar}.png")
+
+
 def plot_series(run, output=None):
     series = load_series(run)
     time, energy = series["time"], series["energy"]
@@ -491,6 +596,13 @@ def main(argv=None):
     compare.add_argument("dir")
     compare.add_argument("reference", help="file of columns t, E, -dE/dt, enstrophy ('#' comments)")
     compare.add_argument("-o", "--output")
+    mixing = commands.add_parser("mixing", help="a mean-gradient scalar's flux correlation, time-scale ratio, "
+                                 "budget and compensated spectra, time-averaged")
+    mixing.add_argument("dir")
+    mixing.add_argument("--scalar", default="theta")
+    mixing.add_argument("--from", dest="start", type=float, help="start of the window (default: half the run)")
+    mixing.add_argument("--to", dest="end", type=float, help="end of the window (default: the last row)")
+    mixing.add_argument("-o", "--output")
     everything = commands.add_parser("all", help="every plot into DIR/plots/ and the summary")
     everything.add_argument("dir")
     arguments = parser.parse_args(argv)
@@ -513,6 +625,10 @@ def main(argv=None):
             result = comparison(load_series(arguments.dir), load_reference(arguments.reference))
             print("\n".join(comparison_lines(result, arguments.reference)))
             print(f"wrote {plot_comparison(arguments.dir, arguments.reference, result, arguments.output)}")
+        elif arguments.command == "mixing":
+            result = mixing_statistics(arguments.dir, arguments.scalar, arguments.start, arguments.end)
+            print("\n".join(mixing_lines(result, arguments.scalar)))
+            print(f"wrote {plot_mixing(arguments.dir, result, arguments.scalar, arguments.output)}")
         else:
             _all(arguments.dir)
     except PostError as error:

@@ -1,9 +1,12 @@
 // Benchmark of a Navier-Stokes time step: the median time per RK step at a grid and precision, and that time
-// divided by the time of the FFTs the step performs (9 per stage: u and omega to real space, u x omega back;
-// 4 more per scalar: its gradient to real space, its tendency back; in the step's mode, dealiased where that
-// saves work) and by as many full transforms, measured in the same run on the same buffers.
+// divided by the time of the FFTs the step performs (per stage, divergence form: u to real space, the 5
+// components of T back, 8; rotational form: u and omega to real space, u x omega back, 9; 4 more per scalar:
+// its gradient to real space, its tendency back; in the step's mode, dealiased where that saves work), by as
+// many full transforms, and by the full transforms of the rotational form's count (the step's work done the
+// plain way: 9 + 4 s per stage), measured in the same run on the same buffers.
 //
 //   kolmo_solver_bench --n 512 --precision single --integrator rk4 --steps 10
+//   kolmo_solver_bench --n 512 --integrator lsrk4 --form rotational
 //   kolmo_solver_bench --n 512 --scalars 1                 Navier-Stokes + a passive scalar (mean gradient)
 //   kolmo_solver_bench --n 512 --boussinesq --rotation     Boussinesq buoyancy and Coriolis
 #include <mpi.h>
@@ -24,7 +27,8 @@ namespace {
 
 struct Settings {
   long n = 64;
-  std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic";
+  std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic",
+              form = "divergence";
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
   bool boussinesq = false, rotation = false;
 };
@@ -43,6 +47,7 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   solver::FlowParameters parameters;
   parameters.viscosity = 1.0 / 1600;
   parameters.integrator = solver::parse_integrator(s.integrator);
+  parameters.nonlinear_form = solver::parse_nonlinear_form(s.form);
   for (int j = 0; j < s.scalars; ++j) {
     parameters.scalars.push_back({"theta" + std::to_string(j), parameters.viscosity});
     parameters.terms.push_back(solver::mean_gradient(j, {0, 0, 1}));
@@ -65,15 +70,14 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     const double ms = (clock() - start) * 1e3;
     if (i >= s.warmup) step_ms.push_back(ms);
   }
-  // The FFTs of one step on their own, in the step's mode: per stage 6 backward and 3 forward transforms, and
-  // 3 backward and 1 forward per scalar.
+  // The FFTs of one step on their own, in the step's mode (NavierStokes::..._transforms_per_stage).
   const int transforms_per_stage = flow.transforms_per_stage(),
             stage_count = solver::stages(parameters.integrator);
-  const int backward_per_stage = 6 + 3 * flow.scalar_count(), forward_per_stage = 3 + flow.scalar_count();
   auto a = fft.make_spectral();
   auto b = fft.make_real();
   a.fill_zero();
-  auto time_ffts = [&](fft::Modes backward_modes, fft::Modes forward_modes) {
+  auto time_ffts = [&](fft::Modes backward_modes, fft::Modes forward_modes, int backward_per_stage,
+                       int forward_per_stage) {
     std::vector<double> fft_ms;
     for (int i = 0; i < s.warmup + s.steps; ++i) {
       const double start = clock();
@@ -86,15 +90,19 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     }
     return median(fft_ms);
   };
-  const double its_ffts = time_ffts(flow.backward_modes(), flow.forward_modes());
+  const int backward = flow.backward_transforms_per_stage(), forward = flow.forward_transforms_per_stage();
+  const double its_ffts = time_ffts(flow.backward_modes(), flow.forward_modes(), backward, forward);
   // The same number of full (not dealiased) transforms: the cost of a step's FFTs done the plain way.
-  const double full_ffts = time_ffts(fft::Modes::all, fft::Modes::all);
+  const double full_ffts = time_ffts(fft::Modes::all, fft::Modes::all, backward, forward);
+  // The full transforms of the rotational form (6 + 3 s backward, 3 + s forward): the step the plain way.
+  const int s_count = flow.scalar_count();
+  const double plain_ffts = time_ffts(fft::Modes::all, fft::Modes::all, 6 + 3 * s_count, 3 + s_count);
   if (rank == 0) {
     const double field = double(s.n) * s.n * s.n * sizeof(Real) / ranks;
-    std::printf("Navier-Stokes step %ld^3 %s %s, %d scalar(s)%s%s, %d rank(s), %s\n", s.n,
-                s.precision.c_str(), s.integrator.c_str(), flow.scalar_count(),
-                s.boussinesq ? " (Boussinesq b)" : "", s.rotation ? ", rotation" : "", ranks,
-                device->name().c_str());
+    std::printf("Navier-Stokes step %ld^3 %s %s, %s form, %d scalar(s)%s%s, %d rank(s), %s\n", s.n,
+                s.precision.c_str(), s.integrator.c_str(), solver::to_string(flow.nonlinear_form()).c_str(),
+                flow.scalar_count(), s.boussinesq ? " (Boussinesq b)" : "", s.rotation ? ", rotation" : "",
+                ranks, device->name().c_str());
     std::printf("  FFT dealiasing: %s\n", fft.dealiasing_report().c_str());
     if (ranks > 1) std::printf("  FFT %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  memory %.2f GiB per rank = %.1f real-field equivalents\n",
@@ -103,14 +111,17 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     const std::string mode = std::string(name(flow.backward_modes())) + "/" + name(flow.forward_modes());
     std::printf(
         "  step %.3f ms (median of %d); its %d FFTs (%s) alone %.3f ms, ratio %.3f; as many full FFTs "
-        "%.3f ms, ratio %.3f\n",
+        "%.3f ms, ratio %.3f; the rotational form's %d full FFTs %.3f ms, ratio %.3f\n",
         median(step_ms), s.steps, transforms_per_stage * stage_count, mode.c_str(), its_ffts,
-        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts);
+        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, (9 + 4 * s_count) * stage_count,
+        plain_ffts, median(step_ms) / plain_ffts);
     std::printf(
         "  RESULT step n=%ld %s %s ranks=%d step %.3f ms ffts(%s) %.3f ms ratio %.3f full_ffts %.3f ms "
-        "ratio_full %.3f scalars=%d boussinesq=%d rotation=%d memory_fields %.2f\n",
+        "ratio_full %.3f plain_ffts %.3f ms ratio_plain %.3f form=%s scalars=%d boussinesq=%d rotation=%d "
+        "memory_fields %.2f\n",
         s.n, s.precision.c_str(), s.integrator.c_str(), ranks, median(step_ms), mode.c_str(), its_ffts,
-        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, flow.scalar_count(),
+        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, plain_ffts,
+        median(step_ms) / plain_ffts, solver::to_string(flow.nonlinear_form()).c_str(), flow.scalar_count(),
         int(s.boussinesq), int(s.rotation), flow.bytes_held() / field);
   }
 }
@@ -126,8 +137,10 @@ int main(int argc, char** argv) {
   app.add_option("--precision", s.precision, "single or double")->check(CLI::IsMember({"single", "double"}));
   app.add_option("--backend", s.backend, "auto, host or cuda")
       ->check(CLI::IsMember({"auto", "host", "cuda"}));
-  app.add_option("--integrator", s.integrator, "rk2, rk3 or rk4")
-      ->check(CLI::IsMember({"rk2", "rk3", "rk4"}));
+  app.add_option("--integrator", s.integrator, "rk2, rk3, rk4, lsrk3 or lsrk4")
+      ->check(CLI::IsMember(solver::integrator_names()));
+  app.add_option("--form", s.form, "the advective term: divergence or rotational")
+      ->check(CLI::IsMember(solver::nonlinear_form_names()));
   app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased transforms drop modes")
       ->check(CLI::IsMember(fft::one_rank_dealiasing_names()));
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")

@@ -109,7 +109,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(len(dumps) == 2, f"field dumps at the start and the end ({[d.name for d in dumps]})")
     with h5py.File(dumps[-1], "r") as f:
         check({"u", "v", "w", "theta", "b"} <= set(f.keys()), f"the dump holds the scalars ({sorted(f.keys())})")
-        theta = f["theta"][...]
+        theta = f["theta"][...].transpose()  # stored x fastest, [z][y][x]
     xdmf = dumps[-1].with_suffix(".xmf").read_text()
     check('Name="theta"' in xdmf and 'Name="b"' in xdmf, "the XDMF file describes theta and b")
     # The dump is the checkpoint's theta transformed: the normalised coefficients' inverse real FFT times N.
@@ -129,7 +129,7 @@ with tempfile.TemporaryDirectory() as tmp:
                   "output.checkpoint_every=0", cwd=start)
         check(r.returncode == 0, f"theta from a {name} ({r.stderr.strip()[:300]})")
         with h5py.File(start / "out/fields/fields_000000.h5", "r") as f:
-            error = np.abs(f["theta"][...] - theta).max() / np.abs(theta).max()
+            error = np.abs(f["theta"][...].transpose() - theta).max() / np.abs(theta).max()
         check(error < 1e-12, f"theta read from a {name} is the field written there ({error:.1e})")
 
     # A checkpoint without a field the run has is refused, naming the dataset, before anything is written.

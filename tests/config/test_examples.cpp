@@ -253,6 +253,7 @@ TEST_CASE("names of the choices are the YAML names", "[config]") {
   // The solver's options are the solver's enums: the schema lists their names in their order.
   CHECK(choice_names(*find_key("time.integrator")) == kolmo::solver::integrator_names());
   CHECK(choice_names(*find_key("physics.forcing.type")) == kolmo::solver::forcing_names());
+  CHECK(choice_names(*find_key("physics.nonlinear_form")) == kolmo::solver::nonlinear_form_names());
   for (const char* key :
        {"initial.spectrum.shape", "physics.buoyancy.initial.shape", "physics.scalars[].initial.shape"})
     CHECK(choice_names(*find_key(key)) == kolmo::solver::spectrum_shape_names());

@@ -5,6 +5,7 @@
 #include "io/BlockTransfer.hpp"
 #include "io/Hdf5.hpp"
 #include "io/ParallelFile.hpp"
+#include "io/SlabTransfer.hpp"
 #include "tests/TestSupport.hpp"
 #include "tests/io/IoTestSupport.hpp"
 
@@ -12,16 +13,27 @@ using namespace kolmo;
 using namespace kolmo::io;
 using kolmo::testing::global_max;
 
-TEST_CASE("block transfers split into small calls place every plane, chunked or not", "[io]") {
-  kolmo::testing::TemporaryDirectory directory;
-  const std::array<long, 3> n{11, 6, 5};
-  const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
+namespace {
+
+// This rank's slab [x][y][z] of the test function.
+std::vector<double> test_slab(const fft::SlabLayout& layout) {
+  const auto n = layout.global();
   std::vector<double> slab(layout.real_size());
   for (long i = 0; i < layout.x_count(); ++i)
     for (long j = 0; j < n[1]; ++j)
       for (long k = 0; k < n[2]; ++k)
         slab[static_cast<std::size_t>((i * n[1] + j) * n[2] + k)] =
             kolmo::testing::real_value(layout.x_offset() + i, j, k, 0, n);
+  return slab;
+}
+
+}  // namespace
+
+TEST_CASE("block transfers split into small calls place every plane, chunked or not", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const std::array<long, 3> n{11, 6, 5};
+  const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
+  const std::vector<double> slab = test_slab(layout);
 
   const auto path = directory.path() / "blocks.h5";
   const Block block{{hsize_t(layout.x_offset()), 0, 0},
@@ -68,4 +80,50 @@ TEST_CASE("block transfers split into small calls place every plane, chunked or 
     }
     CHECK(global_max(back == slab ? 0 : 1) == 0);
   }
+}
+
+TEST_CASE("slabs stored x fastest in blocks of z planes land where a serial reader expects and read back",
+          "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const std::array<long, 3> n{11, 6, 5};  // uneven slabs on 2 to 4 ranks
+  const fft::SlabLayout layout(n, kolmo::testing::world_size(), kolmo::testing::world_rank());
+  const std::vector<double> slab = test_slab(layout);
+  // One z plane per block (the smallest budget), two planes (rank 0 holds the most; the last block is
+  // shorter), all at once.
+  const std::size_t two_planes = 2 * sizeof(double) * std::size_t(layout.x_count(0) * n[1]);
+  const std::size_t budget = GENERATE_COPY(std::size_t(1), two_planes, kTransposeBytes);
+
+  const auto path = directory.path() / "zyx.h5";
+  {
+    File file = create_parallel(path, MPI_COMM_WORLD);
+    const auto shape = stored_shape(n, AxisOrder::zyx);
+    Dataspace space(H5Screate_simple(3, shape.data(), nullptr));
+    Dataset dataset(
+        H5Dcreate2(file.get(), "f", H5T_NATIVE_DOUBLE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    write_slab(dataset.get(), AxisOrder::zyx, layout, slab.data(), MPI_COMM_WORLD, budget);
+    file.close();
+  }
+
+  double wrong = 0;
+  if (kolmo::testing::world_rank() == 0) {
+    std::vector<hsize_t> shape;
+    const auto all = kolmo::testing::read_whole_dataset<double>(path, "f", shape, H5T_NATIVE_DOUBLE);
+    wrong = shape == std::vector<hsize_t>{hsize_t(n[2]), hsize_t(n[1]), hsize_t(n[0])} ? 0 : 1;
+    for (long z = 0; z < n[2] && wrong == 0; ++z)
+      for (long y = 0; y < n[1]; ++y)
+        for (long x = 0; x < n[0]; ++x)
+          if (all[static_cast<std::size_t>((z * n[1] + y) * n[0] + x)] !=
+              kolmo::testing::real_value(x, y, z, 0, n))
+            ++wrong;
+  }
+  CHECK(global_max(wrong) == 0);
+
+  // Read back on every rank, bit for bit, through the same blocks.
+  std::vector<double> back(layout.real_size(), -1.0);
+  {
+    File file = open_parallel(path, MPI_COMM_WORLD);
+    Dataset dataset = open_dataset(file.get(), "f");
+    read_slab(dataset.get(), AxisOrder::zyx, layout, back.data(), MPI_COMM_WORLD, budget);
+  }
+  CHECK(global_max(back == slab ? 0.0 : 1.0) == 0);
 }

@@ -57,7 +57,7 @@ TEST_CASE("reading fields reports a missing file, dataset or wrong shape in one 
   std::vector<double> bigger(other.real_size());
   CHECK(every_rank_failed_with(
       error_message([&] { read_field<double>(path, "u", other, bigger, MPI_COMM_WORLD); }),
-      {path.string(), "'u'", "6 x 5 x 4", "6 x 5 x 8"}));
+      {path.string(), "'u'", "4 x 5 x 6", "8 x 5 x 6", "z y x"}));  // stored [Nz][Ny][Nx]
 
   // A slab too small for the layout is refused before any collective read.
   CHECK(every_rank_failed_with(

@@ -97,14 +97,15 @@ TEMPLATE_TEST_CASE("field files round-trip bit for bit and sit where a serial re
         std::vector<hsize_t> shape;
         const auto all =
             kolmo::testing::read_whole_dataset<Real>(path, kNames[c], shape, native_type<Real>());
-        if (shape != std::vector<hsize_t>{12, 10, 9}) {
+        // Stored x fastest, [Nz][Ny][Nx], as ParaView expects (io/SlabTransfer.hpp).
+        if (shape != std::vector<hsize_t>{9, 10, 12}) {
           wrong += 1;
           continue;
         }
         for (long x = 0; x < kGrid[0]; ++x)
           for (long y = 0; y < kGrid[1]; ++y)
             for (long z = 0; z < kGrid[2]; ++z)
-              if (all[static_cast<std::size_t>((x * kGrid[1] + y) * kGrid[2] + z)] !=
+              if (all[static_cast<std::size_t>((z * kGrid[1] + y) * kGrid[0] + x)] !=
                   static_cast<Real>(real_value(x, y, z, c, kGrid)))
                 wrong += 1;
       }
@@ -160,12 +161,17 @@ TEMPLATE_TEST_CASE("field files round-trip bit for bit and sit where a serial re
         // Once as a scalar, and u, v, w once more inside the velocity JOIN.
         if (count(">fields_000123.h5:/" + name + "</DataItem>") != (name == "pressure" ? 1 : 2)) wrong += 1;
       }
-      if (count("TopologyType=\"3DCoRectMesh\" Dimensions=\"12 10 9\"") != 1) wrong += 1;
-      if (count("Dimensions=\"12 10 9\" NumberType=\"Float\" " + precision) != 7) wrong += 1;
+      // Slowest first, as the datasets are stored: Nz Ny Nx, and spacings Lz/Nz Ly/Ny Lx/Nx.
+      if (count("TopologyType=\"3DCoRectMesh\" Dimensions=\"9 10 12\"") != 1) wrong += 1;
+      if (count("Dimensions=\"9 10 12\" NumberType=\"Float\" " + precision) != 7) wrong += 1;
       if (count("<Attribute Name=\"velocity\" AttributeType=\"Vector\"") != 1) wrong += 1;
-      if (count("Function=\"JOIN($0, $1, $2)\" Dimensions=\"12 10 9 3\"") != 1) wrong += 1;
+      if (count("Function=\"JOIN($0, $1, $2)\" Dimensions=\"9 10 12 3\"") != 1) wrong += 1;
+      // The velocity's components along X, Y, Z are u, v, w.
+      const auto join = xmf.find("JOIN(");
+      const auto u = xmf.find(":/u<", join), v = xmf.find(":/v<", join), w = xmf.find(":/w<", join);
+      if (join == std::string::npos || !(u < v && v < w && w != std::string::npos)) wrong += 1;
       if (count("<Time Value=\"1.25\"/>") != 1) wrong += 1;
-      if (count(">0.52083333333333337 0.65000000000000002 0.33333333333333331</DataItem>") != 1) wrong += 1;
+      if (count(">0.33333333333333331 0.65000000000000002 0.52083333333333337</DataItem>") != 1) wrong += 1;
       if (count("<Xdmf") != 1 || count("</Xdmf>") != 1 || count("<Attribute") != count("</Attribute>"))
         wrong += 1;
       if (std::filesystem::exists(directory.path() / "fields_000123.xmf.tmp")) wrong += 1;

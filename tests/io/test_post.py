@@ -54,7 +54,11 @@ def make_run(run):
                    "divergence_max": np.full(41, 1e-14), "cfl": np.full(41, 0.4),
                    "reynolds_lambda": np.linspace(40, 30, 41), "kolmogorov_eta": np.full(41, 0.02),
                    "kmax_eta": np.linspace(1.0, 1.5, 41), "theta_variance": 0.5 * ENERGY,
-                   "theta_dissipation": ENERGY}
+                   "theta_dissipation": ENERGY,
+                   # a mean gradient along z: rho = -0.4 and r = 1 exactly; production = chi + d<theta^2>/dt
+                   "theta_flux_x": 1e-3 * ENERGY, "theta_flux_y": -1e-3 * ENERGY,
+                   "theta_flux_z": -0.4 * np.sqrt(2 * ENERGY / 3) * np.sqrt(0.5 * ENERGY),
+                   "theta_production": ENERGY - ENERGY}
         for name, values in columns.items():
             file.create_dataset(name, data=values, maxshape=(None,), chunks=(64,))
     with h5py.File(run / "spectra.h5", "w") as file:
@@ -73,8 +77,13 @@ def make_run(run):
     x, y, z = np.meshgrid(*[np.arange(n) * BOX[d] / n for d, n in enumerate(GRID)], indexing="ij")
     for step, time in ((0, 0.0), (1000, 2.0)):
         with h5py.File(run / "fields" / f"fields_{step:06d}.h5", "w") as file:
+            # As kolmo writes them, x fastest [Nz][Ny][Nx]; the first dump as other tools may write it,
+            # [Nx][Ny][Nz] without the attribute.
             for component, name in enumerate("uvw"):
-                file[name] = field(x, y, z, component) * (1 + step)
+                values = field(x, y, z, component) * (1 + step)
+                file[name] = values.transpose() if step else values
+            if step:
+                file.attrs["axis_order"] = np.bytes_("z y x")
             file.attrs["time"] = time
             file.attrs["step"] = np.int64(step)
             file.attrs["grid"] = np.array(GRID, dtype=np.int64)
@@ -127,7 +136,10 @@ def main():
         plane, z, attributes = post.read_slice(run / "fields" / "fields_001000.h5", "v", 3)
         x, y = np.meshgrid(np.arange(8) * BOX[0] / 8, np.arange(6) * BOX[1] / 6, indexing="ij")
         check(plane.shape == (8, 6) and np.allclose(plane, 1001 * field(x, y, 3 * BOX[2] / 4, 1)),
-              "the slice is the z-plane [x][y]")
+              "the slice is the z-plane [x][y] of a dump stored x fastest")
+        plane, z, attributes = post.read_slice(run / "fields" / "fields_000000.h5", "v", 3)
+        check(plane.shape == (8, 6) and np.allclose(plane, field(x, y, 3 * BOX[2] / 4, 1)),
+              "the slice is the z-plane [x][y] of a file stored [Nx][Ny][Nz]")
         check([step for step, _ in post.field_dumps(run)] == [0, 1000],
               "dumps are found by step, .tmp ignored")
 
@@ -154,6 +166,21 @@ def main():
         values = summary_values(out)
         check(code == 0 and is_png(run / "plots" / "compare.png"), f"compare writes plots/compare.png ({err})")
         check(values.get("peak -dE/dt reference", "").startswith("1.5 at t = 0"), f"compare's peak line: {out}")
+
+        # A mean-gradient scalar's statistics over a window.
+        mixing = post.mixing_statistics(run, "theta", 0.5, 1.5)
+        check(mixing["axis"] == "z" and abs(mixing["rho"] + 0.4) < 1e-12, f"rho along z: {mixing['rho']}")
+        check(abs(mixing["r"] - 1) < 1e-12, f"time-scale ratio r: {mixing['r']}")
+        check(mixing["from"] == 0.5 and mixing["to"] == 1.5 and mixing["rows"] == 21, "the window's rows")
+        budget = mixing["production"] - mixing["chi"] - mixing["variance_growth"]
+        # The mean of 21 rows (both ends included) against the window's integral: equal up to about 1/21.
+        check(abs(budget) < 3e-2 * mixing["chi"], f"the variance budget closes: residual {budget}")
+        code, out, err = run_tool("mixing", run, "--from", 0.5)
+        values = summary_values(out)
+        check(code == 0 and is_png(run / "plots" / "mixing_theta.png"), f"mixing writes its plot ({err.strip()})")
+        check(values.get("flux correlation rho", "").startswith("-0.4 "), f"mixing's rho line: {out}")
+        code, out, err = run_tool("mixing", run, "--scalar", "salt")
+        check(code == 1 and "salt" in err and len(err.strip().splitlines()) == 1, f"an unknown scalar: {err}")
 
         # The command line.
         code, out, err = run_tool("all", run)

@@ -6,6 +6,13 @@ execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/pre
 if(status)
   message(FATAL_ERROR "cmake --install failed")
 endif()
+# Private headers are not installed.
+foreach(private core/CudaCheck.hpp core/ParallelFor.hpp fft/ChunkRoutes.hpp fft/DroppedColumns.hpp
+                fft/KeptModeMask.hpp fft/PhaseClock.hpp fft/WireFormat.hpp)
+  if(EXISTS ${WORK}/prefix/include/kolmo/${private})
+    message(FATAL_ERROR "the private header ${private} was installed")
+  endif()
+endforeach()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -DCMAKE_PREFIX_PATH=${WORK}/prefix
                 RESULT_VARIABLE status)
 if(status)

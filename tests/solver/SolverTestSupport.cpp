@@ -33,8 +33,9 @@ void check_drift_falls_at_order(const std::function<double(solver::Integrator, i
     solver::Integrator integrator;
     double order;
   };
-  for (const Case& c : {Case{solver::Integrator::rk2, 2}, Case{solver::Integrator::rk3, 3},
-                        Case{solver::Integrator::rk4, 4}}) {
+  for (const Case& c :
+       {Case{solver::Integrator::rk2, 2}, Case{solver::Integrator::rk3, 3}, Case{solver::Integrator::rk4, 4},
+        Case{solver::Integrator::lsrk3, 3}, Case{solver::Integrator::lsrk4, 4}}) {
     const double coarse = drift(c.integrator, 4), fine = drift(c.integrator, 8);
     const double observed = std::log2(coarse / fine);
     INFO("integrator " << to_string(c.integrator) << ": relative drift " << coarse << " -> " << fine

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "fft/SlabFFT.hpp"
 #include "solver/NavierStokes.hpp"
+#include "tests/TestSupport.hpp"
 
 namespace kolmo::testing {
 
@@ -71,6 +73,17 @@ double max_difference(const HostField<Real>& a, const HostField<Real>& b, MPI_Co
 // max over modes and ranks of |a|.
 template <class Real>
 double max_magnitude(const HostField<Real>& a, MPI_Comm comm = MPI_COMM_WORLD);
+
+// max over points and ranks of |a - b| / max |b|, for two real slabs of one field.
+template <class Real>
+double max_relative(const std::vector<Real>& a, const std::vector<Real>& b, MPI_Comm comm = MPI_COMM_WORLD) {
+  double difference = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    difference = std::fmax(difference, std::fabs(double(a[i]) - double(b[i])));
+    scale = std::fmax(scale, std::fabs(double(b[i])));
+  }
+  return global_max(difference, comm) / std::fmax(global_max(scale, comm), 1e-300);
+}
 
 // An invariant's relative drift over a fixed time, as a function of the integrator and the number of steps,
 // must fall at least at the integrator's order (observed over 4 and 8 steps, within 0.3) and stay below

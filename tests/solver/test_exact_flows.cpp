@@ -41,7 +41,8 @@ void check_steady_shape(testing::Flow<Real>& flow, double k2, int steps, double 
 
 TEMPLATE_TEST_CASE("the 2D Taylor-Green mode keeps its shape and decays as exp(-2 nu t) for every integrator",
                    "[solver]", float, double) {
-  for (auto integrator : {Integrator::rk2, Integrator::rk3, Integrator::rk4}) {
+  for (auto integrator :
+       {Integrator::rk2, Integrator::rk3, Integrator::rk4, Integrator::lsrk3, Integrator::lsrk4}) {
     INFO("integrator " << to_string(integrator));
     FlowParameters parameters;
     parameters.viscosity = 0.1;

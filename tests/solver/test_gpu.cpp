@@ -16,18 +16,9 @@
 using namespace kolmo;
 using namespace kolmo::solver;
 using kolmo::testing::global_max;
+using kolmo::testing::max_relative;
 
 namespace {
-
-template <class Real>
-double max_relative(const std::vector<Real>& a, const std::vector<Real>& b) {
-  double difference = 0, scale = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    difference = std::fmax(difference, std::fabs(double(a[i]) - double(b[i])));
-    scale = std::fmax(scale, std::fabs(double(b[i])));
-  }
-  return global_max(difference) / std::fmax(global_max(scale), 1e-300);
-}
 
 double max_relative(const std::vector<double>& a, const std::vector<double>& b, double scale) {
   double difference = 0;

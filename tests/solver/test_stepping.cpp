@@ -72,19 +72,27 @@ TEST_CASE("a step after cfl_dt equals a step without it, bit for bit", "[solver]
   CHECK(global_max(identical ? 0.0 : 1.0) == 0.0);
 }
 
-TEST_CASE("memory held: 12 (rk3, rk4) or 9 (rk2) spectral slabs plus the FFT's workspace", "[solver]") {
+TEST_CASE("memory held: 8 (rk2, lsrk3, lsrk4) or 11 (rk3, rk4) slabs, 9 or 12 rotational, + FFT workspace",
+          "[solver]") {
   const std::array<long, 3> n{32, 32, 32};
-  for (auto integrator : {Integrator::rk2, Integrator::rk4}) {
-    FlowParameters parameters;
-    parameters.integrator = integrator;
-    auto flow = testing::make_flow<double>(n, parameters);
-    const std::size_t slab = flow.fft->layout().alloc_complex() * sizeof(Complex<double>);
-    const std::size_t fields = integrator == Integrator::rk2 ? 9 : 12;
-    CHECK(flow->bytes_held() == fields * slab + flow.fft->workspace_bytes());
-    // In real-field equivalents (N^3/P reals): at most 16 for rk4, the budget of a 1024^3 run.
-    const double equivalents = double(flow->bytes_held()) / double(flow->real_size() * sizeof(double));
-    INFO(to_string(integrator) << ": " << equivalents << " real-field equivalents");
-    CHECK(equivalents < 16);
+  for (auto form : {NonlinearForm::divergence, NonlinearForm::rotational}) {
+    for (auto integrator :
+         {Integrator::rk2, Integrator::rk3, Integrator::rk4, Integrator::lsrk3, Integrator::lsrk4}) {
+      FlowParameters parameters;
+      parameters.integrator = integrator;
+      parameters.nonlinear_form = form;
+      auto flow = testing::make_flow<double>(n, parameters);
+      const std::size_t slab = flow.fft->layout().alloc_complex() * sizeof(Complex<double>);
+      // velocity 3, stage input 3, T_xz and T_yz 2 (or omega 3), accumulator 3 (rk3, rk4)
+      const std::size_t fields = 3 + 3 + (form == NonlinearForm::divergence ? 2 : 3) +
+                                 (integrator == Integrator::rk3 || integrator == Integrator::rk4 ? 3 : 0);
+      INFO(to_string(form) << " form, " << to_string(integrator));
+      CHECK(flow->bytes_held() == fields * slab + flow.fft->workspace_bytes());
+      // In real-field equivalents (N^3/P reals): at most 16 for rk4, the budget of a 1024^3 run.
+      const double equivalents = double(flow->bytes_held()) / double(flow->real_size() * sizeof(double));
+      INFO(equivalents << " real-field equivalents");
+      CHECK(equivalents < 16);
+    }
   }
 }
 
@@ -101,6 +109,9 @@ TEST_CASE("refused parameters: negative viscosity, bad time step, unknown names"
   CHECK(message_of([] { parse_integrator("euler"); }).find("'euler'") != std::string::npos);
   CHECK(message_of([] { parse_forcing("random"); }).find("'random'") != std::string::npos);
   CHECK(parse_integrator("rk3") == Integrator::rk3);
+  CHECK(parse_integrator("lsrk4") == Integrator::lsrk4);
+  CHECK(parse_nonlinear_form("rotational") == NonlinearForm::rotational);
+  CHECK(message_of([] { parse_nonlinear_form("skew"); }).find("'skew'") != std::string::npos);
   CHECK(parse_forcing("linear") == ForcingKind::linear);
   std::vector<double> short_slab(3);
   CHECK(message_of([&] {
