@@ -1,238 +1,442 @@
 // LocalTransforms on the host with FFTW3 (float and double), threaded by OpenMP, plans made once.
+//
+// What makes them as fast as FFTW's own 3D plan (tools/fft_bench.cpp times both in one run):
+// - Plans are made on scratch arrays aligned as FFTW's own allocations are, so that FFTW may use its SIMD
+//   codelets. (Plans for arrays of any alignment, FFTW_UNALIGNED, made the pair 2-2.5 x slower.) An array
+//   that a caller passes aligned otherwise goes through a twin plan for unaligned data, made at its first
+//   use.
+// - The strided x transforms run in place only: FFTW's in-place plans for them copy a few columns at a time
+//   to a buffer and back, while its out-of-place ones ran 1.5 x (128^3) to 6 x (256^3) slower, whether
+//   measured or patient (one core, 2026-11). Out of place, blocks of 32 columns are copied and transformed
+//   in place while in cache, the blocks shared among the threads: on two threads 1.2 x (128^3) to 1.4 x
+//   (256^3) faster than copying the whole slab first.
+// - The forward plane transforms run plane by plane, the planes shared among the threads, each plane staying
+//   in cache between FFTW's passes along z and y: 1.3-1.6 x faster than FFTW's plan of all planes, which
+//   makes each pass over all of them (128^3-256^3, one and two threads). Not for the backward ones, which ran
+//   as fast or faster as one plan; nor where planes would start unaligned (Ny Nz odd, or not a multiple of 4
+//   in single precision).
+// - FftwPlanning::measure: FFTW times its candidate algorithms on the scratch arrays (FFTW_MEASURE) and keeps
+//   the fastest. The choices are kept in a wisdom file (fft/FftwWisdom.hpp) so that later runs plan at once,
+//   and the ranks agree on one choice per problem (settle_plans) so that runs repeat bit for bit.
 #include <fftw3.h>
+#include <mpi.h>
 #include <omp.h>
+#include <sys/mman.h>
 
+#include <algorithm>
+#include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "core/Error.hpp"
+#include "fft/Fftw.hpp"
+#include "fft/FftwWisdom.hpp"
 #include "fft/LocalTransforms.hpp"
 
 namespace kolmo::fft {
 
 namespace {
 
-// FFTW's float and double interfaces under one name.
-template <class Real>
-struct Fftw;
+enum class Kind { r2c, c2r, forward, backward };
 
-template <>
-struct Fftw<double> {
-  using plan = fftw_plan;
-  using complex = fftw_complex;
-  static constexpr auto plan_r2c = fftw_plan_many_dft_r2c;
-  static constexpr auto plan_c2r = fftw_plan_many_dft_c2r;
-  static constexpr auto plan_c2c = fftw_plan_many_dft;
-  static constexpr auto execute_r2c = fftw_execute_dft_r2c;
-  static constexpr auto execute_c2r = fftw_execute_dft_c2r;
-  static constexpr auto execute_c2c = fftw_execute_dft;
-  static constexpr auto destroy = fftw_destroy_plan;
-  static constexpr auto malloc = fftw_malloc;
-  static constexpr auto free = fftw_free;
-  static void threads(int n) {
-    static std::once_flag once;
-    std::call_once(once, [] { fftw_init_threads(); });
-    fftw_plan_with_nthreads(n);
-  }
+// A batch of transforms in FFTW's advanced interface: `howmany` transforms of size n[0] (x n[1]), elements
+// `stride` apart, transforms `distance` apart, in arrays of embedded size `embed`; in place or not.
+struct Shape {
+  Kind kind;
+  int rank;
+  int n[2];
+  int howmany;
+  int in_stride, in_distance, out_stride, out_distance;
+  int in_embed[2], out_embed[2];
+  bool in_place;
 };
 
-template <>
-struct Fftw<float> {
-  using plan = fftwf_plan;
-  using complex = fftwf_complex;
-  static constexpr auto plan_r2c = fftwf_plan_many_dft_r2c;
-  static constexpr auto plan_c2r = fftwf_plan_many_dft_c2r;
-  static constexpr auto plan_c2c = fftwf_plan_many_dft;
-  static constexpr auto execute_r2c = fftwf_execute_dft_r2c;
-  static constexpr auto execute_c2r = fftwf_execute_dft_c2r;
-  static constexpr auto execute_c2c = fftwf_execute_dft;
-  static constexpr auto destroy = fftwf_destroy_plan;
-  static constexpr auto malloc = fftwf_malloc;
-  static constexpr auto free = fftwf_free;
-  static void threads(int n) {
-    static std::once_flag once;
-    std::call_once(once, [] { fftwf_init_threads(); });
-    fftwf_plan_with_nthreads(n);
-  }
-};
-
-// FFTW's planner is not thread-safe; plans are made under this lock.
-std::mutex& planner_lock() {
-  static std::mutex lock;
-  return lock;
-}
-
+// The arrays plans are made on: what measuring overwrites, aligned to pages (more than FFTW's SIMD needs).
+// Sized for every transform of the layout (a slab's values in either form). They are mapped from the system
+// and unmapped at once, not taken from malloc: glibc raises its threshold for mapping large blocks when such
+// a block is freed, after which the solver's slabs came from the heap, whose freed parts stay resident; the
+// peak memory of a 128^3 run then grew by two slabs.
 template <class Real>
-class HostTransforms final : public LocalTransforms<Real> {
-  using W = Fftw<Real>;
-  using C = Complex<Real>;
-
+class ScratchArrays {
  public:
-  explicit HostTransforms(const SlabLayout& layout) {
-    std::lock_guard<std::mutex> guard(planner_lock());
-    nzc_ = layout.nzc();
-    ny_ = layout.ny();
-    nz_ = layout.nz();
-    nx_ = layout.nx();
-    W::threads(omp_get_max_threads());
-    const int nx = static_cast<int>(layout.nx());
-    const int planes = static_cast<int>(layout.x_count());
-    const int columns = static_cast<int>(layout.y_count() * layout.nzc());
-
-    const std::size_t real_count = layout.planes_size() * 2, complex_count = layout.alloc_complex();
-    auto* real = static_cast<Real*>(W::malloc(sizeof(Real) * real_count));
-    auto* a = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
-    auto* b = static_cast<typename W::complex*>(W::malloc(sizeof(C) * complex_count));
-    bool planned = true;
-    const int line[1] = {nx};
-    std::tie(r2c_, c2r_) = plane_plans(planes, real, a);
-    // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
-    std::tie(x_forward_, x_backward_) = x_plans(columns, columns, a, b);
-    // The compact columns of dealiased transforms, out of place and in place (FFTW plans are one or the
-    // other).
-    const int kept = static_cast<int>(layout.kept_y_count() * layout.kept_z());
-    if (kept > 0) {
-      for (int direction = 0; direction < 2; ++direction) {
-        const int sign = direction == 0 ? FFTW_FORWARD : FFTW_BACKWARD;
-        kept_[direction][0] =
-            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, b, nullptr, kept, 1, sign, kFlags);
-        kept_[direction][1] =
-            W::plan_c2c(1, line, kept, a, nullptr, kept, 1, a, nullptr, kept, 1, sign, kFlags);
-        if (kept_[direction][0] == nullptr || kept_[direction][1] == nullptr) planned = false;
+  explicit ScratchArrays(const SlabLayout& layout) : bytes_(sizeof(Complex<Real>) * layout.alloc_complex()) {
+    for (auto*& array : arrays_) {
+      array = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (array == MAP_FAILED) {
+        array = nullptr;
+        release();
+        throw Error("out of host memory planning the FFTs of " + layout.describe());
       }
     }
-    // One rank: x transforms of the kept ky rows alone (dealiased transforms), both directions.
-    if (layout.ranks() == 1)
-      for (const auto& run : layout.kept_column_runs()) {
-        const int count = static_cast<int>(run.count);
-        if (columns_.count(run.count) > 0 || count == 0) continue;
-        const auto& plans = columns_[run.count] = x_plans(count, columns, a, b);
-        if (plans.first == nullptr || plans.second == nullptr) planned = false;
-      }
-    W::free(real);
-    W::free(a);
-    W::free(b);
-    if (!planned || r2c_ == nullptr || c2r_ == nullptr || x_forward_ == nullptr || x_backward_ == nullptr) {
-      release();
-      throw Error("FFTW could not plan the transforms for " + layout.describe());
-    }
   }
-  ~HostTransforms() override { release(); }
-
-  void forward_planes(const Real* in, C* out) override {
-    W::execute_r2c(r2c_, const_cast<Real*>(in), reinterpret_cast<typename W::complex*>(out));
+  ~ScratchArrays() { release(); }
+  ScratchArrays(const ScratchArrays&) = delete;
+  ScratchArrays& operator=(const ScratchArrays&) = delete;
+  // (in, out) for a transform of this shape.
+  std::pair<void*, void*> for_shape(const Shape& shape) const {
+    return {arrays_[0], shape.in_place ? arrays_[0] : arrays_[1]};
   }
-  void backward_planes(C* in, Real* out) override {
-    W::execute_c2r(c2r_, reinterpret_cast<typename W::complex*>(in), out);
-  }
-  void make_piece_plans(long planes) override {
-    if (planes == 0 || pieces_.count(planes) > 0) return;
-    std::lock_guard<std::mutex> guard(planner_lock());
-    auto* real = static_cast<Real*>(W::malloc(sizeof(C) * planes * ny_ * nzc_));
-    auto* a = static_cast<typename W::complex*>(W::malloc(sizeof(C) * planes * ny_ * nzc_));
-    const auto& [r2c, c2r] = pieces_[planes] = plane_plans(static_cast<int>(planes), real, a);
-    W::free(real);
-    W::free(a);
-    if (r2c == nullptr || c2r == nullptr)
-      throw Error("FFTW could not plan the plane transforms of " + std::to_string(planes) + " planes");
-  }
-  void forward_planes_piece(const Real* in, C* out, long planes) override {
-    if (planes > 0)
-      W::execute_r2c(piece(planes).first, const_cast<Real*>(in), reinterpret_cast<typename W::complex*>(out));
-  }
-  void backward_planes_piece(C* in, Real* out, long planes) override {
-    if (planes > 0) W::execute_c2r(piece(planes).second, reinterpret_cast<typename W::complex*>(in), out);
-  }
-  void forward_x(const C* in, C* out) override { execute_x(x_forward_, in, out); }
-  void backward_x(const C* in, C* out) override { execute_x(x_backward_, in, out); }
-  void forward_x_kept(const C* in, C* out) override { execute_kept(0, in, out); }
-  void backward_x_kept(const C* in, C* out) override { execute_kept(1, in, out); }
-  void forward_x_columns(const C* in, C* out, long first, long count) override {
-    execute_x(column_plans(count).first, in + first, out + first);
-  }
-  void backward_x_columns(const C* in, C* out, long first, long count) override {
-    execute_x(column_plans(count).second, in + first, out + first);
-  }
-  std::size_t work_bytes() const override { return 0; }
 
  private:
-  // Plans are made on scratch arrays with FFTW_ESTIMATE (the arrays are not touched) and FFTW_UNALIGNED, so
-  // they execute on any caller's arrays. Planning happens under planner_lock().
-  static constexpr unsigned kFlags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-  // The (R2C, C2R) transforms of `count` consecutive yz planes.
-  std::pair<typename W::plan, typename W::plan> plane_plans(int count, Real* real,
-                                                            typename W::complex* a) const {
-    const int ny = static_cast<int>(ny_), nz = static_cast<int>(nz_), nzc = static_cast<int>(nzc_);
-    const int plane[2] = {ny, nz}, real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
-    return {W::plan_r2c(2, plane, count, real, real_embed, 1, ny * nz, a, complex_embed, 1, ny * nzc, kFlags),
-            W::plan_c2r(2, plane, count, a, complex_embed, 1, ny * nzc, real, real_embed, 1, ny * nz,
-                        kFlags | FFTW_DESTROY_INPUT)};
-  }
-  // The (forward, backward) x transforms of `count` adjacent columns of a slab whose x lines have `stride`.
-  std::pair<typename W::plan, typename W::plan> x_plans(int count, int stride, typename W::complex* a,
-                                                        typename W::complex* b) const {
-    const int line[1] = {static_cast<int>(nx_)};
-    return {W::plan_c2c(1, line, count, a, nullptr, stride, 1, b, nullptr, stride, 1, FFTW_FORWARD, kFlags),
-            W::plan_c2c(1, line, count, a, nullptr, stride, 1, b, nullptr, stride, 1, FFTW_BACKWARD, kFlags)};
-  }
-  // The [forward, backward] x transforms of `count` columns.
-  const std::pair<typename W::plan, typename W::plan>& column_plans(long count) const {
-    const auto plans = columns_.find(count);
-    if (plans == columns_.end())
-      throw Error("internal: no x transform planned for " + std::to_string(count) + " columns");
-    return plans->second;
-  }
-  const std::pair<typename W::plan, typename W::plan>& piece(long planes) const {
-    const auto plans = pieces_.find(planes);
-    if (plans == pieces_.end())
-      throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
-    return plans->second;
-  }
-  static void execute_x(typename W::plan plan, const C* in, C* out) {
-    W::execute_c2c(plan, reinterpret_cast<typename W::complex*>(const_cast<C*>(in)),
-                   reinterpret_cast<typename W::complex*>(out));
-  }
-  void execute_kept(int direction, const C* in, C* out) {
-    typename W::plan plan = kept_[direction][in == out ? 1 : 0];
-    if (plan != nullptr) execute_x(plan, in, out);  // no plan: this rank keeps no ky plane
-  }
   void release() noexcept {
-    for (auto& [count, plans] : columns_)
-      for (auto plan : {plans.first, plans.second})
-        if (plan != nullptr) W::destroy(plan);
-    columns_.clear();
-    for (auto& [planes, plans] : pieces_)
-      for (auto plan : {plans.first, plans.second})
-        if (plan != nullptr) W::destroy(plan);
-    pieces_.clear();
-    for (auto* plan :
-         {&r2c_, &c2r_, &x_forward_, &x_backward_, &kept_[0][0], &kept_[0][1], &kept_[1][0], &kept_[1][1]})
+    for (auto*& array : arrays_)
+      if (array != nullptr) {
+        ::munmap(array, bytes_);
+        array = nullptr;
+      }
+  }
+  std::size_t bytes_;
+  void* arrays_[2] = {nullptr, nullptr};
+};
+
+// One FFTW plan of a shape: made for aligned arrays, with a twin for others made when first needed. A plan
+// made by make() is measured or estimated as asked; one never made is estimated at its first use.
+template <class Real>
+class Plan {
+  using W = Fftw<Real>;
+
+ public:
+  Plan(const Shape& shape, int threads) : shape_(shape), threads_(threads) {}
+  ~Plan() { release(); }  // under fftw_planner_lock()
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+  const Shape& shape() const { return shape_; }
+  bool made() const { return made_; }
+
+  // Plans (again) on these arrays with these flags. Under fftw_planner_lock().
+  bool make(unsigned flags, std::pair<void*, void*> arrays) {
+    made_ = true;
+    return plan_on(flags, arrays.first, arrays.second);
+  }
+
+  void execute(const void* in, void* out) {
+    if ((in == out) != shape_.in_place)
+      throw Error(std::string("internal: an FFTW plan made ") + (shape_.in_place ? "in" : "out of") +
+                  " place executed otherwise");
+    if (aligned_ == nullptr) {  // never made: estimated now (FFTW_ESTIMATE leaves the arrays alone)
+      std::lock_guard<std::mutex> guard(fftw_planner_lock());
+      if (aligned_ == nullptr && !plan_on(FFTW_ESTIMATE, const_cast<void*>(in), out))
+        throw Error("FFTW could not plan a transform");
+    }
+    typename W::plan plan = aligned_;
+    if (alignment(in) != in_alignment_ || alignment(out) != out_alignment_) plan = unaligned(in, out);
+    auto* source = const_cast<void*>(in);
+    switch (shape_.kind) {
+      case Kind::r2c:
+        W::execute_r2c(plan, static_cast<Real*>(source), static_cast<typename W::complex*>(out));
+        break;
+      case Kind::c2r:
+        W::execute_c2r(plan, static_cast<typename W::complex*>(source), static_cast<Real*>(out));
+        break;
+      default:
+        W::execute_c2c(plan, static_cast<typename W::complex*>(source),
+                       static_cast<typename W::complex*>(out));
+    }
+  }
+
+ private:
+  bool plan_on(unsigned flags, void* in, void* out) {
+    release();
+    W::threads(threads_);
+    aligned_ = create(flags, in, out);
+    in_alignment_ = alignment(in);
+    out_alignment_ = alignment(out);
+    return aligned_ != nullptr;
+  }
+  static int alignment(const void* array) {
+    return W::alignment_of(static_cast<Real*>(const_cast<void*>(array)));
+  }
+
+  typename W::plan create(unsigned flags, const void* in_array, void* out_array) const {
+    const Shape& s = shape_;
+    auto* in = const_cast<void*>(in_array);
+    auto* real_in = static_cast<Real*>(in);
+    auto* complex_in = static_cast<typename W::complex*>(in);
+    switch (s.kind) {
+      case Kind::r2c:
+        return W::plan_r2c(s.rank, s.n, s.howmany, real_in, s.in_embed, s.in_stride, s.in_distance,
+                           static_cast<typename W::complex*>(out_array), s.out_embed, s.out_stride,
+                           s.out_distance, flags);
+      case Kind::c2r:  // the plane transforms of a backward pass overwrite their input, which is scratch
+        return W::plan_c2r(s.rank, s.n, s.howmany, complex_in, s.in_embed, s.in_stride, s.in_distance,
+                           static_cast<Real*>(out_array), s.out_embed, s.out_stride, s.out_distance,
+                           flags | FFTW_DESTROY_INPUT);
+      default:
+        return W::plan_c2c(s.rank, s.n, s.howmany, complex_in, s.in_embed, s.in_stride, s.in_distance,
+                           static_cast<typename W::complex*>(out_array), s.out_embed, s.out_stride,
+                           s.out_distance, s.kind == Kind::forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
+    }
+  }
+
+  // FFTW_ESTIMATE leaves the arrays alone, so this plans on the caller's.
+  typename W::plan unaligned(const void* in, void* out) {
+    std::lock_guard<std::mutex> guard(fftw_planner_lock());  // threads may execute one plan at once
+    if (unaligned_ == nullptr) {
+      W::threads(threads_);
+      unaligned_ = create(FFTW_ESTIMATE | FFTW_UNALIGNED, in, out);
+      if (unaligned_ == nullptr) throw Error("FFTW could not plan a transform for unaligned arrays");
+    }
+    return unaligned_;
+  }
+
+  void release() noexcept {
+    for (auto* plan : {&aligned_, &unaligned_})
       if (*plan != nullptr) {
         W::destroy(*plan);
         *plan = nullptr;
       }
   }
 
-  typename W::plan r2c_ = nullptr, c2r_ = nullptr, x_forward_ = nullptr, x_backward_ = nullptr;
-  // x transforms of the kept-row column runs, [forward, backward] by column count
-  std::map<long, std::pair<typename W::plan, typename W::plan>> columns_;
-  std::map<long, std::pair<typename W::plan, typename W::plan>> pieces_;  // (R2C, C2R) by plane count
-  long nzc_ = 1, ny_ = 1, nz_ = 1, nx_ = 1;
-  typename W::plan kept_[2][2] = {{nullptr, nullptr},
-                                  {nullptr, nullptr}};  // [forward, backward][out of, in place]
+  Shape shape_;
+  typename W::plan aligned_ = nullptr, unaligned_ = nullptr;
+  int threads_;
+  int in_alignment_ = 0, out_alignment_ = 0;
+  bool made_ = false;
+};
+
+template <class Real>
+class HostTransforms final : public LocalTransforms<Real> {
+  using W = Fftw<Real>;
+  using C = Complex<Real>;
+  using PlanPair = std::pair<Plan<Real>*, Plan<Real>*>;  // (forward, backward)
+
+ public:
+  HostTransforms(const SlabLayout& layout, std::shared_ptr<Device> device, FftwPlanning planning,
+                 std::string wisdom_directory)
+      : layout_(layout),
+        device_(std::move(device)),
+        flags_(measures(planning, layout) ? FFTW_MEASURE : FFTW_ESTIMATE),
+        wisdom_directory_(measures(planning, layout) ? std::move(wisdom_directory) : ""),
+        threads_(omp_get_max_threads()) {
+    if (measuring()) report_ = load_wisdom<Real>(wisdom_directory_);
+    const double start = MPI_Wtime();
+    ScratchArrays<Real> scratch(layout_);
+    std::lock_guard<std::mutex> guard(fftw_planner_lock());
+    planes_ = plane_plans(static_cast<int>(layout_.x_count()), scratch);
+    if (plane_by_plane()) plane_ = add(r2c_shape(1), scratch, 1);
+    const int columns = static_cast<int>(layout_.y_count() * layout_.nzc());
+    // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
+    x_ = x_plans(columns, columns, scratch);
+    // The compact columns of dealiased transforms (none on a rank that keeps no ky plane). One rank uses
+    // them only when dealiasing by copies is asked for by name (tests, benchmarks): estimated when first
+    // used.
+    const int kept = static_cast<int>(layout_.kept_y_count() * layout_.kept_z());
+    if (kept > 0) kept_ = x_plans(kept, kept, scratch, layout_.ranks() == 1);
+    // One rank: x transforms of the kept ky rows alone (dealiased transforms).
+    if (layout_.ranks() == 1)
+      for (const auto& run : layout_.kept_column_runs())
+        if (run.count > 0 && columns_.count(run.count) == 0)
+          columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
+    // Out of place, the slab's columns go in blocks (x_transform): a block and the last one's remainder.
+    std::vector<long> widths{block_columns(), columns % block_columns()};
+    for (const auto& run : columns_) widths.push_back(run.first % block_columns());
+    for (long width : widths)
+      if (width > 0 && blocks_.count(width) == 0)
+        blocks_[width] = x_plans(static_cast<int>(width), columns, scratch, false, 1);
+    planning_seconds_ += MPI_Wtime() - start;
+  }
+  ~HostTransforms() override {
+    std::lock_guard<std::mutex> guard(fftw_planner_lock());
+    plans_.clear();
+  }
+
+  void forward_planes(const Real* in, C* out) override {
+    r2c_planes(planes_.first, in, out, layout_.x_count());
+  }
+  void backward_planes(C* in, Real* out) override { planes_.second->execute(in, out); }
+  void make_piece_plans(long planes) override {
+    if (planes == 0 || pieces_.count(planes) > 0) return;
+    const double start = MPI_Wtime();
+    ScratchArrays<Real> scratch(layout_);
+    std::lock_guard<std::mutex> guard(fftw_planner_lock());
+    pieces_[planes] = plane_plans(static_cast<int>(planes), scratch);
+    planning_seconds_ += MPI_Wtime() - start;
+  }
+  void forward_planes_piece(const Real* in, C* out, long planes) override {
+    if (planes > 0) r2c_planes(piece(planes).first, in, out, planes);
+  }
+  void backward_planes_piece(C* in, Real* out, long planes) override {
+    if (planes > 0) piece(planes).second->execute(in, out);
+  }
+  void forward_x(const C* in, C* out) override { x_transform(x_, true, in, out, columns(), 0, columns()); }
+  void backward_x(const C* in, C* out) override { x_transform(x_, false, in, out, columns(), 0, columns()); }
+  void forward_x_kept(const C* in, C* out) override {
+    if (kept_.first != nullptr) x_transform(kept_, true, in, out, kept(), 0, kept());
+  }
+  void backward_x_kept(const C* in, C* out) override {
+    if (kept_.second != nullptr) x_transform(kept_, false, in, out, kept(), 0, kept());
+  }
+  void forward_x_columns(const C* in, C* out, long first, long count) override {
+    x_transform(column_plans(count), true, in, out, columns(), first, count);
+  }
+  void backward_x_columns(const C* in, C* out, long first, long count) override {
+    x_transform(column_plans(count), false, in, out, columns(), first, count);
+  }
+  bool x_faster_in_place() const override { return true; }
+  std::size_t work_bytes() const override { return 0; }
+
+  void settle_plans(MPI_Comm comm) override {
+    if (!measuring()) return;
+    const double start = MPI_Wtime();
+    const std::string saved = settle_wisdom<Real>(wisdom_directory_, comm);
+    {
+      // From the settled wisdom: nothing is measured again, every rank with a problem plans it alike, and
+      // as a later run that loads the wisdom file will.
+      ScratchArrays<Real> scratch(layout_);
+      std::lock_guard<std::mutex> guard(fftw_planner_lock());
+      for (auto& plan : plans_)
+        if (plan.made() && !plan.make(flags_, scratch.for_shape(plan.shape())))
+          throw Error("FFTW could not plan again from settled wisdom for " + layout_.describe());
+    }
+    planning_seconds_ += MPI_Wtime() - start;
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.2f s", planning_seconds_);
+    report_ = std::string("FFTW plans (FFTW_MEASURE) made in ") + seconds + " (" + report_ +
+              (saved.empty() ? "" : "; " + saved) + ")";
+  }
+  std::string planning_report() const override {
+    return measuring() ? report_ : "FFTW plans estimated (FFTW_ESTIMATE)";
+  }
+
+ private:
+  bool measuring() const { return flags_ != FFTW_ESTIMATE; }
+  static bool measures(FftwPlanning planning, const SlabLayout& layout) {
+    if (planning != FftwPlanning::automatic) return planning == FftwPlanning::measure;
+    return layout.nx() * layout.ny() * layout.nz() >= kMeasuredPoints;
+  }
+
+  // A plan of this shape, made now on the scratch arrays (the caller holds the planner lock).
+  Plan<Real>* add(const Shape& shape, const ScratchArrays<Real>& scratch, int threads = 0) {
+    Plan<Real>& plan = plans_.emplace_back(shape, threads > 0 ? threads : threads_);
+    if (!plan.make(flags_, scratch.for_shape(shape)))
+      throw Error("FFTW could not plan the transforms for " + layout_.describe());
+    return &plan;
+  }
+  // The (R2C, C2R) transforms of `count` consecutive yz planes; the R2C ones only where the forward
+  // transforms do not go plane by plane.
+  PlanPair plane_plans(int count, const ScratchArrays<Real>& scratch) {
+    const int ny = static_cast<int>(layout_.ny()), nz = static_cast<int>(layout_.nz());
+    const int nzc = static_cast<int>(layout_.nzc());
+    const Shape c2r{Kind::c2r, 2, {ny, nz}, count, 1, ny * nzc, 1, ny * nz, {ny, nzc}, {ny, nz}, false};
+    return {plane_by_plane() ? nullptr : add(r2c_shape(count), scratch), add(c2r, scratch)};
+  }
+  Shape r2c_shape(int count) const {
+    const int ny = static_cast<int>(layout_.ny()), nz = static_cast<int>(layout_.nz());
+    const int nzc = static_cast<int>(layout_.nzc());
+    return {Kind::r2c, 2, {ny, nz}, count, 1, ny * nz, 1, ny * nzc, {ny, nz}, {ny, nzc}, false};
+  }
+  // Whether the forward plane transforms go plane by plane: where every plane starts aligned.
+  bool plane_by_plane() const { return layout_.ny() * layout_.nz() * sizeof(Real) % 16 == 0; }
+  // The R2C transforms of `count` planes from in to out: plane by plane, the planes shared among the
+  // threads, or by `plans` (all planes, all threads).
+  void r2c_planes(Plan<Real>* plans, const Real* in, C* out, long count) {
+    if (plane_ == nullptr) return plans->execute(in, out);
+    const long real_plane = layout_.ny() * layout_.nz(), complex_plane = layout_.ny() * layout_.nzc();
+#pragma omp parallel for schedule(static)
+    for (long x = 0; x < count; ++x) plane_->execute(in + x * real_plane, out + x * complex_plane);
+  }
+  // The (forward, backward) in-place x transforms of `count` adjacent columns of a slab whose x lines have
+  // `stride`, on `threads` threads (all by default): planned now, or (later) estimated at their first use.
+  PlanPair x_plans(int count, int stride, const ScratchArrays<Real>& scratch, bool later = false,
+                   int threads = 0) {
+    const int nx = static_cast<int>(layout_.nx());
+    Shape shape{Kind::forward, 1, {nx, 1}, count, stride, 1, stride, 1, {nx, 1}, {nx, 1}, true};
+    auto plan = [&] {
+      return later ? &plans_.emplace_back(shape, threads_)
+                   : add(shape, scratch, threads > 0 ? threads : threads_);
+    };
+    Plan<Real>* forward = plan();
+    shape.kind = Kind::backward;
+    return {forward, plan()};
+  }
+  long columns() const {
+    return layout_.y_count() * layout_.nzc();
+  }
+  long kept() const {
+    return layout_.kept_y_count() * layout_.kept_z();
+  }
+  // Columns per block of an out-of-place x transform: 32, or fewer where a block of 32 long x lines would
+  // not stay in a core's cache (512 KiB).
+  long block_columns() const {
+    const long fit = (512L << 10) / static_cast<long>(layout_.nx() * sizeof(C));
+    return std::max(8L, std::min(32L, fit));
+  }
+  // The x transform of columns [first, first + count) of a slab of `stride` columns from in to out. In place
+  // by `plans` (all threads). Out of place, on the slab's columns, in blocks: each copied to out and
+  // transformed there in place while in cache, by one thread, the blocks shared among the threads; on the
+  // compact slab (out of place only in the one-rank way by copies, for tests), a copy first.
+  void x_transform(const PlanPair& plans, bool forward, const C* in, C* out, long stride, long first,
+                   long count) {
+    if (in == out) return (forward ? plans.first : plans.second)->execute(out + first, out + first);
+    const std::size_t row = stride * sizeof(C);
+    if (stride != columns()) {
+      device_->copy_2d(out + first, row, in + first, row, count * sizeof(C), layout_.nx());
+      return (forward ? plans.first : plans.second)->execute(out + first, out + first);
+    }
+    const long block = block_columns(), blocks = (count + block - 1) / block, nx = layout_.nx();
+#pragma omp parallel for schedule(static)
+    for (long b = 0; b < blocks; ++b) {
+      const long start = first + b * block, width = std::min(block, count - b * block);
+      for (long x = 0; x < nx; ++x)
+        std::memcpy(out + x * stride + start, in + x * stride + start, width * sizeof(C));
+      const PlanPair& plan = block_plans(width);
+      (forward ? plan.first : plan.second)->execute(out + start, out + start);
+    }
+  }
+  const PlanPair& block_plans(long width) const {
+    const auto plans = blocks_.find(width);
+    if (plans == blocks_.end())
+      throw Error("internal: no x transform planned for a block of " + std::to_string(width) + " columns");
+    return plans->second;
+  }
+  const PlanPair& column_plans(long count) const {
+    const auto plans = columns_.find(count);
+    if (plans == columns_.end())
+      throw Error("internal: no x transform planned for " + std::to_string(count) + " columns");
+    return plans->second;
+  }
+  const PlanPair& piece(long planes) const {
+    const auto plans = pieces_.find(planes);
+    if (plans == pieces_.end())
+      throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
+    return plans->second;
+  }
+  SlabLayout layout_;
+  std::shared_ptr<Device> device_;
+  unsigned flags_;
+  std::string wisdom_directory_, report_;
+  int threads_;
+  double planning_seconds_ = 0;
+  std::deque<Plan<Real>> plans_;  // every plan, to plan again after settling; a deque keeps them in place
+  PlanPair planes_{nullptr, nullptr}, x_{nullptr, nullptr};
+  Plan<Real>* plane_ = nullptr;       // one thread's R2C of one plane, where the forward goes plane by plane
+  PlanPair kept_{nullptr, nullptr};   // none on a rank that keeps no ky plane
+  std::map<long, PlanPair> columns_;  // x transforms of kept-row column runs, by column count
+  std::map<long, PlanPair> blocks_;   // one thread's x transforms of a block of the slab's columns, by width
+  std::map<long, PlanPair> pieces_;   // plane transforms by plane count
 };
 
 }  // namespace
 
 template <class Real>
-std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout) {
-  return std::make_unique<HostTransforms<Real>>(layout);
+std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout,
+                                                            const std::shared_ptr<Device>& device,
+                                                            FftwPlanning planning,
+                                                            const std::string& wisdom_directory) {
+  return std::make_unique<HostTransforms<Real>>(layout, device, planning, wisdom_directory);
 }
 
-template std::unique_ptr<LocalTransforms<float>> make_host_transforms<float>(const SlabLayout&);
-template std::unique_ptr<LocalTransforms<double>> make_host_transforms<double>(const SlabLayout&);
+template std::unique_ptr<LocalTransforms<float>> make_host_transforms<float>(const SlabLayout&,
+                                                                             const std::shared_ptr<Device>&,
+                                                                             FftwPlanning,
+                                                                             const std::string&);
+template std::unique_ptr<LocalTransforms<double>> make_host_transforms<double>(const SlabLayout&,
+                                                                               const std::shared_ptr<Device>&,
+                                                                               FftwPlanning,
+                                                                               const std::string&);
 
 }  // namespace kolmo::fft

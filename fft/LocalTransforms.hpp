@@ -7,13 +7,22 @@
 // - make_piece_plans(planes), then forward_planes_piece / backward_planes_piece(in, out, planes): the same
 //   plane transforms on `planes` consecutive yz planes (a piece of the slab, for exchanges in pieces); in
 //   and out point at the piece's first plane. Calling them for a count without plans is an internal error.
-// - forward_x / backward_x: 1D C2C along kx on the spectral slab [kx][ky][kz]. Leave their input intact.
+// - forward_x / backward_x: 1D C2C along kx on the spectral slab [kx][ky][kz]. Out of place they leave their
+//   input intact; in place (in == out) only where x_faster_in_place().
 // - forward_x_kept / backward_x_kept: the same on the compact slab [kx][kept ky][kept kz] of dealiased
 //   transforms; in place (in == out) or out of place.
+// - x_faster_in_place(): whether the x transforms run faster in place (in == out) than out of place, so that
+//   callers arrange their buffers for it (FFTW: yes, by 1.5-6 x; cuFFT: no).
 // - forward_x_columns / backward_x_columns(in, out, first, count) (one rank only): forward_x / backward_x
 //   on the columns [first, first + count) of each [ky][kz] plane alone (column = ky * nzc + kz); the other
-//   columns of out are left as they are. Out of place. Made for the runs of layout.kept_column_runs();
+//   columns of out are left as they are. Out of place, or in place where x_faster_in_place(). Made for the
+//   runs of layout.kept_column_runs();
 //   another count is an internal error.
+// - settle_plans(comm): collective over the transform's ranks, once all plans are made (the end of SlabFFT's
+//   constructor). FFTW: where plans were measured, every rank makes them again from the wisdom the file then
+//   holds, so that ranks with the same problem and later runs that load the file plan alike (runs repeat
+//   bit for bit), and the choices go to the wisdom file. Nothing to do for cuFFT.
+//   planning_report() says how plans were made (empty for cuFFT).
 // - has_masked(), forward_x_masked, backward_x_masked, backward_planes_masked: the same steps with the
 // 2/3-rule
 //   mask on (ky, kz) inside the library's own kernels (cuFFT callbacks; CUDA on one rank, when cuFFT took
@@ -42,6 +51,8 @@
 //     other modes count as zero) into the real slab out; overwrites `send` (realigned: `receive`).
 #pragma once
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -52,6 +63,13 @@
 #include "fft/SlabLayout.hpp"
 
 namespace kolmo::fft {
+
+// How FFTW chooses its algorithms (host backend): by timing them (measure: FFTW_MEASURE) or by its
+// heuristics (estimate: FFTW_ESTIMATE, instant and the same in every run, but up to 2 x slower above 64^3);
+// automatic measures grids of at least kMeasuredPoints points, below which measuring takes longer than the
+// transforms of a whole run would save.
+enum class FftwPlanning { automatic, estimate, measure };
+constexpr long kMeasuredPoints = 1L << 16;
 
 enum class FusedRoute { full, dealiased, full_realigned };
 
@@ -71,6 +89,9 @@ class LocalTransforms {
   virtual void backward_x_kept(const C* in, C* out) = 0;
   virtual void forward_x_columns(const C* in, C* out, long first, long count) = 0;
   virtual void backward_x_columns(const C* in, C* out, long first, long count) = 0;
+  virtual void settle_plans(MPI_Comm) {}
+  virtual bool x_faster_in_place() const { return false; }
+  virtual std::string planning_report() const { return ""; }
   virtual bool has_masked() const { return false; }
   virtual void forward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
   virtual void backward_x_masked(const C*, C*) { throw Error("internal: no masked transforms here"); }
@@ -89,8 +110,12 @@ class LocalTransforms {
   [[noreturn]] static void no_fused() { throw Error("internal: no fused transforms here"); }
 };
 
+// wisdom_directory: where measured plans are kept between runs (fft/FftwWisdom.hpp); "" for nowhere.
 template <class Real>
-std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout);
+std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& layout,
+                                                            const std::shared_ptr<Device>& device,
+                                                            FftwPlanning planning,
+                                                            const std::string& wisdom_directory);
 template <class Real>
 std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout,
                                                             const std::shared_ptr<Device>& device);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -73,7 +75,9 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) transforms_ = make_cuda_transforms<Real>(layout_, device_);
 #endif
-  if (!transforms_) transforms_ = make_host_transforms<Real>(layout_);
+  if (!transforms_)
+    transforms_ =
+        make_host_transforms<Real>(layout_, device_, options_.fftw_planning, options_.fftw_wisdom_directory);
   make_chunks();
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
   exchange_ = options_.emulated_ranks > 0 ? make_loopback_exchange(device_)
@@ -101,6 +105,7 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
     choose_one_rank_dealiasing();
   }
   choose_pieces();
+  transforms_->settle_plans(comm_.get());
 }
 
 // One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
@@ -209,12 +214,15 @@ void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing 
 template <class Real>
 void SlabFFT<Real>::forward_one_rank(const Real* in, C* out, OneRankDealiasing way) {
   C* scratch = scratch_.data();
-  step(Phase::planes, [&] { transforms_->forward_planes(in, scratch); });
+  // Where x transforms run faster in place, the kept rows' run on the planes in out (see forward_full()).
+  const bool in_out = way == OneRankDealiasing::rows && x_in_place_on_out(in, out);
+  C* planes = in_out ? out : scratch;
+  step(Phase::planes, [&] { transforms_->forward_planes(in, planes); });
   switch (way) {
     case OneRankDealiasing::rows:
       step(Phase::x, [&] {
         for (const auto& run : layout_.kept_column_runs())
-          transforms_->forward_x_columns(scratch, out, run.start, run.count);
+          transforms_->forward_x_columns(planes, out, run.start, run.count);
       });
       break;
     case OneRankDealiasing::masked_x:
@@ -381,18 +389,19 @@ void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
 }
 
 // Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
-// by the first step.
+// by the first step. Where x transforms run faster in place (FFTW) and out differs from in, the planes go to
+// out and the exchange brings the chunks back there, so that the x transforms run in place on out.
 template <class Real>
 void SlabFFT<Real>::forward_full(const Real* in, C* out) {
-  C* scratch = scratch_.data();
-  step(Phase::planes, [&] { transforms_->forward_planes(in, scratch); });
-  if (layout_.ranks() == 1) {
-    step(Phase::x, [&] { transforms_->forward_x(scratch, out); });
-    return;
+  const bool in_out = x_in_place_on_out(in, out);
+  C* planes = in_out ? out : scratch_.data();  // the planes, and where the x transforms find their input
+  C* packed = in_out ? scratch_.data() : out;
+  step(Phase::planes, [&] { transforms_->forward_planes(in, planes); });
+  if (layout_.ranks() > 1) {
+    step(Phase::pack, [&] { pack(planes, packed, layout_.x_count()); });
+    exchange(packed, planes, forward_chunks_);
   }
-  step(Phase::pack, [&] { pack(scratch, out, layout_.x_count()); });
-  exchange(out, scratch, forward_chunks_);
-  step(Phase::x, [&] { transforms_->forward_x(scratch, out); });
+  step(Phase::x, [&] { transforms_->forward_x(planes, out); });
 }
 
 template <class Real>
@@ -485,6 +494,11 @@ void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
 }
 
 template <class Real>
+bool SlabFFT<Real>::x_in_place_on_out(const Real* in, const C* out) const {
+  return transforms_->x_faster_in_place() && static_cast<const void*>(in) != static_cast<const void*>(out);
+}
+
+template <class Real>
 void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
   begin_profile(1);
   backward_route(in, out, modes);
@@ -521,6 +535,14 @@ void SlabFFT<Real>::end_profile() {
 const char* to_string(Phase phase) {
   static const char* names[kPhaseCount] = {"planes", "pack", "own_chunk", "exchange", "x", "unpack", "zero"};
   return names[static_cast<int>(phase)];
+}
+
+std::string default_fftw_wisdom_directory() {
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != 0)
+    return (std::filesystem::path(cache) / "kolmo").string();
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0)
+    return (std::filesystem::path(home) / ".cache" / "kolmo").string();
+  return "";
 }
 
 const std::vector<std::string>& one_rank_dealiasing_names() {

@@ -103,7 +103,19 @@ struct FftOptions {
   // of one piece's planes. Ignored on one rank, with single_precision_wire, and for full (not dealiased)
   // forward transforms in place (the packing of early pieces would overwrite the input of later ones).
   int exchange_pieces = 1;
+  // Host backend: FFTW times its algorithms for each transform at construction and keeps the fastest
+  // (measure; seconds for large grids unless the wisdom below holds them already), or picks by its heuristics
+  // (estimate; instant, up to 2 x slower above 64^3); automatic measures grids of kMeasuredPoints points or
+  // more (fft/LocalTransforms.hpp). Ignored on GPUs.
+  FftwPlanning fftw_planning = FftwPlanning::automatic;
+  // Where measured plans are kept between runs and read from (FFTW wisdom, one file per precision); "" for
+  // nowhere, each run measuring anew. Runs repeat bit for bit when their plans are the same: with measure,
+  // when they share the wisdom. default_fftw_wisdom_directory() is the user's cache. Ignored with estimate.
+  std::string fftw_wisdom_directory = "";
 };
+
+// $XDG_CACHE_HOME/kolmo, or ~/.cache/kolmo without XDG_CACHE_HOME; "" when neither variable is set.
+std::string default_fftw_wisdom_directory();
 
 // The phases of one rank's share of a transform, for profiles. planes: the 2D FFTs of the yz planes (with
 // the packing or unpacking when cuFFT does it); pack: copies into the send layout (dealiased: also the
@@ -161,6 +173,8 @@ class SlabFFT {
   // was based on (the timings, when FftOptions::exchange_pieces = 0).
   int exchange_pieces(Modes modes) const { return pieces_[modes == Modes::dealiased ? 1 : 0]; }
   const std::string& exchange_pieces_report() const { return pieces_report_; }
+  // How the local FFTs were planned (host: measured or estimated, the wisdom file; "" on GPUs).
+  std::string planning_report() const { return transforms_->planning_report(); }
 
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
   Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
@@ -222,6 +236,8 @@ class SlabFFT {
   void choose_one_rank_dealiasing();
   void backward_one_rank(const C* in, Real* out, OneRankDealiasing way);
   void forward_one_rank(const Real* in, C* out, OneRankDealiasing way);
+  // Whether a forward transform from in to out puts its planes in out, for x transforms in place there.
+  bool x_in_place_on_out(const Real* in, const C* out) const;
   // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the transforms, the choice.
   // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
   Chunks piece_chunks(int piece, int pieces, bool dealiased) const;

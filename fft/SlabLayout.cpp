@@ -40,7 +40,11 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
   for (const auto& run : kept_runs(rank_)) {
     const long first = (run.start - y_offset()) * nzc(), end = first + run.count * nzc();
     const long aligned = first - first % kColumnAlignment;
-    kept_column_runs_.push_back({aligned, end - aligned});
+    if (!kept_column_runs_.empty() &&
+        aligned < kept_column_runs_.back().start + kept_column_runs_.back().count)
+      kept_column_runs_.back().count = end - kept_column_runs_.back().start;  // it would overlap: merged
+    else
+      kept_column_runs_.push_back({aligned, end - aligned});
   }
 }
 

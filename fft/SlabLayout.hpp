@@ -108,7 +108,8 @@ class SlabLayout {
   // One rank: the columns (index ky * nzc + kz of a [ky][kz] plane) that x transforms of the kept ky rows
   // cover, one run per kept ky run, each start rounded down to a multiple of kColumnAlignment. cuFFT's
   // strided single-precision x transforms run at half speed from other starts (measured on an H100); the
-  // extra columns belong to dropped rows or repeat kept ones, and transforming them is harmless.
+  // extra columns belong to dropped rows, and transforming them is harmless. Runs never overlap (one that
+  // would reach back into the one before is merged with it), so that they may be transformed in place.
   static constexpr long kColumnAlignment = 16;
   const std::vector<Run>& kept_column_runs() const { return kept_column_runs_; }
   long kept_y_count(int q) const { return kept_y_count_[q]; }

@@ -30,6 +30,10 @@ constexpr std::array keys = {
     SchemaKey{"fft.exchange_pieces", integer, "1", ">= 0", "",
               "several ranks: split each all-to-all into this many pieces so that FFTs and packing overlap "
               "the exchange; 0: chosen at start by timing 1, 2, 4 and 8"},
+    SchemaKey{"fft.planning", choice, "auto", "auto | estimate | measure", "",
+              "host: FFTW picks its algorithms by timing them (measure; kept in $XDG_CACHE_HOME/kolmo or "
+              "~/.cache/kolmo, so later runs plan at once) or by its heuristics (estimate: instant, up to 2x "
+              "slower); auto measures grids of 2^16 points or more"},
     SchemaKey{"problem", choice, "navier_stokes", "navier_stokes | poisson", "",
               "what to solve: incompressible Navier-Stokes in time, or one Poisson/Helmholtz problem"},
 

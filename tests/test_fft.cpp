@@ -57,9 +57,11 @@ struct Case {
   // callbacks in the plane transforms (realigned_planes false), which every exchange method is tested with;
   // gpu_cases adds realigned planes (the library's default) and the copies.
   bool pack_in_ffts = true, realigned_planes = false;
+  FftwPlanning planning = FftwPlanning::automatic;  // the test grids are small: estimated unless asked
   FftOptions options() const {
     FftOptions o{method};
     o.exchange_pieces = pieces;
+    o.fftw_planning = planning;
     o.pack_in_ffts = pack_in_ffts;
     o.realigned_planes = realigned_planes;
     return o;
@@ -277,8 +279,9 @@ void check_dealiased(const Case& c, std::array<long, 3> n,
 // Double precision sent as single on the wire: the spectrum differs from the full-precision transform by
 // single-precision rounding (and not at all on one rank, where nothing is sent). Returns the relative error.
 double check_single_precision_wire(const Case& c, std::array<long, 3> n) {
-  SlabFFT<double> exact(n, MPI_COMM_WORLD, c.device, {c.method});
   FftOptions options{c.method};
+  options.fftw_planning = c.planning;
+  SlabFFT<double> exact(n, MPI_COMM_WORLD, c.device, options);
   options.single_precision_wire = true;
   SlabFFT<double> narrow(n, MPI_COMM_WORLD, c.device, options);
   const auto& l = exact.layout();
@@ -395,6 +398,18 @@ TEMPLATE_TEST_CASE("dealiased transforms equal full transforms with the 2/3 rule
                      << " in place " << c.in_place << " pieces " << c.pieces << " one-rank way " << int(way));
         check_dealiased<TestType>(c, n, way);
       }
+}
+
+TEMPLATE_TEST_CASE("plans measured by FFTW give the serial spectrum and the dealiased modes", "[fft]", float,
+                   double) {
+  // The test grids are below the size from which plans are measured by default.
+  Case c{Device::create(Backend::host), ExchangeMethod::isend_irecv, false};
+  c.planning = FftwPlanning::measure;
+  for (auto n : kRandomGrids) {
+    INFO("grid " << n[0] << "x" << n[1] << "x" << n[2]);
+    check_against_serial<TestType>(c, n);
+    check_dealiased<TestType>(c, n);
+  }
 }
 
 TEST_CASE("double precision through a single-precision wire loses only single-precision rounding", "[fft]") {

@@ -1,8 +1,10 @@
 // Benchmark of kolmo's distributed FFT: the median time of a forward+backward pair after warm-up, split into
-// computation (local FFTs, packing) and communication (the all-to-all), and with one rank on a GPU the same
-// pair by cuFFT's own 3D plan measured in the same run, with the ratio.
+// computation and communication and into the phases of each direction (fft::Phase), and with one rank the
+// same pair by the library's own 3D plan measured in the same run, with the ratio: cuFFT's on a GPU, FFTW's
+// on the host (threaded alike, its pairs alternating with kolmo's, so that both see the same load).
 //
 //   mpiexec -n 4 kolmo_fft_bench --n 512 --precision single --backend cuda --exchange nccl --reps 20
+//   OMP_NUM_THREADS=2 kolmo_fft_bench --n 128 --backend host --reps 30
 //
 // --emulate-ranks 2 4 8: one process does rank 0's complete work of a transform over P ranks (the slowest
 // rank where slabs are uneven: it holds the most x and ky planes), the all-to-all replaced by local copies of
@@ -14,7 +16,11 @@
 //   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
 #include <mpi.h>
 
+#include <omp.h>
 #include <CLI/CLI.hpp>
+
+#include <time.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -26,6 +32,7 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/SlabFFT.hpp"
+#include "tools/FftwReference.hpp"
 #if defined(KOLMO_HAVE_CUDA)
 #include "tools/CufftReference.hpp"
 #endif
@@ -38,6 +45,7 @@ namespace {
 struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
+  std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory();
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
   bool fused = true, realigned = true;
   int warmup = 3, reps = 10, pieces = 1;
@@ -74,6 +82,10 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.single_precision_wire = s.single_wire;
   options.one_rank_dealiasing = parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
+  options.fftw_planning = s.planning == "measure"    ? FftwPlanning::measure
+                          : s.planning == "estimate" ? FftwPlanning::estimate
+                                                     : FftwPlanning::automatic;
+  options.fftw_wisdom_directory = s.wisdom == "none" ? "" : s.wisdom;
   options.pack_in_ffts = s.fused;
   options.realigned_planes = s.realigned;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
@@ -83,6 +95,19 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   auto spectral = fft.make_spectral();
   fill_random(data, rank, data.size());
   auto* out = s.in_place ? reinterpret_cast<Complex<Real>*>(data.data()) : spectral.data();
+  // The host peer: FFTW's own 3D plan on one rank, its pairs alternating with kolmo's.
+  std::unique_ptr<tools::FftwReference> fftw;
+  if (s.peer && ranks == 1 && device->backend() == Backend::host)
+    fftw = std::make_unique<tools::FftwReference>(n, std::is_same_v<Real, double>, options.fftw_planning,
+                                                  options.fftw_wisdom_directory);
+  // With the peer, also the processor time of both pairs (all threads): on a machine shared with other work
+  // it varies less than the wall-clock time, which waits for the processors too.
+  std::vector<double> fftw_pairs, kolmo_cpu, fftw_cpu;
+  auto cpu_ms = [] {
+    timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+  };
   auto pair_time = [&] {
     MPI_Barrier(MPI_COMM_WORLD);
     double start = MPI_Wtime();
@@ -95,27 +120,47 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   };
   std::vector<double> pairs;
   for (int r = 0; r < s.warmup + s.reps; ++r) {
+    const double cpu_start = cpu_ms();
     double ms = pair_time();
+    const double cpu_middle = cpu_ms();
     if (r >= s.warmup) pairs.push_back(ms);
+    if (fftw) {
+      const double peer = fftw->pair_ms();
+      if (r >= s.warmup) {
+        fftw_pairs.push_back(peer);
+        kolmo_cpu.push_back(cpu_middle - cpu_start);
+        fftw_cpu.push_back(cpu_ms() - cpu_middle);
+      }
+    }
   }
   // The split comes from a second, profiled set of pairs (phases synchronised), so the totals above are
   // not slowed by the measurement.
   FftOptions profiling = options;
   profiling.profile = true;
   SlabFFT<Real> profiled(n, MPI_COMM_WORLD, device, profiling);
-  std::vector<double> compute, communication;
+  // Each phase of each direction (fft::Phase), then the computation and the communication: the slowest
+  // rank's time, median over the repetitions.
+  constexpr int kComputation = 2 * kPhaseCount, kCommunication = 2 * kPhaseCount + 1;
+  std::vector<std::vector<double>> phase_ms(2 * kPhaseCount + 2);
   for (int r = 0; r < s.warmup + s.reps; ++r) {
     profiled.reset_times();
     profiled.forward(data.data(), out, modes);
     profiled.backward(out, data.data(), modes);
-    double c = profiled.times().compute, m = profiled.times().communication, cmax = 0, mmax = 0;
-    MPI_Allreduce(&c, &cmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&m, &mmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (r >= s.warmup) {
-      compute.push_back(cmax * 1e3);
-      communication.push_back(mmax * 1e3);
+    const PhaseTimes& t = profiled.times();
+    std::vector<double> local(phase_ms.size()), slowest(phase_ms.size());
+    for (int p = 0; p < kPhaseCount; ++p) {
+      local[p] = t.forward[p];
+      local[kPhaseCount + p] = t.backward[p];
     }
+    local[kComputation] = t.compute;
+    local[kCommunication] = t.communication;
+    MPI_Allreduce(local.data(), slowest.data(), static_cast<int>(local.size()), MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
+    if (r >= s.warmup)
+      for (std::size_t p = 0; p < phase_ms.size(); ++p) phase_ms[p].push_back(slowest[p] * 1e3);
   }
+  const std::vector<double>& compute = phase_ms[kComputation];
+  const std::vector<double>& communication = phase_ms[kCommunication];
   // The all-to-all alone, same method and bytes as one transform's exchange, without FFTs around it: the
   // bandwidth the exchange method itself reaches on this machine.
   double plain_gbs = 0;
@@ -145,6 +190,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
                 to_string(fft.exchange_method()).c_str(), s.in_place ? "in place" : "out of place",
                 s.dealiased ? ", dealiased" : "");
     if (s.dealiased) std::printf("  dealiasing: %s\n", fft.dealiasing_report().c_str());
+    if (device->backend() == Backend::host) std::printf("  planning: %s\n", fft.planning_report().c_str());
     if (ranks > 1) std::printf("  %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
                 fft.workspace_bytes() / 1048576.0, 2.0 * l.alloc_complex() * sizeof(Real) / 1048576.0);
@@ -154,6 +200,14 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
         *std::max_element(pairs.begin(), pairs.end()));
     std::printf("  profiled split: computation %.3f ms, communication %.3f ms\n", median(compute),
                 median(communication));
+    // The phases a transform went through (fft::Phase; the exchange is the communication above).
+    for (int d = 0; d < 2; ++d) {
+      std::printf("  %s phases (profiled, medians, ms):", d == 0 ? "forward" : "backward");
+      for (int p = 0; p < kPhaseCount; ++p)
+        if (p != static_cast<int>(Phase::exchange) && median(phase_ms[d * kPhaseCount + p]) > 0)
+          std::printf(" %s %.3f", to_string(Phase(p)), median(phase_ms[d * kPhaseCount + p]));
+      std::printf("\n");
+    }
     if (ranks > 1) {
       // Bytes this rank sends to others in one pair (forward and backward), over the communication time.
       double sent = 0;
@@ -190,9 +244,24 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
     MPI_Barrier(MPI_COMM_WORLD);
   }
 #endif
-  if (rank == 0 && device->backend() == Backend::host)
-    std::printf("  RESULT n=%ldx%ldx%ld %s ranks=%d kolmo %.3f ms\n", n[0], n[1], n[2], s.precision.c_str(),
-                ranks, total);
+  if (rank == 0 && fftw) {
+    const double peer = median(fftw_pairs);
+    std::printf("  FFTW 3D plan pair (out of place, %d threads): median %.3f ms (min %.3f)\n",
+                omp_get_max_threads(), peer, *std::min_element(fftw_pairs.begin(), fftw_pairs.end()));
+    std::printf(
+        "  processor time of a pair (all threads), medians: kolmo %.3f ms, FFTW 3D %.3f ms, ratio %.3f\n",
+        median(kolmo_cpu), median(fftw_cpu), median(kolmo_cpu) / median(fftw_cpu));
+    std::printf(
+        "  RESULT n=%ldx%ldx%ld %s%s ranks=1 threads=%d kolmo %.3f ms FFTW3D %.3f ms ratio %.3f cpu_ratio "
+        "%.3f min_ratio %.3f\n",
+        n[0], n[1], n[2], s.precision.c_str(), s.dealiased ? "+dealiased" : "", omp_get_max_threads(), total,
+        peer, total / peer, median(kolmo_cpu) / median(fftw_cpu),
+        *std::min_element(pairs.begin(), pairs.end()) /
+            *std::min_element(fftw_pairs.begin(), fftw_pairs.end()));
+  } else if (rank == 0 && device->backend() == Backend::host) {
+    std::printf("  RESULT n=%ldx%ldx%ld %s%s ranks=%d threads=%d kolmo %.3f ms\n", n[0], n[1], n[2],
+                s.precision.c_str(), s.dealiased ? "+dealiased" : "", ranks, omp_get_max_threads(), total);
+  }
   return 0;
 }
 
@@ -358,7 +427,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(one_rank_dealiasing_names()));
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("!--no-peer", s.peer, "skip the cuFFT 3D reference");
+  app.add_flag("!--no-peer", s.peer, "skip the library's own 3D plan (cuFFT's or FFTW's)");
+  app.add_option("--planning", s.planning, "host: FFTW plans measured, estimated, or automatic (by size)")
+      ->check(CLI::IsMember({"measure", "estimate", "automatic"}));
+  app.add_option("--wisdom", s.wisdom, "host: directory of the FFTW wisdom files, or none")
+      ->default_str(s.wisdom);
   app.add_flag("!--no-fused", s.fused, "several GPU ranks: pack by copies, not in cuFFT's kernels");
   app.add_flag(
       "!--plane-callbacks", s.realigned,

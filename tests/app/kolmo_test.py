@@ -1,11 +1,14 @@
 """What the end-to-end tests of the kolmo command share: its arguments, running kolmo (with a time limit
 that kills a hung job), checks and their verdict, and what "nothing written" means."""
 import argparse
+import atexit
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--kolmo", required=True)
@@ -16,6 +19,11 @@ args.kolmo = os.path.abspath(args.kolmo)
 args.source = os.path.abspath(args.source)
 source = pathlib.Path(args.source)
 failures = []
+
+# Measured FFTW plans (grids of 2^16 points or more) are kept in a cache of this test session, not the user's:
+# the tests neither depend on the user's wisdom nor add to it.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="kolmo-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 
 
 def check(condition, message):
@@ -35,11 +43,12 @@ class Run:
         return [line for line in self.stderr.splitlines() if line.strip()]
 
 
-def kolmo(ranks, *arguments, cwd, timeout=600):
-    """Runs kolmo on `ranks` MPI ranks. A run still going after `timeout` seconds (hung) is killed with its
-    whole process group, ranks included, and comes back with timed_out set."""
+def kolmo(ranks, *arguments, cwd, timeout=600, env_extra=None):
+    """Runs kolmo on `ranks` MPI ranks of one thread each, with env_extra added to the environment. A run still
+    going after `timeout` seconds (hung) is killed with its whole process group, ranks included, and comes back
+    with timed_out set."""
     command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env = dict(os.environ, OMP_NUM_THREADS="1", **(env_extra or {}))
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, start_new_session=True)
     try:

@@ -2,8 +2,8 @@
 """End-to-end tests of the kolmo command (run by ctest; needs /usr/bin/python3 with h5py and numpy).
 
 - Restart: N steps in one go and N/2 + restart + N/2 give bitwise-identical checkpoints on the same rank
-  count; a restart on a different rank count continues to the same state within round-off; the time series
-  holds each step once.
+  count, also with measured FFTW plans kept in the wisdom file; a restart on a different rank count continues
+  to the same state within round-off; the time series holds each step once.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it.
@@ -54,6 +54,27 @@ with tempfile.TemporaryDirectory() as tmp:
         with h5py.File(two / "out/series.h5", "r") as f:
             steps = list(f["step"][...])
         check(steps == list(range(0, 13)), f"{ranks} rank(s): the series holds each step once after restart")
+
+    # Measured FFTW plans: the first run measures them and keeps them in $XDG_CACHE_HOME/kolmo, the later runs
+    # read them there, so that N steps and N/2 + restart + N/2 stay bitwise identical (2 ranks, which adopt
+    # one measured choice for each problem).
+    cache = {"XDG_CACHE_HOME": str(root / "cache")}
+    measured = ["--set", "fft.planning=measure"]
+    for d in ("one_measured", "two_measured"):
+        (root / d).mkdir()
+    r = kolmo(2, "run", str(root / "run.yaml"), *measured, cwd=root / "one_measured", env_extra=cache)
+    wisdom = root / "cache/kolmo/fftw-double.wisdom"
+    check(r.returncode == 0 and "FFTW_MEASURE" in r.stdout and wisdom.is_file(),
+          f"measured plans are kept in {wisdom.relative_to(root)} ({r.stderr.strip()[:200]})")
+    r = kolmo(2, "run", str(root / "run.yaml"), *measured, "--set", "time.steps=6", cwd=root / "two_measured",
+              env_extra=cache)
+    r = kolmo(2, "run", str(root / "run.yaml"), *measured, "--restart", cwd=root / "two_measured",
+              env_extra=cache)
+    check(r.returncode == 0 and "wisdom loaded from" in r.stdout, "a later run reads the measured plans")
+    a, _, _ = velocity(root / "one_measured/out/checkpoints/checkpoint.h5")
+    b, _, _ = velocity(root / "two_measured/out/checkpoints/checkpoint.h5")
+    check(all(np.array_equal(x, y) for x, y in zip(a, b)),
+          "measured plans: N steps and N/2 + restart + N/2 give bitwise-identical velocity")
 
     # Restart on another rank count: from the 1-rank checkpoint at step 6, continue on 3 ranks.
     three = root / "three"
