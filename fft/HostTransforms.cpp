@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/Error.hpp"
+#include "core/UniqueHandle.hpp"
 #include "fft/Fftw.hpp"
 #include "fft/FftwWisdom.hpp"
 #include "fft/LocalTransforms.hpp"
@@ -98,10 +99,12 @@ class ScratchArrays {
 template <class Real>
 class Plan {
   using W = Fftw<Real>;
+  using Owned = UniqueHandle<typename W::plan, W::destroy>;
+  static Owned owned(typename W::plan plan) { return plan != nullptr ? Owned(plan) : Owned(); }
 
  public:
   Plan(const Shape& shape, int threads) : shape_(shape), threads_(threads) {}
-  ~Plan() { release(); }  // under fftw_planner_lock()
+  ~Plan() = default;  // under fftw_planner_lock(), as every FFTW planner call
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
   const Shape& shape() const { return shape_; }
@@ -117,12 +120,12 @@ class Plan {
     if ((in == out) != shape_.in_place)
       throw Error(std::string("internal: an FFTW plan made ") + (shape_.in_place ? "in" : "out of") +
                   " place executed otherwise");
-    if (aligned_ == nullptr) {  // never made: estimated now (FFTW_ESTIMATE leaves the arrays alone)
+    if (!aligned_) {  // never made: estimated now (FFTW_ESTIMATE leaves the arrays alone)
       std::lock_guard<std::mutex> guard(fftw_planner_lock());
-      if (aligned_ == nullptr && !plan_on(FFTW_ESTIMATE, const_cast<void*>(in), out))
+      if (!aligned_ && !plan_on(FFTW_ESTIMATE, const_cast<void*>(in), out))
         throw Error("FFTW could not plan a transform");
     }
-    typename W::plan plan = aligned_;
+    typename W::plan plan = aligned_.get();
     if (alignment(in) != in_alignment_ || alignment(out) != out_alignment_) plan = unaligned(in, out);
     auto* source = const_cast<void*>(in);
     switch (shape_.kind) {
@@ -140,12 +143,13 @@ class Plan {
 
  private:
   bool plan_on(unsigned flags, void* in, void* out) {
-    release();
+    aligned_.reset();
+    unaligned_.reset();
     W::threads(threads_);
-    aligned_ = create(flags, in, out);
+    aligned_ = owned(create(flags, in, out));
     in_alignment_ = alignment(in);
     out_alignment_ = alignment(out);
-    return aligned_ != nullptr;
+    return bool(aligned_);
   }
   static int alignment(const void* array) {
     return W::alignment_of(static_cast<Real*>(const_cast<void*>(array)));
@@ -175,24 +179,16 @@ class Plan {
   // FFTW_ESTIMATE leaves the arrays alone, so this plans on the caller's.
   typename W::plan unaligned(const void* in, void* out) {
     std::lock_guard<std::mutex> guard(fftw_planner_lock());  // threads may execute one plan at once
-    if (unaligned_ == nullptr) {
+    if (!unaligned_) {
       W::threads(threads_);
-      unaligned_ = create(FFTW_ESTIMATE | FFTW_UNALIGNED, in, out);
-      if (unaligned_ == nullptr) throw Error("FFTW could not plan a transform for unaligned arrays");
+      unaligned_ = owned(create(FFTW_ESTIMATE | FFTW_UNALIGNED, in, out));
+      if (!unaligned_) throw Error("FFTW could not plan a transform for unaligned arrays");
     }
-    return unaligned_;
-  }
-
-  void release() noexcept {
-    for (auto* plan : {&aligned_, &unaligned_})
-      if (*plan != nullptr) {
-        W::destroy(*plan);
-        *plan = nullptr;
-      }
+    return unaligned_.get();
   }
 
   Shape shape_;
-  typename W::plan aligned_ = nullptr, unaligned_ = nullptr;
+  Owned aligned_, unaligned_;
   int threads_;
   int in_alignment_ = 0, out_alignment_ = 0;
   bool made_ = false;

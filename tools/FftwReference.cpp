@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/Error.hpp"
+#include "core/UniqueHandle.hpp"
 #include "fft/Fftw.hpp"
 #include "fft/FftwWisdom.hpp"
 
@@ -29,8 +30,11 @@ class PairOf final : public FftwReference::Pair {
     const int size[3] = {int(n[0]), int(n[1]), int(n[2])};
     const std::size_t points = std::size_t(n[0]) * n[1] * n[2];
     const std::size_t modes = std::size_t(n[0]) * n[1] * (n[2] / 2 + 1);
-    real_ = static_cast<Real*>(W::malloc(sizeof(Real) * points));
-    spectral_ = static_cast<typename W::complex*>(W::malloc(sizeof(typename W::complex) * modes));
+    real_ = Array<Real>(static_cast<Real*>(W::malloc(sizeof(Real) * points)));
+    spectral_ = Array<typename W::complex>(
+        static_cast<typename W::complex*>(W::malloc(sizeof(typename W::complex) * modes)));
+    Real* real = real_.get();
+    typename W::complex* spectral = spectral_.get();
     const bool measure = planning == fft::FftwPlanning::measure ||
                          (planning == fft::FftwPlanning::automatic && long(points) >= fft::kMeasuredPoints);
     if (measure) fft::load_wisdom<Real>(wisdom_directory);
@@ -38,34 +42,37 @@ class PairOf final : public FftwReference::Pair {
       std::lock_guard<std::mutex> guard(fft::fftw_planner_lock());
       W::threads(omp_get_max_threads());
       const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-      forward_ = W::plan_r2c(3, size, 1, real_, nullptr, 1, 0, spectral_, nullptr, 1, 0, flags);
-      backward_ = W::plan_c2r(3, size, 1, spectral_, nullptr, 1, 0, real_, nullptr, 1, 0, flags);
+      forward_ = Plan(W::plan_r2c(3, size, 1, real, nullptr, 1, 0, spectral, nullptr, 1, 0, flags));
+      backward_ = Plan(W::plan_c2r(3, size, 1, spectral, nullptr, 1, 0, real, nullptr, 1, 0, flags));
     }
-    if (forward_ == nullptr || backward_ == nullptr) throw Error("FFTW could not plan its own 3D pair");
+    if (forward_.get() == nullptr || backward_.get() == nullptr)
+      throw Error("FFTW could not plan its own 3D pair");
     if (measure) fft::settle_wisdom<Real>(wisdom_directory, MPI_COMM_SELF);
     // Random data (measuring overwrote the arrays): zeros can run faster than real data.
     std::mt19937 random(1234);
     std::uniform_real_distribution<double> uniform(-1, 1);
-    for (std::size_t i = 0; i < points; ++i) real_[i] = Real(uniform(random));
+    for (std::size_t i = 0; i < points; ++i) real[i] = Real(uniform(random));
   }
   ~PairOf() override {
-    std::lock_guard<std::mutex> guard(fft::fftw_planner_lock());
-    if (forward_ != nullptr) W::destroy(forward_);
-    if (backward_ != nullptr) W::destroy(backward_);
-    W::free(real_);
-    W::free(spectral_);
+    std::lock_guard<std::mutex> guard(fft::fftw_planner_lock());  // FFTW's planner, destroy included
+    forward_.reset();
+    backward_.reset();
   }
   double pair_ms() override {
     const double start = MPI_Wtime();
-    W::execute_r2c(forward_, real_, spectral_);
-    W::execute_c2r(backward_, spectral_, real_);
+    W::execute_r2c(forward_.get(), real_.get(), spectral_.get());
+    W::execute_c2r(backward_.get(), spectral_.get(), real_.get());
     return (MPI_Wtime() - start) * 1e3;
   }
 
  private:
-  Real* real_ = nullptr;
-  typename W::complex* spectral_ = nullptr;
-  typename W::plan forward_ = nullptr, backward_ = nullptr;
+  template <class T>
+  using Array = UniqueHandle<T*, W::free>;
+  using Plan = UniqueHandle<typename W::plan, W::destroy>;  // destroyed under the planner lock
+
+  Array<Real> real_;
+  Array<typename W::complex> spectral_;
+  Plan forward_, backward_;
 };
 
 }  // namespace
