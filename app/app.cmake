@@ -16,33 +16,19 @@ target_include_directories(kolmo PRIVATE ${PROJECT_SOURCE_DIR})
 install(TARGETS kolmo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 if(KOLMO_BUILD_TESTS)
-  add_test(NAME app_runs
-           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_runs.py --kolmo $<TARGET_FILE:kolmo>
-                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
-  set_tests_properties(app_runs PROPERTIES TIMEOUT 900)
-  add_test(NAME app_restart_fallback
-           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_restart_fallback.py --kolmo
-                   $<TARGET_FILE:kolmo> --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
-  set_tests_properties(app_restart_fallback PROPERTIES TIMEOUT 600)
-  # Needs root to mount a small tmpfs; skipped (exit 77), saying so, otherwise.
-  add_test(NAME app_full_disk
-           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_full_disk.py --kolmo $<TARGET_FILE:kolmo>
-                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
-  set_tests_properties(app_full_disk PROPERTIES TIMEOUT 1800 SKIP_RETURN_CODE 77)
-  add_test(NAME app_safety
-           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_safety.py --kolmo $<TARGET_FILE:kolmo>
-                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
-  set_tests_properties(app_safety PROPERTIES TIMEOUT 900)
-  add_test(NAME app_fields
-           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_fields.py --kolmo $<TARGET_FILE:kolmo>
-                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
-  set_tests_properties(app_fields PROPERTIES TIMEOUT 900)
-  add_test(NAME app_mhd
-           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_mhd.py --kolmo $<TARGET_FILE:kolmo>
-                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
-  set_tests_properties(app_mhd PROPERTIES TIMEOUT 900)
-  add_test(NAME app_paraview
-           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_paraview.py --kolmo $<TARGET_FILE:kolmo>
-                   --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
-  set_tests_properties(app_paraview PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77)
+  # An end-to-end test of the command: tests/app/test_<script>.py run as ctest entry <name>; extra arguments
+  # are more test properties (SKIP_RETURN_CODE 77 for tests that skip, saying so, where they cannot run).
+  function(kolmo_app_test name script timeout)
+    add_test(NAME ${name}
+             COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/${script} --kolmo $<TARGET_FILE:kolmo>
+                     --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR})
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${timeout} ${ARGN})
+  endfunction()
+  kolmo_app_test(app_runs test_runs.py 900)
+  kolmo_app_test(app_restart_fallback test_restart_fallback.py 600)
+  kolmo_app_test(app_full_disk test_full_disk.py 1800 SKIP_RETURN_CODE 77)  # needs root for a small tmpfs
+  kolmo_app_test(app_safety test_safety.py 900)
+  kolmo_app_test(app_fields test_fields.py 900)
+  kolmo_app_test(app_mhd test_mhd.py 900)
+  kolmo_app_test(app_paraview test_paraview.py 900 SKIP_RETURN_CODE 77)  # needs ParaView's pvbatch
 endif()
