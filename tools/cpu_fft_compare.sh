@@ -10,6 +10,12 @@
 #   tools/cpu_fft_compare.sh [BUILD_DIR] 2>&1 | tee docs/results/cpu_fft_compare.log
 #   SIZES="64 128" PRECISIONS=double REPS=20 ROUNDS=3 CONFIGS="1x2 2x1" tools/cpu_fft_compare.sh build
 #
+# Elsewhere (a machine with more cores but no OpenMPI, such as the GPU hosts, whose 16 cores run the 4 x 1 and
+# 2 x 2 cases this 2-core machine cannot): BENCH=prebuilt kolmo_fft_bench, PEER=prebuilt peer, and
+# PEER_MPIEXEC=the launcher of the MPI the peer was built with. Then nothing is installed or built, e.g. with
+# the peer linked to FFTW-MPI's own sources built against MPICH (tools/build_fftw_mpi_mpich.sh):
+#   BENCH=./kolmo_fft_bench PEER=./fftw_mpi_peer_mpich PEER_MPIEXEC=mpiexec tools/cpu_fft_compare.sh
+#
 # Installing OpenMPI (when the peer's packages are missing) switches the mpi and mpirun alternatives to
 # OpenMPI; the script restores MPICH's at once, in the same command, and checks that mpiexec is MPICH's
 # (HYDRA) before it starts and again at the end. With the packages present it never touches the alternatives
@@ -43,7 +49,9 @@ check_mpich() {
 }
 
 # Where OpenMPI is installed already, the alternatives are left alone (other jobs may be using mpiexec).
-if ! command -v mpicxx.openmpi > /dev/null || [ ! -f /usr/include/fftw3-mpi.h ]; then
+if [ -n "${PEER:-}" ]; then
+  :  # a prebuilt peer: nothing to install
+elif ! command -v mpicxx.openmpi > /dev/null || [ ! -f /usr/include/fftw3-mpi.h ]; then
   trap 'restore_mpich; check_mpich' EXIT
   echo "== installing the peer's packages (OpenMPI, FFTW-MPI); restoring MPICH's alternatives at once"
   (DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libfftw3-mpi-dev \
@@ -51,11 +59,21 @@ if ! command -v mpicxx.openmpi > /dev/null || [ ! -f /usr/include/fftw3-mpi.h ];
 fi
 check_mpich
 
-cmake --build "$build" --target kolmo_fft_bench -j2 > /dev/null
-bench="$build/tools/kolmo_fft_bench"
-peer="$build/fftw_mpi_peer"
-mpicxx.openmpi -std=c++20 -O2 -fopenmp -I. tools/fftw_mpi_peer.cpp -lfftw3_mpi -lfftw3f_mpi -lfftw3_omp -lfftw3f_omp \
-  -lfftw3 -lfftw3f -o "$peer"
+if [ -n "${BENCH:-}" ]; then
+  bench=$BENCH
+else
+  cmake --build "$build" --target kolmo_fft_bench -j2 > /dev/null
+  bench="$build/tools/kolmo_fft_bench"
+fi
+if [ -n "${PEER:-}" ]; then
+  peer=$PEER
+  peer_mpiexec=(${PEER_MPIEXEC:-mpiexec})
+else
+  peer="$build/fftw_mpi_peer"
+  mpicxx.openmpi -std=c++20 -O2 -fopenmp -I. tools/fftw_mpi_peer.cpp -lfftw3_mpi -lfftw3f_mpi -lfftw3_omp \
+    -lfftw3f_omp -lfftw3 -lfftw3f -o "$peer"
+  peer_mpiexec=(mpiexec.openmpi --oversubscribe --bind-to none -x OMP_NUM_THREADS)
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 load() { cut -d' ' -f1 /proc/loadavg; }
@@ -106,7 +124,7 @@ for config in $configs; do
           --reps "$reps" "${wisdom[@]}" --dealiased)
         echo "$out"
         dealiased+=("$(sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p' <<< "$out")")
-        out=$(mpiexec.openmpi --oversubscribe --bind-to none -x OMP_NUM_THREADS="$threads" -n "$ranks" "$peer" \
+        out=$(OMP_NUM_THREADS="$threads" "${peer_mpiexec[@]}" -n "$ranks" "$peer" \
           --n "$n" --precision "$p" --reps "$reps")
         echo "$out"
         fftw_mpi+=("$(sed -n 's/.*PEER.* fftw_mpi \([0-9.]*\) ms.*/\1/p' <<< "$out")")

@@ -16,6 +16,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +98,26 @@ void run(const Settings& s, int rank, int ranks) {
     MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (r >= s.warmup) pairs.push_back(slowest * 1e3);
   }
+  // The pair must give back N times its input (checks a peer built from source,
+  // tools/build_fftw_mpi_mpich.sh).
+  // (Fresh data: the timed pairs scaled it by N each time.)
+  for (ptrdiff_t i = 0; i < 2 * alloc; ++i) real[i] = Real(uniform(random));
+  std::vector<Real> input(real, real + 2 * alloc);
+  M::execute(forward);
+  M::execute(backward);
+  double local_error = 0, error = 0;
+  for (ptrdiff_t row = 0; row < local_n0 * n1; ++row)
+    for (ptrdiff_t z = 0; z < n2; ++z) {
+      const ptrdiff_t i = row * 2 * n2c + z;
+      local_error =
+          std::max(local_error, std::abs(double(real[i]) / double(n0 * n1 * n2) - double(input[i])));
+    }
+  MPI_Allreduce(&local_error, &error, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (error > (sizeof(Real) == 4 ? 1e-4 : 1e-12)) {
+    if (rank == 0)
+      std::fprintf(stderr, "fftw_mpi_peer: the pair does not return its input (error %.3g)\n", error);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   if (rank == 0) {
     std::printf(
         "FFTW-MPI slab FFT %td x %td x %td, %s, %d rank(s) x %d thread(s), %s, planned (%s) in %.2f s\n", n0,
@@ -104,9 +125,10 @@ void run(const Settings& s, int rank, int ranks) {
         s.transposed ? "transposed output" : "normal order", s.measure ? "FFTW_MEASURE" : "FFTW_ESTIMATE",
         planning);
     std::printf(
-        "  pair (forward+backward): median %.3f ms over %d reps after %d warm-up (min %.3f, max %.3f)\n",
+        "  pair (forward+backward): median %.3f ms over %d reps after %d warm-up (min %.3f, max %.3f); round "
+        "trip error %.2g\n",
         median(pairs), s.reps, s.warmup, *std::min_element(pairs.begin(), pairs.end()),
-        *std::max_element(pairs.begin(), pairs.end()));
+        *std::max_element(pairs.begin(), pairs.end()), error);
     std::printf("  PEER n=%tdx%tdx%td %s ranks=%d threads=%d fftw_mpi %.3f ms\n", n0, n1, n2,
                 s.precision.c_str(), ranks, omp_get_max_threads(), median(pairs));
   }
