@@ -140,7 +140,7 @@ void SlabFFT<Real>::make_executors() {
   const OneRankDealiasing way = options_.one_rank_dealiasing;
   if (way == OneRankDealiasing::automatic || way == OneRankDealiasing::rows)
     for (const auto& run : layout_.kept_column_runs())
-      run_x_.push_back(transforms_->x_run(run.start, run.count));
+      if (run.count > 0) run_x_.push_back(transforms_->x_run(run.start, run.count));
   const bool gpu_automatic = way == OneRankDealiasing::automatic && device_->backend() != Backend::host;
   if (gpu_automatic || way == OneRankDealiasing::masked_x) masked_x_ = transforms_->x_masked();
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
@@ -459,7 +459,9 @@ bool SlabFFT<Real>::fused_executors(FusedRoute route, bool forward, bool own_dir
   if (!fused_tried_[r][forward][direct]) {
     fused_tried_[r][forward][direct] = true;
     if (!planes) planes = transforms_->fused_planes(route, forward, own_direct);
-    if (!x) x = transforms_->fused_x(route, forward, &fused_own_placed_[r]);
+    bool own_placed = true;
+    if (!x) x = transforms_->fused_x(route, forward, &own_placed);
+    if (!forward && x) fused_own_placed_[r] = own_placed;
   }
   return planes && x;
 }
