@@ -82,9 +82,9 @@ struct FftOptions {
   // Several ranks on GPUs: cuFFT's kernels write the chunks the exchange sends and read what it received
   // (callbacks, fft/ExchangeCallbacks.cu), the rank's own chunk going straight to where it is used, instead
   // of passes of packing, unpacking and copying; dealiased transforms read and write their kept modes in
-  // place. Used for transforms in one piece (not with single_precision_wire), except full forward transforms
-  // in place, which keep the copies. Costs one more slab of memory. false: always the copies (for
-  // comparison).
+  // place. Used for transforms in one piece (not with single_precision_wire); in place, forward transforms
+  // with the callbacks in the plane transforms copy the own chunk (cuFFT's intermediate planes need the
+  // receive slab). Costs one more slab of memory. false: always the copies (for comparison).
   bool pack_in_ffts = true;
   // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
   // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
