@@ -1,9 +1,10 @@
-// LocalTransforms on one GPU with cuFFT: plans sharing one work area, all on the device's stream.
+// LocalTransforms on one GPU with cuFFT: executors (fft/Executors.hpp) owning their plans, every plan sharing
+// one work area, all on the device's stream.
 #include <cufft.h>
 #include <cufftXt.h>
 
 #include <algorithm>
-#include <map>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/ChunkRoutes.hpp"
+#include "fft/Executors.hpp"
 #include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
 
@@ -56,19 +58,63 @@ struct CufftTypes<float> {
   static constexpr const char* store_lines = "kolmo_store_lines_float";
 };
 
-// One cuFFT plan, created with the object (shapes are set later, by cufftMakePlan*).
+// The cuFFT work area every plan of a backend shares (they never run at the same time): attach(plan, bytes)
+// points the plan at it, first growing it (every attached plan moved to the new one) where the plan needs
+// more; detach forgets a plan that is being destroyed.
+class WorkArea {
+ public:
+  WorkArea(std::shared_ptr<Device> device, cudaStream_t stream)
+      : device_(std::move(device)), stream_(stream) {}
+  void attach(cufftHandle plan, std::size_t bytes) {
+    if (bytes > area_.bytes() || area_.size() == 0) {
+      KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream_));
+      area_ = Buffer<char>(device_, std::max(bytes, std::size_t(1)));
+      for (cufftHandle other : plans_) KOLMO_CHECK_CUFFT(cufftSetWorkArea(other, area_.data()));
+    }
+    KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan, area_.data()));
+    plans_.push_back(plan);
+  }
+  void detach(cufftHandle plan) {
+    plans_.erase(std::remove(plans_.begin(), plans_.end(), plan), plans_.end());
+  }
+  std::size_t bytes() const { return area_.bytes(); }
+
+ private:
+  std::shared_ptr<Device> device_;
+  cudaStream_t stream_;
+  Buffer<char> area_;
+  std::vector<cufftHandle> plans_;
+};
+
+// One cuFFT plan on the device's stream, without a work area of its own until attach(bytes) gives it the
+// shared one; with the device memory its callbacks read (caller infos, tables), if any.
 class Plan {
  public:
-  Plan() {
+  Plan(WorkArea& work, cudaStream_t stream) : work_(work) {
     cufftHandle handle = 0;
     KOLMO_CHECK_CUFFT(cufftCreate(&handle));
     handle_ = UniqueHandle<cufftHandle, cufftDestroy>(handle);
+    KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(handle, 0));
+    KOLMO_CHECK_CUFFT(cufftSetStream(handle, stream));
   }
+  ~Plan() {
+    if (attached_) work_.detach(get());
+  }
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
   cufftHandle get() const { return handle_.get(); }
+  void attach(std::size_t bytes) {
+    work_.attach(get(), bytes);
+    attached_ = true;
+  }
+  std::vector<Buffer<char>> data;
 
  private:
+  WorkArea& work_;
   UniqueHandle<cufftHandle, cufftDestroy> handle_;
+  bool attached_ = false;
 };
+using PlanHandle = std::shared_ptr<Plan>;
 
 // A callback for a plan: its function in one of the embedded LTO-IR files, and its caller info (a device
 // pointer).
@@ -92,76 +138,158 @@ __global__ void point_spread_at(ColumnRoute* route, void* spread) {
 }
 
 template <class Real>
+auto z(const Complex<Real>* p) {
+  if constexpr (std::is_same_v<Real, double>)
+    return reinterpret_cast<cufftDoubleComplex*>(const_cast<Complex<Real>*>(p));
+  else
+    return reinterpret_cast<cufftComplex*>(const_cast<Complex<Real>*>(p));
+}
+template <class Real>
+void execute_r2c(cufftHandle plan, const Real* in, Complex<Real>* out) {
+  if constexpr (std::is_same_v<Real, double>)
+    KOLMO_CHECK_CUFFT(cufftExecD2Z(plan, const_cast<double*>(in), z(out)));
+  else
+    KOLMO_CHECK_CUFFT(cufftExecR2C(plan, const_cast<float*>(in), z(out)));
+}
+template <class Real>
+void execute_c2r(cufftHandle plan, Complex<Real>* in, Real* out) {
+  if constexpr (std::is_same_v<Real, double>)
+    KOLMO_CHECK_CUFFT(cufftExecZ2D(plan, z(in), out));
+  else
+    KOLMO_CHECK_CUFFT(cufftExecC2R(plan, z(in), out));
+}
+template <class Real>
+void execute_x(cufftHandle plan, const Complex<Real>* in, Complex<Real>* out, int direction) {
+  if constexpr (std::is_same_v<Real, double>)
+    KOLMO_CHECK_CUFFT(cufftExecZ2Z(plan, z(in), z(out), direction));
+  else
+    KOLMO_CHECK_CUFFT(cufftExecC2C(plan, z(in), z(out), direction));
+}
+
+[[noreturn]] void wrong_direction() {
+  throw Error("internal: a fused executor called in the direction it was not made for");
+}
+
+// Plane transforms: an R2C plan (forward) and a C2R plan (backward) of `count` planes; a fused executor has
+// one of them.
+template <class Real>
+class CudaPlanes final : public PlaneTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  CudaPlanes(PlanHandle r2c, PlanHandle c2r, long count)
+      : r2c_(std::move(r2c)), c2r_(std::move(c2r)), count_(count) {}
+  void forward(const Real* in, C* out) override {
+    if (count_ == 0) return;
+    if (!r2c_) wrong_direction();
+    execute_r2c<Real>(r2c_->get(), in, out);
+  }
+  void backward(C* in, Real* out) override {
+    if (count_ == 0) return;
+    if (!c2r_) wrong_direction();
+    execute_c2r<Real>(c2r_->get(), in, out);
+  }
+
+ private:
+  PlanHandle r2c_, c2r_;
+  long count_;
+};
+
+// x transforms: a C2C plan per direction (plain ones: one plan for both), of the columns from `first` on.
+// With a spread route (fused forward, dealiased), cuFFT works in place on its input and the callback stores
+// the kept modes to out.
+template <class Real>
+class CudaLines final : public XTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  CudaLines(PlanHandle forward, PlanHandle backward, long first = 0, ColumnRoute* spread = nullptr,
+            cudaStream_t stream = nullptr)
+      : forward_(std::move(forward)),
+        backward_(std::move(backward)),
+        first_(first),
+        spread_(spread),
+        stream_(stream) {}
+  void forward(const C* in, C* out) override { run(forward_, in, out, CUFFT_FORWARD); }
+  void backward(const C* in, C* out) override { run(backward_, in, out, CUFFT_INVERSE); }
+
+ private:
+  void run(const PlanHandle& plan, const C* in, C* out, int direction) {
+    if (!plan) wrong_direction();
+    if (spread_ == nullptr) return execute_x<Real>(plan->get(), in + first_, out + first_, direction);
+    if (spread_target_ != out) {
+      point_spread_at<<<1, 1, 0, stream_>>>(spread_, out);
+      KOLMO_CHECK_LAUNCH("point_spread_at");
+      spread_target_ = out;
+    }
+    execute_x<Real>(plan->get(), in, const_cast<C*>(in), direction);
+  }
+  PlanHandle forward_, backward_;
+  long first_;
+  ColumnRoute* spread_;
+  cudaStream_t stream_;
+  void* spread_target_ = nullptr;
+};
+
+// The x transforms of a compact slab of no column (a rank that keeps no ky plane): nothing to do.
+template <class Real>
+class NoLines final : public XTransform<Real> {
+ public:
+  void forward(const Complex<Real>*, Complex<Real>*) override {}
+  void backward(const Complex<Real>*, Complex<Real>*) override {}
+};
+
+template <class Real>
 class CudaTransforms final : public LocalTransforms<Real> {
   using T = CufftTypes<Real>;
   using C = Complex<Real>;
 
  public:
   CudaTransforms(const SlabLayout& layout, const std::shared_ptr<Device>& device)
-      : layout_(layout), device_(device) {
-    nx_ = layout.nx();
-    ny_ = layout.ny();
-    nzc_ = layout.nzc();
-    nz_ = layout.nz();
-    stream_ = static_cast<cudaStream_t>(device->stream());
-    const long long columns = layout.y_count() * layout.nzc();
+      : layout_(layout),
+        device_(device),
+        nx_(layout.nx()),
+        ny_(layout.ny()),
+        nz_(layout.nz()),
+        nzc_(layout.nzc()),
+        stream_(static_cast<cudaStream_t>(device->stream())),
+        work_(device, stream_) {}
 
-    std::size_t largest = plan_planes(r2c_, c2r_, layout.x_count());
-    // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
-    largest = std::max(largest, plan_x(x_, columns, columns));
-    // The compact columns of dealiased transforms (none on a rank that keeps no ky plane).
-    if (compact_columns() > 0) {
-      kept_ = std::make_unique<Plan>();
-      largest = std::max(largest, plan_x(*kept_, compact_columns(), compact_columns()));
+  std::unique_ptr<PlaneTransform<Real>> planes(long count) override {
+    if (count == 0) return std::make_unique<CudaPlanes<Real>>(nullptr, nullptr, 0);
+    auto r2c = new_plan(), c2r = new_plan();
+    std::size_t sizes[2] = {0, 0};
+    KOLMO_CHECK_CUFFT(shape_r2c(r2c->get(), count, &sizes[0]));
+    KOLMO_CHECK_CUFFT(shape_c2r(c2r->get(), count, &sizes[1]));
+    r2c->attach(sizes[0]);
+    c2r->attach(sizes[1]);
+    return std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), count);
+  }
+  // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
+  std::unique_ptr<XTransform<Real>> x_slab() override { return lines(slab_columns(), slab_columns(), 0); }
+  std::unique_ptr<XTransform<Real>> x_kept() override {
+    if (compact_columns() == 0) return std::make_unique<NoLines<Real>>();
+    return lines(compact_columns(), compact_columns(), 0);
+  }
+  std::unique_ptr<XTransform<Real>> x_run(long first, long count) override {
+    return lines(slab_columns(), count, first);
+  }
+  // x transforms whose kernels carry the dealiasing callbacks: the backward one loads only kept columns,
+  // the forward one stores zeros to the others. nullptr where cuFFT refuses them (no JIT linking here).
+  std::unique_ptr<XTransform<Real>> x_masked() override {
+    if (!KeptModeMask::usable(layout_)) return nullptr;
+    if (mask_.size() == 0) {
+      const KeptModeMask mask = KeptModeMask::make(layout_);
+      mask_ = Buffer<KeptModeMask>(device_, 1);
+      device_->copy_from_host(mask_.data(), &mask, sizeof(mask));
     }
-    // One rank: x transforms with the dealiasing mask inside cuFFT's kernels (callbacks linked at plan time).
-    if (layout.ranks() == 1) largest = std::max(largest, make_masked_plans());
-    // One work area serves every plan: they never run at the same time.
-    work_ = Buffer<char>(device, std::max(largest, std::size_t(1)));
-    for (cufftHandle plan : all_plans()) KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan, work_.data()));
+    void* info = mask_.data();
+    const auto& ir = kolmo_dealias_callbacks;
+    auto load = callback_plan(new_plan(), {callback(T::load_kept, T::load, info, ir)}, x_shape(false));
+    auto store = callback_plan(new_plan(), {callback(T::store_kept, T::store, info, ir)}, x_shape(false));
+    if (!load || !store) return nullptr;
+    return std::make_unique<CudaLines<Real>>(std::move(store), std::move(load));
   }
-
-  void forward_planes(const Real* in, C* out) override { execute_r2c(r2c_.get(), in, out); }
-  void backward_planes(C* in, Real* out) override { execute_c2r(c2r_.get(), in, out); }
-  void forward_x(const C* in, C* out) override { execute_x(in, out, CUFFT_FORWARD); }
-  void backward_x(const C* in, C* out) override { execute_x(in, out, CUFFT_INVERSE); }
-  void forward_x_kept(const C* in, C* out) override {
-    if (kept_) execute_x(in, out, CUFFT_FORWARD, kept_->get());
-  }
-  void backward_x_kept(const C* in, C* out) override {
-    if (kept_) execute_x(in, out, CUFFT_INVERSE, kept_->get());
-  }
-  // Plans for kept-row x transforms are made on first use (the timing that chooses a way of dealiasing, on
-  // one rank only), so that runs on several ranks make no plan they do not use.
-  void forward_x_columns(const C* in, C* out, long first, long count) override {
-    execute_x(in + first, out + first, CUFFT_FORWARD, column_plan(count));
-  }
-  void backward_x_columns(const C* in, C* out, long first, long count) override {
-    execute_x(in + first, out + first, CUFFT_INVERSE, column_plan(count));
-  }
-  void make_piece_plans(long planes) override {
-    if (planes == 0 || pieces_.count(planes) > 0) return;
-    auto& [r2c, c2r] = pieces_[planes];
-    r2c = std::make_unique<Plan>();
-    c2r = std::make_unique<Plan>();
-    const std::size_t size = plan_planes(*r2c, *c2r, planes);
-    attach_work(r2c->get(), size);
-    attach_work(c2r->get(), size);
-  }
-  void forward_planes_piece(const Real* in, C* out, long planes) override {
-    if (planes > 0) execute_r2c(piece(planes).first->get(), in, out);
-  }
-  void backward_planes_piece(C* in, Real* out, long planes) override {
-    if (planes > 0) execute_c2r(piece(planes).second->get(), in, out);
-  }
-  bool has_masked() const override { return load_kept_x_ != nullptr; }
-  void forward_x_masked(const C* in, C* out) override {
-    execute_x(in, out, CUFFT_FORWARD, store_kept_x_->get());
-  }
-  void backward_x_masked(const C* in, C* out) override {
-    execute_x(in, out, CUFFT_INVERSE, load_kept_x_->get());
-  }
-  void backward_planes_masked(C* in, Real* out) override { execute_c2r(load_kept_c2r_->get(), in, out); }
 
   bool enable_fused(C* send, C* receive) override {
     if (layout_.ranks() < 2 || !routes_usable(layout_)) return false;
@@ -169,68 +297,90 @@ class CudaTransforms final : public LocalTransforms<Real> {
     receive_ = receive;
     return true;
   }
-  bool fused_ready(FusedRoute route, bool forward, bool own_direct) override {
-    bool& refused = fused_refused_[static_cast<int>(route)][forward];
-    if (send_ == nullptr || refused) return false;
-    if (route == FusedRoute::full_realigned)
-      refused = !make_line_plans(forward);
-    else
-      refused = !(forward ? make_forward_plans(route == FusedRoute::dealiased, own_direct)
-                          : make_backward_plans(route == FusedRoute::dealiased));
-    return !refused;
-  }
-  std::string fused_refusal() const override { return refusal_; }
-  void forward_planes_to_chunks(const Real* in, C* work, FusedRoute route, bool own_direct) override {
-    if (route == FusedRoute::full_realigned) return execute_r2c(r2c_lines_->get(), in, send_);
-    execute_r2c(to_chunks_[route == FusedRoute::dealiased][own_direct].plan->get(), in, work);
-  }
-  void forward_x_from_chunks(C* out, FusedRoute route) override {
-    if (route == FusedRoute::full_realigned)
-      return execute_x(receive_, out, CUFFT_FORWARD, x_from_lines_.plan->get());
-    if (route == FusedRoute::full) return execute_x(receive_, out, CUFFT_FORWARD);
-    if (compact_columns() == 0) return;
-    // The kept modes go to out through the route; cuFFT works in place on what arrived.
-    if (spread_target_ != out) {
-      point_spread_at<<<1, 1, 0, stream_>>>(spread_route_, out);
-      KOLMO_CHECK_LAUNCH("point_spread_at");
-      spread_target_ = out;
-    }
-    execute_x(receive_, receive_, CUFFT_FORWARD, to_spectral_.plan->get());
-  }
-  bool backward_x_to_chunks(const C* in, FusedRoute route) override {
+  std::unique_ptr<PlaneTransform<Real>> fused_planes(FusedRoute route, bool forward,
+                                                     bool own_direct) override {
+    if (send_ == nullptr) return nullptr;
+    PlanHandle plan = new_plan();
     if (route == FusedRoute::full_realigned) {
-      execute_x(in, send_, CUFFT_INVERSE, x_to_lines_.plan->get());
-      return true;
+      // Plain cuFFT plans between the real slab and the realigned planes [ky][x][kz] (advanced layout).
+      std::size_t size = 0;
+      KOLMO_CHECK_CUFFT(forward ? shape_r2c_lines(plan->get(), &size) : shape_c2r_lines(plan->get(), &size));
+      plan->attach(size);
+    } else {
+      const bool dealiased = route == FusedRoute::dealiased;
+      const auto& ir = kolmo_exchange_callbacks;
+      if (forward) {
+        void* table = upload_route(*plan, plane_route(layout_, dealiased, own_direct), send_, receive_);
+        plan = callback_plan(std::move(plan), {callback(T::store_chunks, T::store, table, ir)}, r2c_shape());
+      } else {
+        void* table = upload_route(*plan, plane_route(layout_, dealiased, false), receive_, receive_);
+        plan = callback_plan(std::move(plan), {callback(T::load_chunks, T::load, table, ir)}, c2r_shape());
+      }
+      if (!plan) return nullptr;
+    }
+    return std::make_unique<CudaPlanes<Real>>(forward ? plan : nullptr, forward ? nullptr : plan,
+                                              layout_.x_count());
+  }
+  std::unique_ptr<XTransform<Real>> fused_x(FusedRoute route, bool forward, bool* own_placed) override {
+    if (send_ == nullptr) return nullptr;
+    *own_placed = true;
+    const auto& ir = kolmo_exchange_callbacks;
+    auto one_way = [this, forward](PlanHandle plan,
+                                   ColumnRoute* spread = nullptr) -> std::unique_ptr<XTransform<Real>> {
+      if (!plan) return nullptr;
+      return std::make_unique<CudaLines<Real>>(forward ? plan : nullptr, forward ? nullptr : plan, 0, spread,
+                                               stream_);
+    };
+    if (route == FusedRoute::full_realigned) {
+      // Other ranks' rows on the x side of the exchange, the own rows on the planes' side.
+      PlanHandle plan = new_plan();
+      void* table = upload_route(*plan, realigned_line_route(layout_), forward ? receive_ : send_,
+                                 forward ? send_ : receive_);
+      const Callback lines = forward ? callback(T::load_lines, T::load, table, ir)
+                                     : callback(T::store_lines, T::store, table, ir);
+      return one_way(callback_plan(std::move(plan), {lines}, x_shape(false)));
     }
     const bool dealiased = route == FusedRoute::dealiased;
-    if (dealiased && compact_columns() == 0) return true;
-    execute_x(in, send_, CUFFT_INVERSE, x_to_chunks_[dealiased].plan->get());
-    return !(dealiased && gather_only_);
+    if (dealiased && compact_columns() == 0) return std::make_unique<NoLines<Real>>();
+    if (forward) {
+      // Full: the plain x transforms read what arrived. Dealiased: x transforms whose output goes to the kept
+      // modes of the spectral slab.
+      if (!dealiased) return x_slab();
+      PlanHandle plan = new_plan();
+      auto* spread = static_cast<ColumnRoute*>(upload_route(*plan, spread_route(layout_), nullptr));
+      return one_way(
+          callback_plan(std::move(plan), {callback(T::store_spread, T::store, spread, ir)}, x_shape(true)),
+          spread);
+    }
+    // Backward: the own rows go to their packed receive place. Dealiased, the kept modes are also read
+    // straight from the spectral slab; if cuFFT takes only one callback here, the gathering one: the own
+    // chunk then goes with the others and is copied.
+    auto x_to_chunks = [&](bool own_rows, bool gather) {
+      PlanHandle plan = new_plan();
+      std::vector<Callback> callbacks;
+      if (own_rows)
+        callbacks.push_back(callback(T::store_own_rows, T::store,
+                                     upload_route(*plan, own_rows_route(layout_, dealiased), receive_), ir));
+      if (gather)
+        callbacks.push_back(
+            callback(T::load_spread, T::load, upload_route(*plan, spread_route(layout_), nullptr), ir));
+      return callback_plan(std::move(plan), callbacks, x_shape(dealiased));
+    };
+    if (!dealiased) return one_way(x_to_chunks(true, false));
+    if (PlanHandle both = x_to_chunks(true, true)) return one_way(std::move(both));
+    *own_placed = false;
+    return one_way(x_to_chunks(false, true));
   }
-  void backward_planes_from_chunks(Real* out, FusedRoute route) override {
-    if (route == FusedRoute::full_realigned) return execute_c2r(c2r_lines_->get(), receive_, out);
-    execute_c2r(from_chunks_[route == FusedRoute::dealiased].plan->get(), send_, out);
-  }
+  std::string fused_refusal() const override { return refusal_; }
 
   std::size_t work_bytes() const override { return work_.bytes() + mask_.bytes(); }
 
  private:
-  using PlanPair = std::pair<std::unique_ptr<Plan>, std::unique_ptr<Plan>>;
-  // A plan whose kernels carry callbacks, with the device memory the callbacks read (caller infos, tables).
-  struct CallbackPlan {
-    std::unique_ptr<Plan> plan;
-    std::vector<Buffer<char>> data;
-  };
-
   long compact_columns() const { return layout_.kept_y_count() * layout_.kept_z(); }
-  const PlanPair& piece(long planes) const {
-    const auto plans = pieces_.find(planes);
-    if (plans == pieces_.end())
-      throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
-    return plans->second;
-  }
-  // The plan shapes, made on the device's stream without a work area of their own; each puts the work bytes
-  // it needs into *size. The 2D R2C or C2R transforms of `planes` consecutive yz planes:
+  long slab_columns() const { return layout_.y_count() * layout_.nzc(); }
+  PlanHandle new_plan() { return std::make_shared<Plan>(work_, stream_); }
+  // The plan shapes; each puts the work bytes it needs into *size. The 2D R2C or C2R transforms of `planes`
+  // consecutive yz planes:
   cufftResult shape_r2c(cufftHandle plan, long long planes, std::size_t* size) const {
     long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, complex_embed[2] = {ny_, nzc_};
     return cufftMakePlanMany64(plan, 2, plane, real_embed, 1, ny_ * nz_, complex_embed, 1, ny_ * nzc_, T::r2c,
@@ -246,194 +396,6 @@ class CudaTransforms final : public LocalTransforms<Real> {
   cufftResult shape_x(cufftHandle plan, long long stride, long long count, std::size_t* size) const {
     long long line[1] = {nx_};
     return cufftMakePlanMany64(plan, 1, line, line, stride, 1, line, stride, 1, T::c2c, count, size);
-  }
-  std::size_t plan_planes(Plan& r2c, Plan& c2r, long long planes) {
-    std::size_t sizes[2] = {0, 0};
-    prepare(r2c);
-    prepare(c2r);
-    KOLMO_CHECK_CUFFT(shape_r2c(r2c.get(), planes, &sizes[0]));
-    KOLMO_CHECK_CUFFT(shape_c2r(c2r.get(), planes, &sizes[1]));
-    return std::max(sizes[0], sizes[1]);
-  }
-  std::size_t plan_x(Plan& plan, long long stride, long long count) {
-    std::size_t size = 0;
-    prepare(plan);
-    KOLMO_CHECK_CUFFT(shape_x(plan.get(), stride, count, &size));
-    return size;
-  }
-  void prepare(Plan& plan) {
-    KOLMO_CHECK_CUFFT(cufftSetAutoAllocation(plan.get(), 0));
-    KOLMO_CHECK_CUFFT(cufftSetStream(plan.get(), stream_));
-  }
-  // A plan with callbacks, set before planning as cuFFT requires, shaped by shape(handle, &size); nullptr if
-  // cuFFT refuses (no JIT linking on this system). *size gets its work bytes.
-  template <class Shape>
-  std::unique_ptr<Plan> callback_plan(const std::vector<Callback>& callbacks, Shape shape,
-                                      std::size_t* size) {
-    auto plan = std::make_unique<Plan>();
-    std::string names;
-    for (const Callback& c : callbacks) names += std::string(names.empty() ? "" : " and ") + c.name;
-    auto refused = [&](const char* step, cufftResult status) {
-      refusal_ =
-          "cuFFT refused a plan with " + names + " at " + step + " (status " + std::to_string(status) + ")";
-      return nullptr;
-    };
-    cufftResult status = cufftSetAutoAllocation(plan->get(), 0);
-    if (status == CUFFT_SUCCESS) status = cufftSetStream(plan->get(), stream_);
-    if (status != CUFFT_SUCCESS) return refused("setup", status);
-    for (const Callback& c : callbacks) {
-      void* info = c.info;
-      status = cufftXtSetJITCallback(plan->get(), c.name, c.fatbin, c.fatbin_bytes, c.type, &info);
-      if (status != CUFFT_SUCCESS) return refused("cufftXtSetJITCallback", status);
-    }
-    status = shape(plan->get(), size);
-    if (status != CUFFT_SUCCESS) return refused("planning", status);
-    return plan;
-  }
-  // The x transforms of `count` consecutive columns of the one-rank slab.
-  cufftHandle column_plan(long count) {
-    auto& plan = columns_[count];
-    if (!plan) {
-      plan = std::make_unique<Plan>();
-      attach_work(plan->get(), plan_x(*plan, ny_ * nzc_, count));
-    }
-    return plan->get();
-  }
-  // A plan made after the constructor: it shares the work area, which grows (every plan moved to the new
-  // one) if this plan needs more. Plans never run concurrently, so one area serves all.
-  void attach_work(cufftHandle plan, std::size_t size) {
-    if (size > work_.bytes()) {
-      KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream_));
-      work_ = Buffer<char>(device_, size);
-      for (cufftHandle other : all_plans()) KOLMO_CHECK_CUFFT(cufftSetWorkArea(other, work_.data()));
-    }
-    KOLMO_CHECK_CUFFT(cufftSetWorkArea(plan, work_.data()));
-  }
-  std::vector<cufftHandle> all_plans() const {
-    std::vector<cufftHandle> plans{r2c_.get(), c2r_.get(), x_.get()};
-    for (const auto* plan : {kept_.get(), load_kept_x_.get(), store_kept_x_.get(), load_kept_c2r_.get()})
-      if (plan != nullptr) plans.push_back(plan->get());
-    for (const auto& [count, plan] : columns_)
-      if (plan) plans.push_back(plan->get());
-    for (const auto& [planes, pair] : pieces_)
-      for (const auto* plan : {pair.first.get(), pair.second.get()})
-        if (plan != nullptr) plans.push_back(plan->get());
-    for (int d = 0; d < 2; ++d)
-      for (const CallbackPlan* fused :
-           {&to_chunks_[d][0], &to_chunks_[d][1], &from_chunks_[d], &x_to_chunks_[d]})
-        if (fused->plan) plans.push_back(fused->plan->get());
-    for (const CallbackPlan* fused : {&to_spectral_, &x_from_lines_, &x_to_lines_})
-      if (fused->plan) plans.push_back(fused->plan->get());
-    for (const auto* plan : {r2c_lines_.get(), c2r_lines_.get()})
-      if (plan != nullptr) plans.push_back(plan->get());
-    return plans;
-  }
-
-  // Plans whose kernels carry the dealiasing callbacks: x transforms that load only kept columns or store
-  // zeros to the others, and a C2R plane transform that loads only kept columns. If cuFFT refuses them (no
-  // JIT linking on this system), there are none and dealiased transforms copy the kept modes instead.
-  std::size_t make_masked_plans() {
-    if (!KeptModeMask::usable(layout_)) return 0;
-    const KeptModeMask mask = KeptModeMask::make(layout_);
-    mask_ = Buffer<KeptModeMask>(device_, 1);
-    device_->copy_from_host(mask_.data(), &mask, sizeof(mask));
-    void* info = mask_.data();
-    const auto& ir = kolmo_dealias_callbacks;
-    std::size_t sizes[3] = {0, 0, 0};
-    auto load_x = callback_plan({callback(T::load_kept, T::load, info, ir)}, x_shape(false), &sizes[0]);
-    auto store_x = callback_plan({callback(T::store_kept, T::store, info, ir)}, x_shape(false), &sizes[1]);
-    auto load_c2r = callback_plan({callback(T::load_kept, T::load, info, ir)}, c2r_shape(), &sizes[2]);
-    if (!load_x || !store_x || !load_c2r) return 0;
-    load_kept_x_ = std::move(load_x);
-    store_kept_x_ = std::move(store_x);
-    load_kept_c2r_ = std::move(load_c2r);
-    return *std::max_element(sizes, sizes + 3);
-  }
-
-  // Copies `count` values to the device, kept alive with the plan; returns where they are.
-  template <class Value>
-  Value* upload(CallbackPlan& owner, const Value* values, std::size_t count) {
-    owner.data.emplace_back(device_, std::max<std::size_t>(count * sizeof(Value), 1));
-    if (count > 0) device_->copy_from_host(owner.data.back().data(), values, count * sizeof(Value));
-    return reinterpret_cast<Value*>(owner.data.back().data());
-  }
-  void* upload_route(CallbackPlan& owner, PlaneRouteTable table, C* buffer0, C* buffer1) {
-    table.route.rows = upload(owner, table.rows.data(), table.rows.size());
-    table.route.buffers[0] = buffer0;
-    table.route.buffers[1] = buffer1;
-    return upload(owner, &table.route, 1);
-  }
-  void* upload_route(CallbackPlan& owner, LineRouteTable table, C* buffer0, C* buffer1) {
-    table.route.rows = upload(owner, table.rows.data(), table.rows.size());
-    table.route.buffers[0] = buffer0;
-    table.route.buffers[1] = buffer1;
-    return upload(owner, &table.route, 1);
-  }
-  void* upload_route(CallbackPlan& owner, ColumnRouteTable table, C* own) {
-    table.route.row_offset = upload(owner, table.row_offset.data(), table.row_offset.size());
-    table.route.own = own;
-    return upload(owner, &table.route, 1);
-  }
-  // Make (once) the callback plans of the fused route, one direction, and attach the work area; false if
-  // cuFFT refuses them.
-  bool make_forward_plans(bool dealiased, bool own_direct) {
-    const auto& ir = kolmo_exchange_callbacks;
-    CallbackPlan& to_chunks = to_chunks_[dealiased][own_direct];
-    if (!to_chunks.plan) {
-      void* route = upload_route(to_chunks, plane_route(layout_, dealiased, own_direct), send_, receive_);
-      if (!finish_plan(to_chunks, {callback(T::store_chunks, T::store, route, ir)}, r2c_shape()))
-        return false;
-    }
-    // Full transforms: the plain x transforms read what arrived. Dealiased (if this rank keeps ky planes):
-    // x transforms whose output goes to the kept modes of the spectral slab.
-    if (!dealiased || compact_columns() == 0 || to_spectral_.plan) return true;
-    spread_route_ = static_cast<ColumnRoute*>(upload_route(to_spectral_, spread_route(layout_), nullptr));
-    spread_target_ = nullptr;
-    return finish_plan(to_spectral_, {callback(T::store_spread, T::store, spread_route_, ir)}, x_shape(true));
-  }
-  bool make_backward_plans(bool dealiased) {
-    const auto& ir = kolmo_exchange_callbacks;
-    CallbackPlan& from_chunks = from_chunks_[dealiased];
-    if (!from_chunks.plan) {
-      void* route = upload_route(from_chunks, plane_route(layout_, dealiased, false), receive_, receive_);
-      if (!finish_plan(from_chunks, {callback(T::load_chunks, T::load, route, ir)}, c2r_shape()))
-        return false;
-    }
-    CallbackPlan& x_to_chunks = x_to_chunks_[dealiased];
-    if ((dealiased && compact_columns() == 0) || x_to_chunks.plan) return true;
-    void* own_rows = upload_route(x_to_chunks, own_rows_route(layout_, dealiased), receive_);
-    const Callback store_own = callback(T::store_own_rows, T::store, own_rows, ir);
-    if (!dealiased) return finish_plan(x_to_chunks, {store_own}, x_shape(false));
-    // Dealiased: the kept modes are also read straight from the spectral slab. If cuFFT takes only one
-    // callback here, the gathering one: the own chunk then goes with the others and is copied.
-    const Callback gather =
-        callback(T::load_spread, T::load, upload_route(x_to_chunks, spread_route(layout_), nullptr), ir);
-    gather_only_ = false;
-    if (finish_plan(x_to_chunks, {store_own, gather}, x_shape(true), false)) return true;
-    gather_only_ = true;
-    return finish_plan(x_to_chunks, {gather}, x_shape(true));
-  }
-  // Full transforms with realigned planes: plane transforms between the real slab and [ky][x][kz] (plain
-  // cuFFT, advanced layout), x transforms reading (forward) or writing (backward) the chunks through a
-  // LineRoute whose other ranks' rows are on the x side of the exchange, the own rows on the planes' side.
-  bool make_line_plans(bool forward) {
-    std::unique_ptr<Plan>& planes = forward ? r2c_lines_ : c2r_lines_;
-    if (!planes) {
-      planes = std::make_unique<Plan>();
-      prepare(*planes);
-      std::size_t size = 0;
-      KOLMO_CHECK_CUFFT(forward ? shape_r2c_lines(planes->get(), &size)
-                                : shape_c2r_lines(planes->get(), &size));
-      attach_work(planes->get(), size);
-    }
-    CallbackPlan& lines = forward ? x_from_lines_ : x_to_lines_;
-    if (lines.plan) return true;
-    void* route = upload_route(lines, realigned_line_route(layout_), forward ? receive_ : send_,
-                               forward ? send_ : receive_);
-    const Callback callback_of_lines =
-        forward ? callback(T::load_lines, T::load, route, kolmo_exchange_callbacks)
-                : callback(T::store_lines, T::store, route, kolmo_exchange_callbacks);
-    return finish_plan(lines, {callback_of_lines}, x_shape(false));
   }
   // Realigned planes [ky][x][kz]: rows of Nzc values c Nzc apart, neighbouring planes Nzc apart.
   cufftResult shape_r2c_lines(cufftHandle plan, std::size_t* size) const {
@@ -456,72 +418,71 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return [this](cufftHandle h, std::size_t* size) { return shape_c2r(h, layout_.x_count(), size); };
   }
   auto x_shape(bool dealiased) const {
-    const long long columns = dealiased ? compact_columns() : layout_.y_count() * layout_.nzc();
+    const long long columns = dealiased ? compact_columns() : slab_columns();
     return [this, columns](cufftHandle h, std::size_t* size) { return shape_x(h, columns, columns, size); };
   }
-  // Plans `fused` with the callbacks and attaches the work area; on refusal drops its device data.
-  // drop_data false: the caller infos stay, for another try.
-  template <class Shape>
-  bool finish_plan(CallbackPlan& fused, const std::vector<Callback>& callbacks, Shape shape,
-                   bool drop_data = true) {
+  std::unique_ptr<XTransform<Real>> lines(long long stride, long long count, long first) {
+    PlanHandle plan = new_plan();
     std::size_t size = 0;
-    fused.plan = callback_plan(callbacks, shape, &size);
-    if (!fused.plan) {
-      if (drop_data) fused.data.clear();
-      return false;
+    KOLMO_CHECK_CUFFT(shape_x(plan->get(), stride, count, &size));
+    plan->attach(size);
+    return std::make_unique<CudaLines<Real>>(plan, plan, first);
+  }
+  // The plan with callbacks, set before planning as cuFFT requires, shaped by shape(handle, &size) and
+  // attached to the work area; nullptr if cuFFT refuses (no JIT linking on this system), refusal_ saying
+  // what it refused.
+  template <class Shape>
+  PlanHandle callback_plan(PlanHandle plan, const std::vector<Callback>& callbacks, Shape shape) {
+    std::string names;
+    for (const Callback& c : callbacks) names += std::string(names.empty() ? "" : " and ") + c.name;
+    auto refused = [&](const char* step, cufftResult status) {
+      refusal_ =
+          "cuFFT refused a plan with " + names + " at " + step + " (status " + std::to_string(status) + ")";
+      return nullptr;
+    };
+    for (const Callback& c : callbacks) {
+      void* info = c.info;
+      const cufftResult status =
+          cufftXtSetJITCallback(plan->get(), c.name, c.fatbin, c.fatbin_bytes, c.type, &info);
+      if (status != CUFFT_SUCCESS) return refused("cufftXtSetJITCallback", status);
     }
-    attach_work(fused.plan->get(), size);
-    return true;
+    std::size_t size = 0;
+    const cufftResult status = shape(plan->get(), &size);
+    if (status != CUFFT_SUCCESS) return refused("planning", status);
+    plan->attach(size);
+    return plan;
   }
 
-  static auto z(const C* p) {
-    if constexpr (std::is_same_v<Real, double>)
-      return reinterpret_cast<cufftDoubleComplex*>(const_cast<C*>(p));
-    else
-      return reinterpret_cast<cufftComplex*>(const_cast<C*>(p));
+  // Copies `count` values to the device, kept alive with the plan; returns where they are.
+  template <class Value>
+  Value* upload(Plan& owner, const Value* values, std::size_t count) {
+    owner.data.emplace_back(device_, std::max<std::size_t>(count * sizeof(Value), 1));
+    if (count > 0) device_->copy_from_host(owner.data.back().data(), values, count * sizeof(Value));
+    return reinterpret_cast<Value*>(owner.data.back().data());
   }
-  void execute_r2c(cufftHandle plan, const Real* in, C* out) {
-    if constexpr (std::is_same_v<Real, double>)
-      KOLMO_CHECK_CUFFT(cufftExecD2Z(plan, const_cast<double*>(in), z(out)));
-    else
-      KOLMO_CHECK_CUFFT(cufftExecR2C(plan, const_cast<float*>(in), z(out)));
+  template <class Table>
+  void* upload_route(Plan& owner, Table table, C* buffer0, C* buffer1) {
+    table.route.rows = upload(owner, table.rows.data(), table.rows.size());
+    table.route.buffers[0] = buffer0;
+    table.route.buffers[1] = buffer1;
+    return upload(owner, &table.route, 1);
   }
-  void execute_c2r(cufftHandle plan, C* in, Real* out) {
-    if constexpr (std::is_same_v<Real, double>)
-      KOLMO_CHECK_CUFFT(cufftExecZ2D(plan, z(in), out));
-    else
-      KOLMO_CHECK_CUFFT(cufftExecC2R(plan, z(in), out));
-  }
-  void execute_x(const C* in, C* out, int direction) { execute_x(in, out, direction, x_.get()); }
-  void execute_x(const C* in, C* out, int direction, cufftHandle plan) {
-    if constexpr (std::is_same_v<Real, double>)
-      KOLMO_CHECK_CUFFT(cufftExecZ2Z(plan, z(in), z(out), direction));
-    else
-      KOLMO_CHECK_CUFFT(cufftExecC2C(plan, z(in), z(out), direction));
+  void* upload_route(Plan& owner, ColumnRouteTable table, C* own) {
+    table.route.row_offset = upload(owner, table.row_offset.data(), table.row_offset.size());
+    table.route.own = own;
+    return upload(owner, &table.route, 1);
   }
 
   SlabLayout layout_;
   std::shared_ptr<Device> device_;
-  Plan r2c_, c2r_, x_;
-  std::unique_ptr<Plan> kept_, load_kept_x_, store_kept_x_, load_kept_c2r_;
-  std::map<long, std::unique_ptr<Plan>> columns_;  // x transforms of kept-row column runs, by column count
-  std::map<long, PlanPair> pieces_;                // (R2C, C2R) plane transforms of pieces, by plane count
-  long nx_ = 1, ny_ = 1, nz_ = 1, nzc_ = 1;
-  cudaStream_t stream_ = nullptr;
-  Buffer<KeptModeMask> mask_;
-  Buffer<char> work_;
-  // Fused route, by [dealiased] (and [own_direct] for the forward plane transforms): the two slabs, the
-  // callback plans, and the slab the forward dealiased x transforms write to last.
+  long nx_, ny_, nz_, nzc_;
+  cudaStream_t stream_;
+  WorkArea work_;
+  Buffer<KeptModeMask> mask_;  // the dealiasing callbacks' caller info (one rank)
+  // The fused executors' slabs (several ranks), and why cuFFT refused a plan, if it did.
   C* send_ = nullptr;
   C* receive_ = nullptr;
-  bool fused_refused_[3][2] = {};  // cuFFT refused the plans, by [route][forward]
-  bool gather_only_ = false;       // the dealiased backward x transforms could not place the own chunk
   std::string refusal_;
-  std::unique_ptr<Plan> r2c_lines_, c2r_lines_;  // realigned planes
-  CallbackPlan x_from_lines_, x_to_lines_;
-  CallbackPlan to_chunks_[2][2], from_chunks_[2], x_to_chunks_[2], to_spectral_;
-  ColumnRoute* spread_route_ = nullptr;
-  void* spread_target_ = nullptr;
 };
 
 }  // namespace

@@ -34,6 +34,7 @@
 
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
+#include "fft/Executors.hpp"
 #include "fft/Fftw.hpp"
 #include "fft/FftwWisdom.hpp"
 #include "fft/LocalTransforms.hpp"
@@ -195,10 +196,63 @@ class Plan {
 };
 
 template <class Real>
+class HostTransforms;
+
+// The executors hold plans that the backend owns (it makes them all again from the settled wisdom).
+template <class Real>
+using PlanPair = std::pair<Plan<Real>*, Plan<Real>*>;  // (forward, backward)
+
+// The plane transforms of `count` planes: (R2C, C2R) plans of them all, the R2C one unused (nullptr) where
+// the forward goes plane by plane.
+template <class Real>
+class HostPlanes final : public PlaneTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  HostPlanes(HostTransforms<Real>& backend, PlanPair<Real> plans, long count)
+      : backend_(backend), plans_(plans), count_(count) {}
+  void forward(const Real* in, C* out) override {
+    if (count_ > 0) backend_.r2c_planes(plans_.first, in, out, count_);
+  }
+  void backward(C* in, Real* out) override {
+    if (count_ > 0) plans_.second->execute(in, out);
+  }
+
+ private:
+  HostTransforms<Real>& backend_;
+  PlanPair<Real> plans_;
+  long count_;
+};
+
+// The x transforms of the columns [first, first + count) of a slab of `stride` columns; nothing without plans
+// (a compact slab of no column).
+template <class Real>
+class HostLines final : public XTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  HostLines(HostTransforms<Real>& backend, PlanPair<Real> plans, long stride, long first, long count)
+      : backend_(backend), plans_(plans), stride_(stride), first_(first), count_(count) {}
+  void forward(const C* in, C* out) override {
+    if (plans_.first != nullptr) backend_.x_transform(plans_, true, in, out, stride_, first_, count_);
+  }
+  void backward(const C* in, C* out) override {
+    if (plans_.second != nullptr) backend_.x_transform(plans_, false, in, out, stride_, first_, count_);
+  }
+
+ private:
+  HostTransforms<Real>& backend_;
+  PlanPair<Real> plans_;
+  long stride_, first_, count_;
+};
+
+template <class Real>
 class HostTransforms final : public LocalTransforms<Real> {
   using W = Fftw<Real>;
   using C = Complex<Real>;
-  using PlanPair = std::pair<Plan<Real>*, Plan<Real>*>;  // (forward, backward)
+  using PlanPair = fft::PlanPair<Real>;
+  using Planes = HostPlanes<Real>;
+  using Lines = HostLines<Real>;
 
  public:
   HostTransforms(const SlabLayout& layout, std::shared_ptr<Device> device, FftwPlanning planning,
@@ -240,37 +294,25 @@ class HostTransforms final : public LocalTransforms<Real> {
     plans_.clear();
   }
 
-  void forward_planes(const Real* in, C* out) override {
-    r2c_planes(planes_.first, in, out, layout_.x_count());
+  std::unique_ptr<PlaneTransform<Real>> planes(long count) override {
+    if (count == layout_.x_count()) return std::make_unique<Planes>(*this, planes_, count);
+    if (count > 0 && pieces_.count(count) == 0) {
+      const double start = MPI_Wtime();
+      ScratchArrays<Real> scratch(layout_);
+      std::lock_guard<std::mutex> guard(fftw_planner_lock());
+      pieces_[count] = plane_plans(static_cast<int>(count), scratch);
+      planning_seconds_ += MPI_Wtime() - start;
+    }
+    return std::make_unique<Planes>(*this, count > 0 ? pieces_[count] : PlanPair{nullptr, nullptr}, count);
   }
-  void backward_planes(C* in, Real* out) override { planes_.second->execute(in, out); }
-  void make_piece_plans(long planes) override {
-    if (planes == 0 || pieces_.count(planes) > 0) return;
-    const double start = MPI_Wtime();
-    ScratchArrays<Real> scratch(layout_);
-    std::lock_guard<std::mutex> guard(fftw_planner_lock());
-    pieces_[planes] = plane_plans(static_cast<int>(planes), scratch);
-    planning_seconds_ += MPI_Wtime() - start;
+  std::unique_ptr<XTransform<Real>> x_slab() override {
+    return std::make_unique<Lines>(*this, x_, columns(), 0, columns());
   }
-  void forward_planes_piece(const Real* in, C* out, long planes) override {
-    if (planes > 0) r2c_planes(piece(planes).first, in, out, planes);
+  std::unique_ptr<XTransform<Real>> x_kept() override {
+    return std::make_unique<Lines>(*this, kept_, kept(), 0, kept());
   }
-  void backward_planes_piece(C* in, Real* out, long planes) override {
-    if (planes > 0) piece(planes).second->execute(in, out);
-  }
-  void forward_x(const C* in, C* out) override { x_transform(x_, true, in, out, columns(), 0, columns()); }
-  void backward_x(const C* in, C* out) override { x_transform(x_, false, in, out, columns(), 0, columns()); }
-  void forward_x_kept(const C* in, C* out) override {
-    if (kept_.first != nullptr) x_transform(kept_, true, in, out, kept(), 0, kept());
-  }
-  void backward_x_kept(const C* in, C* out) override {
-    if (kept_.second != nullptr) x_transform(kept_, false, in, out, kept(), 0, kept());
-  }
-  void forward_x_columns(const C* in, C* out, long first, long count) override {
-    x_transform(column_plans(count), true, in, out, columns(), first, count);
-  }
-  void backward_x_columns(const C* in, C* out, long first, long count) override {
-    x_transform(column_plans(count), false, in, out, columns(), first, count);
+  std::unique_ptr<XTransform<Real>> x_run(long first, long count) override {
+    return std::make_unique<Lines>(*this, column_plans(count), columns(), first, count);
   }
   bool x_faster_in_place() const override { return true; }
   std::size_t work_bytes() const override { return 0; }
@@ -299,6 +341,9 @@ class HostTransforms final : public LocalTransforms<Real> {
   }
 
  private:
+  friend class HostPlanes<Real>;
+  friend class HostLines<Real>;
+
   bool measuring() const { return flags_ != FFTW_ESTIMATE; }
   static bool measures(FftwPlanning planning, const SlabLayout& layout) {
     if (planning != FftwPlanning::automatic) return planning == FftwPlanning::measure;
@@ -364,7 +409,7 @@ class HostTransforms final : public LocalTransforms<Real> {
   // The x transform of columns [first, first + count) of a slab of `stride` columns from in to out. In place
   // by `plans` (all threads). Out of place, on the slab's columns, in blocks: each copied to out and
   // transformed there in place while in cache, by one thread, the blocks shared among the threads; on the
-  // compact slab (out of place only in the one-rank way by copies, for tests), a copy first.
+  // compact slab (which routes transform in place), a copy first.
   void x_transform(const PlanPair& plans, bool forward, const C* in, C* out, long stride, long first,
                    long count) {
     if (in == out) return (forward ? plans.first : plans.second)->execute(out + first, out + first);
@@ -393,12 +438,6 @@ class HostTransforms final : public LocalTransforms<Real> {
     const auto plans = columns_.find(count);
     if (plans == columns_.end())
       throw Error("internal: no x transform planned for " + std::to_string(count) + " columns");
-    return plans->second;
-  }
-  const PlanPair& piece(long planes) const {
-    const auto plans = pieces_.find(planes);
-    if (plans == pieces_.end())
-      throw Error("internal: no plane transforms planned for " + std::to_string(planes) + " planes");
     return plans->second;
   }
   SlabLayout layout_;

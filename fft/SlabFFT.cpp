@@ -1,3 +1,20 @@
+// SlabFFT: the construction chooses a route for each kind of transform (fft/Route.hpp) and forward/backward
+// walk it. The routes, as steps (phase: what runs, buffers):
+//   one rank, full:     planes (in -> P) | x (P -> out)            P = out where x runs faster in place, else
+//                                                                   scratch
+//   full, by copies:    planes (in -> P) | pack (P -> Q) | own_chunk, exchange (Q -> P) | x (P -> out)
+//     backward:         x (in -> scratch) | own_chunk, exchange (scratch -> out) | unpack (out -> scratch) |
+//                       planes (scratch -> out)
+//   dealiased, copies:  planes (in -> scratch) | pack (kept modes, scratch -> out) | own_chunk, exchange (out
+//                       -> scratch) | x (compact, in place) | unpack (scatter into out)
+//     backward:         pack (gather kept modes, in -> scratch) | x (compact) | own_chunk, exchange
+//                       (scratch -> out) | zero (scratch) | unpack (out -> scratch) | planes (scratch -> out)
+//   one rank, dealiased by kept rows: planes | x (each run of kept columns); backward: x (runs) | zero
+//                       (dropped columns) | planes; by the mask in x: planes | x (masked), and back
+//   fused (several GPU ranks): planes (cuFFT packs into the send slab) | own_chunk?, exchange (send ->
+//                       receive) | x (cuFFT reads what arrived); backward: x | own_chunk?, exchange | planes
+//   in pieces (fft/SlabFFTPieces.cpp): exchange (planes, pack and exchange of each piece) | x [| unpack];
+//                       backward: [pack |] x | exchange (exchange, unpack and planes of each piece)
 #include "fft/SlabFFT.hpp"
 
 #include <algorithm>
@@ -12,7 +29,10 @@
 
 #include "core/Error.hpp"
 #include "fft/DroppedColumns.hpp"
+#include "fft/Executors.hpp"
 #include "fft/PhaseClock.hpp"
+#include "fft/Reshapes.hpp"
+#include "fft/Route.hpp"
 #include "fft/WireFormat.hpp"
 
 namespace kolmo::fft {
@@ -46,8 +66,6 @@ const char* describe(OneRankDealiasing way) {
       return "kept rows";
     case OneRankDealiasing::masked_x:
       return "mask in x";
-    case OneRankDealiasing::masked_planes:
-      return "mask in planes";
     default:
       return "automatic";
   }
@@ -98,6 +116,7 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
     wire_receive_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
     exchange_->keep_receive_buffer(wire_receive_.data(), wire_receive_.bytes());
   }
+  make_executors();
   if (layout_.ranks() > 1) {
     dealias_.backward_saves = dealias_.forward_saves = true;
     dealias_.report = "dealiased transforms exchange only the kept modes";
@@ -105,27 +124,225 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
     choose_one_rank_dealiasing();
   }
   choose_pieces();
+  assemble_routes();
   transforms_->settle_plans(comm_.get());
 }
 
+// The compact slab's x transforms serve the dealiased routes by copies (several ranks, or one by name); the
+// kept runs' and the masked ones, one rank's dealiasing (made only where a way may use them: FFTW plans all
+// runs with the backend, cuFFT on request).
+template <class Real>
+void SlabFFT<Real>::make_executors() {
+  planes_ = transforms_->planes(layout_.x_count());
+  x_ = transforms_->x_slab();
+  kept_x_ = transforms_->x_kept();
+  if (layout_.ranks() > 1) return;
+  const OneRankDealiasing way = options_.one_rank_dealiasing;
+  if (way == OneRankDealiasing::automatic || way == OneRankDealiasing::rows)
+    for (const auto& run : layout_.kept_column_runs())
+      if (run.count > 0) run_x_.push_back(transforms_->x_run(run.start, run.count));
+  const bool gpu_automatic = way == OneRankDealiasing::automatic && device_->backend() != Backend::host;
+  if (gpu_automatic || way == OneRankDealiasing::masked_x) masked_x_ = transforms_->x_masked();
+  KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
+                "masked dealiasing requested, but these transforms have no cuFFT mask");
+}
+
+template <class Real>
+Complex<Real>* SlabFFT<Real>::at(Slot slot, void* out) {
+  switch (slot) {
+    case Slot::scratch:
+      return scratch_.data();
+    case Slot::receive:
+      return receive_.data();
+    default:
+      return static_cast<C*>(out);
+  }
+}
+
+template <class Real>
+void SlabFFT<Real>::assemble_routes() {
+  for (int d = 0; d < 2; ++d) {
+    for (int in_place = 0; in_place < 2; ++in_place)
+      forward_routes_[d][in_place] = std::make_unique<ForwardRoute>(forward_route(d == 1, in_place == 1));
+    backward_routes_[d] = std::make_unique<BackwardRoute>(backward_route(d == 1));
+  }
+}
+
+template <class Real>
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_route(bool dealiased, bool in_place) {
+  // In place, piece j is packed into [a_j, b_j) x (a packed plane) of the buffer while the input of later
+  // pieces starts at b_j x (a real plane): safe where a packed plane is no larger than a real one, which
+  // holds for dealiased transforms (about 4/9) but not for full ones (Nz + 2 > Nz values a row).
+  const Modes modes = dealiased ? Modes::dealiased : Modes::all;
+  const bool packed_fits = packed_plane(dealiased) * sizeof(C) <= layout_.ny() * layout_.nz() * sizeof(Real);
+  if (in_pieces(modes) && (!in_place || packed_fits)) return forward_in_pieces(dealiased);
+  if (layout_.ranks() == 1 && dealiased) return forward_one_rank(dealias_.forward, in_place);
+  const FusedRoute route = fused_route(dealiased);
+  if (layout_.ranks() > 1 && !in_pieces(modes) &&
+      fused_executors(route, true, route == FusedRoute::full_realigned || !in_place))
+    return forward_fused(dealiased, in_place);
+  if (dealiased) return forward_dealiased();
+  return forward_full(in_place);
+}
+
+template <class Real>
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_route(bool dealiased) {
+  const Modes modes = dealiased ? Modes::dealiased : Modes::all;
+  if (in_pieces(modes)) return backward_in_pieces(dealiased);
+  if (layout_.ranks() == 1 && dealiased) return backward_one_rank(dealias_.backward);
+  if (layout_.ranks() > 1 && fused_executors(fused_route(dealiased), false, false))
+    return backward_fused(dealiased);
+  if (dealiased) return backward_dealiased();
+  return backward_full();
+}
+
+template <class Real>
+template <class In, class Out>
+void SlabFFT<Real>::walk(const Route<In, Out>& route, const In* in, Out* out) {
+  for (const auto& step : route.steps) {
+    step.run(in, out);
+    if (profiling_ >= 0) clock_->lap(profiling_ * kPhaseCount + static_cast<int>(step.phase));
+  }
+}
+
+template <class Real>
+void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
+  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
+  begin_profile(0);
+  walk(*forward_routes_[modes == Modes::dealiased][in_place], in, out);
+  end_profile();
+}
+
+template <class Real>
+void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
+  begin_profile(1);
+  walk(*backward_routes_[modes == Modes::dealiased], in, out);
+  end_profile();
+}
+
+// Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
+// by the first step. Where x transforms run faster in place (FFTW) and out differs from in, the planes go to
+// out and the exchange brings the chunks back there, so that the x transforms run in place on out.
+template <class Real>
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_full(bool in_place) {
+  const bool in_out = transforms_->x_faster_in_place() && !in_place;
+  const Slot planes = in_out ? Slot::out : Slot::scratch;  // the planes, and where the x transforms read
+  const Slot packed = in_out ? Slot::scratch : Slot::out;
+  ForwardRoute route;
+  route.add(Phase::planes, [this, planes](const Real* in, C* out) { planes_->forward(in, at(planes, out)); });
+  if (layout_.ranks() > 1) {
+    route.add(Phase::pack, [this, planes, packed](const Real*, C* out) {
+      pack<Real>(*device_, layout_, at(planes, out), at(packed, out), layout_.x_count());
+    });
+    add_exchange(route, packed, planes, forward_chunks_, false);
+  }
+  route.add(Phase::x, [this, planes](const Real*, C* out) { x_->forward(at(planes, out), out); });
+  return route;
+}
+
+template <class Real>
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_full() {
+  BackwardRoute route;
+  C* scratch = scratch_.data();
+  route.add(Phase::x, [this, scratch](const C* in, Real*) { x_->backward(in, scratch); });
+  if (layout_.ranks() > 1) {
+    add_exchange(route, Slot::scratch, Slot::out, backward_chunks_, false);
+    route.add(Phase::unpack, [this, scratch](const C*, Real* out) {
+      unpack<Real>(*device_, layout_, reinterpret_cast<C*>(out), scratch, layout_.x_count());
+    });
+  }
+  route.add(Phase::planes, [this, scratch](const C*, Real* out) { planes_->backward(scratch, out); });
+  return route;
+}
+
+// The kept modes of the planes go packed compactly to the exchange (one rank: the own chunk's copy alone),
+// arrive as the compact slab [kx][kept ky][kept kz], whose x transforms run in place, and are scattered
+// into the spectral slab.
+template <class Real>
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_dealiased() {
+  ForwardRoute route;
+  C* scratch = scratch_.data();
+  route.add(Phase::planes, [this, scratch](const Real* in, C*) { planes_->forward(in, scratch); });
+  route.add(Phase::pack, [this, scratch](const Real*, C* out) {
+    pack_kept<Real>(*device_, layout_, scratch, out, layout_.x_count());
+  });
+  add_exchange(route, Slot::out, Slot::scratch, forward_kept_chunks_, false);
+  route.add(Phase::x, [this, scratch](const Real*, C*) { kept_x_->forward(scratch, scratch); });
+  route.add(Phase::unpack, [this, scratch](const Real*, C* out) {
+    scatter_kept_spectral<Real>(*device_, layout_, scratch, out);
+  });
+  return route;
+}
+
+template <class Real>
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_dealiased() {
+  BackwardRoute route;
+  C* scratch = scratch_.data();
+  route.add(Phase::pack, [this, scratch](const C* in, Real*) {
+    gather_kept_spectral<Real>(*device_, layout_, in, scratch);
+  });
+  route.add(Phase::x, [this, scratch](const C*, Real*) { kept_x_->backward(scratch, scratch); });
+  add_exchange(route, Slot::scratch, Slot::out, backward_kept_chunks_, false);
+  route.add(Phase::zero, [this, scratch](const C*, Real*) {
+    zero_planes<Real>(*device_, layout_, scratch, layout_.x_count());
+  });
+  route.add(Phase::unpack, [this, scratch](const C*, Real* out) {
+    expand_kept_planes<Real>(*device_, layout_, reinterpret_cast<C*>(out), scratch, layout_.x_count());
+  });
+  route.add(Phase::planes, [this, scratch](const C*, Real* out) { planes_->backward(scratch, out); });
+  return route;
+}
+
+// The x transforms of the kept rows or the masked ones write only kept columns (or zeros), and nothing of
+// the dropped modes is promised (SlabFFT.hpp), so neither zeroes the rest. Where x transforms run faster in
+// place, the kept rows' run on the planes in out (as in forward_full()).
+template <class Real>
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_one_rank(OneRankDealiasing way, bool in_place) {
+  if (way == OneRankDealiasing::copies) return forward_dealiased();
+  const bool rows = way == OneRankDealiasing::rows;
+  const Slot planes = rows && transforms_->x_faster_in_place() && !in_place ? Slot::out : Slot::scratch;
+  ForwardRoute route;
+  route.add(Phase::planes, [this, planes](const Real* in, C* out) { planes_->forward(in, at(planes, out)); });
+  if (rows)
+    route.add(Phase::x, [this, planes](const Real*, C* out) {
+      for (const auto& run : run_x_) run->forward(at(planes, out), out);
+    });
+  else
+    route.add(Phase::x, [this](const Real*, C* out) { masked_x_->forward(scratch_.data(), out); });
+  return route;
+}
+
+template <class Real>
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_one_rank(OneRankDealiasing way) {
+  if (way == OneRankDealiasing::copies) return backward_dealiased();
+  BackwardRoute route;
+  C* scratch = scratch_.data();
+  if (way == OneRankDealiasing::rows) {
+    route.add(Phase::x, [this, scratch](const C* in, Real*) {
+      for (const auto& run : run_x_) run->backward(in, scratch);
+    });
+    // After the x transforms: the column runs' alignment may have put values into dropped rows.
+    route.add(Phase::zero,
+              [this, scratch](const C*, Real*) { zero_dropped_columns(*device_, layout_, scratch); });
+  } else {
+    route.add(Phase::x, [this, scratch](const C* in, Real*) { masked_x_->backward(in, scratch); });
+  }
+  route.add(Phase::planes, [this, scratch](const C*, Real* out) { planes_->backward(scratch, out); });
+  return route;
+}
+
 // One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
-// on a GPU per direction the fastest of kept rows and the cuFFT masks by a short timing on a temporary slab,
-// used only where clearly faster than the full transform (backward: with the zeroing it spares the caller).
+// on a GPU per direction the faster of kept rows and the cuFFT mask by a short timing of the routes in place
+// on a temporary slab, used only where clearly faster than the full transform (backward: with the zeroing it
+// spares the caller).
 template <class Real>
 void SlabFFT<Real>::choose_one_rank_dealiasing() {
-  const bool masked = transforms_->has_masked();
   OneRankDealiasing requested = options_.one_rank_dealiasing;
-  const bool needs_mask =
-      requested == OneRankDealiasing::masked_x || requested == OneRankDealiasing::masked_planes;
-  KOLMO_REQUIRE(masked || !needs_mask,
-                "masked dealiasing requested, but these transforms have no cuFFT mask");
   if (requested == OneRankDealiasing::automatic && device_->backend() == Backend::host)
     requested = OneRankDealiasing::rows;
   if (requested != OneRankDealiasing::automatic) {
-    // Asked for by name: used wherever dealiased transforms are asked for, whatever it costs. The forward
-    // transform has one mask (in x), which both masked ways use.
-    dealias_.backward = requested;
-    dealias_.forward = needs_mask ? OneRankDealiasing::masked_x : requested;
+    // Asked for by name: used wherever dealiased transforms are asked for, whatever it costs.
+    dealias_.backward = dealias_.forward = requested;
     dealias_.backward_saves = dealias_.forward_saves = true;
     dealias_.report = std::string("one rank: dealiased backward by ") + describe(dealias_.backward) +
                       ", forward by " + describe(dealias_.forward);
@@ -135,105 +352,42 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   slab.fill_zero();
   C* spectral = slab.data();
   Real* real = reinterpret_cast<Real*>(slab.data());
-  const double full_backward = median_ms([&] {
-    transforms_->backward_x(spectral, scratch_.data());
-    transforms_->backward_planes(scratch_.data(), real);
-  });
-  const double full_forward = median_ms([&] {
-    transforms_->forward_planes(real, scratch_.data());
-    transforms_->forward_x(scratch_.data(), spectral);
-  });
-  std::vector<OneRankDealiasing> backward_ways{OneRankDealiasing::rows},
-      forward_ways{OneRankDealiasing::rows};
-  if (masked) {
-    backward_ways.insert(backward_ways.end(),
-                         {OneRankDealiasing::masked_x, OneRankDealiasing::masked_planes});
-    forward_ways.push_back(OneRankDealiasing::masked_x);
-  }
+  const BackwardRoute full_backward_route = backward_full();
+  const ForwardRoute full_forward_route = forward_full(true);
+  const double full_backward = median_ms([&] { walk(full_backward_route, spectral, real); });
+  const double full_forward = median_ms([&] { walk(full_forward_route, real, spectral); });
+  std::vector<OneRankDealiasing> ways{OneRankDealiasing::rows};
+  if (masked_x_) ways.push_back(OneRankDealiasing::masked_x);
   std::string text = "one GPU: backward full " + format_ms(full_backward);
   // The fastest of `ways` by time_of(way), each time added to the report.
-  auto fastest = [&](const std::vector<OneRankDealiasing>& ways, auto time_of) {
+  auto fastest = [&](auto time_of) {
     std::pair<OneRankDealiasing, double> best{ways.front(), 0};
     for (auto way : ways) {
-      const double ms = median_ms([&] { time_of(way); });
+      const double ms = time_of(way);
       text += std::string(", ") + describe(way) + " " + format_ms(ms);
       if (best.second == 0 || ms < best.second) best = {way, ms};
     }
     return best;
   };
   double best = 0;
-  std::tie(dealias_.backward, best) =
-      fastest(backward_ways, [&](OneRankDealiasing way) { backward_one_rank(spectral, real, way); });
+  std::tie(dealias_.backward, best) = fastest([&](OneRankDealiasing way) {
+    const BackwardRoute route = backward_one_rank(way);
+    return median_ms([&] { walk(route, spectral, real); });
+  });
   // Against a full backward preceded by what its caller must then do, zero the dropped modes (a dealiased
   // backward ignores them); with a clear margin, so that a near tie does not flip between runs.
   const double zeroing = median_ms([&] { zero_dropped_columns(*device_, layout_, spectral); });
   text += "; zeroing the dropped modes " + format_ms(zeroing);
   dealias_.backward_saves = best < 0.97 * (full_backward + zeroing);
   text += "; forward full " + format_ms(full_forward);
-  std::tie(dealias_.forward, best) =
-      fastest(forward_ways, [&](OneRankDealiasing way) { forward_one_rank(real, spectral, way); });
+  std::tie(dealias_.forward, best) = fastest([&](OneRankDealiasing way) {
+    const ForwardRoute route = forward_one_rank(way, true);
+    return median_ms([&] { walk(route, real, spectral); });
+  });
   dealias_.forward_saves = best < 0.97 * full_forward;
   text += std::string("; dealiased backward ") + (dealias_.backward_saves ? "faster" : "slower") +
           ", forward " + (dealias_.forward_saves ? "faster" : "slower");
   dealias_.report = text;
-}
-
-template <class Real>
-void SlabFFT<Real>::backward_one_rank(const C* in, Real* out, OneRankDealiasing way) {
-  C* scratch = scratch_.data();
-  switch (way) {
-    case OneRankDealiasing::rows:
-      step(Phase::x, [&] {
-        for (const auto& run : layout_.kept_column_runs())
-          transforms_->backward_x_columns(in, scratch, run.start, run.count);
-      });
-      // After the x transforms: the column runs' alignment may have put values into dropped rows.
-      step(Phase::zero, [&] { zero_dropped_columns(*device_, layout_, scratch); });
-      step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
-      break;
-    case OneRankDealiasing::masked_x:
-      step(Phase::x, [&] { transforms_->backward_x_masked(in, scratch); });
-      step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
-      break;
-    case OneRankDealiasing::masked_planes:
-      step(Phase::x, [&] { transforms_->backward_x(in, scratch); });
-      step(Phase::planes, [&] { transforms_->backward_planes_masked(scratch, out); });
-      break;
-    default:  // copies: the compact slab
-      C* compact = reinterpret_cast<C*>(out);
-      step(Phase::pack, [&] { gather_kept_spectral(in, scratch); });
-      step(Phase::x, [&] { transforms_->backward_x_kept(scratch, compact); });
-      step(Phase::zero, [&] { zero_planes(scratch, layout_.x_count()); });
-      step(Phase::unpack, [&] { expand_kept_planes(compact, scratch, layout_.x_count()); });
-      step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
-  }
-}
-
-// The x transforms of the kept rows or the masked ones write only kept columns (or zeros), and nothing of
-// the dropped modes is promised (SlabFFT.hpp), so neither zeroes the rest.
-template <class Real>
-void SlabFFT<Real>::forward_one_rank(const Real* in, C* out, OneRankDealiasing way) {
-  C* scratch = scratch_.data();
-  // Where x transforms run faster in place, the kept rows' run on the planes in out (see forward_full()).
-  const bool in_out = way == OneRankDealiasing::rows && x_in_place_on_out(in, out);
-  C* planes = in_out ? out : scratch;
-  step(Phase::planes, [&] { transforms_->forward_planes(in, planes); });
-  switch (way) {
-    case OneRankDealiasing::rows:
-      step(Phase::x, [&] {
-        for (const auto& run : layout_.kept_column_runs())
-          transforms_->forward_x_columns(planes, out, run.start, run.count);
-      });
-      break;
-    case OneRankDealiasing::masked_x:
-    case OneRankDealiasing::masked_planes:
-      step(Phase::x, [&] { transforms_->forward_x_masked(scratch, out); });
-      break;
-    default:  // copies: the compact packed buffer is already the compact spectral slab
-      step(Phase::pack, [&] { pack_kept(scratch, out, layout_.x_count()); });
-      step(Phase::x, [&] { transforms_->forward_x_kept(out, scratch); });
-      step(Phase::unpack, [&] { scatter_kept_spectral(scratch, out); });
-  }
 }
 
 template <class Real>
@@ -242,34 +396,39 @@ bool SlabFFT<Real>::narrow_wire() const {
 }
 
 template <class Real>
-void SlabFFT<Real>::exchange(const C* send, C* recv, const Chunks& chunks, bool own_in_place) {
+template <class In, class Out>
+void SlabFFT<Real>::add_exchange(Route<In, Out>& route, Slot send, Slot receive, const Chunks& chunks,
+                                 bool own_in_place) {
   const int self = layout_.rank();
-  auto copy_own = [&] {
-    if (own_in_place) return;
-    step(Phase::own_chunk, [&] {
-      device_->copy(reinterpret_cast<char*>(recv) + chunks.recv_offset[self],
-                    reinterpret_cast<const char*>(send) + chunks.send_offset[self], chunks.send_bytes[self]);
-    });
+  auto copy_own = [this, send, receive, self, chunks](const In*, Out* out) {
+    device_->copy(reinterpret_cast<char*>(at(receive, out)) + chunks.recv_offset[self],
+                  reinterpret_cast<const char*>(at(send, out)) + chunks.send_offset[self],
+                  chunks.send_bytes[self]);
   };
   const Chunks others = without_own(chunks, self);
-  if constexpr (std::is_same_v<Real, double>) {
-    if (narrow_wire()) {
-      // Chunks are contiguous from offset 0, so whole ranges convert; offsets and sizes halve on the wire.
-      Chunks wire = others;
-      for (auto* v : {&wire.send_offset, &wire.send_bytes, &wire.recv_offset, &wire.recv_bytes})
-        for (auto& bytes : *v) bytes /= 2;
-      step(Phase::exchange, [&] {
-        narrow(*device_, send, wire_send_.data(), static_cast<long>(chunks.total_send() / sizeof(C)));
+  if (narrow_wire()) {
+    // Chunks are contiguous from offset 0, so whole ranges convert; offsets and sizes halve on the wire.
+    Chunks wire = others;
+    for (auto* v : {&wire.send_offset, &wire.send_bytes, &wire.recv_offset, &wire.recv_bytes})
+      for (auto& bytes : *v) bytes /= 2;
+    const long sent = static_cast<long>(chunks.total_send() / sizeof(C));
+    const long received = static_cast<long>(chunks.total_recv() / sizeof(C));
+    route.add(Phase::exchange, [this, send, receive, wire, sent, received](const In*, Out* out) {
+      if constexpr (std::is_same_v<Real, double>) {
+        narrow(*device_, at(send, out), wire_send_.data(), sent);
         exchange_->run(wire_send_.data(), wire_receive_.data(), wire);
-        widen(*device_, wire_receive_.data(), recv, static_cast<long>(chunks.total_recv() / sizeof(C)));
-      });
-      // The own chunk never left the device: exact, copied after the widening wrote over its place.
-      copy_own();
-      return;
-    }
+        widen(*device_, wire_receive_.data(), at(receive, out), received);
+      }
+    });
+    // The own chunk never left the device: exact, copied after the widening wrote over its place.
+    if (!own_in_place) route.add(Phase::own_chunk, copy_own);
+    return;
   }
-  copy_own();
-  step(Phase::exchange, [&] { exchange_->run(send, recv, others); });
+  if (!own_in_place) route.add(Phase::own_chunk, copy_own);
+  if (layout_.ranks() > 1)
+    route.add(Phase::exchange, [this, send, receive, others](const In*, Out* out) {
+      exchange_->run(at(send, out), at(receive, out), others);
+    });
 }
 
 // The exchange goes before the buffers it was told to keep (a p2p exchange's peers write into them).
@@ -285,135 +444,26 @@ std::size_t SlabFFT<Real>::workspace_bytes() const {
 }
 
 template <class Real>
-void SlabFFT<Real>::pack(const C* planes, C* packed, long count) {
-  // planes is [x][y][kz]; peer q's rows y in its range, for every x, become one contiguous block.
-  const std::size_t row = layout_.ny() * layout_.nzc() * sizeof(C);
-  for (int q = 0; q < layout_.ranks(); ++q) {
-    const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
-    device_->copy_2d(packed + layout_.packed_offset(q, {0, count}), width,
-                     planes + layout_.y_offset(q) * layout_.nzc(), row, width, count);
+FusedRoute SlabFFT<Real>::fused_route(bool dealiased) const {
+  if (dealiased) return FusedRoute::dealiased;
+  return options_.realigned_planes ? FusedRoute::full_realigned : FusedRoute::full;
+}
+
+template <class Real>
+bool SlabFFT<Real>::fused_executors(FusedRoute route, bool forward, bool own_direct) {
+  if (receive_.size() == 0) return false;
+  const int r = static_cast<int>(route);
+  const bool direct = forward && own_direct;  // own_direct matters to the forward plane executor alone
+  auto& planes = fused_planes_[r][forward][direct];
+  auto& x = fused_x_[r][forward];
+  if (!fused_tried_[r][forward][direct]) {
+    fused_tried_[r][forward][direct] = true;
+    if (!planes) planes = transforms_->fused_planes(route, forward, own_direct);
+    bool own_placed = true;
+    if (!x) x = transforms_->fused_x(route, forward, &own_placed);
+    if (!forward && x) fused_own_placed_[r] = own_placed;
   }
-}
-
-template <class Real>
-void SlabFFT<Real>::unpack(const C* packed, C* planes, long count) {
-  const std::size_t row = layout_.ny() * layout_.nzc() * sizeof(C);
-  for (int q = 0; q < layout_.ranks(); ++q) {
-    const std::size_t width = layout_.y_count(q) * layout_.nzc() * sizeof(C);
-    device_->copy_2d(planes + layout_.y_offset(q) * layout_.nzc(), row,
-                     packed + layout_.packed_offset(q, {0, count}), width, width, count);
-  }
-}
-
-template <class Real>
-void SlabFFT<Real>::pack_kept(const C* planes, C* packed, long count) {
-  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
-  for (int q = 0; q < layout_.ranks(); ++q) {
-    C* chunk = packed + layout_.compact_packed_offset(q, {0, count});
-    const std::size_t rows = layout_.kept_y_count(q);
-    long done = 0;
-    for (const auto& run : layout_.kept_runs(q)) {
-      device_->copy_3d(chunk + done * layout_.kept_z(), width, rows, planes + run.start * layout_.nzc(), row,
-                       layout_.ny(), width, run.count, count);
-      done += run.count;
-    }
-  }
-}
-
-template <class Real>
-void SlabFFT<Real>::zero_planes(C* planes, long count) {
-  device_->fill_zero(planes, count * layout_.ny() * layout_.nzc() * sizeof(C));
-}
-
-template <class Real>
-void SlabFFT<Real>::expand_kept_planes(const C* packed, C* planes, long count) {
-  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
-  for (int q = 0; q < layout_.ranks(); ++q) {
-    const C* chunk = packed + layout_.compact_packed_offset(q, {0, count});
-    const std::size_t rows = layout_.kept_y_count(q);
-    long done = 0;
-    for (const auto& run : layout_.kept_runs(q)) {
-      device_->copy_3d(planes + run.start * layout_.nzc(), row, layout_.ny(), chunk + done * layout_.kept_z(),
-                       width, rows, width, run.count, count);
-      done += run.count;
-    }
-  }
-}
-
-template <class Real>
-void SlabFFT<Real>::gather_kept_spectral(const C* spectral, C* compact) {
-  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
-  const std::size_t rows = layout_.kept_y_count();
-  long done = 0;
-  for (const auto& run : layout_.kept_runs(layout_.rank())) {
-    device_->copy_3d(compact + done * layout_.kept_z(), width, rows,
-                     spectral + (run.start - layout_.y_offset()) * layout_.nzc(), row, layout_.y_count(),
-                     width, run.count, layout_.nx());
-    done += run.count;
-  }
-}
-
-template <class Real>
-void SlabFFT<Real>::scatter_kept_spectral(const C* compact, C* spectral) {
-  const std::size_t width = layout_.kept_z() * sizeof(C), row = layout_.nzc() * sizeof(C);
-  const std::size_t rows = layout_.kept_y_count();
-  long done = 0;
-  for (const auto& run : layout_.kept_runs(layout_.rank())) {
-    device_->copy_3d(spectral + (run.start - layout_.y_offset()) * layout_.nzc(), row, layout_.y_count(),
-                     compact + done * layout_.kept_z(), width, rows, width, run.count, layout_.nx());
-    done += run.count;
-  }
-}
-
-// Several ranks, by copies: planes, packing, the exchange, x transforms of the compact slab, spreading.
-template <class Real>
-void SlabFFT<Real>::forward_dealiased(const Real* in, C* out) {
-  C* scratch = scratch_.data();
-  step(Phase::planes, [&] { transforms_->forward_planes(in, scratch); });
-  step(Phase::pack, [&] { pack_kept(scratch, out, layout_.x_count()); });
-  exchange(out, scratch, forward_kept_chunks_);
-  step(Phase::x, [&] { transforms_->forward_x_kept(scratch, scratch); });
-  step(Phase::unpack, [&] { scatter_kept_spectral(scratch, out); });
-}
-
-template <class Real>
-void SlabFFT<Real>::backward_dealiased(const C* in, Real* out) {
-  C* scratch = scratch_.data();
-  C* packed = reinterpret_cast<C*>(out);
-  step(Phase::pack, [&] { gather_kept_spectral(in, scratch); });
-  step(Phase::x, [&] { transforms_->backward_x_kept(scratch, scratch); });
-  exchange(scratch, packed, backward_kept_chunks_);
-  step(Phase::zero, [&] { zero_planes(scratch, layout_.x_count()); });
-  step(Phase::unpack, [&] { expand_kept_planes(packed, scratch, layout_.x_count()); });
-  step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
-}
-
-// Buffers alternate between scratch and out, so in == out (in place) needs nothing special: in is read only
-// by the first step. Where x transforms run faster in place (FFTW) and out differs from in, the planes go to
-// out and the exchange brings the chunks back there, so that the x transforms run in place on out.
-template <class Real>
-void SlabFFT<Real>::forward_full(const Real* in, C* out) {
-  const bool in_out = x_in_place_on_out(in, out);
-  C* planes = in_out ? out : scratch_.data();  // the planes, and where the x transforms find their input
-  C* packed = in_out ? scratch_.data() : out;
-  step(Phase::planes, [&] { transforms_->forward_planes(in, planes); });
-  if (layout_.ranks() > 1) {
-    step(Phase::pack, [&] { pack(planes, packed, layout_.x_count()); });
-    exchange(packed, planes, forward_chunks_);
-  }
-  step(Phase::x, [&] { transforms_->forward_x(planes, out); });
-}
-
-template <class Real>
-void SlabFFT<Real>::backward_full(const C* in, Real* out) {
-  C* scratch = scratch_.data();
-  step(Phase::x, [&] { transforms_->backward_x(in, scratch); });
-  if (layout_.ranks() > 1) {
-    C* packed = reinterpret_cast<C*>(out);
-    exchange(scratch, packed, backward_chunks_);
-    step(Phase::unpack, [&] { unpack(packed, scratch, layout_.x_count()); });
-  }
-  step(Phase::planes, [&] { transforms_->backward_planes(scratch, out); });
+  return planes && x;
 }
 
 // Several ranks, the fused route: the send buffer is scratch, chunks arrive in receive_. Forward, the plane
@@ -422,87 +472,43 @@ void SlabFFT<Real>::backward_full(const C* in, Real* out) {
 // chunk is packed with the others and copied. Realigned planes leave it in the send buffer, and the x
 // transforms read it there.
 template <class Real>
-void SlabFFT<Real>::forward_fused(const Real* in, C* out, bool dealiased) {
-  const FusedRoute route = fused_route(dealiased);
-  const bool own_direct =
-      route == FusedRoute::full_realigned || static_cast<const void*>(in) != static_cast<const void*>(out);
-  C* work = own_direct ? out : receive_.data();
-  step(Phase::planes, [&] { transforms_->forward_planes_to_chunks(in, work, route, own_direct); });
-  exchange(scratch_.data(), receive_.data(), dealiased ? forward_kept_chunks_ : forward_chunks_, own_direct);
-  step(Phase::x, [&] { transforms_->forward_x_from_chunks(out, route); });
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_fused(bool dealiased, bool in_place) {
+  const FusedRoute kind = fused_route(dealiased);
+  const bool realigned = kind == FusedRoute::full_realigned;
+  const bool own_direct = realigned || !in_place;
+  const Slot work = realigned ? Slot::scratch : own_direct ? Slot::out : Slot::receive;
+  PlaneTransform<Real>* planes = fused_planes_[static_cast<int>(kind)][1][own_direct].get();
+  XTransform<Real>* x = fused_x_[static_cast<int>(kind)][1].get();
+  ForwardRoute route;
+  route.fused = true;
+  route.add(Phase::planes,
+            [this, planes, work](const Real* in, C* out) { planes->forward(in, at(work, out)); });
+  add_exchange(route, Slot::scratch, Slot::receive, dealiased ? forward_kept_chunks_ : forward_chunks_,
+               own_direct);
+  route.add(Phase::x, [this, x](const Real*, C* out) { x->forward(receive_.data(), out); });
+  return route;
 }
 
 template <class Real>
-void SlabFFT<Real>::backward_fused(const C* in, Real* out, bool dealiased) {
-  const FusedRoute route = fused_route(dealiased);
-  bool own_placed = false;
-  step(Phase::x, [&] { own_placed = transforms_->backward_x_to_chunks(in, route); });
-  exchange(scratch_.data(), receive_.data(), dealiased ? backward_kept_chunks_ : backward_chunks_,
-           own_placed);
-  step(Phase::planes, [&] { transforms_->backward_planes_from_chunks(out, route); });
-}
-
-template <class Real>
-FusedRoute SlabFFT<Real>::fused_route(bool dealiased) const {
-  if (dealiased) return FusedRoute::dealiased;
-  return options_.realigned_planes ? FusedRoute::full_realigned : FusedRoute::full;
-}
-
-template <class Real>
-bool SlabFFT<Real>::fused(Modes modes, bool forward, bool in_place) {
-  const FusedRoute route = fused_route(modes == Modes::dealiased);
-  const bool own_direct = route == FusedRoute::full_realigned || !in_place;
-  return layout_.ranks() > 1 && receive_.size() > 0 && !in_pieces(modes) &&
-         transforms_->fused_ready(route, forward, own_direct);
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_fused(bool dealiased) {
+  const FusedRoute kind = fused_route(dealiased);
+  const Slot planes_in = kind == FusedRoute::full_realigned ? Slot::receive : Slot::scratch;
+  PlaneTransform<Real>* planes = fused_planes_[static_cast<int>(kind)][0][0].get();
+  XTransform<Real>* x = fused_x_[static_cast<int>(kind)][0].get();
+  BackwardRoute route;
+  route.fused = true;
+  route.add(Phase::x, [this, x](const C* in, Real*) { x->backward(in, scratch_.data()); });
+  add_exchange(route, Slot::scratch, Slot::receive, dealiased ? backward_kept_chunks_ : backward_chunks_,
+               fused_own_placed_[static_cast<int>(kind)]);
+  route.add(Phase::planes,
+            [this, planes, planes_in](const C*, Real* out) { planes->backward(at(planes_in, out), out); });
+  return route;
 }
 
 template <class Real>
 bool SlabFFT<Real>::packs_in_ffts(Modes modes) {
-  return fused(modes, true, false) && fused(modes, false, false);
-}
-
-template <class Real>
-void SlabFFT<Real>::forward_route(const Real* in, C* out, Modes modes) {
-  // In place, piece j is packed into [a_j, b_j) x (a packed plane) of the buffer while the input of later
-  // pieces starts at b_j x (a real plane): safe where a packed plane is no larger than a real one, which
-  // holds for dealiased transforms (about 4/9) but not for full ones (Nz + 2 > Nz values a row).
-  const bool dealiased = modes == Modes::dealiased;
-  const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
-  const bool packed_fits = packed_plane(dealiased) * sizeof(C) <= layout_.ny() * layout_.nz() * sizeof(Real);
-  if (in_pieces(modes) && (!in_place || packed_fits)) return forward_in_pieces(in, out, dealiased);
-  if (layout_.ranks() == 1 && dealiased) return forward_one_rank(in, out, dealias_.forward);
-  if (fused(modes, true, in_place)) return forward_fused(in, out, dealiased);
-  if (dealiased) return forward_dealiased(in, out);
-  forward_full(in, out);
-}
-
-template <class Real>
-void SlabFFT<Real>::backward_route(const C* in, Real* out, Modes modes) {
-  const bool dealiased = modes == Modes::dealiased;
-  if (in_pieces(modes)) return backward_in_pieces(in, out, dealiased);
-  if (layout_.ranks() == 1 && dealiased) return backward_one_rank(in, out, dealias_.backward);
-  if (fused(modes, false, false)) return backward_fused(in, out, dealiased);
-  if (dealiased) return backward_dealiased(in, out);
-  backward_full(in, out);
-}
-
-template <class Real>
-void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
-  begin_profile(0);
-  forward_route(in, out, modes);
-  end_profile();
-}
-
-template <class Real>
-bool SlabFFT<Real>::x_in_place_on_out(const Real* in, const C* out) const {
-  return transforms_->x_faster_in_place() && static_cast<const void*>(in) != static_cast<const void*>(out);
-}
-
-template <class Real>
-void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
-  begin_profile(1);
-  backward_route(in, out, modes);
-  end_profile();
+  const int d = modes == Modes::dealiased ? 1 : 0;
+  return forward_routes_[d][0]->fused && backward_routes_[d]->fused;
 }
 
 template <class Real>
@@ -510,11 +516,6 @@ void SlabFFT<Real>::begin_profile(int direction) {
   if (!clock_) return;
   profiling_ = direction;
   clock_->start();
-}
-
-template <class Real>
-void SlabFFT<Real>::lap(Phase phase) {
-  clock_->lap(profiling_ * kPhaseCount + static_cast<int>(phase));
 }
 
 template <class Real>
@@ -546,7 +547,7 @@ std::string default_fftw_wisdom_directory() {
 }
 
 const std::vector<std::string>& one_rank_dealiasing_names() {
-  static const std::vector<std::string> names{"automatic", "copies", "rows", "masked_x", "masked_planes"};
+  static const std::vector<std::string> names{"automatic", "copies", "rows", "masked_x"};
   return names;
 }
 

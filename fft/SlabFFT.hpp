@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,13 +54,15 @@ namespace kolmo::fft {
 enum class Modes { all, dealiased };
 
 // How one-rank dealiased transforms leave out the dropped (ky, kz) modes: copying the kept modes to a compact
-// slab and back; x transforms of the kept ky rows only (backward then zeroes the dropped columns); or the
-// mask inside cuFFT's kernels, in the x or (backward) in the plane transform (CUDA with callbacks; forward
-// has the x mask only). automatic: rows on the host; on a GPU, per direction, the fastest of rows and the
-// masks by a short timing, used only if faster than the full transform. A way asked for by name is always
-// used, in both directions (for tests and benchmarks).
-enum class OneRankDealiasing { automatic, copies, rows, masked_x, masked_planes };
-// The names, in the enum's order: "automatic", "copies", "rows", "masked_x", "masked_planes".
+// slab and back (the route of several ranks, never faster on one: for tests and comparison); x transforms of
+// the kept ky rows only (backward then zeroes the dropped columns); or the mask inside cuFFT's x transforms
+// (CUDA with callbacks). automatic: rows on the host; on a GPU, per direction, the faster of rows and the
+// mask by a short timing, used only if faster than the full transform. A way asked for by name is always
+// used, in both directions (for tests and benchmarks). (The mask in the backward plane transforms was
+// dropped: on an H100 it was never the fastest way, docs/results/fft_one_rank_ways_h100.log and the solver
+// logs.)
+enum class OneRankDealiasing { automatic, copies, rows, masked_x };
+// The names, in the enum's order: "automatic", "copies", "rows", "masked_x".
 const std::vector<std::string>& one_rank_dealiasing_names();
 // One of those names; throws Error naming them all otherwise.
 OneRankDealiasing parse_one_rank_dealiasing(const std::string& name);
@@ -79,9 +82,9 @@ struct FftOptions {
   // Several ranks on GPUs: cuFFT's kernels write the chunks the exchange sends and read what it received
   // (callbacks, fft/ExchangeCallbacks.cu), the rank's own chunk going straight to where it is used, instead
   // of passes of packing, unpacking and copying; dealiased transforms read and write their kept modes in
-  // place. Used for transforms in one piece (not with single_precision_wire), except full forward transforms
-  // in place, which keep the copies. Costs one more slab of memory. false: always the copies (for
-  // comparison).
+  // place. Used for transforms in one piece (not with single_precision_wire); in place, forward transforms
+  // with the callbacks in the plane transforms copy the own chunk (cuFFT's intermediate planes need the
+  // receive slab). Costs one more slab of memory. false: always the copies (for comparison).
   bool pack_in_ffts = true;
   // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
   // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
@@ -138,6 +141,12 @@ struct PhaseTimes {
 };
 
 class PhaseClock;
+template <class Real>
+class PlaneTransform;
+template <class Real>
+class XTransform;
+template <class In, class Out>
+struct Route;
 
 template <class Real>
 class SlabFFT {
@@ -192,53 +201,52 @@ class SlabFFT {
   std::string packing_refusal() const { return transforms_->fused_refusal(); }
 
  private:
-  // The all-to-all of one transform: the rank's own chunk by a local copy unless the transforms put it in
-  // place already (own_in_place), the other ranks' chunks through the exchange, in single precision when
-  // the options ask for it.
-  void exchange(const C* send, C* recv, const Chunks& chunks, bool own_in_place = false);
+  using ForwardRoute = Route<Real, C>;
+  using BackwardRoute = Route<C, Real>;
+  // A buffer a step uses that the transform's arguments do not fix at construction: its output, or one of
+  // this object's slabs.
+  enum class Slot { out, scratch, receive };
+  C* at(Slot slot, void* out);
   bool narrow_wire() const;
-  // Profiles: the work queued by `work` is phase `phase` of the transform under way.
-  template <class Work>
-  void step(Phase phase, Work work);
-  void lap(Phase phase);
+
+  // The executors (fft/Executors.hpp) every route uses, made once by the backend, which outlives them.
+  void make_executors();
+  // The routes (fft/Route.hpp), chosen and assembled once; each transform walks one (fft/SlabFFT.cpp has the
+  // diagram of each kind). The table: forward by [dealiased][in place], backward by [dealiased].
+  void assemble_routes();
+  ForwardRoute forward_route(bool dealiased, bool in_place);
+  BackwardRoute backward_route(bool dealiased);
+  template <class In, class Out>
+  void walk(const Route<In, Out>& route, const In* in, Out* out);
+  // Profiles: marks around each transform, and after each step of its route (walk).
   void begin_profile(int direction);
   void end_profile();
-  void forward_route(const Real* in, C* out, Modes modes);
-  void backward_route(const C* in, Real* out, Modes modes);
-  void forward_full(const Real* in, C* out);
-  void backward_full(const C* in, Real* out);
-  // The fused route (FftOptions::pack_in_ffts), and whether a transform takes it (making its plans).
-  bool fused(Modes modes, bool forward, bool in_place);
-  FusedRoute fused_route(bool dealiased) const;
-  void forward_fused(const Real* in, C* out, bool dealiased);
-  void backward_fused(const C* in, Real* out, bool dealiased);
-  // planes [x][y][kz] of `count` x planes to or from the packed buffer [q][x][y in q][kz].
-  void pack(const C* planes, C* packed, long count);
-  void unpack(const C* packed, C* planes, long count);
-  // Dealiased forms: kept modes of planes [x][y][kz] to or from the compact packed buffer [q][x][kept y][kept
-  // kz], and of the spectral slab to or from the compact slab [kx][kept ky][kept kz]. Expanding planes zeroes
-  // the rest (the plane transforms read it); scattering into the spectral slab leaves the rest as it was (a
-  // dealiased forward transform promises nothing there). expand_kept_planes writes only the kept modes:
-  // zero_planes first.
-  void pack_kept(const C* planes, C* packed, long count);
-  void zero_planes(C* planes, long count);
-  void expand_kept_planes(const C* packed, C* planes, long count);
-  void gather_kept_spectral(const C* spectral, C* compact);
-  void scatter_kept_spectral(const C* compact, C* spectral);
-  void forward_dealiased(const Real* in, C* out);
-  void backward_dealiased(const C* in, Real* out);
-  // One rank: how dealiased transforms leave out dropped modes, and whether that is faster than full ones.
+  ForwardRoute forward_full(bool in_place);
+  BackwardRoute backward_full();
+  // Dealiased by copies: the kept modes packed compactly (several ranks; one rank where asked for by name).
+  ForwardRoute forward_dealiased();
+  BackwardRoute backward_dealiased();
+  // One rank: dealiased by kept rows or by the mask in cuFFT's kernels (or by copies); the choice among them.
+  ForwardRoute forward_one_rank(OneRankDealiasing way, bool in_place);
+  BackwardRoute backward_one_rank(OneRankDealiasing way);
   struct DealiasChoice {
     OneRankDealiasing backward = OneRankDealiasing::copies, forward = OneRankDealiasing::copies;
     bool backward_saves = false, forward_saves = false;
     std::string report;
   };
   void choose_one_rank_dealiasing();
-  void backward_one_rank(const C* in, Real* out, OneRankDealiasing way);
-  void forward_one_rank(const Real* in, C* out, OneRankDealiasing way);
-  // Whether a forward transform from in to out puts its planes in out, for x transforms in place there.
-  bool x_in_place_on_out(const Real* in, const C* out) const;
-  // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the transforms, the choice.
+  // The fused route (FftOptions::pack_in_ffts): its kind, its executors of one direction (made once;
+  // false where cuFFT refused them), and the routes.
+  FusedRoute fused_route(bool dealiased) const;
+  bool fused_executors(FusedRoute route, bool forward, bool own_direct);
+  ForwardRoute forward_fused(bool dealiased, bool in_place);
+  BackwardRoute backward_fused(bool dealiased);
+  // The all-to-all's steps: the rank's own chunk by a local copy unless the executors put it in place
+  // already (own_in_place), the other ranks' chunks through the exchange, in single precision when the
+  // options ask for it.
+  template <class In, class Out>
+  void add_exchange(Route<In, Out>& route, Slot send, Slot receive, const Chunks& chunks, bool own_in_place);
+  // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the routes, the choice.
   // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
   Chunks piece_chunks(int piece, int pieces, bool dealiased) const;
   long packed_plane(bool dealiased) const;  // values of one x plane in the packed buffer
@@ -249,8 +257,8 @@ class SlabFFT {
   void make_piece_chunks();
   void choose_pieces();
   void use_pieces(int full, int dealiased);
-  void forward_in_pieces(const Real* in, C* out, bool dealiased);
-  void backward_in_pieces(const C* in, Real* out, bool dealiased);
+  ForwardRoute forward_in_pieces(bool dealiased);
+  BackwardRoute backward_in_pieces(bool dealiased);
   template <class Transform>
   double median_ms(Transform transform);
 
@@ -274,9 +282,23 @@ class SlabFFT {
   std::string pieces_report_;
   std::vector<Chunks> forward_piece_chunks_[2], backward_piece_chunks_[2];
   Buffer<C> piece_;
+  // Executors: the slab's plane transforms, the spectral and compact slabs' x transforms; one rank: the kept
+  // column runs' and the masked x transforms; the plane transforms of pieces, by plane count; the fused ones
+  // by [FusedRoute][forward][own_direct] (planes) and [FusedRoute][forward] (x), once tried.
+  std::unique_ptr<PlaneTransform<Real>> planes_;
+  std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_;
+  std::vector<std::unique_ptr<XTransform<Real>>> run_x_;
+  std::map<long, std::unique_ptr<PlaneTransform<Real>>> piece_planes_;
+  std::unique_ptr<PlaneTransform<Real>> fused_planes_[3][2][2];
+  std::unique_ptr<XTransform<Real>> fused_x_[3][2];
+  bool fused_tried_[3][2][2] = {};
+  bool fused_own_placed_[3] = {true, true, true};
+  // The routes.
+  std::unique_ptr<ForwardRoute> forward_routes_[2][2];
+  std::unique_ptr<BackwardRoute> backward_routes_[2];
 };
 
-// Defined here because fft/SlabFFT.cpp and fft/SlabFFTPieces.cpp both use them.
+// Defined here because fft/SlabFFT.cpp and fft/SlabFFTPieces.cpp both use it.
 template <class Real>
 template <class Transform>
 double SlabFFT<Real>::median_ms(Transform transform) {
@@ -290,13 +312,6 @@ double SlabFFT<Real>::median_ms(Transform transform) {
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
-}
-
-template <class Real>
-template <class Work>
-void SlabFFT<Real>::step(Phase phase, Work work) {
-  work();
-  if (profiling_ >= 0) lap(phase);
 }
 
 extern template class SlabFFT<float>;

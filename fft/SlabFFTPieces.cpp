@@ -18,6 +18,9 @@
 #include <cstdio>
 
 #include "core/Error.hpp"
+#include "fft/Executors.hpp"
+#include "fft/Reshapes.hpp"
+#include "fft/Route.hpp"
 #include "fft/SlabFFT.hpp"
 
 namespace kolmo::fft {
@@ -95,10 +98,11 @@ void SlabFFT<Real>::use_pieces(int full, int dealiased) {
       for (int j = 0; j < pieces; ++j) {
         const long count = layout_.piece(layout_.rank(), j, pieces).count;
         largest = std::max(largest, count);
-        transforms_->make_piece_plans(count);
+        if (piece_planes_.count(count) == 0) piece_planes_[count] = transforms_->planes(count);
       }
   const std::size_t size = largest * layout_.packed_plane();
   if (piece_.size() != size) piece_ = size > 0 ? Buffer<C>(device_, size) : Buffer<C>();
+  assemble_routes();
 }
 
 template <class Real>
@@ -155,81 +159,88 @@ void SlabFFT<Real>::choose_pieces() {
       text + "; using " + std::to_string(best[0]) + " (full), " + std::to_string(best[1]) + " (dealiased)";
 }
 
+// The plane FFTs and packing of the pieces overlap the exchange: all of it counts as exchange.
 template <class Real>
-void SlabFFT<Real>::forward_in_pieces(const Real* in, C* out, bool dealiased) {
-  const SlabLayout& l = layout_;
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_in_pieces(bool dealiased) {
   const int d = dealiased ? 1 : 0;
-  const long per_plane = packed_plane(dealiased);
-  C* piece = piece_.data();
+  ForwardRoute route;
   C* scratch = scratch_.data();
-  // The plane FFTs and packing of the pieces overlap the exchange: all of it counts as exchange.
-  step(Phase::exchange, [&] {
+  route.add(Phase::exchange, [this, d, dealiased, scratch](const Real* in, C* out) {
+    const SlabLayout& l = layout_;
+    const long per_plane = packed_plane(dealiased);
+    C* piece = piece_.data();
     for (int j = 0; j < pieces_[d]; ++j) {
       const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count > 0) {
-        transforms_->forward_planes_piece(in + first * l.ny() * l.nz(), piece, count);
+        piece_planes_.at(count)->forward(in + first * l.ny() * l.nz(), piece);
         if (dealiased)
-          pack_kept(piece, out + first * per_plane, count);
+          pack_kept<Real>(*device_, l, piece, out + first * per_plane, count);
         else
-          pack(piece, out + first * per_plane, count);
+          pack<Real>(*device_, l, piece, out + first * per_plane, count);
       }
       exchange_->start(out, scratch, forward_piece_chunks_[d][j], j);
     }
     for (int j = 0; j < pieces_[d]; ++j) exchange_->finish(j);
   });
   if (dealiased) {
-    step(Phase::x, [&] { transforms_->forward_x_kept(scratch, scratch); });
-    step(Phase::unpack, [&] { scatter_kept_spectral(scratch, out); });
+    route.add(Phase::x, [this, scratch](const Real*, C*) { kept_x_->forward(scratch, scratch); });
+    route.add(Phase::unpack, [this, scratch](const Real*, C* out) {
+      scatter_kept_spectral<Real>(*device_, layout_, scratch, out);
+    });
   } else {
-    step(Phase::x, [&] { transforms_->forward_x(scratch, out); });
+    route.add(Phase::x, [this, scratch](const Real*, C* out) { x_->forward(scratch, out); });
   }
+  return route;
 }
 
+// The unpacking and plane FFTs of arrived pieces overlap the exchange of later ones: all counts as exchange.
 template <class Real>
-void SlabFFT<Real>::backward_in_pieces(const C* in, Real* out, bool dealiased) {
-  const SlabLayout& l = layout_;
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_in_pieces(bool dealiased) {
   const int d = dealiased ? 1 : 0;
-  const long per_plane = packed_plane(dealiased);
-  C* piece = piece_.data();
+  BackwardRoute route;
   C* scratch = scratch_.data();
   if (dealiased) {
-    step(Phase::pack, [&] { gather_kept_spectral(in, scratch); });
-    step(Phase::x, [&] { transforms_->backward_x_kept(scratch, scratch); });
+    route.add(Phase::pack, [this, scratch](const C* in, Real*) {
+      gather_kept_spectral<Real>(*device_, layout_, in, scratch);
+    });
+    route.add(Phase::x, [this, scratch](const C*, Real*) { kept_x_->backward(scratch, scratch); });
   } else {
-    step(Phase::x, [&] { transforms_->backward_x(in, scratch); });
+    route.add(Phase::x, [this, scratch](const C* in, Real*) { x_->backward(in, scratch); });
   }
-  const C* packed = reinterpret_cast<const C*>(out) + backward_receive_start(dealiased);
-  // The unpacking and plane FFTs of arrived pieces overlap the exchange of later ones: all counts as
-  // exchange.
-  step(Phase::exchange, [&] {
+  route.add(Phase::exchange, [this, d, dealiased, scratch](const C*, Real* out) {
+    const SlabLayout& l = layout_;
+    const long per_plane = packed_plane(dealiased);
+    C* piece = piece_.data();
+    const C* packed = reinterpret_cast<const C*>(out) + backward_receive_start(dealiased);
     for (int j = 0; j < pieces_[d]; ++j) exchange_->start(scratch, out, backward_piece_chunks_[d][j], j);
     for (int j = 0; j < pieces_[d]; ++j) {
       exchange_->finish(j);
       const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count == 0) continue;
       if (dealiased) {
-        zero_planes(piece, count);
-        expand_kept_planes(packed + first * per_plane, piece, count);
+        zero_planes<Real>(*device_, l, piece, count);
+        expand_kept_planes<Real>(*device_, l, packed + first * per_plane, piece, count);
       } else {
-        unpack(packed + first * per_plane, piece, count);
+        unpack<Real>(*device_, l, packed + first * per_plane, piece, count);
       }
-      transforms_->backward_planes_piece(piece, out + first * l.ny() * l.nz(), count);
+      piece_planes_.at(count)->backward(piece, out + first * l.ny() * l.nz());
     }
   });
+  return route;
 }
 
 // SlabFFT itself is instantiated in fft/SlabFFT.cpp; these are its members defined here.
-#define KOLMO_SLAB_FFT_PIECES(Real)                                                  \
-  template Chunks SlabFFT<Real>::piece_chunks(int, int, bool) const;                 \
-  template long SlabFFT<Real>::packed_plane(bool) const;                             \
-  template std::size_t SlabFFT<Real>::backward_receive_start(bool) const;            \
-  template void SlabFFT<Real>::make_chunks();                                        \
-  template void SlabFFT<Real>::make_piece_chunks();                                  \
-  template void SlabFFT<Real>::use_pieces(int, int);                                 \
-  template bool SlabFFT<Real>::in_pieces(Modes) const;                               \
-  template void SlabFFT<Real>::choose_pieces();                                      \
-  template void SlabFFT<Real>::forward_in_pieces(const Real*, Complex<Real>*, bool); \
-  template void SlabFFT<Real>::backward_in_pieces(const Complex<Real>*, Real*, bool);
+#define KOLMO_SLAB_FFT_PIECES(Real)                                           \
+  template Chunks SlabFFT<Real>::piece_chunks(int, int, bool) const;          \
+  template long SlabFFT<Real>::packed_plane(bool) const;                      \
+  template std::size_t SlabFFT<Real>::backward_receive_start(bool) const;     \
+  template void SlabFFT<Real>::make_chunks();                                 \
+  template void SlabFFT<Real>::make_piece_chunks();                           \
+  template void SlabFFT<Real>::use_pieces(int, int);                          \
+  template bool SlabFFT<Real>::in_pieces(Modes) const;                        \
+  template void SlabFFT<Real>::choose_pieces();                               \
+  template Route<Real, Complex<Real>> SlabFFT<Real>::forward_in_pieces(bool); \
+  template Route<Complex<Real>, Real> SlabFFT<Real>::backward_in_pieces(bool);
 KOLMO_SLAB_FFT_PIECES(float)
 KOLMO_SLAB_FFT_PIECES(double)
 #undef KOLMO_SLAB_FFT_PIECES

@@ -216,44 +216,54 @@ TEST_CASE("with even slabs any emulated rank's forward and backward pair returns
 TEST_CASE("a profile times every phase that runs, and they add up", "[fft]") {
   auto host = Device::create(Backend::host);
   for (int ranks : {1, 3})
-    for (Modes modes : {Modes::all, Modes::dealiased}) {
-      FftOptions options = emulated(ranks, 0);
-      options.profile = true;
-      SlabFFT<double> fft(std::array<long, 3>{24, 20, 18}, MPI_COMM_WORLD, host, options);
-      auto data = fft.make_real();
-      data.fill_zero();
-      auto spectral = fft.make_spectral();
-      for (int pair = 0; pair < 2; ++pair) {
-        fft.forward(data.data(), spectral.data(), modes);
-        fft.backward(spectral.data(), data.data(), modes);
-      }
-      const PhaseTimes& t = fft.times();
-      double sum = 0;
-      for (int p = 0; p < kPhaseCount; ++p) sum += t.forward[p] + t.backward[p];
-      bool ran = t.transforms == 4 && std::abs(sum - t.compute - t.communication) <= 1e-12 * sum;
-      // The phases each route has (one rank on the host: kept rows for dealiased transforms; several: the
-      // copies, the host having no fused route), and no other.
-      const bool dealiased = modes == Modes::dealiased;
-      bool forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
-      const auto expect = [](bool* phases, std::initializer_list<Phase> list) {
-        for (Phase p : list) phases[static_cast<int>(p)] = true;
-      };
-      expect(forward, {Phase::planes, Phase::x});
-      expect(backward, {Phase::x, Phase::planes});
-      if (ranks == 1 && dealiased) expect(backward, {Phase::zero});
-      if (ranks > 1) {
-        expect(forward, {Phase::pack, Phase::own_chunk, Phase::exchange});
-        expect(backward, {Phase::own_chunk, Phase::exchange, Phase::unpack});
-        if (dealiased) {
-          expect(forward, {Phase::unpack});
-          expect(backward, {Phase::pack, Phase::zero});
+    for (Modes modes : {Modes::all, Modes::dealiased})
+      for (OneRankDealiasing way : {OneRankDealiasing::automatic, OneRankDealiasing::copies}) {
+        // One rank by copies: the route of several ranks, the own chunk copied and nothing exchanged.
+        const bool copies = way == OneRankDealiasing::copies;
+        if (copies && (ranks > 1 || modes == Modes::all)) continue;
+        FftOptions options = emulated(ranks, 0);
+        options.profile = true;
+        options.one_rank_dealiasing = way;
+        SlabFFT<double> fft(std::array<long, 3>{24, 20, 18}, MPI_COMM_WORLD, host, options);
+        auto data = fft.make_real();
+        data.fill_zero();
+        auto spectral = fft.make_spectral();
+        for (int pair = 0; pair < 2; ++pair) {
+          fft.forward(data.data(), spectral.data(), modes);
+          fft.backward(spectral.data(), data.data(), modes);
         }
+        const PhaseTimes& t = fft.times();
+        double sum = 0;
+        for (int p = 0; p < kPhaseCount; ++p) sum += t.forward[p] + t.backward[p];
+        bool ran = t.transforms == 4 && std::abs(sum - t.compute - t.communication) <= 1e-12 * sum;
+        // The phases each route has (one rank on the host: kept rows for dealiased transforms; several: the
+        // copies, the host having no fused route), and no other.
+        const bool dealiased = modes == Modes::dealiased;
+        bool forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
+        const auto expect = [](bool* phases, std::initializer_list<Phase> list) {
+          for (Phase p : list) phases[static_cast<int>(p)] = true;
+        };
+        expect(forward, {Phase::planes, Phase::x});
+        expect(backward, {Phase::x, Phase::planes});
+        if (ranks == 1 && dealiased) expect(backward, {Phase::zero});
+        if (copies) {
+          expect(forward, {Phase::pack, Phase::own_chunk, Phase::unpack});
+          expect(backward, {Phase::pack, Phase::own_chunk, Phase::unpack});
+        }
+        if (ranks > 1) {
+          expect(forward, {Phase::pack, Phase::own_chunk, Phase::exchange});
+          expect(backward, {Phase::own_chunk, Phase::exchange, Phase::unpack});
+          if (dealiased) {
+            expect(forward, {Phase::unpack});
+            expect(backward, {Phase::pack, Phase::zero});
+          }
+        }
+        for (int p = 0; p < kPhaseCount; ++p)
+          ran = ran && (t.forward[p] > 0) == forward[p] && (t.backward[p] > 0) == backward[p];
+        INFO(ranks << " emulated rank(s), dealiased " << (modes == Modes::dealiased) << ", copies "
+                   << copies);
+        CHECK(global_max(ran ? 0.0 : 1.0) == 0.0);
       }
-      for (int p = 0; p < kPhaseCount; ++p)
-        ran = ran && (t.forward[p] > 0) == forward[p] && (t.backward[p] > 0) == backward[p];
-      INFO(ranks << " emulated rank(s), dealiased " << (modes == Modes::dealiased));
-      CHECK(global_max(ran ? 0.0 : 1.0) == 0.0);
-    }
 }
 
 // On a GPU: emulated ranks, each fused route against the copies, for the first and last rank of uneven

@@ -8,7 +8,8 @@ if(status)
 endif()
 # Private headers are not installed.
 foreach(private core/CudaCheck.hpp core/ParallelFor.hpp fft/ChunkRoutes.hpp fft/DroppedColumns.hpp
-                fft/KeptModeMask.hpp fft/PhaseClock.hpp fft/WireFormat.hpp)
+                fft/Executors.hpp fft/KeptModeMask.hpp fft/PhaseClock.hpp fft/Reshapes.hpp fft/Route.hpp
+                fft/WireFormat.hpp)
   if(EXISTS ${WORK}/prefix/include/kolmo/${private})
     message(FATAL_ERROR "the private header ${private} was installed")
   endif()
