@@ -41,9 +41,9 @@ double pieces_bytes(const io::RunConfig& config, const fft::SlabLayout& layout, 
   return double(largest) * double(layout.packed_plane()) * complex_bytes;
 }
 
-// At most every wavevector within |k| <= k_max on the grid: the band forcing's list (index and saved modes).
-double band_forcing_bytes(const io::RunConfig& config, double complex_bytes) {
-  const auto& forcing = config.physics.forcing;
+// At most every wavevector within |k| <= k_max on the grid: a band forcing's list (index and saved modes).
+double band_forcing_bytes(const io::RunConfig& config, const io::ForcingConfig& forcing,
+                          double complex_bytes) {
   if (config.problem != io::Problem::navier_stokes || forcing.type != solver::ForcingKind::band) return 0;
   double modes = 1;
   for (int d = 0; d < 3; ++d) {
@@ -80,10 +80,13 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     const int scalars = static_cast<int>(config.physics.scalars.size()),
               buoyant = config.physics.buoyancy.type == io::BuoyancyType::boussinesq ? 1 : 0;
     const int scalar_slabs = (scalars + buoyant) * (4 + (accumulate ? 1 : 0)) + buoyant;
-    // MHD: b's state, stage field and accumulator (rk3, rk4).
-    const int magnetic_slabs = mhd ? 3 * (accumulate ? 3 : 2) : 0;
-    fields =
-        (velocity_slabs + scalar_slabs + magnetic_slabs) * slab + band_forcing_bytes(config, complex_bytes);
+    // MHD: b's state, stage field and accumulator (rk3, rk4); with rotation or linear forcing the spectral
+    // copy of the stage's u (solver/StageFields.hpp).
+    const bool input_copy = mhd && (rotation || physics.forcing.type == solver::ForcingKind::linear);
+    const int magnetic_slabs = mhd ? 3 * (accumulate ? 3 : 2) + (input_copy ? 3 : 0) : 0;
+    fields = (velocity_slabs + scalar_slabs + magnetic_slabs) * slab +
+             band_forcing_bytes(config, physics.forcing, complex_bytes) +
+             (mhd ? band_forcing_bytes(config, physics.magnetic.forcing, complex_bytes) : 0);
     int dumped = 0;  // real slabs of one field dump
     if (config.output.fields_every > 0)
       for (io::OutputField field : config.output.fields)

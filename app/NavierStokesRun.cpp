@@ -52,8 +52,9 @@ const std::vector<std::string> kScalarColumns{"variance", "dissipation", "produc
                                               "flux_x",   "flux_y",      "flux_z"};
 const std::vector<std::string> kBuoyancyColumns{"potential_energy", "buoyancy_flux"};
 // MHD, after the above.
-const std::vector<std::string> kMagneticColumns{"magnetic_energy", "magnetic_dissipation", "cross_helicity",
-                                                "magnetic_helicity", "current_max"};
+const std::vector<std::string> kMagneticColumns{"magnetic_energy", "magnetic_dissipation",
+                                                "cross_helicity",  "magnetic_helicity",
+                                                "current_max",     "magnetic_injection"};
 // Per scalar (prefixed likewise), after energy_spectrum, transfer and flux.
 const std::vector<std::string> kScalarSpectra{"spectrum", "transfer", "flux"};
 
@@ -330,7 +331,7 @@ class NavierStokesRun {
     if (flow_.magnetic()) {
       const auto& m = d.magnetic;
       row.insert(row.end(), {m.energy, m.dissipation, m.cross_helicity, m.magnetic_helicity,
-                             solver::max_current(flow_)});
+                             solver::max_current(flow_), m.injection});
     }
     series_->append(row);
   }

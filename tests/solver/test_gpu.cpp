@@ -203,7 +203,7 @@ TEMPLATE_TEST_CASE("GPU: MHD steps, diagnostics, spectra and b equal the host's"
       parameters.viscosity = 0.02;
       parameters.integrator = integrator;
       parameters.forcing = {ForcingKind::band, 0.2, 1, 2.5, 0};
-      parameters.magnetic = {true, 0.03, {0, 0.4, 0.7}};
+      parameters.magnetic = {true, 0.03, {0, 0.4, 0.7}, {}};
       if (scalar) add_boussinesq(parameters, 2.0, 0.7, {0, 0, 1});
       const std::array<long, 3> n{32, 24, 20};
       auto host = testing::make_flow<Real>(n, parameters);

@@ -303,12 +303,6 @@ TEST_CASE("MHD: bad parameters give one line naming them", "[solver]") {
   };
   CHECK(message(mhd(0.01, -1)).find("resistivity") != std::string::npos);
   CHECK(message(mhd(0.01, 0.01, {0, NAN, 0})).find("B0") != std::string::npos);
-  auto linear = mhd(0.01, 0.01);
-  linear.forcing = {ForcingKind::linear, 0.1, 0, 0, 0};
-  CHECK(message(linear).find("linear forcing") != std::string::npos);
-  auto rotating = mhd(0.01, 0.01);
-  rotating.terms.push_back(coriolis({0, 0, 1}));
-  CHECK(message(rotating).find("Coriolis") != std::string::npos);
   auto plain = testing::make_flow<double>({8, 8, 8}, FlowParameters{});
   CHECK(testing::error_message([&] {
           set_orszag_tang(*plain, 0.8, VectorField::magnetic);
