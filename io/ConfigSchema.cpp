@@ -58,7 +58,8 @@ constexpr std::array keys = {
     SchemaKey{
         "physics.rotation", real_triple, "[0, 0, 0]", "", navier_stokes,
         "rotation rate Omega of the frame, [Ox, Oy, Oz]: Coriolis force -2 Omega x u (in the real-space "
-        "pass, no extra transform); [0, 0, 0]: none"},
+        "pass, no extra transform; with MHD in the stage update, from a spectral copy of u: 3 slabs more); "
+        "[0, 0, 0]: none"},
 
     SchemaKey{"physics.buoyancy.type", choice, "none", "none | boussinesq", navier_stokes,
               "none; boussinesq: a buoyancy field b (named b) with du/dt += b up and db/dt += -N2 u.up, "
@@ -235,7 +236,8 @@ constexpr std::array keys = {
         "output.fields", choice_list, "[velocity]",
         "velocity | vorticity | pressure | scalars | magnetic | current", navier_stokes,
         "fields in each field dump (scalars: every scalar and b, each under its name; magnetic: bx, by, "
-        "bz; current: j = curl b as jx, jy, jz; the last two with MHD, which has no pressure output)"},
+        "bz; current: j = curl b as jx, jy, jz; the last two with MHD; pressure with MHD is the fluid "
+        "pressure, the total less |B|^2/2)"},
     SchemaKey{"output.fields_every", real, "0", ">= 0", navier_stokes,
               "simulation time between field dumps (0: none); also at the start and the end"},
     SchemaKey{"output.spectra_every", real, "0", ">= 0", navier_stokes,
