@@ -18,8 +18,10 @@ namespace {
 // The program, MPI, HDF5 (with MPI-IO's collective buffers) and FFTW: the resident memory of a run on a tiny
 // grid is about 40 MiB here; this leaves room for other builds of the libraries.
 constexpr double kProgramAllowance = 96.0 * 1048576;
-// cuFFT's shared work area (negligible for the slab's plans: 13.0 field equivalents were measured at 1024^3
-// on an H100, README) and NCCL's buffers (some MiB per peer). Not measured: no GPU was at hand.
+// cuFFT's shared work area (negligible for the slab's plans at most sizes: 13.0 field equivalents were
+// measured at 1024^3 on an H100, MHD's 21.0 at 990^3, README; but one whole slab at 1080^3, where MHD lsrk4
+// held 16.0 against the 15 counted here: docs/results/mhd_terms_largest_h100.log) and NCCL's buffers (some
+// MiB per peer).
 constexpr double kGpuLibraryReserve = 512.0 * 1048576;
 
 std::string bytes_text(double bytes) {
