@@ -32,9 +32,12 @@ solver::FlowParameters flow_parameters(const io::RunConfig& config) {
     solver::add_boussinesq(p, physics.buoyancy.n2, physics.buoyancy.prandtl, {-g[0], -g[1], -g[2]});
   }
   if (!zero(physics.rotation)) p.terms.push_back(solver::coriolis(physics.rotation));
-  if (physics.magnetic.type == io::MagneticType::mhd)
-    p.magnetic = {true, physics.magnetic.resolved_resistivity(physics.viscosity),
-                  physics.magnetic.background};
+  if (physics.magnetic.type == io::MagneticType::mhd) {
+    const auto& b = physics.magnetic;
+    p.magnetic = {true, b.resolved_resistivity(physics.viscosity), b.background, {}};
+    if (b.forcing.type == solver::ForcingKind::band)
+      p.magnetic.forcing = {b.forcing.type, b.forcing.power.value_or(0), b.forcing.k_min, b.forcing.k_max, 0};
+  }
   return p;
 }
 

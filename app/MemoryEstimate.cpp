@@ -18,8 +18,10 @@ namespace {
 // The program, MPI, HDF5 (with MPI-IO's collective buffers) and FFTW: the resident memory of a run on a tiny
 // grid is about 40 MiB here; this leaves room for other builds of the libraries.
 constexpr double kProgramAllowance = 96.0 * 1048576;
-// cuFFT's shared work area (negligible for the slab's plans: 13.0 field equivalents were measured at 1024^3
-// on an H100, README) and NCCL's buffers (some MiB per peer). Not measured: no GPU was at hand.
+// cuFFT's shared work area (negligible for the slab's plans at most sizes: 13.0 field equivalents were
+// measured at 1024^3 on an H100, MHD's 21.0 at 990^3, README; but one whole slab at 1080^3, where MHD lsrk4
+// held 16.0 against the 15 counted here: docs/results/mhd_terms_largest_h100.log) and NCCL's buffers (some
+// MiB per peer).
 constexpr double kGpuLibraryReserve = 512.0 * 1048576;
 
 std::string bytes_text(double bytes) {
@@ -41,9 +43,9 @@ double pieces_bytes(const io::RunConfig& config, const fft::SlabLayout& layout, 
   return double(largest) * double(layout.packed_plane()) * complex_bytes;
 }
 
-// At most every wavevector within |k| <= k_max on the grid: the band forcing's list (index and saved modes).
-double band_forcing_bytes(const io::RunConfig& config, double complex_bytes) {
-  const auto& forcing = config.physics.forcing;
+// At most every wavevector within |k| <= k_max on the grid: a band forcing's list (index and saved modes).
+double band_forcing_bytes(const io::RunConfig& config, const io::ForcingConfig& forcing,
+                          double complex_bytes) {
   if (config.problem != io::Problem::navier_stokes || forcing.type != solver::ForcingKind::band) return 0;
   double modes = 1;
   for (int d = 0; d < 3; ++d) {
@@ -80,10 +82,13 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     const int scalars = static_cast<int>(config.physics.scalars.size()),
               buoyant = config.physics.buoyancy.type == io::BuoyancyType::boussinesq ? 1 : 0;
     const int scalar_slabs = (scalars + buoyant) * (4 + (accumulate ? 1 : 0)) + buoyant;
-    // MHD: b's state, stage field and accumulator (rk3, rk4).
-    const int magnetic_slabs = mhd ? 3 * (accumulate ? 3 : 2) : 0;
-    fields =
-        (velocity_slabs + scalar_slabs + magnetic_slabs) * slab + band_forcing_bytes(config, complex_bytes);
+    // MHD: b's state, stage field and accumulator (rk3, rk4); with rotation or linear forcing the spectral
+    // copy of the stage's u (solver/StageFields.hpp).
+    const bool input_copy = mhd && (rotation || physics.forcing.type == solver::ForcingKind::linear);
+    const int magnetic_slabs = mhd ? 3 * (accumulate ? 3 : 2) + (input_copy ? 3 : 0) : 0;
+    fields = (velocity_slabs + scalar_slabs + magnetic_slabs) * slab +
+             band_forcing_bytes(config, physics.forcing, complex_bytes) +
+             (mhd ? band_forcing_bytes(config, physics.magnetic.forcing, complex_bytes) : 0);
     int dumped = 0;  // real slabs of one field dump
     if (config.output.fields_every > 0)
       for (io::OutputField field : config.output.fields)

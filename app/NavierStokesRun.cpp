@@ -52,8 +52,9 @@ const std::vector<std::string> kScalarColumns{"variance", "dissipation", "produc
                                               "flux_x",   "flux_y",      "flux_z"};
 const std::vector<std::string> kBuoyancyColumns{"potential_energy", "buoyancy_flux"};
 // MHD, after the above.
-const std::vector<std::string> kMagneticColumns{"magnetic_energy", "magnetic_dissipation", "cross_helicity",
-                                                "magnetic_helicity", "current_max"};
+const std::vector<std::string> kMagneticColumns{"magnetic_energy", "magnetic_dissipation",
+                                                "cross_helicity",  "magnetic_helicity",
+                                                "current_max",     "magnetic_injection"};
 // Per scalar (prefixed likewise), after energy_spectrum, transfer and flux.
 const std::vector<std::string> kScalarSpectra{"spectrum", "transfer", "flux"};
 
@@ -288,10 +289,15 @@ class NavierStokesRun {
       std::printf("  buoyancy  b: N2 = %.6g, Pr = %.6g, gravity [%.6g, %.6g, %.6g]\n", physics.buoyancy.n2,
                   physics.buoyancy.prandtl, physics.buoyancy.gravity[0], physics.buoyancy.gravity[1],
                   physics.buoyancy.gravity[2]);
-    if (flow_.magnetic())
+    if (flow_.magnetic()) {
       std::printf("  magnetic  MHD: eta = %.6g, B0 = [%.6g, %.6g, %.6g]\n",
                   physics.magnetic.resolved_resistivity(physics.viscosity), physics.magnetic.background[0],
                   physics.magnetic.background[1], physics.magnetic.background[2]);
+      const auto& f = physics.magnetic.forcing;
+      if (f.type == solver::ForcingKind::band)
+        std::printf("  magnetic  band forcing of b: power %.6g on %.6g <= |k| <= %.6g\n", f.power.value_or(0),
+                    f.k_min, f.k_max);
+    }
     for (const auto& scalar : physics.scalars)
       std::printf("  scalar    %s: kappa = %.6g, mean gradient [%.6g, %.6g, %.6g]\n", scalar.name.c_str(),
                   scalar.resolved_diffusivity(physics.viscosity), scalar.mean_gradient[0],
@@ -330,7 +336,7 @@ class NavierStokesRun {
     if (flow_.magnetic()) {
       const auto& m = d.magnetic;
       row.insert(row.end(), {m.energy, m.dissipation, m.cross_helicity, m.magnetic_helicity,
-                             solver::max_current(flow_)});
+                             solver::max_current(flow_), m.injection});
     }
     series_->append(row);
   }

@@ -613,6 +613,19 @@ void read_fields(Reader& in, RunConfig& config) {
   }
 }
 
+// A band forcing's shell and power under prefix (physics.forcing. or physics.magnetic.forcing.).
+void read_band(Reader& in, const GridConfig& grid, const std::string& prefix, ForcingConfig& forcing) {
+  forcing.k_min = in.get<double>(prefix + "k_min");
+  forcing.k_max = in.get<double>(prefix + "k_max");
+  forcing.power = in.get<double>(prefix + "power", "band forcing needs its injection rate");
+  if (forcing.k_min >= forcing.k_max)
+    in.fail(prefix + "k_min", "must be below " + prefix + "k_max = " + number_text(forcing.k_max) + ", got " +
+                                  number_text(forcing.k_min));
+  if (!shell_holds_a_mode(grid, forcing.k_min, forcing.k_max))
+    in.fail(prefix + "k_max", "the shell " + number_text(forcing.k_min) + " <= |k| <= " +
+                                  number_text(forcing.k_max) + " holds no wavevector of the grid");
+}
+
 void read_magnetic(Reader& in, RunConfig& config) {
   MagneticConfig& magnetic = config.physics.magnetic;
   magnetic.type = in.choice<MagneticType>("physics.magnetic.type");
@@ -625,12 +638,9 @@ void read_magnetic(Reader& in, RunConfig& config) {
   if (!magnetic.resistivity && !magnetic.prandtl)
     in.fail(key + "resistivity", "missing: give physics.magnetic.resistivity or physics.magnetic.prandtl");
   magnetic.background = in.get<std::array<double, 3>>(key + "background");
-  const PhysicsConfig& physics = config.physics;
-  if (length(physics.rotation) > 0)
-    in.fail("physics.rotation", "is not available with physics.magnetic.type mhd");
-  if (physics.forcing.type == ForcingKind::linear)
-    in.fail("physics.forcing.type",
-            "linear forcing is not available with physics.magnetic.type mhd (use band)");
+  magnetic.forcing.type = in.choice<ForcingKind>(key + "forcing.type");  // none | band in the schema
+  if (magnetic.forcing.type == ForcingKind::band)
+    read_band(in, config.grid, key + "forcing.", magnetic.forcing);
   MagneticInitialConfig& initial = magnetic.initial;
   initial.type = in.choice<MagneticInitialType>(key + "initial.type");
   switch (initial.type) {
@@ -667,15 +677,7 @@ void read_physics(Reader& in, RunConfig& config) {
   ForcingConfig& forcing = config.physics.forcing;
   forcing.type = in.choice<ForcingKind>("physics.forcing.type");
   if (forcing.type == ForcingKind::band) {
-    forcing.k_min = in.get<double>("physics.forcing.k_min");
-    forcing.k_max = in.get<double>("physics.forcing.k_max");
-    forcing.power = in.get<double>("physics.forcing.power", "band forcing needs its injection rate");
-    if (forcing.k_min >= forcing.k_max)
-      in.fail("physics.forcing.k_min", "must be below physics.forcing.k_max = " + number_text(forcing.k_max) +
-                                           ", got " + number_text(forcing.k_min));
-    if (!shell_holds_a_mode(config.grid, forcing.k_min, forcing.k_max))
-      in.fail("physics.forcing.k_max", "the shell " + number_text(forcing.k_min) + " <= |k| <= " +
-                                           number_text(forcing.k_max) + " holds no wavevector of the grid");
+    read_band(in, config.grid, "physics.forcing.", forcing);
   } else if (forcing.type == ForcingKind::linear) {
     forcing.power = in.optional<double>("physics.forcing.power");
     forcing.coefficient = in.optional<double>("physics.forcing.coefficient");
@@ -784,8 +786,6 @@ void read_output(Reader& in, RunConfig& config, const std::string& name) {
   const bool mhd = config.physics.magnetic.type == MagneticType::mhd;
   if (!mhd && (asked(OutputField::magnetic) || asked(OutputField::current)))
     in.fail("output.fields", "magnetic or current is asked for, but physics.magnetic.type is none");
-  if (mhd && asked(OutputField::pressure))
-    in.fail("output.fields", "pressure is not available with physics.magnetic.type mhd");
   output.fields_every = in.get<double>("output.fields_every");
   output.spectra_every = in.get<double>("output.spectra_every");
   output.checkpoint_every = in.get<double>("output.checkpoint_every");
@@ -999,6 +999,12 @@ std::string to_yaml(const RunConfig& config) {
       if (magnetic.resistivity) out.put("physics.magnetic.resistivity", real_text(*magnetic.resistivity));
       if (magnetic.prandtl) out.put("physics.magnetic.prandtl", real_text(*magnetic.prandtl));
       out.put("physics.magnetic.background", vector_text(magnetic.background));
+      out.put("physics.magnetic.forcing.type", solver::to_string(magnetic.forcing.type));
+      if (magnetic.forcing.type == ForcingKind::band) {
+        out.put("physics.magnetic.forcing.k_min", real_text(magnetic.forcing.k_min));
+        out.put("physics.magnetic.forcing.k_max", real_text(magnetic.forcing.k_max));
+        out.put("physics.magnetic.forcing.power", optional_text(magnetic.forcing.power, real_text));
+      }
       const MagneticInitialConfig& initial = magnetic.initial;
       const std::string key = "physics.magnetic.initial.";
       out.put(key + "type", to_string(initial.type));

@@ -19,10 +19,9 @@
 //   scalars' and from b when the Boussinesq buoyancy is on, and from a field dump's own datasets (u, v, w,
 //   pressure, vorticity_*); it has exactly one of diffusivity and schmidt. The buoyancy needs a gravity
 //   direction of non-zero length and n2 != 0. output.fields may name scalars only when there are some.
-// - MHD (physics.magnetic.type mhd): exactly one of resistivity and prandtl; no rotation, no linear forcing
-//   and no pressure output (the solver's divergence form keeps no spectral velocity for them); scalars may
-//   not be named bx, by, bz, jx, jy, jz; output.fields may name magnetic and current only with MHD, and
-//   initial.type orszag_tang only with it.
+// - MHD (physics.magnetic.type mhd): exactly one of resistivity and prandtl; b's forcing none or band (its
+//   shell checked as physics.forcing's); scalars may not be named bx, by, bz, jx, jy, jz; output.fields may
+//   name magnetic and current only with MHD, and initial.type orszag_tang only with it.
 // - check_ranks(config, ranks) does the one check that needs the rank count: the slab split of the grid.
 // - Relative paths (initial.file, poisson.rhs.file, output.directory) are relative to the working directory
 // of
@@ -129,6 +128,7 @@ struct MagneticConfig {
   MagneticType type{};
   std::optional<double> resistivity, prandtl;  // mhd: exactly one is set
   std::array<double, 3> background{};          // B0
+  ForcingConfig forcing;                       // of b: none or band
   MagneticInitialConfig initial;
   double resolved_resistivity(double viscosity) const {
     return resistivity ? *resistivity : viscosity / *prandtl;

@@ -41,7 +41,8 @@ constexpr std::array keys = {
     SchemaKey{"physics.nonlinear_form", choice, "divergence", "divergence | rotational", navier_stokes,
               "advective term: divergence, -div(u u - |u|^2/3 I), 8 transforms per stage and one slab less; "
               "rotational, u x omega, 9 (equal after projection to round-off); rotation or linear forcing "
-              "always use rotational; MHD always uses its own divergence form (14 transforms per stage)"},
+              "always use rotational; MHD always uses its own divergence form (14 transforms per stage; "
+              "rotation or linear forcing then keep a spectral copy of u, 3 slabs)"},
     SchemaKey{"physics.forcing.type", choice, "none", "none | band | linear", navier_stokes,
               "none; band: constant injection rate in the shell k_min <= |k| <= k_max; linear: Lundgren's "
               "f = A u on all modes"},
@@ -57,7 +58,8 @@ constexpr std::array keys = {
     SchemaKey{
         "physics.rotation", real_triple, "[0, 0, 0]", "", navier_stokes,
         "rotation rate Omega of the frame, [Ox, Oy, Oz]: Coriolis force -2 Omega x u (in the real-space "
-        "pass, no extra transform); [0, 0, 0]: none"},
+        "pass, no extra transform; with MHD in the stage update, from a spectral copy of u: 3 slabs more); "
+        "[0, 0, 0]: none"},
 
     SchemaKey{"physics.buoyancy.type", choice, "none", "none | boussinesq", navier_stokes,
               "none; boussinesq: a buoyancy field b (named b) with du/dt += b up and db/dt += -N2 u.up, "
@@ -95,6 +97,16 @@ constexpr std::array keys = {
               "magnetic Prandtl number Pm = nu / eta, instead of resistivity"},
     SchemaKey{"physics.magnetic.background", real_triple, "[0, 0, 0]", "", "physics.magnetic.type is mhd",
               "uniform background field B0 (Alfven waves travel along it at |B0|)"},
+    SchemaKey{
+        "physics.magnetic.forcing.type", choice, "none", "none | band", "physics.magnetic.type is mhd",
+        "forcing of b: none; band: f_b = a_b b on the shell k_min <= |k| <= k_max with a_b = power / "
+        "(2 E_b,band), so that it injects magnetic energy at exactly power (as physics.forcing's band)"},
+    SchemaKey{"physics.magnetic.forcing.k_min", real, "0.5", ">= 0", "physics.magnetic.forcing.type is band",
+              "lower edge of b's forced shell in |k|"},
+    SchemaKey{"physics.magnetic.forcing.k_max", real, "2.5", "> 0", "physics.magnetic.forcing.type is band",
+              "upper edge of b's forced shell; must exceed k_min and the shell must hold a mode of the grid"},
+    SchemaKey{"physics.magnetic.forcing.power", real, "~", "> 0", "physics.magnetic.forcing.type is band",
+              "magnetic injection rate epsilon_b held constant (required)"},
     SchemaKey{"physics.magnetic.initial.type", choice, "zero", "zero | abc | orszag_tang | random | file",
               "physics.magnetic.type is mhd",
               "initial b: zero, an ABC field, the 3D Orszag-Tang field, a random field, or from a file"},
@@ -224,7 +236,8 @@ constexpr std::array keys = {
         "output.fields", choice_list, "[velocity]",
         "velocity | vorticity | pressure | scalars | magnetic | current", navier_stokes,
         "fields in each field dump (scalars: every scalar and b, each under its name; magnetic: bx, by, "
-        "bz; current: j = curl b as jx, jy, jz; the last two with MHD, which has no pressure output)"},
+        "bz; current: j = curl b as jx, jy, jz; the last two with MHD; pressure with MHD is the fluid "
+        "pressure, the total less |B|^2/2)"},
     SchemaKey{"output.fields_every", real, "0", ">= 0", navier_stokes,
               "simulation time between field dumps (0: none); also at the start and the end"},
     SchemaKey{"output.spectra_every", real, "0", ">= 0", navier_stokes,

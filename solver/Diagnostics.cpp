@@ -132,6 +132,10 @@ MagneticDiagnostics compute_magnetic_diagnostics(const NavierStokes<Real>& flow)
   d.cross_helicity = totals[2];
   // a^ = i k x b^ / k^2 = j^ / k^2: the sum above is already <a.b>.
   d.magnetic_helicity = totals[3];
+  const auto& forcing = flow.magnetic_forcing();
+  d.injection = forcing.kind() == ForcingKind::none
+                    ? 0.0
+                    : forcing.injection(forcing.forced_energy(flow.magnetic_field()));
   return d;
 }
 

@@ -20,7 +20,8 @@
 //   buoyancy. With zero diffusivities and no forcing, E + potential_energy is conserved.
 // - MHD (flow.magnetic()): magnetic energy E_b = 1/2 <|b|^2>, its dissipation eta <|j|^2> (j = curl b),
 //   cross helicity <u.b>, magnetic helicity <a.b> with a the vector potential in the Coulomb gauge
-//   (a^ = i k x b^ / k^2, k != 0), 1/2 <|j|^2>. The total energy E + E_b and <u.b> are ideal invariants
+//   (a^ = i k x b^ / k^2, k != 0), 1/2 <|j|^2>, and the injection <f_b.b> of b's band forcing (exactly its
+//   power; 0 without). The total energy E + E_b and <u.b> are ideal invariants
 //   (nu = eta = 0, no forcing), and <a.b> too without B0. max_current = max over points of |j|, which needs
 //   3 transforms (the flow's scratch field), hence a non-const flow and a function of its own.
 #pragma once
@@ -40,7 +41,8 @@ struct ScalarDiagnostics {
 };
 
 struct MagneticDiagnostics {
-  double energy = 0, current_squared_half = 0, dissipation = 0, cross_helicity = 0, magnetic_helicity = 0;
+  double energy = 0, current_squared_half = 0, dissipation = 0, cross_helicity = 0, magnetic_helicity = 0,
+         injection = 0;
 };
 
 struct Diagnostics {

@@ -22,11 +22,13 @@ struct ForcingParameters {
 };
 
 // Incompressible MHD (MagneticTerms.hpp): a magnetic field b in Alfven units with resistivity eta and a
-// uniform background field B0; absent unless enabled.
+// uniform background field B0; absent unless enabled. forcing: band forcing of b, f_b = a_b b on its band,
+// with a_b = eps_b / (2 E_b,band) (Forcing.hpp with b for u; none or band).
 struct MagneticParameters {
   bool enabled = false;
   double resistivity = 0;
   std::array<double, 3> background{};  // B0
+  ForcingParameters forcing{};
 };
 
 struct FlowParameters {

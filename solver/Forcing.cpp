@@ -21,12 +21,12 @@ std::string text(double value) {
 
 template <class Real>
 Forcing<Real>::Forcing(const ForcingParameters& parameters, const Wavenumbers<Real>& wavenumbers,
-                       std::shared_ptr<Device> device, MPI_Comm comm)
+                       std::shared_ptr<Device> device, MPI_Comm comm, const std::string& name)
     : parameters_(parameters), wavenumbers_(wavenumbers), device_(std::move(device)), comm_(comm) {
   const auto& p = parameters_;
-  KOLMO_REQUIRE(p.power >= 0, "forcing power = " + text(p.power) + " must be >= 0");
+  KOLMO_REQUIRE(p.power >= 0, name + " power = " + text(p.power) + " must be >= 0");
   if (p.kind != ForcingKind::band) return;
-  KOLMO_REQUIRE(p.k_min >= 0 && p.k_max >= p.k_min, "forcing band k_min = " + text(p.k_min) + ", k_max = " +
+  KOLMO_REQUIRE(p.k_min >= 0 && p.k_max >= p.k_min, name + " band k_min = " + text(p.k_min) + ", k_max = " +
                                                         text(p.k_max) + " must satisfy 0 <= k_min <= k_max");
   // The forced modes of this rank, listed once: the band is a thin shell, so its list is small.
   std::vector<long> index;
@@ -39,7 +39,7 @@ Forcing<Real>::Forcing(const ForcingParameters& parameters, const Wavenumbers<Re
   }
   band_count_ = static_cast<long>(index.size());
   const double total = allreduce(double(band_count_));
-  KOLMO_REQUIRE(total > 0, "forcing band k_min = " + text(p.k_min) + ", k_max = " + text(p.k_max) +
+  KOLMO_REQUIRE(total > 0, name + " band k_min = " + text(p.k_min) + ", k_max = " + text(p.k_max) +
                                " contains no resolved mode");
   band_index_ = Buffer<long>(device_, index.size());
   band_index_.assign_from_host(index);
@@ -154,6 +154,25 @@ void Forcing<Real>::add_captured_as_stress(SpectralField<Real>& stage, SpectralF
         xy[m] += times_i(inverse_k2 * (k.x * fy + k.y * fx));
         xz[m] += times_i(inverse_k2 * (k.x * fz + k.z * fx));
         yz[m] += times_i(inverse_k2 * (k.y * fz + k.z * fy));
+      });
+}
+
+template <class Real>
+void Forcing<Real>::add_captured_as_curl(SpectralField<Real>& electric, Real amplitude) {
+  const long count = band_count_;
+  const long* index = band_index_.data();
+  const C* saved = band_values_.data();
+  const auto wavenumbers = wavenumbers_;
+  C *ex = electric.spectral(0), *ey = electric.spectral(1), *ez = electric.spectral(2);
+  parallel_for(
+      *device_, count, KOLMO_LAMBDA(long b) {
+        const long m = index[b];
+        const auto k = wavenumbers.k(wavenumbers.mode(m));
+        const Real scale = amplitude / k.norm2();  // band modes have k != 0
+        const C fx = scale * saved[b], fy = scale * saved[count + b], fz = scale * saved[2 * count + b];
+        ex[m] += times_i(k.y * fz - k.z * fy);
+        ey[m] += times_i(k.z * fx - k.x * fz);
+        ez[m] += times_i(k.x * fy - k.y * fx);
       });
 }
 

@@ -1,4 +1,5 @@
-// Large-scale forcing of the velocity, f^(k) = a u^(k) on the forced modes, with a real amplitude a.
+// Large-scale forcing of the velocity, f^(k) = a u^(k) on the forced modes, with a real amplitude a; the same
+// class forces MHD's magnetic field b (band only: u below reads b, E_band its magnetic energy).
 //
 // Contract:
 // - none: f = 0.
@@ -13,7 +14,7 @@
 // - Energies are volume averages (E = 1/2 <|u|^2>) reduced over the communicator; every rank gets the same a.
 // - ForcingParameters (FlowParameters.hpp) say which forcing, its power, band and fixed rate.
 // - Errors: impossible parameters (negative power, an empty or inverted band) throw kolmo::Error naming the
-// key.
+//   key, after `name` ("forcing", "magnetic forcing").
 #pragma once
 
 #include <mpi.h>
@@ -35,7 +36,7 @@ class Forcing {
   using C = Complex<Real>;
 
   Forcing(const ForcingParameters& parameters, const Wavenumbers<Real>& wavenumbers,
-          std::shared_ptr<Device> device, MPI_Comm comm);
+          std::shared_ptr<Device> device, MPI_Comm comm, const std::string& name = "forcing");
 
   const ForcingParameters& parameters() const { return parameters_; }
   ForcingKind kind() const { return parameters_.kind; }
@@ -58,6 +59,10 @@ class Forcing {
   // |k|^2) I with f = a times the saved modes, so that -i k.F = f + (1/3) k (k.f) / |k|^2, which the
   // projection takes to P f, the forcing itself.
   void add_captured_as_stress(SpectralField<Real>& stage, SpectralField<Real>& extra, Real amplitude);
+  // The same for a tendency held as a field E whose curl i k x E it is (MHD's electric field, b's
+  // tendency): adds i (k x f) / |k|^2, whose i k x (.) is f - k (k.f) / |k|^2 = f for the divergence-free
+  // saved modes.
+  void add_captured_as_curl(SpectralField<Real>& electric, Real amplitude);
 
   // Forced modes held by this rank (band forcing), and bytes of device memory held.
   long local_band_modes() const { return band_count_; }

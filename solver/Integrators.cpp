@@ -52,11 +52,14 @@ void stage_kernel(Device& device, const StageFields<Real>& f, double h, Update u
         }
         const auto k = f.wavenumbers.k(n);
         V r, r_magnetic;
-        if constexpr (kScalars)
-          r = f.velocity_rhs_with_buoyancy(m, n);  // reads the scalars' inputs before they are rewritten
+        // Each reads the stage's inputs (scalars', MHD's copy of u) before they are rewritten below.
+        if constexpr (kMagnetic)
+          r = f.template magnetic_velocity_rhs<kScalars>(m, n);  // MHD: -i k.(u u - B B) + ...
+        else if constexpr (kScalars)
+          r = f.velocity_rhs_with_buoyancy(m, n);
         else
           r = f.velocity_rhs(m, n);
-        if constexpr (kMagnetic) r_magnetic = f.magnetic_rhs(m, n);  // MHD: divergence form, -i k.(u u - B B)
+        if constexpr (kMagnetic) r_magnetic = f.magnetic_rhs(m, n);
         const Decay<Real> e = kFactors == Factors::needed ? Decay<Real>(k, nu_h) : Decay<Real>();
         V next;
         for (int d = 0; d < 3; ++d) next[d] = update(f.velocity[d], f.accumulator[d], m, r[d], e);
@@ -82,8 +85,12 @@ void stage_kernel(Device& device, const StageFields<Real>& f, double h, Update u
       });
 }
 
+// rate: what the stage's right-hand side returned, the a of the linear forcing that the update applies
+// from the spectral copy of the input (StageFields::add_input_terms; MHD only, 0 otherwise).
 template <Factors kFactors, class Real, class Update>
-void stage_update(Device& device, const StageFields<Real>& f, double h, Update update) {
+void stage_update(Device& device, const StageFields<Real>& fields, double rate, double h, Update update) {
+  StageFields<Real> f = fields;
+  f.linear_forcing = Real(rate);
   if (f.magnetic && f.scalar_count > 0)
     stage_kernel<true, true, kFactors>(device, f, h, update);
   else if (f.magnetic)
@@ -133,7 +140,7 @@ void two_register_step(const TwoRegisterScheme& scheme, double h, const StageFie
                        const RightHandSide& rhs) {
   using C = Complex<Real>;
   for (int i = 0; i < scheme.stages; ++i) {
-    rhs(i == 0);  // k_i = R(input_i)
+    const double rate = rhs(i == 0);  // k_i = R(input_i)
     const Real bh = Real(scheme.b[i] * h), ah = Real(scheme.a[i] * h);
     // The state register S lives at the next stage's time: one factor for both registers.
     const double advance = (scheme.c(i + 1) - scheme.c(i)) * h;
@@ -142,12 +149,12 @@ void two_register_step(const TwoRegisterScheme& scheme, double h, const StageFie
         return q[m] = e.full * (q[m] + bh * k);
       };
       if (advance == 0)
-        stage_update<Factors::unused>(device, f, advance, last);
+        stage_update<Factors::unused>(device, f, rate, advance, last);
       else
-        stage_update<Factors::needed>(device, f, advance, last);
+        stage_update<Factors::needed>(device, f, rate, advance, last);
     } else {
       stage_update<Factors::needed>(
-          device, f, advance, KOLMO_LAMBDA(C * q, C*, long m, C k, const Decay<Real>& e) {
+          device, f, rate, advance, KOLMO_LAMBDA(C * q, C*, long m, C k, const Decay<Real>& e) {
             const C s = q[m];
             q[m] = e.full * (s + bh * k);
             return e.full * (s + ah * k);
@@ -162,25 +169,25 @@ void rk3_step(double h, const StageFields<Real>& f, Device& device, const RightH
   const Real hr = Real(h), quarter_h = Real(0.25) * hr, third = Real(1) / Real(3),
              two_thirds = Real(2) / Real(3);
 
-  rhs(true);  // k1
+  double rate = rhs(true);  // k1
   stage_update<Factors::needed>(
-      device, f, h, KOLMO_LAMBDA(C * q, C * a, long m, C k1, const Decay<Real>& e) {
+      device, f, rate, h, KOLMO_LAMBDA(C * q, C * a, long m, C k1, const Decay<Real>& e) {
         const C qn = q[m];
         // 3/4 E(h/2) q_n + 1/4 E(-h/2) q1 = E(h/2)(q_n + h/4 k1): no growing factor on this part.
         a[m] = e.half * (qn + quarter_h * k1);
         return e.full * (qn + hr * k1);  // q1
       });
-  rhs(false);  // k2 = R(q1)
+  rate = rhs(false);  // k2 = R(q1)
   // Only kept modes get here, which also keeps 1 / E(h/2) from overflowing at the dropped ones.
   stage_update<Factors::needed>(
-      device, f, h, KOLMO_LAMBDA(C * q, C * a, long m, C k2, const Decay<Real>& e) {
+      device, f, rate, h, KOLMO_LAMBDA(C * q, C * a, long m, C k2, const Decay<Real>& e) {
         const C q2 = a[m] + (quarter_h / e.half) * k2;
         q[m] = third * e.full * q[m] + two_thirds * e.half * q2;
         return q2;
       });
-  rhs(false);  // k3 = R(q2)
+  rate = rhs(false);  // k3 = R(q2)
   stage_update<Factors::needed>(
-      device, f, h, KOLMO_LAMBDA(C * q, C*, long m, C k3, const Decay<Real>& e) {
+      device, f, rate, h, KOLMO_LAMBDA(C * q, C*, long m, C k3, const Decay<Real>& e) {
         return q[m] = q[m] + (two_thirds * hr * e.half) * k3;
       });
 }
@@ -190,28 +197,28 @@ void rk4_step(double h, const StageFields<Real>& f, Device& device, const RightH
   using C = Complex<Real>;
   const Real hr = Real(h), sixth = Real(h / 6), third = Real(h / 3), half_h = Real(h / 2);
 
-  rhs(true);  // k1
+  double rate = rhs(true);  // k1
   stage_update<Factors::needed>(
-      device, f, h, KOLMO_LAMBDA(C * q, C * a, long m, C k1, const Decay<Real>& e) {
+      device, f, rate, h, KOLMO_LAMBDA(C * q, C * a, long m, C k1, const Decay<Real>& e) {
         const C qn = q[m];
         a[m] = e.full * (qn + sixth * k1);
         return e.half * (qn + half_h * k1);
       });
-  rhs(false);  // k2
+  rate = rhs(false);  // k2
   stage_update<Factors::needed>(
-      device, f, h, KOLMO_LAMBDA(C * q, C * a, long m, C k2, const Decay<Real>& e) {
+      device, f, rate, h, KOLMO_LAMBDA(C * q, C * a, long m, C k2, const Decay<Real>& e) {
         a[m] += (third * e.half) * k2;
         return e.half * q[m] + half_h * k2;
       });
-  rhs(false);  // k3
+  rate = rhs(false);  // k3
   stage_update<Factors::needed>(
-      device, f, h, KOLMO_LAMBDA(C * q, C * a, long m, C k3, const Decay<Real>& e) {
+      device, f, rate, h, KOLMO_LAMBDA(C * q, C * a, long m, C k3, const Decay<Real>& e) {
         a[m] += (third * e.half) * k3;
         return e.full * q[m] + (hr * e.half) * k3;
       });
-  rhs(false);  // k4
+  rate = rhs(false);  // k4
   stage_update<Factors::unused>(
-      device, f, h,
+      device, f, rate, h,
       KOLMO_LAMBDA(C * q, C * a, long m, C k4, const Decay<Real>&) { return q[m] = a[m] + sixth * k4; });
 }
 

@@ -31,7 +31,9 @@
 // - Storage (StageFields.hpp): the states, the stage fields and (rk3, rk4) one accumulator per field; the
 //   two-register schemes (and rk2) hold no accumulator: lsrk4 is a fourth-order step in rk2's memory. On
 //   entry the stage fields hold the first input, q_n's (StageFields::set_input...); the callback
-//   rhs(first) must leave in them the raw transforms of the tendencies of the current input (first: q_n).
+//   rhs(first) must leave in them the raw transforms of the tendencies of the current input (first: q_n)
+//   and returns the stage's linear forcing rate a, which the update applies from the spectral copy of the
+//   input where there is one (MHD: StageFields::add_input_terms; 0 otherwise).
 //   One kernel per stage then, for every field, projects (velocity), updates the state and the accumulator
 //   and writes the next input; on return the stage fields hold q_n+1's input, the next step's first.
 // - Modes outside the 2/3 rule of the states and accumulators are never read or written: they stay zero.
@@ -47,7 +49,7 @@
 
 namespace kolmo::solver {
 
-using RightHandSide = std::function<void(bool first_stage)>;
+using RightHandSide = std::function<double(bool first_stage)>;
 
 // The scheme's stability function: one step of dq/dt = lambda q (no diffusion) multiplies q by
 // stability_function(integrator, lambda dt).

@@ -31,6 +31,8 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
       wavenumbers_(Wavenumbers<Real>::make(fft.layout(), parameters.box)),
       points_(SlabPoints::make(fft.layout(), parameters.box)),
       forcing_(parameters.forcing, wavenumbers_, fft.device_handle(), fft.comm()),
+      magnetic_forcing_(parameters.magnetic.forcing, wavenumbers_, fft.device_handle(), fft.comm(),
+                        "magnetic forcing"),
       velocity_(fft, 3),
       stage_(fft, 3) {
   KOLMO_REQUIRE(parameters.viscosity >= 0,
@@ -48,13 +50,18 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
                   "magnetic: resistivity = " + std::to_string(b.resistivity) + " must be >= 0");
     KOLMO_REQUIRE(std::isfinite(b.background[0] + b.background[1] + b.background[2]),
                   "magnetic: the background field B0 is not finite");
-    KOLMO_REQUIRE(parameters.forcing.kind != ForcingKind::linear,
-                  "magnetic: linear forcing is not available with a magnetic field (use band forcing)");
-    KOLMO_REQUIRE(terms_.two_omega == (std::array<double, 3>{0, 0, 0}),
-                  "magnetic: rotation (Coriolis) is not available with a magnetic field");
+    KOLMO_REQUIRE(b.forcing.kind != ForcingKind::linear,
+                  "magnetic forcing: only band forcing of b is available (linear is not)");
     magnetic_ = SpectralField<Real>(fft, 3);
     magnetic_stage_ = SpectralField<Real>(fft, 3);
     if (accumulate) magnetic_accumulator_ = SpectralField<Real>(fft, 3);
+    // Coriolis and the linear forcing act on u, which the real-space pass overwrites: a spectral copy of the
+    // stage's u carries them to the stage update (StageFields.hpp).
+    if (terms_.two_omega != std::array<double, 3>{0, 0, 0} || parameters.forcing.kind == ForcingKind::linear)
+      velocity_input_ = SpectralField<Real>(fft, 3);
+  } else {
+    KOLMO_REQUIRE(parameters.magnetic.forcing.kind == ForcingKind::none,
+                  "magnetic forcing without a magnetic field");
   }
   for (int j = 0; j < static_cast<int>(parameters.scalars.size()); ++j) {
     ScalarFields s;
@@ -65,8 +72,8 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
     scalars_.push_back(std::move(s));
   }
   // Zero everything once: slack beyond the slab and the modes the 2/3 rule removes stay zero forever.
-  for (auto* field :
-       {&velocity_, &stage_, &extra_, &accumulator_, &magnetic_, &magnetic_stage_, &magnetic_accumulator_})
+  for (auto* field : {&velocity_, &stage_, &extra_, &accumulator_, &magnetic_, &magnetic_stage_,
+                      &magnetic_accumulator_, &velocity_input_})
     field->fill_zero();
   for (auto& s : scalars_)
     for (auto* field : {&s.state, &s.accumulator, &s.gradient, &s.input}) field->fill_zero();
@@ -98,7 +105,8 @@ template <class Real>
 std::size_t NavierStokes<Real>::bytes_held() const {
   std::size_t bytes = velocity_.bytes() + stage_.bytes() + extra_.bytes() + accumulator_.bytes() +
                       forcing_.bytes() + scalar_table_.bytes() + fft_.workspace_bytes() + magnetic_.bytes() +
-                      magnetic_stage_.bytes() + magnetic_accumulator_.bytes();
+                      magnetic_stage_.bytes() + magnetic_accumulator_.bytes() + velocity_input_.bytes() +
+                      magnetic_forcing_.bytes();
   for (const auto& s : scalars_)
     bytes += s.state.bytes() + s.accumulator.bytes() + s.gradient.bytes() + s.input.bytes();
   return bytes;
@@ -139,6 +147,10 @@ StageFields<Real> NavierStokes<Real>::stage_fields() {
     f.magnetic_accumulator = magnetic_accumulator_.empty() ? Components<C>{{nullptr, nullptr, nullptr}}
                                                            : magnetic_accumulator_.vector_spectral();
     f.resistivity = parameters_.magnetic.resistivity;
+    if (!velocity_input_.empty()) {
+      f.velocity_input = velocity_input_.vector_spectral();
+      f.two_omega = vector3<Real>(terms_.two_omega);
+    }
   }
   f.scale = Real(1 / wavenumbers_.points());
   f.transforms_read_all = backward_modes() == fft::Modes::all;
@@ -168,7 +180,7 @@ void NavierStokes<Real>::step(double dt) {
   KOLMO_REQUIRE(dt > 0 && std::isfinite(dt), "time step dt = " + std::to_string(dt) + " must be positive");
   prepare_first_input();
   integrating_factor_step(parameters_.integrator, dt, stage_fields(), device(),
-                          [this](bool first) { evaluate_rhs(first, true, true); });
+                          [this](bool first) { return evaluate_rhs(first, true, true); });
   time_ += dt;
   last_dt_ = dt;
   ++step_count_;
@@ -192,15 +204,20 @@ double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
 // The raw tendencies of the stage input (StageFields.hpp): the velocity's into the stage field, each scalar's
 // into its gradient[0]. The inputs are in the stage, scratch and gradient fields (the velocity possibly
 // already in real space for the first stage). with_terms = false leaves out Coriolis and the mean gradients
-// (the advective terms alone, for transfer spectra).
+// (the advective terms alone, for transfer spectra). Returns the linear forcing's a when the stage update
+// applies it (MHD: StageFields::add_input_terms), 0 otherwise.
 template <class Real>
-void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms) {
+double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms) {
   const ForcingKind forcing = with_forcing ? forcing_.kind() : ForcingKind::none;
-  // The forcing amplitude belongs to the input field, which the transforms below overwrite.
+  // The forcing amplitudes belong to the input fields, which the transforms below overwrite.
   const SpectralField<Real>& input = first_stage ? velocity_ : stage_;
   double amplitude = 0;
   if (forcing == ForcingKind::band) amplitude = forcing_.amplitude(forcing_.capture_band(input));
   if (forcing == ForcingKind::linear) amplitude = forcing_.amplitude(forcing_.forced_energy(input));
+  const bool force_b = with_forcing && magnetic_forcing_.kind() == ForcingKind::band;
+  const double amplitude_b = force_b ? magnetic_forcing_.amplitude(magnetic_forcing_.capture_band(
+                                           first_stage ? magnetic_ : magnetic_stage_))
+                                     : 0.0;
 
   const bool divergence = form_ == NonlinearForm::divergence;
   if (!divergence) transform_to_real(extra_);  // omega
@@ -210,8 +227,11 @@ void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool 
   }
   for (auto& s : scalars_) transform_to_real(s.gradient);
   prepared_ = Prepared::nothing;
-  // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form).
-  real_space_products(forcing == ForcingKind::linear ? Real(amplitude) : Real(0), with_terms);
+  // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form);
+  // MHD's stage update applies it from the spectral copy of u.
+  const bool linear_in_update = forcing == ForcingKind::linear && magnetic();
+  real_space_products(forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0),
+                      with_terms);
   transform_to_spectral(stage_);
   if (divergence) transform_to_spectral(extra_);           // T_xz, T_yz
   if (magnetic()) transform_to_spectral(magnetic_stage_);  // E = u x B
@@ -222,6 +242,10 @@ void NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool 
   if (forcing == ForcingKind::band && divergence)
     forcing_.add_captured_as_stress(stage_, extra_, scaled_amplitude);
   if (forcing == ForcingKind::band && !divergence) forcing_.add_captured(stage_, scaled_amplitude);
+  // b's band forcing joins E as a field whose curl it is.
+  if (force_b)
+    magnetic_forcing_.add_captured_as_curl(magnetic_stage_, Real(amplitude_b * wavenumbers_.points()));
+  return linear_in_update ? amplitude : 0.0;
 }
 
 // The one real-space pass of a right-hand side (RealSpaceProducts.hpp): u in the stage field, omega in the
@@ -528,11 +552,19 @@ void NavierStokes<Real>::pressure_to_host(std::vector<Real>& pressure) {
   // in the rotational form, whose gradient part is -grad(p + c |u|^2) with c = 1/2; -i k.T^ + ... in the
   // divergence form, with c = 1/3 (StageFields.hpp). Pi^ = -i k.R^ / k^2 into the stage's x slab, then
   // p^ = Pi^ - c [|u|^2]^ on the kept modes, zero elsewhere and at k = 0: the same in both forms.
-  KOLMO_REQUIRE(!magnetic(), "pressure output is not available with a magnetic field");
-  const Real c = form_ == NonlinearForm::divergence ? Real(1) / Real(3) : Real(0.5);
+  // MHD: T = u u - B B - (|u|^2 - |B|^2)/3 I and R = -i k.T + u x 2 Omega (+ buoyancy), while du/dt = -div(u
+  // u) - grad p + j x B + ... with j x B = div(B B) - grad |B|^2/2: so Pi = p + |u|^2/3 + |B|^2/6, and
+  // p^ = Pi^ - [|u|^2/3 + |B|^2/6]^ (B = B0 + b), the fluid pressure without the magnetic |B|^2/2.
+  const bool divergence = form_ == NonlinearForm::divergence;
+  const Real c = divergence ? Real(1) / Real(3) : Real(0.5), c_b = Real(1) / Real(6);
   prepare_first_input();
   evaluate_rhs(true, false, true);
-  const StageFields<Real> f = stage_fields();
+  StageFields<Real> f = stage_fields();
+  if (magnetic()) {  // Coriolis from the state, the first stage's input (no linear forcing: divergence-free)
+    f.velocity_input = velocity_.vector_spectral();
+    f.two_omega = vector3<Real>(terms_.two_omega);
+    f.linear_forcing = 0;
+  }
   C* pi = stage_.spectral(0);
   parallel_for(
       device(), f.wavenumbers.size(), KOLMO_LAMBDA(long m) {
@@ -545,24 +577,31 @@ void NavierStokes<Real>::pressure_to_host(std::vector<Real>& pressure) {
         }
         ModeVector<Real> r = f.tendency(m, k);
         f.add_buoyancy(r, m, true);
+        f.add_input_terms(r, m);
         pi[m] = times_i(k.x * r[0] + k.y * r[1] + k.z * r[2]) * (Real(-1) / k2);
       });
-  // |u|^2 in the stage's y slab, one velocity component at a time through the extra field.
-  Real* u2 = stage_.real(1);
-  Real* u = extra_.real(0);
-  for (int d = 0; d < 3; ++d) {
-    fft_.backward(velocity_.spectral(d), u);
-    const bool first = d == 0;
+  // q = c |u|^2 (+ c_b |B|^2) in the stage's y slab, one component at a time through the extra field.
+  Real* q = stage_.real(1);
+  Real* v = extra_.real(0);
+  const auto& b0 = parameters_.magnetic.background;
+  for (int component = 0; component < (magnetic() ? 6 : 3); ++component) {
+    const bool of_u = component < 3;
+    const int d = component % 3;
+    fft_.backward((of_u ? velocity_ : magnetic_).spectral(d), v);
+    const bool first = component == 0;
+    const Real weight = of_u ? c : c_b, offset = of_u ? Real(0) : Real(b0[d]);
     parallel_for(
-        device(), points_.size(), KOLMO_LAMBDA(long i) { u2[i] = (first ? Real(0) : u2[i]) + u[i] * u[i]; });
+        device(), points_.size(), KOLMO_LAMBDA(long i) {
+          const Real value = v[i] + offset;
+          q[i] = (first ? Real(0) : q[i]) + weight * value * value;
+        });
   }
-  fft_.forward(u2, stage_.spectral(1));
-  const C* u2_hat = stage_.spectral(1);
+  fft_.forward(q, stage_.spectral(1));
+  const C* q_hat = stage_.spectral(1);
   parallel_for(
       device(), f.wavenumbers.size(), KOLMO_LAMBDA(long m) {
         const Mode mode = f.wavenumbers.mode(m);
-        if (f.kept(mode) && f.wavenumbers.k(mode).norm2() != Real(0))
-          pi[m] = pi[m] - (c * f.scale) * u2_hat[m];
+        if (f.kept(mode) && f.wavenumbers.k(mode).norm2() != Real(0)) pi[m] = pi[m] - f.scale * q_hat[m];
       });
   fft_.backward(pi, stage_.real(0));
   pressure.resize(real_size());

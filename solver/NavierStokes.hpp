@@ -27,9 +27,11 @@
 //   (nonlinear_form_used; nonlinear_form() is divergence whatever was requested): per stage u and b go to
 //   real space (6 backward transforms), one pass forms the stress S and E = u x B (and the scalars'
 //   products) and 8 forward transforms bring them back: 14 + 4 s per stage. Band forcing, scalars (passive
-//   or buoyant) and every integrator work as without b; linear forcing and Coriolis are refused
-//   (kolmo::Error): they need a spectral copy of u that the divergence form does not keep. The pressure is
-//   not available (pressure_to_host throws).
+//   or buoyant) and every integrator work as without b. Coriolis and the linear forcing, which have no slot
+//   in that pass, are applied by the stage update from a spectral copy of the stage's u, kept only when a
+//   run has one of them (3 slabs; StageFields.hpp), with the linear forcing's amplitude recomputed per
+//   stage. b may have band forcing of its own (MagneticParameters::forcing; magnetic_forcing()), joined to
+//   E as a field whose curl it is (Forcing.hpp).
 // - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3, rk4,
 //   lsrk3 or lsrk4
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
@@ -50,8 +52,9 @@
 //   area, the forcing's short list of band modes and the scalars' table. So for pure Navier-Stokes 8 (rk2,
 //   lsrk3, lsrk4) or 11 (rk3, rk4) in the divergence form, 9 or 12 in the rotational form; 5 (4) more per
 //   passive scalar and 6 (5) for a buoyancy. The magnetic field adds its state 3, stage field 3 and
-//   accumulator 3 (rk3, rk4): MHD (divergence form) holds 20 (rk3, rk4) or 14 (rk2, lsrk3, lsrk4). Nothing is
-//   allocated per step. bytes_held() reports the total on this rank's device.
+//   accumulator 3 (rk3, rk4): MHD (divergence form) holds 20 (rk3, rk4) or 14 (rk2, lsrk3, lsrk4), and 3
+//   more with Coriolis or the linear forcing (the copy of u); b's band forcing its short list of band
+//   modes. Nothing is allocated per step. bytes_held() reports the total on this rank's device.
 // - Scratch and stage fields may be used between steps: output functions (velocity, vorticity, pressure and
 //   scalars to host) and nonlinear_term() use them (the next step then prepares its input again, one extra
 //   pass); they never touch the states.
@@ -159,6 +162,8 @@ class NavierStokes {
   // tendency R before projection (u x (omega + 2 Omega) + sum_j theta_j c_j with c = 1/2 in the rotational
   // form, -div T + ... with c = 1/3 in the divergence form: the divergence of the momentum equation; the
   // forcing is divergence-free), formed by the step's own real-space pass. Both forms give the same p.
+  // MHD: p is the fluid pressure, the total pressure less the magnetic |B|^2/2 (B = B0 + b): from R = -i k.T
+  // + u x 2 Omega + ..., MHD's stress T, p^ = Pi^ - [|u|^2/3 + |B|^2/6]^ (Pi = p + |u|^2/3 + |B|^2/6).
   void pressure_to_host(std::vector<Real>& p);
 
   // Scratch vector field (the stage field): three slabs for callers that build fields (initial conditions);
@@ -175,6 +180,7 @@ class NavierStokes {
   fft::SlabFFT<Real>& fft() const { return fft_; }
   Device& device() const { return fft_.device(); }
   const Forcing<Real>& forcing() const { return forcing_; }
+  const Forcing<Real>& magnetic_forcing() const { return magnetic_forcing_; }  // of b (MHD)
   std::size_t real_size() const { return fft_.layout().real_size(); }
   // The FFT modes of the step's backward and forward transforms: dealiased where that is faster
   // (SlabFFT::dealiased_backward_saves_work and ..._forward_...), full otherwise; the fields are the same.
@@ -197,7 +203,7 @@ class NavierStokes {
   std::size_t bytes_held() const;
 
   // Implementation steps, public only because CUDA device lambdas may not live in private members.
-  void evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms);
+  double evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms);
   StageFields<Real> stage_fields();
   void prepare_first_input();
   double transform_velocity_to_stage();
@@ -225,12 +231,14 @@ class NavierStokes {
   TermCoefficients terms_;
   Wavenumbers<Real> wavenumbers_;
   SlabPoints points_;
-  Forcing<Real> forcing_;
+  Forcing<Real> forcing_, magnetic_forcing_;
   NonlinearForm form_ = NonlinearForm::divergence;
   // extra_: omega (rotational form, 3 slabs) or T_xz, T_yz (divergence form, 2 slabs); StageFields.hpp.
   SpectralField<Real> velocity_, stage_, extra_, accumulator_;
   std::vector<ScalarFields> scalars_;
   SpectralField<Real> magnetic_, magnetic_stage_, magnetic_accumulator_;  // MHD
+  SpectralField<Real>
+      velocity_input_;  // MHD with Coriolis or linear forcing: the stage's u (StageFields.hpp)
   Buffer<ScalarSlots<Real>> scalar_table_;  // the slots of every scalar, for the kernels
   double time_ = 0, last_dt_ = 0;
   VelocityScan scan_;

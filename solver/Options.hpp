@@ -95,8 +95,8 @@ inline bool needs_accumulator(Integrator integrator) {
 // in u that the rotational form folds into its real-space pass (Coriolis, u x 2 Omega, and the linear
 // forcing a u) keep the rotational form: in the divergence form they would need u in spectral space at the
 // update, three more slabs. MHD (magnetic) always forms its own stress u u - B B and E = u x B from u and b
-// in real space (MagneticTerms.hpp), a divergence form whatever was requested; it refuses rotation and the
-// linear forcing (NavierStokes.hpp).
+// in real space (MagneticTerms.hpp), a divergence form whatever was requested; its stage update applies
+// rotation and the linear forcing from a spectral copy of u (StageFields.hpp).
 inline NonlinearForm nonlinear_form_used(NonlinearForm requested, bool rotation, bool linear_forcing,
                                          bool magnetic) {
   if (magnetic) return NonlinearForm::divergence;

@@ -33,6 +33,12 @@
 //   velocity's is u in `stage` (set_magnetic_input); on entry to an update kernel stage, extra and
 //   magnetic_stage hold the 8 products' transforms: T = u u - B B less its trace in the divergence form's
 //   slots, so velocity_rhs (..._with_buoyancy) returns P [-i k.T (+ buoyancy)], and magnetic_rhs i k x E.
+//   The terms linear in u that the rotational form folds into its real-space pass, Coriolis u x 2 Omega and
+//   the linear forcing a u, have no real-space slot here (u there is overwritten by T): when a run has
+//   either, `velocity_input` holds a spectral copy of the stage's u (3 slabs; null otherwise), which
+//   set_magnetic_input writes beside `stage`, and add_input_terms adds u x two_omega + linear_forcing u to
+//   the tendency before the projection. linear_forcing is the stage's a (Forcing.hpp), which the integrator
+//   sets per stage from what the right-hand side returns (Integrators.hpp).
 // - The scalars' code sits in members of its own (..._with_buoyancy, ..._scalars), so that kernels
 //   compiled without scalars (pure Navier-Stokes) contain none of it.
 #pragma once
@@ -72,6 +78,9 @@ struct StageFields {
   bool magnetic = false;  // MHD: the magnetic members below are set
   Components<C> magnetic_state{}, magnetic_accumulator{}, magnetic_stage{};
   double resistivity = 0;
+  Components<C> velocity_input{};  // MHD with Coriolis or linear forcing: the stage's u, spectral
+  Vector3<Real> two_omega{0, 0, 0};
+  Real linear_forcing = 0;          // a of f = a u, this stage's
   Real scale = 1;                   // 1 / (Nx Ny Nz)
   bool transforms_read_all = true;  // the backward transforms run with fft::Modes::all
 
@@ -127,6 +136,24 @@ struct StageFields {
   KOLMO_HD void set_magnetic_input(long m, const Vector& u, const Vector& b) const {
     u.store(stage, m);
     b.store(magnetic_stage, m);
+    if (velocity_input[0] != nullptr) u.store(velocity_input, m);
+  }
+  // tendency += u x 2 Omega + a u from the spectral copy of the stage's u (MHD), when there is one.
+  KOLMO_HD void add_input_terms(Vector& tendency, long m) const {
+    if (velocity_input[0] == nullptr) return;
+    const Vector u = Vector::load(velocity_input, m);
+    const Real a = linear_forcing;
+    tendency[0] += u[1] * two_omega.z - u[2] * two_omega.y + a * u[0];
+    tendency[1] += u[2] * two_omega.x - u[0] * two_omega.z + a * u[1];
+    tendency[2] += u[0] * two_omega.y - u[1] * two_omega.x + a * u[2];
+  }
+  // MHD's velocity R at a kept mode: P [-i k.T + u x 2 Omega + a u (+ buoyancy)].
+  template <bool kScalars>
+  KOLMO_HD Vector magnetic_velocity_rhs(long m, const Mode& n) const {
+    Vector r = tendency(m, wavenumbers.k(n));
+    if constexpr (kScalars) add_buoyancy(r, m, false);
+    add_input_terms(r, m);
+    return project_tendency(n, r);
   }
   KOLMO_HD void set_magnetic_input_from_state(long m) const {
     const Mode n = wavenumbers.mode(m);

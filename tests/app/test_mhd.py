@@ -8,6 +8,9 @@
   sum is that energy; field dumps b and j (bx ... jz) and their XDMF the vectors "magnetic" and "current";
   <|b|^2>/2 of the dump equals the series' magnetic energy.
 - b read back from a field dump (physics.magnetic.initial.type file) reproduces its energy.
+- Rotation, linear forcing of u, band forcing of b and pressure dumps run together: the series' injections
+  are the configured powers (0.3 and 0.2) to round-off and close the energy budget d(E + E_b)/dt = injections
+  - dissipations; the dump's pressure is finite.
 - Bad MHD input is refused with one line naming the key, before anything is written.
 - kolmo_post.py mhd plots the run.
 """
@@ -44,6 +47,23 @@ time: {integrator: rk4, cfl: 0.6, steps: 12}
 initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 7}
 output: {directory: out, series_every: 1, progress_every: 4, spectra_every: 0.05, checkpoint_every: 100,
          fields: [velocity, magnetic, current], fields_every: 100}
+"""
+
+# The terms MHD applies from its spectral copy of u, with b forced too; fixed steps for the budget.
+TERMS = """
+grid: {n: 16}
+precision: double
+backend: host
+physics:
+  viscosity: 0.02
+  forcing: {type: linear, power: 0.3}
+  rotation: [0, 0.5, 1]
+  magnetic: {type: mhd, resistivity: 0.03, background: [0.2, 0, 0],
+             forcing: {type: band, k_min: 1, k_max: 2.5, power: 0.2},
+             initial: {type: random, energy: 0.4, k0: 3, seed: 9}}
+time: {integrator: lsrk4, dt: 0.004, steps: 6}
+initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 7}
+output: {directory: out, series_every: 1, fields: [velocity, pressure, magnetic], fields_every: 0.024}
 """
 
 
@@ -96,10 +116,29 @@ with tempfile.TemporaryDirectory() as tmp:
         start = f["magnetic_energy"][0]
     check(abs(start - e_b[row]) < 1e-10 * e_b[row], f"b from the dump has its energy ({start!r}, {e_b[row]!r})")
 
+    # Rotation, linear forcing, b's band forcing and the pressure together.
+    terms = root / "terms"
+    terms.mkdir()
+    (terms / "run.yaml").write_text(TERMS)
+    r = kolmo(2, "run", "run.yaml", cwd=terms)
+    check(r.returncode == 0, f"MHD with rotation, linear forcing, forcing of b and pressure runs ({r.stderr.strip()[:300]})")
+    with h5py.File(terms / "out/series.h5", "r") as f:
+        s = {name: f[name][...] for name in ("time", "energy", "magnetic_energy", "injection", "magnetic_injection",
+                                             "dissipation", "magnetic_dissipation")}
+    check(np.abs(s["injection"] - 0.3).max() < 1e-12 and np.abs(s["magnetic_injection"] - 0.2).max() < 1e-12,
+          f"the injections are the powers 0.3 and 0.2 ({s['injection']}, {s['magnetic_injection']})")
+    total = s["energy"] + s["magnetic_energy"]
+    rate = (total[2:] - total[:-2]) / (s["time"][2:] - s["time"][:-2])
+    budget = (s["injection"] + s["magnetic_injection"] - s["dissipation"] - s["magnetic_dissipation"])[1:-1]
+    check(np.abs(rate - budget).max() < 1e-3 * 0.5, f"d(E + E_b)/dt closes the budget ({rate}, {budget})")
+    with h5py.File(sorted((terms / "out/fields").glob("fields_*.h5"))[-1], "r") as f:
+        pressure = f["pressure"][...] if "pressure" in f else np.array([np.nan])
+    check(np.isfinite(pressure).all() and np.abs(pressure).max() > 0, "the dump holds a finite pressure")
+
     # Bad input: one line naming the key, nothing written.
-    for override, key in (("output.fields=[velocity, pressure]", "output.fields"),
+    for override, key in (("physics.magnetic.forcing.type=linear", "physics.magnetic.forcing.type"),
                           ("physics.magnetic.resistivity=0.01", "physics.magnetic.prandtl"),
-                          ("physics.rotation=[0, 0, 1]", "physics.rotation"),
+                          ("physics.magnetic.forcing.type=band", "physics.magnetic.forcing.power"),
                           ("physics.magnetic.type=none", "output.fields")):
         bad = root / "bad"
         bad.mkdir(exist_ok=True)

@@ -98,6 +98,18 @@ TEST_CASE("the examples resolve to what their comments say", "[config]") {
     CHECK(config.initial.type == InitialType::random);
     CHECK(config.initial.spectrum.shape == SpectrumShape::k4_exp);
   }
+  SECTION("mhd_rotating_forced_64: linear forcing of u, band forcing of b, rotation, pressure dumps") {
+    const RunConfig config = example("mhd_rotating_forced_64.yaml");
+    CHECK(config.physics.magnetic.type == MagneticType::mhd);
+    CHECK(config.physics.forcing.type == ForcingKind::linear);
+    CHECK(config.physics.forcing.power == 0.1);
+    CHECK(config.physics.magnetic.forcing.type == ForcingKind::band);
+    CHECK(config.physics.magnetic.forcing.power == 0.05);
+    CHECK(config.physics.magnetic.forcing.k_max == 2.5);
+    CHECK(config.physics.rotation == std::array<double, 3>{0, 0, 1});
+    CHECK(config.physics.magnetic.resolved_resistivity(config.physics.viscosity) == 0.01);
+    CHECK(config.output.fields[1] == OutputField::pressure);
+  }
   SECTION("poisson_example: manufactured right-hand side on an uneven, odd grid") {
     const RunConfig config = example("poisson_example.yaml");
     CHECK(config.problem == Problem::poisson);

@@ -126,6 +126,19 @@ inline constexpr OrderCase kOrderCases[] = {{solver::Integrator::rk2, 2, 0.1},
                                             {solver::Integrator::lsrk3, 3, 0.2},
                                             {solver::Integrator::lsrk4, 4, 0.2}};
 
+// The parameters of an MHD flow: viscosity nu, resistivity eta, background field B0, no forcing.
+inline solver::FlowParameters mhd_parameters(double nu, double eta,
+                                             std::array<double, 3> background = {0, 0, 0},
+                                             solver::Integrator integrator = solver::Integrator::rk4) {
+  solver::FlowParameters p;
+  p.viscosity = nu;
+  p.integrator = integrator;
+  p.magnetic.enabled = true;
+  p.magnetic.resistivity = eta;
+  p.magnetic.background = background;
+  return p;
+}
+
 // Round-off scale for tests templated over precision.
 template <class Real>
 constexpr double round_off() {

@@ -189,7 +189,8 @@ TEMPLATE_TEST_CASE("GPU: Poisson solutions and gradients equal the host's", "[so
 }
 
 // MHD runs its own instantiations of the stage and real-space kernels (with and without a scalar) and the
-// forcing's stress: both, for every integrator.
+// forcing's stress: both, for every integrator; and the terms its update applies from the copy of u
+// (rotation, linear forcing), b's band forcing and the pressure.
 TEMPLATE_TEST_CASE("GPU: MHD steps, diagnostics, spectra and b equal the host's", "[solver][gpu]", float,
                    double) {
   auto gpu = testing::gpu_or_skip("MHD on the GPU");
@@ -197,14 +198,21 @@ TEMPLATE_TEST_CASE("GPU: MHD steps, diagnostics, spectra and b equal the host's"
   using Real = TestType;
   const double tolerance = std::is_same_v<Real, double> ? 1e-11 : 2e-4;
   for (auto integrator : {Integrator::rk2, Integrator::rk3, Integrator::rk4}) {
-    for (const bool scalar : {false, true}) {
-      INFO("integrator " << to_string(integrator) << (scalar ? ", with a buoyancy" : ""));
+    for (const int variant : {0, 1, 2}) {
+      const bool scalar = variant == 1, terms = variant == 2;
+      INFO("integrator " << to_string(integrator) << (scalar ? ", with a buoyancy" : "")
+                         << (terms ? ", rotation, linear forcing, forcing of b" : ""));
       FlowParameters parameters;
       parameters.viscosity = 0.02;
       parameters.integrator = integrator;
       parameters.forcing = {ForcingKind::band, 0.2, 1, 2.5, 0};
-      parameters.magnetic = {true, 0.03, {0, 0.4, 0.7}};
+      parameters.magnetic = {true, 0.03, {0, 0.4, 0.7}, {}};
       if (scalar) add_boussinesq(parameters, 2.0, 0.7, {0, 0, 1});
+      if (terms) {
+        parameters.forcing = {ForcingKind::linear, 0.2, 0, 0, 0};
+        parameters.terms.push_back(coriolis({0.2, 0, 1}));
+        parameters.magnetic.forcing = {ForcingKind::band, 0.1, 1, 2.5, 0};
+      }
       const std::array<long, 3> n{32, 24, 20};
       auto host = testing::make_flow<Real>(n, parameters);
       auto device = testing::make_flow<Real>(n, parameters, MPI_COMM_WORLD, gpu);
@@ -232,6 +240,11 @@ TEMPLATE_TEST_CASE("GPU: MHD steps, diagnostics, spectra and b equal the host's"
       CHECK(b.magnetic.magnetic_helicity ==
             Approx(a.magnetic.magnetic_helicity).epsilon(tolerance).margin(tolerance * a.energy));
       CHECK(b.injection == Approx(0.2).epsilon(10 * testing::round_off<Real>()));
+      if (terms) CHECK(b.magnetic.injection == Approx(0.1).epsilon(10 * testing::round_off<Real>()));
+      std::vector<Real> p0, p1;
+      host->pressure_to_host(p0);
+      device->pressure_to_host(p1);
+      CHECK(max_relative(p1, p0) < tolerance);
       CHECK(max_current(*device) == Approx(max_current(*host)).epsilon(tolerance));
       const auto sa = compute_spectrum(*host), sb = compute_spectrum(*device);
       CHECK(max_relative(sb.magnetic, sa.magnetic, a.magnetic.energy) < tolerance);
