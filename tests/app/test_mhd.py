@@ -11,6 +11,11 @@
 - Rotation, linear forcing of u, band forcing of b and pressure dumps run together: the series' injections
   are the configured powers (0.3 and 0.2) to round-off and close the energy budget d(E + E_b)/dt = injections
   - dissipations; the dump's pressure is finite.
+- An independent code: spectralDNS's MHD Taylor-Green regression case (demo/TGMHD.py of
+  github.com/spectralDNS/spectralDNS: u = (sin x cos y cos z, -cos x sin y cos z, 0), b = (sin x sin y cos z,
+  cos x cos y cos z, 0) on a 2pi x 4pi x 6pi box of 16 x 32 x 64 points, nu = 0.000625, eta = 0.01, RK4 with
+  dt = 0.01 to t = 0.1, double) ends with E_u = 0.124565408177 and E_b = 0.124637762143 there; kolmo's run of
+  the same case, on 2 ranks, must give both to 1e-10 (it gave them to 4e-13).
 - Bad MHD input is refused with one line naming the key, before anything is written.
 - kolmo_post.py mhd plots the run.
 """
@@ -67,8 +72,44 @@ output: {directory: out, series_every: 1, fields: [velocity, pressure, magnetic]
 """
 
 
+# spectralDNS's MHD Taylor-Green regression case (see the top): the fields come from a file, as that code sets
+# them in physical coordinates (wavenumber 1 on every axis of the unequal box).
+TAYLOR_GREEN_MHD = """
+grid: {n: [16, 32, 64], box: [2pi, 4pi, 6pi]}
+precision: double
+backend: host
+physics:
+  viscosity: 0.000625
+  magnetic: {type: mhd, resistivity: 0.01, initial: {type: file, file: tg.h5}}
+time: {integrator: rk4, dt: 0.01, t_end: 0.1}
+initial: {type: file, file: tg.h5}
+output: {directory: out, series_every: 1}
+"""
+SPECTRALDNS_ENERGIES = (0.124565408177, 0.124637762143)  # E_u, E_b at t = 0.1 (its regression test)
+
+
+def taylor_green_mhd_file(path):
+    n, box = (16, 32, 64), (2 * np.pi, 4 * np.pi, 6 * np.pi)
+    x, y, z = np.meshgrid(*(np.arange(k) * size / k for k, size in zip(n, box)), indexing="ij")
+    with h5py.File(path, "w") as f:  # no axis_order attribute: [Nx][Ny][Nz], as h5py users write
+        f["u"], f["v"], f["w"] = np.sin(x) * np.cos(y) * np.cos(z), -np.cos(x) * np.sin(y) * np.cos(z), 0 * x
+        f["bx"], f["by"], f["bz"] = np.sin(x) * np.sin(y) * np.cos(z), np.cos(x) * np.cos(y) * np.cos(z), 0 * x
+
+
 with tempfile.TemporaryDirectory() as tmp:
     root = pathlib.Path(tmp)
+    tg = root / "taylor_green_mhd"
+    tg.mkdir()
+    taylor_green_mhd_file(tg / "tg.h5")
+    (tg / "run.yaml").write_text(TAYLOR_GREEN_MHD)
+    r = kolmo(2, "run", str(tg / "run.yaml"), cwd=tg)
+    check(r.returncode == 0, f"the MHD Taylor-Green case runs ({r.stderr.strip()[:300]})")
+    with h5py.File(tg / "out" / "series.h5", "r") as f:
+        ended = (f["time"][-1], f["energy"][-1], f["magnetic_energy"][-1])
+    check(abs(ended[0] - 0.1) < 1e-12 and abs(ended[1] - SPECTRALDNS_ENERGIES[0]) < 1e-10 and
+          abs(ended[2] - SPECTRALDNS_ENERGIES[1]) < 1e-10,
+          f"E_u, E_b at t = 0.1 equal spectralDNS's {SPECTRALDNS_ENERGIES} to 1e-10 ({ended})")
+
     (root / "run.yaml").write_text(CONFIG)
     r = restarts_continue(root, root / "run.yaml", FIELDS, "u and b")
     check("incompressible MHD" in r.stdout, "the run says it is MHD")
