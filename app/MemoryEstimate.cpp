@@ -8,6 +8,7 @@
 
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
+#include "fft/LocalTransforms.hpp"
 #include "fft/SlabLayout.hpp"
 #include "io/SlabTransfer.hpp"
 
@@ -18,10 +19,10 @@ namespace {
 // The program, MPI, HDF5 (with MPI-IO's collective buffers) and FFTW: the resident memory of a run on a tiny
 // grid is about 40 MiB here; this leaves room for other builds of the libraries.
 constexpr double kProgramAllowance = 96.0 * 1048576;
-// cuFFT's shared work area (negligible for the slab's plans at most sizes: 13.0 field equivalents were
-// measured at 1024^3 on an H100, MHD's 21.0 at 990^3, README; but one whole slab at 1080^3, where MHD lsrk4
-// held 16.0 against the 15 counted here: docs/results/mhd_terms_largest_h100.log) and NCCL's buffers (some
-// MiB per peer).
+// NCCL's buffers (some MiB per peer) and cuFFT's smaller plans; cuFFT's shared work area itself is asked of
+// cuFFT (fft::cuda_work_bytes): negligible at most sizes (MHD's 21.0 field equivalents held at 990^3), a
+// whole slab at others (1080^3 single, where MHD lsrk4 held 16.0 against 15 counted before it was asked:
+// docs/results/mhd_terms_largest_h100.log).
 constexpr double kGpuLibraryReserve = 512.0 * 1048576;
 
 std::string bytes_text(double bytes) {
@@ -54,6 +55,17 @@ double band_forcing_bytes(const io::RunConfig& config, const io::ForcingConfig& 
     modes *= 2 * reach + 1;
   }
   return modes * (sizeof(long) + 3 * complex_bytes);
+}
+
+// cuFFT's work area for the slab's transforms (asked of cuFFT; needs the GPU, so only on the cuda backend).
+double cufft_work_bytes(const io::RunConfig& config, const fft::SlabLayout& layout) {
+#if defined(KOLMO_HAVE_CUDA)
+  return double(config.precision == io::Precision::float32 ? fft::cuda_work_bytes<float>(layout)
+                                                           : fft::cuda_work_bytes<double>(layout));
+#else
+  (void)config, (void)layout;
+  return 0;
+#endif
 }
 
 }  // namespace
@@ -118,7 +130,7 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
   const bool staged = backend == Backend::cuda && mpi && !config.fft.cuda_aware_mpi;
   estimate.host = host_slabs + (staged ? 2 * slab : 0) + kProgramAllowance;
   if (backend == Backend::cuda)
-    estimate.device = estimate.solver + kGpuLibraryReserve;
+    estimate.device = estimate.solver + kGpuLibraryReserve + cufft_work_bytes(config, layout);
   else
     estimate.host += estimate.solver;
   return estimate;

@@ -58,6 +58,34 @@ struct CufftTypes<float> {
   static constexpr const char* store_lines = "kolmo_store_lines_float";
 };
 
+// The plan shapes of the slab's own transforms, given to a cuFFT call of cufftMakePlanMany64's signature:
+// cufftMakePlanMany64 makes the plan, cufftGetSizeMany64 only says the work bytes it would need (for the
+// memory estimate, cuda_work_bytes). planes_r2c / planes_c2r: the 2D transforms of `planes` consecutive yz
+// planes; x_c2c: the x transforms (both directions) of `count` adjacent columns whose x lines have `stride`.
+using CufftShapeCall = decltype(&cufftMakePlanMany64);
+template <class Real>
+cufftResult planes_r2c(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long planes,
+                       std::size_t* size) {
+  const long long ny = layout.ny(), nz = layout.nz(), nzc = layout.nzc();
+  long long plane[2] = {ny, nz}, real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
+  return call(plan, 2, plane, real_embed, 1, ny * nz, complex_embed, 1, ny * nzc, CufftTypes<Real>::r2c,
+              planes, size);
+}
+template <class Real>
+cufftResult planes_c2r(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long planes,
+                       std::size_t* size) {
+  const long long ny = layout.ny(), nz = layout.nz(), nzc = layout.nzc();
+  long long plane[2] = {ny, nz}, real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
+  return call(plan, 2, plane, complex_embed, 1, ny * nzc, real_embed, 1, ny * nz, CufftTypes<Real>::c2r,
+              planes, size);
+}
+template <class Real>
+cufftResult x_c2c(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long stride,
+                  long long count, std::size_t* size) {
+  long long line[1] = {layout.nx()};
+  return call(plan, 1, line, line, stride, 1, line, stride, 1, CufftTypes<Real>::c2c, count, size);
+}
+
 // The cuFFT work area every plan of a backend shares (they never run at the same time): attach(plan, bytes)
 // points the plan at it, first growing it (every attached plan moved to the new one) where the plan needs
 // more; detach forgets a plan that is being destroyed.
@@ -382,20 +410,15 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // The plan shapes; each puts the work bytes it needs into *size. The 2D R2C or C2R transforms of `planes`
   // consecutive yz planes:
   cufftResult shape_r2c(cufftHandle plan, long long planes, std::size_t* size) const {
-    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, complex_embed[2] = {ny_, nzc_};
-    return cufftMakePlanMany64(plan, 2, plane, real_embed, 1, ny_ * nz_, complex_embed, 1, ny_ * nzc_, T::r2c,
-                               planes, size);
+    return planes_r2c<Real>(cufftMakePlanMany64, plan, layout_, planes, size);
   }
   cufftResult shape_c2r(cufftHandle plan, long long planes, std::size_t* size) const {
-    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, complex_embed[2] = {ny_, nzc_};
-    return cufftMakePlanMany64(plan, 2, plane, complex_embed, 1, ny_ * nzc_, real_embed, 1, ny_ * nz_, T::c2r,
-                               planes, size);
+    return planes_c2r<Real>(cufftMakePlanMany64, plan, layout_, planes, size);
   }
   // The x transforms (a C2C plan serves both directions) of `count` adjacent columns of a slab whose x lines
   // have `stride`.
   cufftResult shape_x(cufftHandle plan, long long stride, long long count, std::size_t* size) const {
-    long long line[1] = {nx_};
-    return cufftMakePlanMany64(plan, 1, line, line, stride, 1, line, stride, 1, T::c2c, count, size);
+    return x_c2c<Real>(cufftMakePlanMany64, plan, layout_, stride, count, size);
   }
   // Realigned planes [ky][x][kz]: rows of Nzc values c Nzc apart, neighbouring planes Nzc apart.
   cufftResult shape_r2c_lines(cufftHandle plan, std::size_t* size) const {
@@ -493,6 +516,28 @@ std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& la
   return std::make_unique<CudaTransforms<Real>>(layout, device);
 }
 
+template <class Real>
+std::size_t cuda_work_bytes(const SlabLayout& layout) {
+  cufftHandle handle = 0;
+  KOLMO_CHECK_CUFFT(cufftCreate(&handle));
+  const UniqueHandle<cufftHandle, cufftDestroy> plan(handle);
+  std::size_t largest = 0, size = 0;
+  const long planes = layout.x_count(), columns = layout.y_count() * layout.nzc();
+  if (planes > 0) {
+    KOLMO_CHECK_CUFFT(planes_r2c<Real>(cufftGetSizeMany64, handle, layout, planes, &size));
+    largest = std::max(largest, size);
+    KOLMO_CHECK_CUFFT(planes_c2r<Real>(cufftGetSizeMany64, handle, layout, planes, &size));
+    largest = std::max(largest, size);
+  }
+  if (columns > 0) {
+    KOLMO_CHECK_CUFFT(x_c2c<Real>(cufftGetSizeMany64, handle, layout, columns, columns, &size));
+    largest = std::max(largest, size);
+  }
+  return largest;
+}
+
+template std::size_t cuda_work_bytes<float>(const SlabLayout&);
+template std::size_t cuda_work_bytes<double>(const SlabLayout&);
 template std::unique_ptr<LocalTransforms<float>> make_cuda_transforms<float>(const SlabLayout&,
                                                                              const std::shared_ptr<Device>&);
 template std::unique_ptr<LocalTransforms<double>> make_cuda_transforms<double>(
