@@ -60,24 +60,19 @@ struct CufftTypes<float> {
 
 // The plan shapes of the slab's own transforms, given to a cuFFT call of cufftMakePlanMany64's signature:
 // cufftMakePlanMany64 makes the plan, cufftGetSizeMany64 only says the work bytes it would need (for the
-// memory estimate, cuda_work_bytes). planes_r2c / planes_c2r: the 2D transforms of `planes` consecutive yz
-// planes; x_c2c: the x transforms (both directions) of `count` adjacent columns whose x lines have `stride`.
+// memory estimate, cuda_work_bytes). planes_2d: the 2D R2C (forward) or C2R transforms of `planes`
+// consecutive yz planes; x_c2c: the x transforms (both directions) of `count` adjacent columns whose x lines
+// have `stride`.
 using CufftShapeCall = decltype(&cufftMakePlanMany64);
 template <class Real>
-cufftResult planes_r2c(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long planes,
-                       std::size_t* size) {
+cufftResult planes_2d(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long planes,
+                      bool forward, std::size_t* size) {
   const long long ny = layout.ny(), nz = layout.nz(), nzc = layout.nzc();
   long long plane[2] = {ny, nz}, real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
-  return call(plan, 2, plane, real_embed, 1, ny * nz, complex_embed, 1, ny * nzc, CufftTypes<Real>::r2c,
-              planes, size);
-}
-template <class Real>
-cufftResult planes_c2r(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long planes,
-                       std::size_t* size) {
-  const long long ny = layout.ny(), nz = layout.nz(), nzc = layout.nzc();
-  long long plane[2] = {ny, nz}, real_embed[2] = {ny, nz}, complex_embed[2] = {ny, nzc};
-  return call(plan, 2, plane, complex_embed, 1, ny * nzc, real_embed, 1, ny * nz, CufftTypes<Real>::c2r,
-              planes, size);
+  long long *in = real_embed, *out = complex_embed, in_dist = ny * nz, out_dist = ny * nzc;
+  if (!forward) std::swap(in, out), std::swap(in_dist, out_dist);
+  return call(plan, 2, plane, in, 1, in_dist, out, 1, out_dist,
+              forward ? CufftTypes<Real>::r2c : CufftTypes<Real>::c2r, planes, size);
 }
 template <class Real>
 cufftResult x_c2c(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long stride,
@@ -410,10 +405,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // The plan shapes; each puts the work bytes it needs into *size. The 2D R2C or C2R transforms of `planes`
   // consecutive yz planes:
   cufftResult shape_r2c(cufftHandle plan, long long planes, std::size_t* size) const {
-    return planes_r2c<Real>(cufftMakePlanMany64, plan, layout_, planes, size);
+    return planes_2d<Real>(cufftMakePlanMany64, plan, layout_, planes, true, size);
   }
   cufftResult shape_c2r(cufftHandle plan, long long planes, std::size_t* size) const {
-    return planes_c2r<Real>(cufftMakePlanMany64, plan, layout_, planes, size);
+    return planes_2d<Real>(cufftMakePlanMany64, plan, layout_, planes, false, size);
   }
   // The x transforms (a C2C plan serves both directions) of `count` adjacent columns of a slab whose x lines
   // have `stride`.
@@ -524,10 +519,10 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
   std::size_t largest = 0, size = 0;
   const long planes = layout.x_count(), columns = layout.y_count() * layout.nzc();
   if (planes > 0) {
-    KOLMO_CHECK_CUFFT(planes_r2c<Real>(cufftGetSizeMany64, handle, layout, planes, &size));
-    largest = std::max(largest, size);
-    KOLMO_CHECK_CUFFT(planes_c2r<Real>(cufftGetSizeMany64, handle, layout, planes, &size));
-    largest = std::max(largest, size);
+    for (const bool forward : {true, false}) {
+      KOLMO_CHECK_CUFFT(planes_2d<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));
+      largest = std::max(largest, size);
+    }
   }
   if (columns > 0) {
     KOLMO_CHECK_CUFFT(x_c2c<Real>(cufftGetSizeMany64, handle, layout, columns, columns, &size));
