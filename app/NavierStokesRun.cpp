@@ -271,7 +271,7 @@ class NavierStokesRun {
                 device_->name().c_str(), fft::to_string(fft_.exchange_method()).c_str(),
                 io::to_string(config_.precision).c_str());
     std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
-    std::printf("  exchange  %s\n", fft_.exchange_pieces_report().c_str());
+    std::printf("  exchange  %s; %s\n", fft_.exchange_pieces_report().c_str(), fft_.strided_report().c_str());
     if (device_->backend() == Backend::host) std::printf("  plans     %s\n", fft_.planning_report().c_str());
     std::printf(
         "  memory    %.1f MiB per rank held by the solver (%.1f real-field equivalents); estimated: %s\n",

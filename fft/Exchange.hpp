@@ -12,6 +12,7 @@
 //   ranks on one node, peer access between their GPUs; its construction and destruction are collective).
 //   automatic: nccl on the CUDA backend when NCCL is usable, else isend_irecv (p2p is asked for by name until
 //   it has been timed on several GPUs).
+// - Strided chunks (Chunks with blocks) are taken by methods whose moves_blocks() says so.
 // - For GPU buffers the MPI methods stage through pinned host memory unless the MPI is declared CUDA-aware,
 //   in which case device pointers go to MPI directly.
 // - Pipelined use (SlabFFT with several exchange pieces): start(send, recv, chunks, piece) posts one piece's
@@ -61,11 +62,31 @@ struct PeerAccess {
 };
 PeerAccess check_peer_access(MPI_Comm comm, const Device& device);
 
-// Where each peer's chunk sits, in bytes.
+// A box of a 3D array of bytes [slice][row][byte]: `slices` slices of `rows` rows of `width` bytes from
+// `offset`, rows `pitch` bytes apart, slices `slice_rows` rows apart.
+struct Block {
+  std::size_t offset = 0, width = 0, rows = 1, slices = 1, pitch = 0, slice_rows = 1;
+  std::size_t bytes() const { return width * rows * slices; }
+  std::size_t end() const {
+    return bytes() == 0 ? offset : offset + ((slices - 1) * slice_rows + rows - 1) * pitch + width;
+  }
+};
+
+// Where each peer's chunk sits, in bytes. A chunk is one contiguous range, or with blocks (strided chunks:
+// the exchange reads and writes the layouts of the transforms themselves, so that nothing is packed) the
+// blocks send_blocks[q] of the send buffer go to peer q, where they land in that peer's recv_blocks[me]
+// (block k to block k, of equal extents), and recv_blocks[q] receive what q sends; the offsets and sizes
+// above still give each chunk's first byte and total bytes.
 struct Chunks {
   std::vector<std::size_t> send_offset, send_bytes, recv_offset, recv_bytes;
+  std::vector<std::vector<Block>> send_blocks, recv_blocks;  // by peer; empty for contiguous chunks
   std::size_t total_send() const;
   std::size_t total_recv() const;
+  bool strided() const { return !send_blocks.empty(); }
+  // The table of the reverse exchange: what was sent is received, and the other way round.
+  Chunks reversed() const {
+    return {recv_offset, recv_bytes, send_offset, send_bytes, recv_blocks, send_blocks};
+  }
 };
 
 class Exchange {
@@ -82,7 +103,17 @@ class Exchange {
   // others have mapped). The other methods ignore it.
   virtual void keep_receive_buffer(void* /*buffer*/, std::size_t /*bytes*/) {}
   virtual ExchangeMethod method() const = 0;
+  // Whether run/start take strided chunks (Chunks::send_blocks): p2p (2D and 3D copies by the copy
+  // engines), loopback, and isend_irecv on the host (MPI datatypes); the others throw kolmo::Error.
+  virtual bool moves_blocks() const { return false; }
 };
+
+// Copies block `from` of src into block `to` of dst, of equal extents, on the device's stream (one 2D or 3D
+// copy).
+void copy_block(Device& device, char* dst, const Block& to, const char* src, const Block& from);
+// Copies what rank `me` sends itself from send to recv (its contiguous chunk, or its blocks), on the device's
+// stream.
+void copy_own_chunk(Device& device, char* recv, const char* send, const Chunks& chunks, int me);
 
 // max_bytes: the largest total send or receive the exchange will be asked for (sizes the staging buffers).
 std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,

@@ -276,11 +276,10 @@ class HostTransforms final : public LocalTransforms<Real> {
     // used.
     const int kept = static_cast<int>(layout_.kept_y_count() * layout_.kept_z());
     if (kept > 0) kept_ = x_plans(kept, kept, scratch, layout_.ranks() == 1);
-    // One rank: x transforms of the kept ky rows alone (dealiased transforms).
-    if (layout_.ranks() == 1)
-      for (const auto& run : layout_.kept_column_runs())
-        if (run.count > 0 && columns_.count(run.count) == 0)
-          columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
+    // x transforms of the kept ky rows alone (dealiased transforms on one rank, and by the strided route).
+    for (const auto& run : layout_.kept_column_runs())
+      if (run.count > 0 && columns_.count(run.count) == 0)
+        columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
     // Out of place, the slab's columns go in blocks (x_transform): a block and the last one's remainder.
     std::vector<long> widths{block_columns(), columns % block_columns()};
     for (const auto& run : columns_) widths.push_back(run.first % block_columns());

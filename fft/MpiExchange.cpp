@@ -9,17 +9,6 @@
 
 namespace kolmo::fft {
 
-std::size_t Chunks::total_send() const {
-  std::size_t total = 0;
-  for (auto b : send_bytes) total += b;
-  return total;
-}
-std::size_t Chunks::total_recv() const {
-  std::size_t total = 0;
-  for (auto b : recv_bytes) total += b;
-  return total;
-}
-
 std::string to_string(ExchangeMethod method) {
   switch (method) {
     case ExchangeMethod::automatic:
@@ -80,6 +69,36 @@ int units(std::size_t bytes) {
   return static_cast<int>(bytes / kUnit);
 }
 
+// The MPI datatype of strided blocks of one chunk, from the buffer's start: each block a vector of slices of
+// a vector of rows (MPI's datatype engine packs them, or copies them straight where it can).
+Datatype blocks_type(const std::vector<Block>& blocks) {
+  std::vector<Datatype> parts;
+  std::vector<MPI_Datatype> types;
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displacements;
+  for (const Block& b : blocks) {
+    if (b.bytes() == 0) continue;
+    if (b.width > static_cast<std::size_t>(INT_MAX) || b.rows > static_cast<std::size_t>(INT_MAX) ||
+        b.slices > static_cast<std::size_t>(INT_MAX))
+      throw Error("exchange block of " + std::to_string(b.bytes()) + " bytes is larger than MPI can count");
+    MPI_Datatype rows = MPI_DATATYPE_NULL, box = MPI_DATATYPE_NULL;
+    KOLMO_CHECK_MPI(MPI_Type_create_hvector(static_cast<int>(b.rows), static_cast<int>(b.width),
+                                            static_cast<MPI_Aint>(b.pitch), MPI_BYTE, &rows));
+    parts.emplace_back(rows);
+    KOLMO_CHECK_MPI(MPI_Type_create_hvector(static_cast<int>(b.slices), 1,
+                                            static_cast<MPI_Aint>(b.pitch * b.slice_rows), rows, &box));
+    parts.emplace_back(box);
+    types.push_back(box);
+    lengths.push_back(1);
+    displacements.push_back(static_cast<MPI_Aint>(b.offset));
+  }
+  MPI_Datatype chunk = MPI_DATATYPE_NULL;
+  KOLMO_CHECK_MPI(MPI_Type_create_struct(static_cast<int>(types.size()), lengths.data(), displacements.data(),
+                                         types.data(), &chunk));
+  KOLMO_CHECK_MPI(MPI_Type_commit(&chunk));
+  return Datatype(chunk);
+}
+
 // Pinned (or plain) host memory for staging, released on destruction.
 class Staging {
  public:
@@ -117,6 +136,8 @@ class MpiExchange final : public Exchange {
   }
 
   ExchangeMethod method() const override { return method_; }
+  // Strided chunks by MPI datatypes, from the buffers themselves (not through staging).
+  bool moves_blocks() const override { return method_ == ExchangeMethod::isend_irecv && !staged_; }
 
   void run(const void* send, void* recv, const Chunks& chunks) override {
     start(send, recv, chunks, 0);
@@ -129,9 +150,10 @@ class MpiExchange final : public Exchange {
     if (pending.active) throw Error("internal: exchange piece " + std::to_string(piece) + " started twice");
     const char* send_bytes = static_cast<const char*>(send);
     char* recv_bytes = static_cast<char*>(recv);
+    if (chunks.strided() && !moves_blocks())
+      throw Error("internal: exchange method " + to_string(method_) + " was given strided chunks");
     // The own chunk never leaves the device.
-    device_->copy(recv_bytes + chunks.recv_offset[rank_], send_bytes + chunks.send_offset[rank_],
-                  chunks.send_bytes[rank_]);
+    copy_own_chunk(*device_, recv_bytes, send_bytes, chunks, rank_);
     const char* mpi_send = send_bytes;
     char* mpi_recv = recv_bytes;
     if (staged_) {
@@ -150,6 +172,8 @@ class MpiExchange final : public Exchange {
     pending.chunks = chunks;
     if (method_ == ExchangeMethod::alltoallv)
       alltoallv(mpi_send, mpi_recv, chunks);
+    else if (chunks.strided())
+      post_blocks(mpi_send, mpi_recv, chunks, piece, pending);
     else
       post(mpi_send, mpi_recv, chunks, piece, pending.requests);
     // Earlier pieces advance while this rank computes (MPI progresses mostly inside MPI calls).
@@ -168,6 +192,7 @@ class MpiExchange final : public Exchange {
     KOLMO_CHECK_MPI(
         MPI_Waitall(static_cast<int>(pending.requests.size()), pending.requests.data(), MPI_STATUSES_IGNORE));
     pending.requests.clear();
+    pending.types.clear();
     pending.active = false;
     if (staged_)
       for (int q = 0; q < size_; ++q)
@@ -183,7 +208,26 @@ class MpiExchange final : public Exchange {
     std::vector<MPI_Request> requests;
     char* recv = nullptr;
     Chunks chunks;
+    std::vector<Datatype> types;  // of strided chunks, kept until their requests complete
   };
+
+  // Strided chunks: one message per peer, of a datatype made of its blocks.
+  void post_blocks(const char* send, char* recv, const Chunks& chunks, int tag, Pending& pending) {
+    for (int step = 1; step < size_; ++step) {
+      const int q = (rank_ + size_ - step) % size_;
+      pending.types.push_back(blocks_type(chunks.recv_blocks[q]));
+      pending.requests.emplace_back();
+      KOLMO_CHECK_MPI(
+          MPI_Irecv(recv, 1, pending.types.back().get(), q, tag, comm_, &pending.requests.back()));
+    }
+    for (int step = 1; step < size_; ++step) {
+      const int q = (rank_ + step) % size_;
+      pending.types.push_back(blocks_type(chunks.send_blocks[q]));
+      pending.requests.emplace_back();
+      KOLMO_CHECK_MPI(
+          MPI_Isend(send, 1, pending.types.back().get(), q, tag, comm_, &pending.requests.back()));
+    }
+  }
 
   void post(const char* send, char* recv, const Chunks& chunks, int tag, std::vector<MPI_Request>& requests) {
     requests.reserve(2 * size_);

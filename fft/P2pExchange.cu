@@ -94,6 +94,9 @@ struct Exported {
   cudaIpcMemHandle_t handle;
 };
 
+// Strided chunks have at most this many blocks per peer (the kept ky modes of a rank form at most two runs).
+constexpr int kMaxBlocks = 2;
+
 // The receiver's word to one sender, per piece and round.
 struct Destination {
   cudaIpcMemHandle_t memory;   // the allocation to write into
@@ -101,7 +104,21 @@ struct Destination {
   int number;                  // the receiver's number for that memory; -1: nothing to receive
   std::uint64_t offset;        // where the chunk goes, from the allocation's start
   std::uint64_t bytes;         // the chunk's size, as the receiver expects it
+  int block_count;             // strided chunks: the blocks it lands in, offsets from the allocation's start
+  Block blocks[kMaxBlocks];
 };
+
+// Block `from` of src into block `to` of dst (peer memory mapped here, or this GPU's) on a copy stream.
+void copy_block_on(cudaStream_t stream, char* dst, const Block& to, const char* src, const Block& from) {
+  if (from.bytes() == 0) return;
+  cudaMemcpy3DParms parameters{};
+  parameters.srcPtr =
+      make_cudaPitchedPtr(const_cast<char*>(src) + from.offset, from.pitch, from.width, from.slice_rows);
+  parameters.dstPtr = make_cudaPitchedPtr(dst + to.offset, to.pitch, to.width, to.slice_rows);
+  parameters.extent = make_cudaExtent(from.width, from.rows, from.slices);
+  parameters.kind = cudaMemcpyDefault;
+  KOLMO_CHECK_CUDA(cudaMemcpy3DAsync(&parameters, stream));
+}
 
 // One piece slot: this rank's events, the messages of the round in flight, the peers' events opened here.
 struct Slot {
@@ -151,6 +168,7 @@ class P2pExchange final : public Exchange {
   }
 
   ExchangeMethod method() const override { return ExchangeMethod::p2p; }
+  bool moves_blocks() const override { return true; }
 
   void keep_receive_buffer(void* buffer, std::size_t bytes) override {
     if (comm_.size() > 1 && bytes > 0) export_memory(static_cast<char*>(buffer), bytes);
@@ -166,7 +184,7 @@ class P2pExchange final : public Exchange {
     const char* from = static_cast<const char*>(send);
     char* to = static_cast<char*>(recv);
     if (ranks == 1) {
-      device_->copy(to + chunks.recv_offset[me], from + chunks.send_offset[me], chunks.send_bytes[me]);
+      copy_own_chunk(*device_, to, from, chunks, me);
       return;
     }
     Slot& slot = slot_of(piece);
@@ -174,7 +192,7 @@ class P2pExchange final : public Exchange {
     slot.active = true;
     // 1. When ready fires, the send data are complete and the last use of where this round lands is over.
     KOLMO_CHECK_CUDA(cudaEventRecord(slot.ready.get(), compute()));
-    device_->copy(to + chunks.recv_offset[me], from + chunks.send_offset[me], chunks.send_bytes[me]);
+    copy_own_chunk(*device_, to, from, chunks, me);
     // 2. Where each peer's chunk goes, both ways.
     address(slot, to, chunks);
     const int tag = 2 * piece;
@@ -204,9 +222,18 @@ class P2pExchange final : public Exchange {
       cudaStream_t stream = copy_streams_[q].get();
       KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream, slot.ready.get(), 0));
       KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream, slot.peer_ready[q].get(), 0));
-      if (where.bytes > 0)
+      if (where.bytes > 0 && chunks.strided()) {
+        const std::vector<Block>& mine = chunks.send_blocks[q];
+        if (where.block_count != static_cast<int>(mine.size()))
+          throw Error("internal: p2p exchange: rank " + std::to_string(q) + " receives " +
+                      std::to_string(where.block_count) + " blocks, this rank sends " +
+                      std::to_string(mine.size()));
+        for (std::size_t k = 0; k < mine.size(); ++k)
+          if (mine[k].bytes() > 0) copy_block_on(stream, mapped(q, where), where.blocks[k], from, mine[k]);
+      } else if (where.bytes > 0) {
         KOLMO_CHECK_CUDA(cudaMemcpyAsync(mapped(q, where) + where.offset, from + chunks.send_offset[q],
                                          where.bytes, cudaMemcpyDefault, stream));
+      }
       KOLMO_CHECK_CUDA(cudaEventRecord(slot.sent[q].get(), stream));
       slot.departures.emplace_back();
       KOLMO_CHECK_MPI(MPI_Isend(&slot.sent_handle[q], sizeof(cudaIpcEventHandle_t), MPI_BYTE, q, tag + 1,
@@ -233,10 +260,15 @@ class P2pExchange final : public Exchange {
         KOLMO_CHECK_CUDA(cudaStreamWaitEvent(compute(), slot.sent[q].get(), 0));
       }
     if (slot.copy_out != nullptr)
-      for (int q = 0; q < ranks; ++q)
-        if (q != me)
+      for (int q = 0; q < ranks; ++q) {
+        if (q == me) continue;
+        if (!slot.chunks.strided())
           device_->copy(slot.copy_out + slot.chunks.recv_offset[q],
                         landing_.data() + slot.chunks.recv_offset[q], slot.chunks.recv_bytes[q]);
+        else
+          for (const Block& block : slot.chunks.recv_blocks[q])
+            copy_block(*device_, slot.copy_out, block, landing_.data(), block);
+      }
     // Small messages, received by now or soon: every peer posted its receives in its start(j).
     KOLMO_CHECK_MPI(
         MPI_Waitall(static_cast<int>(slot.departures.size()), slot.departures.data(), MPI_STATUSES_IGNORE));
@@ -287,9 +319,17 @@ class P2pExchange final : public Exchange {
   void address(Slot& slot, char* recv, const Chunks& chunks) {
     const int me = comm_.rank();
     std::size_t end = 0;  // of what arrives from peers, from recv
-    for (int q = 0; q < comm_.size(); ++q)
-      if (q != me && chunks.recv_bytes[q] > 0)
+    for (int q = 0; q < comm_.size(); ++q) {
+      if (q == me) continue;
+      if (chunks.strided()) {
+        if (chunks.recv_blocks[q].size() > static_cast<std::size_t>(kMaxBlocks))
+          throw Error("internal: p2p exchange: more than " + std::to_string(kMaxBlocks) + " blocks a chunk");
+        for (const Block& block : chunks.recv_blocks[q])
+          if (block.bytes() > 0) end = std::max(end, block.end());
+      } else if (chunks.recv_bytes[q] > 0) {
         end = std::max(end, chunks.recv_offset[q] + chunks.recv_bytes[q]);
+      }
+    }
     int number = -1;
     for (std::size_t k = 0; k < exported_.size() && end > 0; ++k)
       if (exported_[k].start <= recv && recv + end <= exported_[k].start + exported_[k].bytes &&
@@ -322,8 +362,15 @@ class P2pExchange final : public Exchange {
       }
       where.memory = exported_[number].handle;
       where.number = number;
-      where.offset =
-          static_cast<std::uint64_t>(target - exported_[number].allocation) + chunks.recv_offset[q];
+      const auto base = static_cast<std::uint64_t>(target - exported_[number].allocation);
+      where.offset = base + chunks.recv_offset[q];
+      if (chunks.strided()) {
+        where.block_count = static_cast<int>(chunks.recv_blocks[q].size());
+        for (int k = 0; k < where.block_count; ++k) {
+          where.blocks[k] = chunks.recv_blocks[q][k];
+          where.blocks[k].offset += base;
+        }
+      }
     }
   }
 

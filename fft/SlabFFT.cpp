@@ -54,6 +54,10 @@ SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm, const Fft
 // The chunk table without the rank's own chunk (which does not go through the exchange).
 Chunks without_own(Chunks chunks, int rank) {
   chunks.send_bytes[rank] = chunks.recv_bytes[rank] = 0;
+  if (chunks.strided()) {
+    chunks.send_blocks[rank].clear();
+    chunks.recv_blocks[rank].clear();
+  }
   return chunks;
 }
 
@@ -103,6 +107,11 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
                                                           options_.cuda_aware_mpi, max_bytes);
   scratch_ = Buffer<C>(device_, layout_.alloc_complex());
   exchange_->keep_receive_buffer(scratch_.data(), scratch_.bytes());
+  if (strided())
+    for (int d = 0; d < 2; ++d) {
+      forward_blocks_[d] = strided_chunks(d == 1);
+      backward_blocks_[d] = forward_blocks_[d].reversed();
+    }
   if (options_.pack_in_ffts && layout_.ranks() > 1 && !narrow_wire()) {
     receive_ = Buffer<C>(device_, layout_.alloc_complex());
     if (transforms_->enable_fused(scratch_.data(), receive_.data()))
@@ -123,24 +132,27 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   } else {
     choose_one_rank_dealiasing();
   }
+  choose_strided();
   choose_pieces();
   assemble_routes();
   transforms_->settle_plans(comm_.get());
 }
 
 // The compact slab's x transforms serve the dealiased routes by copies (several ranks, or one by name); the
-// kept runs' and the masked ones, one rank's dealiasing (made only where a way may use them: FFTW plans all
-// runs with the backend, cuFFT on request).
+// kept runs' the strided route's and one rank's dealiasing, the masked ones one rank's (made only where a
+// way may use them: FFTW plans all runs with the backend, cuFFT on request).
 template <class Real>
 void SlabFFT<Real>::make_executors() {
   planes_ = transforms_->planes(layout_.x_count());
   x_ = transforms_->x_slab();
   kept_x_ = transforms_->x_kept();
-  if (layout_.ranks() > 1) return;
   const OneRankDealiasing way = options_.one_rank_dealiasing;
-  if (way == OneRankDealiasing::automatic || way == OneRankDealiasing::rows)
+  const bool runs =
+      layout_.ranks() > 1 ? strided() : way == OneRankDealiasing::automatic || way == OneRankDealiasing::rows;
+  if (runs)
     for (const auto& run : layout_.kept_column_runs())
       if (run.count > 0) run_x_.push_back(transforms_->x_run(run.start, run.count));
+  if (layout_.ranks() > 1) return;
   const bool gpu_automatic = way == OneRankDealiasing::automatic && device_->backend() != Backend::host;
   if (gpu_automatic || way == OneRankDealiasing::masked_x) masked_x_ = transforms_->x_masked();
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
@@ -177,6 +189,7 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_route(bool dealiased
   const bool packed_fits = packed_plane(dealiased) * sizeof(C) <= layout_.ny() * layout_.nz() * sizeof(Real);
   if (in_pieces(modes) && (!in_place || packed_fits)) return forward_in_pieces(dealiased);
   if (layout_.ranks() == 1 && dealiased) return forward_one_rank(dealias_.forward, in_place);
+  if (strided_routes_[dealiased] && !in_place) return forward_strided(dealiased);
   const FusedRoute route = fused_route(dealiased);
   if (layout_.ranks() > 1 && !in_pieces(modes) &&
       fused_executors(route, true, route == FusedRoute::full_realigned || !in_place))
@@ -190,6 +203,7 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_route(bool dealias
   const Modes modes = dealiased ? Modes::dealiased : Modes::all;
   if (in_pieces(modes)) return backward_in_pieces(dealiased);
   if (layout_.ranks() == 1 && dealiased) return backward_one_rank(dealias_.backward);
+  if (strided_routes_[dealiased]) return backward_strided(dealiased);
   if (layout_.ranks() > 1 && fused_executors(fused_route(dealiased), false, false))
     return backward_fused(dealiased);
   if (dealiased) return backward_dealiased();
@@ -253,6 +267,135 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_full() {
   }
   route.add(Phase::planes, [this, scratch](const C*, Real* out) { planes_->backward(scratch, out); });
   return route;
+}
+
+// Several ranks, strided: the exchange copies each peer's rows between the plane transforms' layout and the
+// spectral slab's, both ways (fft/Exchange.hpp's blocks); nothing is packed. A p2p exchange writes straight
+// into the scratch slab, which it keeps mapped; where x transforms run faster in place (FFTW), the chunks
+// arrive in out instead and the x transforms run there. Dealiased: the kept ky rows arrive at their places in
+// the full slab, and the x transforms run over them alone (the runs' first columns may belong to a dropped
+// row, holding what the slab held; the forward transform leaves the dropped modes unspecified).
+template <class Real>
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided(bool dealiased) {
+  const bool in_out = transforms_->x_faster_in_place();
+  const Slot planes = in_out ? Slot::scratch : Slot::out;
+  const Slot arrived = in_out ? Slot::out : Slot::scratch;
+  ForwardRoute route;
+  route.add(Phase::planes, [this, planes](const Real* in, C* out) { planes_->forward(in, at(planes, out)); });
+  add_exchange(route, planes, arrived, forward_blocks_[dealiased], false);
+  if (dealiased)
+    route.add(Phase::x, [this, arrived](const Real*, C* out) {
+      for (const auto& run : run_x_) run->forward(at(arrived, out), out);
+    });
+  else
+    route.add(Phase::x, [this, arrived](const Real*, C* out) { x_->forward(at(arrived, out), out); });
+  return route;
+}
+
+// The reverse; the input stays intact (the x transforms write to out). Dealiased, the kept ky rows arrive
+// whole, their dropped kz carrying what the input held there (anything, NaN included): those and the
+// dropped rows are zeroed before the plane transforms read them (the planes as a one-rank layout of
+// x_count planes, whose dropped columns are those of the planes).
+template <class Real>
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool dealiased) {
+  BackwardRoute route;
+  C* scratch = scratch_.data();
+  if (dealiased)
+    route.add(Phase::x, [this](const C* in, Real* out) {
+      for (const auto& run : run_x_) run->backward(in, reinterpret_cast<C*>(out));
+    });
+  else
+    route.add(Phase::x, [this](const C* in, Real* out) { x_->backward(in, reinterpret_cast<C*>(out)); });
+  add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], false);
+  if (dealiased) {
+    const SlabLayout planes({layout_.x_count(), layout_.ny(), layout_.nz()}, 1, 0);
+    route.add(Phase::zero,
+              [this, planes, scratch](const C*, Real*) { zero_dropped_columns(*device_, planes, scratch); });
+  }
+  route.add(Phase::planes, [this, scratch](const C*, Real* out) { planes_->backward(scratch, out); });
+  return route;
+}
+
+template <class Real>
+bool SlabFFT<Real>::strided() const {
+  if (layout_.ranks() == 1 || narrow_wire() || !exchange_->moves_blocks()) return false;
+  switch (options_.strided_exchange) {
+    case StridedExchange::always:
+      return true;
+    case StridedExchange::never:
+      return false;
+    default:
+      return exchange_->method() == ExchangeMethod::p2p || exchange_->method() == ExchangeMethod::loopback;
+  }
+}
+
+// Full transforms take the strided route wherever it runs: it moves the bytes of the other routes with no
+// pass of packing, and the own chunk's copy runs while the peers' chunks are in flight. Dealiased ones by a
+// timing of a pair each way (the slower rank's time counting), since their strided chunks are larger.
+template <class Real>
+void SlabFFT<Real>::choose_strided() {
+  strided_routes_[0] = strided_routes_[1] = strided();
+  strided_report_ = strided() ? "strided route for all transforms" : "no strided route";
+  if (!strided() || options_.strided_exchange == StridedExchange::always) return;
+  Buffer<Real> real(device_, 2 * layout_.alloc_complex());
+  Buffer<C> spectral(device_, layout_.alloc_complex());
+  real.fill_zero();
+  auto pair_ms = [&](bool strided) {
+    strided_routes_[1] = strided;
+    const ForwardRoute forward = forward_route(true, false);
+    const BackwardRoute backward = backward_route(true);
+    double ms = median_ms([&] {
+      walk(forward, real.data(), spectral.data());
+      walk(backward, spectral.data(), real.data());
+    });
+    KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm_.get()));
+    return ms;
+  };
+  const double by_strided = pair_ms(true), otherwise = pair_ms(false);
+  strided_routes_[1] = by_strided < 0.97 * otherwise;  // a clear margin, so that near ties do not flip
+  strided_report_ = std::string("strided route for full transforms; dealiased ") +
+                    (strided_routes_[1] ? "strided" : "by the other route") + " (a pair: strided " +
+                    format_ms(by_strided) + ", otherwise " + format_ms(otherwise) + ")";
+}
+
+// Forward: to peer q, q's ky rows of every x plane here [x][y][kz] (dealiased: only its kept ky rows, whole,
+// the dropped kz with them: rows of many kz go through copy engines at full speed, rows of only the kept kz
+// at a tenth of it on an H100); from q, its x planes' rows of this rank's ky planes, to their place in the
+// spectral slab [kx][ky][kz]. Block k to q is block k that q receives from here: the same extents.
+template <class Real>
+Chunks SlabFFT<Real>::strided_chunks(bool dealiased) const {
+  const SlabLayout& l = layout_;
+  const int me = l.rank();
+  const std::size_t row = l.nzc() * sizeof(C);
+  auto rows_of = [&](int q) {
+    return dealiased ? l.kept_runs(q) : std::vector<SlabLayout::Run>{{l.y_offset(q), l.y_count(q)}};
+  };
+  Chunks c;
+  c.send_blocks.resize(l.ranks());
+  c.recv_blocks.resize(l.ranks());
+  for (int q = 0; q < l.ranks(); ++q) {
+    const auto mine = static_cast<std::size_t>(l.x_count(me)),
+               theirs = static_cast<std::size_t>(l.x_count(q));
+    for (const auto& run : rows_of(q))
+      if (run.count > 0)
+        c.send_blocks[q].push_back({run.start * row, run.count * row, mine, 1, l.ny() * row, mine});
+    for (const auto& run : rows_of(me))
+      if (run.count > 0)
+        c.recv_blocks[q].push_back({(l.x_offset(q) * l.y_count(me) + run.start - l.y_offset(me)) * row,
+                                    run.count * row, theirs, 1, l.y_count(me) * row, theirs});
+  }
+  for (auto* blocks : {&c.send_blocks, &c.recv_blocks}) {
+    auto& offsets = blocks == &c.send_blocks ? c.send_offset : c.recv_offset;
+    auto& bytes = blocks == &c.send_blocks ? c.send_bytes : c.recv_bytes;
+    offsets.assign(l.ranks(), 0);
+    bytes.assign(l.ranks(), 0);
+    for (int q = 0; q < l.ranks(); ++q)
+      for (const Block& b : (*blocks)[q]) {
+        if (bytes[q] == 0) offsets[q] = b.offset;
+        bytes[q] += b.bytes();
+      }
+  }
+  return c;
 }
 
 // The kept modes of the planes go packed compactly to the exchange (one rank: the own chunk's copy alone),
@@ -401,11 +544,19 @@ void SlabFFT<Real>::add_exchange(Route<In, Out>& route, Slot send, Slot receive,
                                  bool own_in_place) {
   const int self = layout_.rank();
   auto copy_own = [this, send, receive, self, chunks](const In*, Out* out) {
-    device_->copy(reinterpret_cast<char*>(at(receive, out)) + chunks.recv_offset[self],
-                  reinterpret_cast<const char*>(at(send, out)) + chunks.send_offset[self],
-                  chunks.send_bytes[self]);
+    copy_own_chunk(*device_, reinterpret_cast<char*>(at(receive, out)),
+                   reinterpret_cast<const char*>(at(send, out)), chunks, self);
   };
   const Chunks others = without_own(chunks, self);
+  if (chunks.strided()) {
+    // The own chunk is copied while the peers' chunks are under way (on copy engines or in MPI).
+    route.add(Phase::exchange, [this, send, receive, others](const In*, Out* out) {
+      exchange_->start(at(send, out), at(receive, out), others, 0);
+    });
+    route.add(Phase::own_chunk, copy_own);
+    route.add(Phase::exchange, [this](const In*, Out*) { exchange_->finish(0); });
+    return;
+  }
   if (narrow_wire()) {
     // Chunks are contiguous from offset 0, so whole ranges convert; offsets and sizes halve on the wire.
     Chunks wire = others;

@@ -67,6 +67,12 @@ const std::vector<std::string>& one_rank_dealiasing_names();
 // One of those names; throws Error naming them all otherwise.
 OneRankDealiasing parse_one_rank_dealiasing(const std::string& name);
 
+// Whether the all-to-all moves strided blocks straight between the layouts of the local transforms (no
+// packing, unpacking or compaction passes; fft/Exchange.hpp): automatic where copy engines do it (p2p, and
+// the loopback of emulated ranks); always where the exchange can (also isend_irecv on the host, through MPI
+// datatypes); never.
+enum class StridedExchange { automatic, always, never };
+
 struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
   // The MPI library accepts device pointers (only matters for MPI exchange methods on the CUDA backend).
@@ -92,6 +98,12 @@ struct FftOptions {
   // as fast or faster than callbacks in the plane transforms, which cost more in cuFFT's kernels;
   // docs/results/fft_emulated_ranks_h100.log). false: callbacks in the plane transforms.
   bool realigned_planes = true;
+  // Several ranks, transforms out of place (forward) or any (backward) in one piece, full precision on the
+  // wire: the strided route, where chosen (StridedExchange above), takes precedence over pack_in_ffts. The
+  // plane transforms write their natural layout [x][y][kz] and the exchange copies each peer's rows from it
+  // into that peer's spectral slab [kx][ky][kz] (dealiased: only the kept modes, into their places in the
+  // full slab, whose x transforms then run over the kept ky rows alone), and back.
+  StridedExchange strided_exchange = StridedExchange::automatic;
   // Emulated ranks (benchmarks and tests of one rank's work on one device): when > 0, this object does the
   // complete local work of rank emulated_rank of a transform over emulated_ranks ranks (the same layout,
   // plans, packing and chunk sizes), on its own: the communicator is not used, and the all-to-all is
@@ -182,6 +194,12 @@ class SlabFFT {
   // was based on (the timings, when FftOptions::exchange_pieces = 0).
   int exchange_pieces(Modes modes) const { return pieces_[modes == Modes::dealiased ? 1 : 0]; }
   const std::string& exchange_pieces_report() const { return pieces_report_; }
+  // Whether transforms of these modes go by the strided route (FftOptions::strided_exchange; forward ones
+  // out of place), and how that was chosen: full transforms wherever the route can run; dealiased ones, which
+  // it sends as whole kept ky rows (1.5 x the bytes of the compact chunks of the other routes), by timing a
+  // pair each way at construction unless asked for by name.
+  bool strided(Modes modes) const { return strided_routes_[modes == Modes::dealiased ? 1 : 0]; }
+  const std::string& strided_report() const { return strided_report_; }
   // How the local FFTs were planned (host: measured or estimated, the wisdom file; "" on GPUs).
   std::string planning_report() const { return transforms_->planning_report(); }
 
@@ -223,6 +241,13 @@ class SlabFFT {
   void end_profile();
   ForwardRoute forward_full(bool in_place);
   BackwardRoute backward_full();
+  // The strided route (FftOptions::strided_exchange): whether it can run here, the choice, its chunk tables,
+  // its routes.
+  bool strided() const;
+  void choose_strided();
+  Chunks strided_chunks(bool dealiased) const;
+  ForwardRoute forward_strided(bool dealiased);
+  BackwardRoute backward_strided(bool dealiased);
   // Dealiased by copies: the kept modes packed compactly (several ranks; one rank where asked for by name).
   ForwardRoute forward_dealiased();
   BackwardRoute backward_dealiased();
@@ -269,6 +294,9 @@ class SlabFFT {
   std::unique_ptr<LocalTransforms<Real>> transforms_;
   std::unique_ptr<Exchange> exchange_;
   Chunks forward_chunks_, backward_chunks_, forward_kept_chunks_, backward_kept_chunks_;
+  Chunks forward_blocks_[2], backward_blocks_[2];  // strided chunks, by [full, dealiased]
+  bool strided_routes_[2] = {false, false};        // by [full, dealiased]
+  std::string strided_report_;
   Buffer<C> scratch_;
   Buffer<C> receive_;                                // only for the fused route: where chunks arrive
   Buffer<Complex<float>> wire_send_, wire_receive_;  // only with single_precision_wire

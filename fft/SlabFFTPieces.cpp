@@ -25,14 +25,6 @@
 
 namespace kolmo::fft {
 
-namespace {
-
-Chunks reversed(const Chunks& c) {
-  return Chunks{c.recv_offset, c.recv_bytes, c.send_offset, c.send_bytes};
-}
-
-}  // namespace
-
 template <class Real>
 Chunks SlabFFT<Real>::piece_chunks(int piece, int pieces, bool dealiased) const {
   const SlabLayout& l = layout_;
@@ -67,8 +59,8 @@ template <class Real>
 void SlabFFT<Real>::make_chunks() {
   forward_chunks_ = piece_chunks(0, 1, false);
   forward_kept_chunks_ = piece_chunks(0, 1, true);
-  backward_chunks_ = reversed(forward_chunks_);
-  backward_kept_chunks_ = reversed(forward_kept_chunks_);
+  backward_chunks_ = forward_chunks_.reversed();
+  backward_kept_chunks_ = forward_kept_chunks_.reversed();
 }
 
 template <class Real>
@@ -80,7 +72,7 @@ void SlabFFT<Real>::make_piece_chunks() {
     const std::size_t shift = backward_receive_start(d == 1) * sizeof(C);
     for (int j = 0; j < pieces_[d]; ++j) {
       forward_piece_chunks_[d].push_back(piece_chunks(j, pieces_[d], d == 1));
-      Chunks backward = reversed(forward_piece_chunks_[d].back());
+      Chunks backward = forward_piece_chunks_[d].back().reversed();
       for (auto& offset : backward.recv_offset) offset += shift;
       backward_piece_chunks_[d].push_back(backward);
     }

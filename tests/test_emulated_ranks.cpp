@@ -28,15 +28,17 @@ double tolerance() {
 }
 
 // The routes of several ranks: copies, or packing in cuFFT's kernels with callbacks in the plane transforms
-// or with realigned planes (full transforms; dealiased ones take the plane callbacks either way).
-enum class Packing { copies, plane_callbacks, realigned };
+// or with realigned planes (full transforms; dealiased ones take the plane callbacks either way), or the
+// strided exchange (out-of-place forward and every backward transform; in-place forward ones by copies).
+enum class Packing { copies, plane_callbacks, realigned, strided };
 
 FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks) {
   FftOptions options;
   options.emulated_ranks = ranks;
   options.emulated_rank = rank;
-  options.pack_in_ffts = packing != Packing::copies;
+  options.pack_in_ffts = packing != Packing::copies && packing != Packing::strided;
   options.realigned_planes = packing == Packing::realigned;
+  options.strided_exchange = packing == Packing::strided ? StridedExchange::always : StridedExchange::never;
   return options;
 }
 
@@ -184,86 +186,97 @@ TEMPLATE_TEST_CASE("rank 0 of P emulated transforms a field on its own planes as
                    float, double) {
   auto host = Device::create(Backend::host);
   for (auto n : kUnevenGrids)
-    for (int ranks : {2, 3, 4}) {
-      SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, emulated(ranks, 0));
-      for (bool in_place : {false, true}) {
-        INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", " << ranks << " emulated ranks");
-        check_rank_zero_alone(fft, in_place);
+    for (int ranks : {2, 3, 4})
+      for (Packing packing : {Packing::copies, Packing::strided}) {
+        SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, emulated(ranks, 0, packing));
+        for (bool in_place : {false, true}) {
+          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", " << ranks << " emulated ranks, strided "
+                       << (packing == Packing::strided));
+          check_rank_zero_alone(fft, in_place);
+        }
       }
-    }
 }
 
 TEST_CASE("with even slabs any emulated rank's forward and backward pair returns the field", "[fft]") {
   auto host = Device::create(Backend::host);
   const std::array<long, 3> n{24, 20, 18};
   for (int ranks : {2, 4})
-    for (int rank = 0; rank < ranks; ++rank) {
-      SlabFFT<double> fft(n, MPI_COMM_WORLD, host, emulated(ranks, rank));
-      const auto& l = fft.layout();
-      auto f = slab_of<double>(l, random_field);
-      auto data = fft.make_real(), back = fft.make_real();
-      data.assign_from_host(f);
-      auto spectral = fft.make_spectral();
-      fft.forward(data.data(), spectral.data());
-      fft.backward(spectral.data(), back.data());
-      auto g = back.host_copy();
-      const double points = double(n[0]) * n[1] * n[2];
-      for (auto& v : f) v *= points;
-      CHECK(global_max(relative_difference(g, f, l.real_size())) < 1e-13);
-    }
+    for (int rank = 0; rank < ranks; ++rank)
+      for (Packing packing : {Packing::copies, Packing::strided}) {
+        SlabFFT<double> fft(n, MPI_COMM_WORLD, host, emulated(ranks, rank, packing));
+        const auto& l = fft.layout();
+        auto f = slab_of<double>(l, random_field);
+        auto data = fft.make_real(), back = fft.make_real();
+        data.assign_from_host(f);
+        auto spectral = fft.make_spectral();
+        fft.forward(data.data(), spectral.data());
+        fft.backward(spectral.data(), back.data());
+        auto g = back.host_copy();
+        const double points = double(n[0]) * n[1] * n[2];
+        for (auto& v : f) v *= points;
+        INFO(ranks << " ranks, rank " << rank << ", strided " << (packing == Packing::strided));
+        CHECK(global_max(relative_difference(g, f, l.real_size())) < 1e-13);
+      }
 }
 
 TEST_CASE("a profile times every phase that runs, and they add up", "[fft]") {
   auto host = Device::create(Backend::host);
   for (int ranks : {1, 3})
     for (Modes modes : {Modes::all, Modes::dealiased})
-      for (OneRankDealiasing way : {OneRankDealiasing::automatic, OneRankDealiasing::copies}) {
-        // One rank by copies: the route of several ranks, the own chunk copied and nothing exchanged.
-        const bool copies = way == OneRankDealiasing::copies;
-        if (copies && (ranks > 1 || modes == Modes::all)) continue;
-        FftOptions options = emulated(ranks, 0);
-        options.profile = true;
-        options.one_rank_dealiasing = way;
-        SlabFFT<double> fft(std::array<long, 3>{24, 20, 18}, MPI_COMM_WORLD, host, options);
-        auto data = fft.make_real();
-        data.fill_zero();
-        auto spectral = fft.make_spectral();
-        for (int pair = 0; pair < 2; ++pair) {
-          fft.forward(data.data(), spectral.data(), modes);
-          fft.backward(spectral.data(), data.data(), modes);
-        }
-        const PhaseTimes& t = fft.times();
-        double sum = 0;
-        for (int p = 0; p < kPhaseCount; ++p) sum += t.forward[p] + t.backward[p];
-        bool ran = t.transforms == 4 && std::abs(sum - t.compute - t.communication) <= 1e-12 * sum;
-        // The phases each route has (one rank on the host: kept rows for dealiased transforms; several: the
-        // copies, the host having no fused route), and no other.
-        const bool dealiased = modes == Modes::dealiased;
-        bool forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
-        const auto expect = [](bool* phases, std::initializer_list<Phase> list) {
-          for (Phase p : list) phases[static_cast<int>(p)] = true;
-        };
-        expect(forward, {Phase::planes, Phase::x});
-        expect(backward, {Phase::x, Phase::planes});
-        if (ranks == 1 && dealiased) expect(backward, {Phase::zero});
-        if (copies) {
-          expect(forward, {Phase::pack, Phase::own_chunk, Phase::unpack});
-          expect(backward, {Phase::pack, Phase::own_chunk, Phase::unpack});
-        }
-        if (ranks > 1) {
-          expect(forward, {Phase::pack, Phase::own_chunk, Phase::exchange});
-          expect(backward, {Phase::own_chunk, Phase::exchange, Phase::unpack});
-          if (dealiased) {
-            expect(forward, {Phase::unpack});
-            expect(backward, {Phase::pack, Phase::zero});
+      for (OneRankDealiasing way : {OneRankDealiasing::automatic, OneRankDealiasing::copies})
+        for (Packing packing : {Packing::copies, Packing::strided}) {
+          // One rank by copies: the route of several ranks, the own chunk copied and nothing exchanged.
+          const bool copies = way == OneRankDealiasing::copies, strided = packing == Packing::strided;
+          if (copies && (ranks > 1 || modes == Modes::all)) continue;
+          if (strided && (ranks == 1 || copies)) continue;
+          FftOptions options = emulated(ranks, 0, packing);
+          options.profile = true;
+          options.one_rank_dealiasing = way;
+          SlabFFT<double> fft(std::array<long, 3>{24, 20, 18}, MPI_COMM_WORLD, host, options);
+          auto data = fft.make_real();
+          data.fill_zero();
+          auto spectral = fft.make_spectral();
+          for (int pair = 0; pair < 2; ++pair) {
+            fft.forward(data.data(), spectral.data(), modes);
+            fft.backward(spectral.data(), data.data(), modes);
           }
+          const PhaseTimes& t = fft.times();
+          double sum = 0;
+          for (int p = 0; p < kPhaseCount; ++p) sum += t.forward[p] + t.backward[p];
+          bool ran = t.transforms == 4 && std::abs(sum - t.compute - t.communication) <= 1e-12 * sum;
+          // The phases each route has (one rank on the host: kept rows for dealiased transforms; several: the
+          // copies, the host having no fused route), and no other.
+          const bool dealiased = modes == Modes::dealiased;
+          bool forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
+          const auto expect = [](bool* phases, std::initializer_list<Phase> list) {
+            for (Phase p : list) phases[static_cast<int>(p)] = true;
+          };
+          expect(forward, {Phase::planes, Phase::x});
+          expect(backward, {Phase::x, Phase::planes});
+          if (ranks == 1 && dealiased) expect(backward, {Phase::zero});
+          if (copies) {
+            expect(forward, {Phase::pack, Phase::own_chunk, Phase::unpack});
+            expect(backward, {Phase::pack, Phase::own_chunk, Phase::unpack});
+          }
+          if (strided) {
+            // Nothing packed: the exchange reads and writes the transforms' own layouts.
+            expect(forward, {Phase::own_chunk, Phase::exchange});
+            expect(backward, {Phase::own_chunk, Phase::exchange});
+            if (dealiased) expect(backward, {Phase::zero});
+          } else if (ranks > 1) {
+            expect(forward, {Phase::pack, Phase::own_chunk, Phase::exchange});
+            expect(backward, {Phase::own_chunk, Phase::exchange, Phase::unpack});
+            if (dealiased) {
+              expect(forward, {Phase::unpack});
+              expect(backward, {Phase::pack, Phase::zero});
+            }
+          }
+          for (int p = 0; p < kPhaseCount; ++p)
+            ran = ran && (t.forward[p] > 0) == forward[p] && (t.backward[p] > 0) == backward[p];
+          INFO(ranks << " emulated rank(s), dealiased " << (modes == Modes::dealiased) << ", copies "
+                     << copies << ", strided " << strided);
+          CHECK(global_max(ran ? 0.0 : 1.0) == 0.0);
         }
-        for (int p = 0; p < kPhaseCount; ++p)
-          ran = ran && (t.forward[p] > 0) == forward[p] && (t.backward[p] > 0) == backward[p];
-        INFO(ranks << " emulated rank(s), dealiased " << (modes == Modes::dealiased) << ", copies "
-                   << copies);
-        CHECK(global_max(ran ? 0.0 : 1.0) == 0.0);
-      }
 }
 
 // On a GPU: emulated ranks, each fused route against the copies, for the first and last rank of uneven
@@ -278,19 +291,20 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
       for (int rank : {0, ranks - 1}) {
         SlabFFT<TestType> copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::copies)),
             callbacks(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::plane_callbacks)),
-            realigned(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::realigned));
+            realigned(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::realigned)),
+            strided(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::strided));
         const auto& l = copies.layout();
         const auto f = slab_of<TestType>(l, random_field);
         for (bool in_place : {false, true})
           for (Modes modes : {Modes::all, Modes::dealiased}) {
-            SlabFFT<TestType>* ffts[3] = {&copies, &callbacks, &realigned};
-            std::vector<Complex<TestType>> spectra[3];
-            std::vector<TestType> backs[3];
-            for (int w = 0; w < 3; ++w) {
+            SlabFFT<TestType>* ffts[4] = {&copies, &callbacks, &realigned, &strided};
+            std::vector<Complex<TestType>> spectra[4];
+            std::vector<TestType> backs[4];
+            for (int w = 0; w < 4; ++w) {
               INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << rank << " of " << ranks
                            << ", dealiased " << (modes == Modes::dealiased) << ", in place " << in_place
                            << ", route " << w << ": " << ffts[w]->packing_refusal());
-              CHECK(ffts[w]->packs_in_ffts(modes) == (w > 0));
+              CHECK(ffts[w]->packs_in_ffts(modes) == (w == 1 || w == 2));
               auto data = copies.make_real(), back = copies.make_real();
               data.assign_from_host(f);
               auto spectral_buffer = copies.make_spectral();
@@ -314,7 +328,11 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
               // the plane callbacks order chunks alike ([x][y][kz]); realigned planes order them [y][x][kz],
               // which differs where a chunk sent and the one received have different shapes (uneven
               // slabs): there the stand-ins differ, and the realigned route is held to FFTW below instead.
-              if (w == 0 || (w == 2 && !even(l))) continue;
+              // So does the strided route's, which sends rows of the planes [x][y][kz] to their place in
+              // [kx][ky][kz], and of dealiased transforms only the kept modes, in rows that differ between
+              // ranks: compared here with even slabs and full transforms only.
+              if (w == 0 || (w == 2 && !even(l)) || (w == 3 && (!even(l) || modes == Modes::dealiased)))
+                continue;
               CHECK(global_max(relative_difference(spectra[w], spectra[0], l.spectral_size())) <
                     tolerance<TestType>());
               CHECK(global_max(relative_difference(backs[w], backs[0], l.real_size())) <
@@ -324,11 +342,11 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
       }
   for (auto n : kUnevenGrids)
     for (int ranks : {2, 3})
-      for (Packing packing : {Packing::plane_callbacks, Packing::realigned}) {
+      for (Packing packing : {Packing::plane_callbacks, Packing::realigned, Packing::strided}) {
         SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, emulated(ranks, 0, packing));
         for (bool in_place : {false, true}) {
           INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank 0 of " << ranks << " against FFTW, "
-                       << (packing == Packing::realigned ? "realigned planes" : "plane callbacks"));
+                       << "packing " << static_cast<int>(packing));
           check_rank_zero_alone(fft, in_place);
         }
       }

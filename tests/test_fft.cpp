@@ -58,12 +58,16 @@ struct Case {
   // gpu_cases adds realigned planes (the library's default) and the copies.
   bool pack_in_ffts = true, realigned_planes = false;
   FftwPlanning planning = FftwPlanning::automatic;  // the test grids are small: estimated unless asked
+  // The strided route: by default where copy engines move the blocks (p2p); the host cases add it by MPI
+  // datatypes, the GPU cases p2p without it.
+  StridedExchange strided = StridedExchange::automatic;
   FftOptions options() const {
     FftOptions o{method};
     o.exchange_pieces = pieces;
     o.fftw_planning = planning;
     o.pack_in_ffts = pack_in_ffts;
     o.realigned_planes = realigned_planes;
+    o.strided_exchange = strided;
     return o;
   }
 };
@@ -79,6 +83,12 @@ std::vector<Case> host_cases() {
     for (bool in_place : {false, true})
       cases.push_back({host, ExchangeMethod::isend_irecv, in_place, pieces});
   cases.push_back({host, ExchangeMethod::isend_irecv, false, 0});  // count chosen by timing
+  // The strided route, the blocks moved by MPI datatypes (in place, forward transforms go by copies).
+  for (bool in_place : {false, true}) {
+    Case strided{host, ExchangeMethod::isend_irecv, in_place};
+    strided.strided = StridedExchange::always;
+    cases.push_back(strided);
+  }
   return cases;
 }
 
@@ -99,6 +109,9 @@ std::vector<Case> gpu_cases(const std::string& name) {
     for (bool in_place : {false, true}) {
       cases.push_back({gpu, methods[0], in_place, 1, false});
       cases.push_back({gpu, methods[0], in_place, 1, true, true});
+      Case fused{gpu, ExchangeMethod::p2p, in_place};  // p2p without the strided route
+      fused.strided = StridedExchange::never;
+      cases.push_back(fused);
     }
   return cases;
 }
@@ -337,7 +350,7 @@ TEMPLATE_TEST_CASE("distributed spectrum equals serial FFTW of the whole field",
   for (const auto& c : host_cases())
     for (auto n : kRandomGrids) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
-                   << c.in_place);
+                   << c.in_place << " strided " << int(c.strided));
       check_against_serial<TestType>(c, n);
     }
 }
@@ -427,7 +440,8 @@ TEST_CASE("double precision through a single-precision wire loses only single-pr
 
 TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][gpu]", float, double) {
   for (const auto& c : gpu_cases("slab FFT on the GPU")) {
-    INFO("packing in cuFFT's kernels " << c.pack_in_ffts << ", realigned planes " << c.realigned_planes);
+    INFO("packing in cuFFT's kernels " << c.pack_in_ffts << ", realigned planes " << c.realigned_planes
+                                       << ", strided " << int(c.strided));
     for (auto n : kPaperGrids) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
                    << c.in_place);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # On one GPU (the device tool): one rank's work of transforms over 2, 4 and 8 ranks (kolmo_fft_bench
-# --emulate-ranks), by the copies and by the fused route, full and dealiased, at 512^3 and 1024^3; the FFT's
-# GPU tests on 1 rank and on 2 ranks sharing the GPU (MPI staged through the host: NCCL refuses two ranks on
-# one GPU); the one-GPU pair against cuFFT's 3D plan. Logs under $OUT: phases.log (one line per case, for
-# tools/fft_model.py), emulated.log (the tables), gpu_tests_np1.log, gpu_tests_np2.log, one_gpu.log.
+# --emulate-ranks), by the copies, the fused routes and the strided one (ROUTES), full and dealiased, at
+# 512^3 and 1024^3; the FFT's GPU tests on 1 rank and on 2 and 4 ranks sharing the GPU (p2p through CUDA IPC;
+# MPI staged through the host; NCCL refuses two ranks on one GPU); the one-GPU pair against cuFFT's 3D plan.
+# Logs under $OUT: phases.log (one line per case, for tools/fft_model.py), emulated.log (the tables),
+# gpu_tests_np1.log, gpu_tests_np2.log, gpu_tests_np4.log, one_gpu.log.
 # Build here (Release, sm_90), then, with DIR=/work/main/.device_<name>:
 #   mkdir -p $DIR && cp build/tests/kolmo_tests build/tools/kolmo_fft_bench tools/device_emulated_ranks.sh $DIR
 #   /work/shared/device/bundle $DIR/bundle.tar.xz $DIR/kolmo_tests $DIR/kolmo_fft_bench
@@ -16,7 +17,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 start=$(date +%s)
 emulate() {  # n precision reps
   timeout ${BENCH_TIMEOUT:-120} ./kolmo_fft_bench --n $1 --precision $2 --backend cuda \
-    --emulate-ranks ${RANKS:-2 4 8} --warmup 2 --reps $3 --log $out/phases.log >> $out/emulated.log 2>&1
+    --emulate-ranks ${RANKS:-2 4 8} --routes ${ROUTES:-copies fused realigned strided} --warmup 2 --reps $3 --log $out/phases.log >> $out/emulated.log 2>&1
   echo "== emulated ranks, $1^3 $2: exit $?, at $(( $(date +%s) - start )) s"
 }
 tests() {  # ranks filter
@@ -37,4 +38,5 @@ if [ -z "${SKIP_ONE_GPU:-}" ]; then
 fi
 tests 1 "${TESTS_NP1:-[gpu]}"
 tests 2 "[gpu]"
+tests 4 "${TESTS_NP4:-GPU: exact coefficients and serial FFTW agreement*}"
 grep -E "^  (full|dealiased|\()" $out/emulated.log

@@ -10,7 +10,8 @@
 // rank where slabs are uneven: it holds the most x and ky planes), the all-to-all replaced by local copies of
 // the same bytes (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times) and the
 // ratio of the computation (every phase but the exchange) to (one device's pair) / P, timed the same way in
-// the same run; by the copies and by the fused route (--routes), full and dealiased (--modes). --log FILE
+// the same run; by the copies, the fused routes and the strided one (--routes), full and dealiased (--modes),
+// out of place. --log FILE
 // appends one line per case (ONEGPU, PHASES: key=value) for tools/fft_model.py.
 //
 //   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
@@ -45,12 +46,12 @@ namespace {
 struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
-  std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory();
+  std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory(), strided = "auto";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
   bool fused = true, realigned = true;
   int warmup = 3, reps = 10, pieces = 1;
   std::vector<int> emulate;  // emulated rank counts
-  std::vector<std::string> routes{"copies", "fused", "realigned"}, modes{"full", "dealiased"};
+  std::vector<std::string> routes{"copies", "fused", "realigned", "strided"}, modes{"full", "dealiased"};
   std::string log;
 };
 
@@ -88,6 +89,9 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.fftw_wisdom_directory = s.wisdom == "none" ? "" : s.wisdom;
   options.pack_in_ffts = s.fused;
   options.realigned_planes = s.realigned;
+  options.strided_exchange = s.strided == "always"  ? StridedExchange::always
+                             : s.strided == "never" ? StridedExchange::never
+                                                    : StridedExchange::automatic;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
@@ -191,7 +195,8 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
                 s.dealiased ? ", dealiased" : "");
     if (s.dealiased) std::printf("  dealiasing: %s\n", fft.dealiasing_report().c_str());
     if (device->backend() == Backend::host) std::printf("  planning: %s\n", fft.planning_report().c_str());
-    if (ranks > 1) std::printf("  %s\n", fft.exchange_pieces_report().c_str());
+    if (ranks > 1)
+      std::printf("  %s\n  %s\n", fft.exchange_pieces_report().c_str(), fft.strided_report().c_str());
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
                 fft.workspace_bytes() / 1048576.0, 2.0 * l.alloc_complex() * sizeof(Real) / 1048576.0);
     std::printf(
@@ -360,21 +365,27 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
           FftOptions options = profiling;
           options.emulated_ranks = ranks;
           options.emulated_rank = 0;
-          options.pack_in_ffts = route != "copies";
+          const bool packing_route = route == "fused" || route == "realigned";
+          options.pack_in_ffts = packing_route;
           options.realigned_planes = route == "realigned";
+          options.strided_exchange = route == "strided" ? StridedExchange::always : StridedExchange::never;
           if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
           SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
           fill_random(data, 0, 2 * fft.layout().alloc_complex());
           const PairProfile p = profile_pairs(fft, modes, data.data(), spectral.data(), s);
           const bool fused = fft.packs_in_ffts(modes);
-          if (fused != (route != "copies"))
+          if (fused != packing_route)
             std::printf("  (%s %s P=%d: the copies, %s)\n", mode_name.c_str(), route.c_str(), ranks,
                         fft.packing_refusal().c_str());
           const SlabLayout& l = fft.layout();
           double sent = 0;  // bytes to other ranks in one pair
-          for (int q = 1; q < ranks; ++q)
-            sent += 2.0 * (modes == Modes::dealiased ? l.compact_packed_count(q) : l.packed_count(q)) *
-                    sizeof(Complex<Real>);
+          for (int q = 1; q < ranks; ++q) {
+            // Dealiased, the strided route sends the kept ky rows whole (the dropped kz with them).
+            const double values = modes == Modes::all  ? l.packed_count(q)
+                                  : route == "strided" ? double(l.x_count()) * l.kept_y_count(q) * l.nzc()
+                                                       : l.compact_packed_count(q);
+            sent += 2.0 * values * sizeof(Complex<Real>);
+          }
           const double ideal = one_gpu_ms / ranks;
           std::snprintf(
               text, sizeof(text),
@@ -396,8 +407,7 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
           };
           std::printf("  %-9s %2d %-9s |%-45s |%-45s | %8.3f %8.3f %8.3f %6.3f%s\n", mode_name.c_str(), ranks,
                       route.c_str(), phases(p.forward).c_str(), phases(p.backward).c_str(), p.exchange_ms,
-                      p.compute_ms, ideal, p.compute_ms / ideal,
-                      fused == (route != "copies") ? "" : " (copies)");
+                      p.compute_ms, ideal, p.compute_ms / ideal, fused == packing_route ? "" : " (copies)");
           std::fflush(nullptr);  // what was measured survives a crash or a time limit later on
         } catch (const std::exception& e) {
           std::printf("  %-9s %2d %-9s FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(), e.what());
@@ -436,12 +446,19 @@ int main(int argc, char** argv) {
   app.add_flag(
       "!--plane-callbacks", s.realigned,
       "several GPU ranks: full transforms with the callbacks in the plane FFTs, not realigned planes");
+  app.add_option(
+         "--strided", s.strided,
+         "several ranks: the strided route (the exchange copies rows between the FFTs' layouts) where "
+         "copy engines move them (auto), wherever the exchange can (always: also MPI on the host), "
+         "or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
       ->check(CLI::PositiveNumber);
   app.add_option("--routes", s.routes,
                  "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
-                 "planes, callbacks in the x FFTs)")
-      ->check(CLI::IsMember({"copies", "fused", "realigned"}));
+                 "planes, callbacks in the x FFTs), strided (the exchange copies rows between the FFTs' "
+                 "layouts)")
+      ->check(CLI::IsMember({"copies", "fused", "realigned", "strided"}));
   app.add_option("--modes", s.modes, "emulated ranks: full and/or dealiased")
       ->check(CLI::IsMember({"full", "dealiased"}));
   app.add_option("--log", s.log, "emulated ranks: append the results to this file, one line per case");
