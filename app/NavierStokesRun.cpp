@@ -52,9 +52,9 @@ const std::vector<std::string> kScalarColumns{"variance", "dissipation", "produc
                                               "flux_x",   "flux_y",      "flux_z"};
 const std::vector<std::string> kBuoyancyColumns{"potential_energy", "buoyancy_flux"};
 // MHD, after the above.
-const std::vector<std::string> kMagneticColumns{"magnetic_energy", "magnetic_dissipation",
-                                                "cross_helicity",  "magnetic_helicity",
-                                                "current_max",     "magnetic_injection"};
+const std::vector<std::string> kMagneticColumns{
+    "magnetic_energy",   "magnetic_enstrophy", "magnetic_dissipation", "cross_helicity",
+    "magnetic_helicity", "current_max",        "magnetic_injection"};
 // Per scalar (prefixed likewise), after energy_spectrum, transfer and flux.
 const std::vector<std::string> kScalarSpectra{"spectrum", "transfer", "flux"};
 
@@ -179,6 +179,9 @@ class NavierStokesRun {
         break;
       case io::MagneticInitialType::orszag_tang:
         solver::set_orszag_tang(flow_, initial.amplitude, b);
+        break;
+      case io::MagneticInitialType::taylor_green_conducting:
+        solver::set_taylor_green_conducting(flow_, initial.amplitude);
         break;
       case io::MagneticInitialType::random:
         solver::set_random_isotropic(flow_, initial.energy, initial.k0,
@@ -335,7 +338,7 @@ class NavierStokesRun {
     if (buoyant(flow_)) row.insert(row.end(), {d.potential_energy, d.buoyancy_flux});
     if (flow_.magnetic()) {
       const auto& m = d.magnetic;
-      row.insert(row.end(), {m.energy, m.dissipation, m.cross_helicity, m.magnetic_helicity,
+      row.insert(row.end(), {m.energy, m.enstrophy, m.dissipation, m.cross_helicity, m.magnetic_helicity,
                              solver::max_current(flow_), m.injection});
     }
     series_->append(row);

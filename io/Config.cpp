@@ -645,6 +645,7 @@ void read_magnetic(Reader& in, RunConfig& config) {
   initial.type = in.choice<MagneticInitialType>(key + "initial.type");
   switch (initial.type) {
     case MagneticInitialType::orszag_tang:
+    case MagneticInitialType::taylor_green_conducting:
       initial.amplitude = in.get<double>(key + "initial.amplitude");
       break;
     case MagneticInitialType::abc:
@@ -1008,7 +1009,8 @@ std::string to_yaml(const RunConfig& config) {
       const MagneticInitialConfig& initial = magnetic.initial;
       const std::string key = "physics.magnetic.initial.";
       out.put(key + "type", to_string(initial.type));
-      if (initial.type == MagneticInitialType::orszag_tang)
+      if (initial.type == MagneticInitialType::orszag_tang ||
+          initial.type == MagneticInitialType::taylor_green_conducting)
         out.put(key + "amplitude", real_text(initial.amplitude));
       if (initial.type == MagneticInitialType::abc) {
         out.put(key + "A", real_text(initial.A));

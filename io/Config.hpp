@@ -51,7 +51,7 @@ enum class ScalarInitialType { zero, random, file };
 enum class BuoyancyType { none, boussinesq };
 enum class OutputField { velocity, vorticity, pressure, scalars, magnetic, current };
 enum class MagneticType { none, mhd };
-enum class MagneticInitialType { zero, abc, orszag_tang, random, file };
+enum class MagneticInitialType { zero, abc, orszag_tang, taylor_green_conducting, random, file };
 enum class RhsType { manufactured, file };
 using solver::ForcingKind;
 using solver::Integrator;
@@ -114,7 +114,7 @@ struct BuoyancyConfig {
 // The magnetic field of MHD (physics.magnetic.*).
 struct MagneticInitialConfig {
   MagneticInitialType type{};
-  double amplitude{};     // orszag_tang
+  double amplitude{};     // orszag_tang, taylor_green_conducting
   double A{}, B{}, C{};   // abc
   long k{};               // abc
   double energy{}, k0{};  // random

@@ -107,13 +107,19 @@ constexpr std::array keys = {
               "upper edge of b's forced shell; must exceed k_min and the shell must hold a mode of the grid"},
     SchemaKey{"physics.magnetic.forcing.power", real, "~", "> 0", "physics.magnetic.forcing.type is band",
               "magnetic injection rate epsilon_b held constant (required)"},
-    SchemaKey{"physics.magnetic.initial.type", choice, "zero", "zero | abc | orszag_tang | random | file",
-              "physics.magnetic.type is mhd",
-              "initial b: zero, an ABC field, the 3D Orszag-Tang field, a random field, or from a file"},
-    SchemaKey{"physics.magnetic.initial.amplitude", real, "0.8", "",
-              "physics.magnetic.initial.type is orszag_tang",
-              "B in b = B (-2 sin 2y + sin z, 2 sin x + sin z, sin x + sin y) (0.8 in Mininni, Pouquet & "
-              "Montgomery 2006)"},
+    SchemaKey{
+        "physics.magnetic.initial.type", choice, "zero",
+        "zero | abc | orszag_tang | taylor_green_conducting | random | file", "physics.magnetic.type is mhd",
+        "initial b: zero, an ABC field, the 3D Orszag-Tang field, the Taylor-Green field of Pouquet et al. "
+        "(2010)'s conducting runs, a random field, or from a file"},
+    SchemaKey{
+        "physics.magnetic.initial.amplitude", real, "0.8", "",
+        "physics.magnetic.initial.type is orszag_tang or taylor_green_conducting",
+        "orszag_tang: B in b = B (-2 sin 2y + sin z, 2 sin x + sin z, sin x + sin y) (0.8 in Mininni, "
+        "Pouquet & Montgomery 2006); taylor_green_conducting: B in b = B (sin 2x cos 2y cos 2z, "
+        "cos 2x sin 2y cos 2z, C cos 2x cos 2y sin 2z), C = -(Lz/Lx + Lz/Ly) (-2 in a cube; E_b = 3 B^2 "
+        "/ 8 there: 1/sqrt(3) = 0.57735 gives E_b = 1/8, Pouquet, Lee, Brachet, Mininni & Rosenberg, "
+        "GAFD 104, 115 (2010))"},
     SchemaKey{"physics.magnetic.initial.A", real, "1", "", "physics.magnetic.initial.type is abc",
               "A of the ABC field b, as initial.A"},
     SchemaKey{"physics.magnetic.initial.B", real, "1", "", "physics.magnetic.initial.type is abc",

@@ -127,7 +127,7 @@ MagneticDiagnostics compute_magnetic_diagnostics(const NavierStokes<Real>& flow)
       });
   const auto totals = allreduce_sums(local, flow.fft().comm());
   d.energy = totals[0];
-  d.current_squared_half = totals[1];
+  d.enstrophy = totals[1];
   d.dissipation = 2 * flow.parameters().magnetic.resistivity * totals[1];
   d.cross_helicity = totals[2];
   // a^ = i k x b^ / k^2 = j^ / k^2: the sum above is already <a.b>.

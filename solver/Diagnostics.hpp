@@ -18,12 +18,13 @@
 //   potential_energy = sum over them of <theta^2> / (2 lambda) (<b^2> / (2 N2) for Boussinesq), NaN when a
 //   buoyant scalar's mean gradient is not parallel to its buoyancy vector (TermCoefficients). Both 0 without
 //   buoyancy. With zero diffusivities and no forcing, E + potential_energy is conserved.
-// - MHD (flow.magnetic()): magnetic energy E_b = 1/2 <|b|^2>, its dissipation eta <|j|^2> (j = curl b),
-//   cross helicity <u.b>, magnetic helicity <a.b> with a the vector potential in the Coulomb gauge
-//   (a^ = i k x b^ / k^2, k != 0), 1/2 <|j|^2>, and the injection <f_b.b> of b's band forcing (exactly its
-//   power; 0 without). The total energy E + E_b and <u.b> are ideal invariants
-//   (nu = eta = 0, no forcing), and <a.b> too without B0. max_current = max over points of |j|, which needs
-//   3 transforms (the flow's scratch field), hence a non-const flow and a function of its own.
+// - MHD (flow.magnetic()): magnetic energy E_b = 1/2 <|b|^2>, magnetic enstrophy Omega_b = 1/2 <|j|^2>
+//   (j = curl b), its dissipation eta <|j|^2> = 2 eta Omega_b (as eps = 2 nu Omega), cross helicity <u.b>,
+//   magnetic helicity <a.b> with a the vector potential in the Coulomb gauge (a^ = i k x b^ / k^2, k != 0),
+//   and the injection <f_b.b> of b's band forcing (exactly its power; 0 without). The total energy
+//   E + E_b and <u.b> are ideal invariants (nu = eta = 0, no forcing), and <a.b> too without B0.
+//   max_current = max over points of |j|, which needs 3 transforms (the flow's scratch field), hence a
+//   non-const flow and a function of its own.
 #pragma once
 
 #include <array>
@@ -41,8 +42,7 @@ struct ScalarDiagnostics {
 };
 
 struct MagneticDiagnostics {
-  double energy = 0, current_squared_half = 0, dissipation = 0, cross_helicity = 0, magnetic_helicity = 0,
-         injection = 0;
+  double energy = 0, enstrophy = 0, dissipation = 0, cross_helicity = 0, magnetic_helicity = 0, injection = 0;
 };
 
 struct Diagnostics {

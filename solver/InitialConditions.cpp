@@ -116,6 +116,27 @@ void set_orszag_tang(NavierStokes<Real>& flow, double amplitude, VectorField tar
   set_from_scratch(flow, target);
 }
 
+template <class Real>
+void set_taylor_green_conducting(NavierStokes<Real>& flow, double amplitude) {
+  field_of(flow, VectorField::magnetic);  // checks that there is a b
+  const auto points = flow.points();
+  auto b = flow.scratch().vector_real();
+  // With wavenumbers kx = 2 pi / Lx etc., div b = 2 B (kx + ky + kz C) cos cos cos: zero for
+  // C = -(kx + ky) / kz = -(Lz / Lx + Lz / Ly), so the projection leaves the field as written.
+  const Box& box = flow.parameters().box;
+  const double amplitude_z = -amplitude * (box.lz / box.lx + box.lz / box.ly);
+  parallel_for(
+      flow.device(), points.size(), KOLMO_LAMBDA(long p) {
+        const PointAngles t(points, p);
+        const double sx = sin(2 * t.x), cx = cos(2 * t.x), sy = sin(2 * t.y), cy = cos(2 * t.y);
+        const double sz = sin(2 * t.z), cz = cos(2 * t.z);
+        b[0][p] = Real(amplitude * sx * cy * cz);
+        b[1][p] = Real(amplitude * cx * sy * cz);
+        b[2][p] = Real(amplitude_z * cx * cy * sz);
+      });
+  flow.set_magnetic_from_scratch();
+}
+
 // A reproducible uniform number in [0, 1) for (seed, mode, stream): splitmix64 steps over the inputs.
 KOLMO_HD inline std::uint64_t mix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -242,6 +263,7 @@ void set_random_scalar(NavierStokes<Real>& flow, int scalar, double variance, do
   template void set_taylor_green_2d<Real>(NavierStokes<Real>&, double);                          \
   template void set_abc<Real>(NavierStokes<Real>&, double, double, double, int, VectorField);    \
   template void set_orszag_tang<Real>(NavierStokes<Real>&, double, VectorField);                 \
+  template void set_taylor_green_conducting<Real>(NavierStokes<Real>&, double);                  \
   template void set_random_isotropic<Real>(NavierStokes<Real>&, double, double, std::uint64_t,   \
                                            SpectrumShape, VectorField);                          \
   template void set_random_scalar<Real>(NavierStokes<Real>&, int, double, double, std::uint64_t, \

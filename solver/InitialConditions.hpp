@@ -25,6 +25,13 @@
 //   run by Mininni, Pouquet & Montgomery, PRL 97, 244503 (2006): u = A (-2 sin th_y, 2 sin th_x, 0),
 //   b = B (-2 sin 2th_y + sin th_z, 2 sin th_x + sin th_z, sin th_x + sin th_y) (A = 1, B = 0.8 there); the
 //   amplitude is A for the velocity, B for b. Both are divergence-free as written.
+// - taylor_green_conducting (b only): the Taylor-Green magnetic field of the conducting configuration of
+//   Pouquet, Lee, Brachet, Mininni & Rosenberg, Geophys. Astrophys. Fluid Dyn. 104, 115 (2010)
+//   (arXiv:0906.1384): b = B (sin 2th_x cos 2th_y cos 2th_z, cos 2th_x sin 2th_y cos 2th_z, C cos 2th_x cos
+//   2th_y sin 2th_z) with C = -(Lz/Lx + Lz/Ly) (-2 in a cube, their field), the divergence-free
+//   generalisation to any box as for taylor_green. In a 2 pi cube E_b = 3 B^2 / 8 (B = 1/sqrt 3: E_b = 1/8,
+//   their run C2 with the unit taylor_green velocity), <u.b> = 0 against that velocity, and 1/2 <|j|^2> = 12
+//   E_b.
 // - from host slabs: NavierStokes::set_velocity and set_scalar (restarts, input files). A scalar starts at
 //   zero when nothing sets it.
 #pragma once
@@ -49,6 +56,9 @@ void set_abc(NavierStokes<Real>& flow, double a = 1, double b = 1, double c = 1,
 
 template <class Real>
 void set_orszag_tang(NavierStokes<Real>& flow, double amplitude, VectorField target);
+
+template <class Real>
+void set_taylor_green_conducting(NavierStokes<Real>& flow, double amplitude);
 
 template <class Real>
 void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, std::uint64_t seed,

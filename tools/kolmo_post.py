@@ -25,6 +25,17 @@ Subcommands:
                                            at the last (or nearest to T) time; other runs (e.g. another
                                            resolution of the same case) are drawn dashed on the same axes, and
                                            the peak of the total dissipation of each is printed
+    tgmhd DIR [OTHER ...] [--reference FILE] [-o PNG]
+                                           the MHD Taylor-Green run C2 of Pouquet, Lee, Brachet, Mininni &
+                                           Rosenberg, GAFD 104, 115 (2010) (configs/mhd_taylor_green_c2.yaml):
+                                           E_M/E_V, Omega_M/Omega_V and the total dissipation nu <|omega|^2> +
+                                           eta <|j|^2> against t, the published values (min E_M/E_V 0.35,
+                                           first maximum of Omega_M/Omega_V after its fall 2) marked; prints
+                                           each run's min E_M/E_V and its time, that first maximum and its
+                                           time, the peak dissipation and its time; FILE, a reference series
+                                           given by path (columns named on its last '#' line, among them t,
+                                           E_V, E_M, Omega_V, Omega_M and eps, e.g. the lattice Boltzmann
+                                           series.dat of M3LB), is drawn and measured the same way
     summary DIR                            grid, steps, final time, energy, dissipation, Re_lambda, k_max eta,
                                            each scalar's variance and dissipation chi, files present
     compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
@@ -461,6 +472,130 @@ def mhd_peak(series):
     return peak(series["time"], total)
 
 
+# Run C2 of Pouquet, Lee, Brachet, Mininni & Rosenberg, Geophys. Astrophys. Fluid Dyn. 104, 115 (2010),
+# Table 1 (pseudo-spectral at 128^3, nu = eta = 1e-3): the two numbers it gives for the run.
+PUBLISHED_C2 = {"min_energy_ratio": 0.35, "first_enstrophy_ratio_max": 2.0}
+PUBLISHED_C2_SOURCE = "Pouquet et al. 2010, C2"
+
+
+def trough(time, values):
+    """The smallest value and its time over t > 0 (the first row is the initial state), refined by a
+    parabola as peak() does."""
+    value, at = peak(np.asarray(time, dtype=float)[1:], -np.asarray(values, dtype=float)[1:])
+    return -value, at
+
+
+def first_max_after_fall(time, values):
+    """(value, time) of the first local maximum of a series after its first local minimum (a ratio that
+    falls from its initial value and then rises to a maximum), refined by a parabola; None when the series
+    never turns up again."""
+    time, values = np.asarray(time, dtype=float), np.asarray(values, dtype=float)
+    i = 1
+    while i < values.size and values[i] <= values[i - 1]:
+        i += 1
+    while i < values.size and values[i] >= values[i - 1]:
+        i += 1
+    if i >= values.size:  # still falling, or still rising at the last row: no maximum seen
+        return None
+    top = i - 1
+    return peak(time[top - 1:top + 2], values[top - 1:top + 2])
+
+
+def load_named_columns(path):
+    """A whitespace table whose last '#' line names its columns (as M3LB's series.dat); a dict by name."""
+    path = Path(path)
+    if not path.is_file():
+        raise PostError(f"reference file {path} is missing")
+    names = None
+    with open(path) as file:
+        for line in file:
+            if line.startswith("#"):
+                names = line[1:].split()
+            elif line.strip():
+                break
+    try:
+        table = np.loadtxt(path, comments="#", ndmin=2)
+    except ValueError as error:
+        raise PostError(f"reference file {path} is not a table of numbers ({error})") from None
+    if not names or len(names) != table.shape[1]:
+        raise PostError(f"reference file {path}: its last '#' line before the numbers must name its "
+                        f"{table.shape[1]} columns")
+    return {name: table[:, index] for index, name in enumerate(names)}
+
+
+def taylor_green_mhd_curves(series):
+    """t, E_M/E_V, Omega_M/Omega_V and the total dissipation of a kolmo MHD series."""
+    missing = [name for name in ("energy", "magnetic_energy", "enstrophy", "magnetic_enstrophy", "dissipation",
+                                 "magnetic_dissipation") if name not in series]
+    if missing:
+        raise PostError(f"the series has no {', '.join(missing)}: not an MHD run of this kolmo")
+    return {"time": series["time"], "energy_ratio": series["magnetic_energy"] / series["energy"],
+            "enstrophy_ratio": series["magnetic_enstrophy"] / series["enstrophy"],
+            "dissipation": series["dissipation"] + series["magnetic_dissipation"]}
+
+
+def taylor_green_mhd_reference(path):
+    """The same curves from a reference file with columns t, E_V, E_M, Omega_V, Omega_M and eps (the ratios
+    do not depend on whether its Omega is <|omega|^2> or half of it; eps is the total dissipation)."""
+    columns = load_named_columns(path)
+    missing = [name for name in ("t", "E_V", "E_M", "Omega_V", "Omega_M", "eps") if name not in columns]
+    if missing:
+        raise PostError(f"reference file {path} has no column {', '.join(missing)}")
+    return {"time": columns["t"], "energy_ratio": columns["E_M"] / columns["E_V"],
+            "enstrophy_ratio": columns["Omega_M"] / columns["Omega_V"], "dissipation": columns["eps"]}
+
+
+def taylor_green_mhd_numbers(curves):
+    """The numbers C2 is compared by: min E_M/E_V, the first maximum of Omega_M/Omega_V after its fall and
+    the peak of the total dissipation, each with its time."""
+    return {"min_energy_ratio": trough(curves["time"], curves["energy_ratio"]),
+            "first_enstrophy_ratio_max": first_max_after_fall(curves["time"], curves["enstrophy_ratio"]),
+            "peak_dissipation": peak(curves["time"], curves["dissipation"])}
+
+
+def taylor_green_mhd_line(label, numbers):
+    def at(pair):
+        return "n/a" if pair is None else f"{_format(pair[0])} at t = {pair[1]:.3f}"
+    return (f"{label}: min E_M/E_V {at(numbers['min_energy_ratio'])}; first max Omega_M/Omega_V after its fall "
+            f"{at(numbers['first_enstrophy_ratio_max'])}; peak dissipation {at(numbers['peak_dissipation'])}")
+
+
+def plot_taylor_green_mhd(run, others=(), reference=None, output=None):
+    runs = [Path(run), *[Path(other) for other in others]]
+    figure, (energy_axes, enstrophy_axes, dissipation_axes) = plt.subplots(1, 3, figsize=(14, 4.5))
+    lines = []
+    if reference is not None:
+        curves = taylor_green_mhd_reference(reference)
+        label = f"reference {Path(reference).parent.name or Path(reference).name}"
+        for axes, name in ((energy_axes, "energy_ratio"), (enstrophy_axes, "enstrophy_ratio"),
+                           (dissipation_axes, "dissipation")):
+            axes.plot(curves["time"], curves[name], "k-", linewidth=3, alpha=0.35, label=label)
+        lines.append(taylor_green_mhd_line(f"reference ({reference})", taylor_green_mhd_numbers(curves)))
+    for index, path in enumerate(runs):
+        curves = taylor_green_mhd_curves(load_series(path))
+        style = ("-", "--", "-.", ":")[index % 4]
+        for axes, name in ((energy_axes, "energy_ratio"), (enstrophy_axes, "enstrophy_ratio"),
+                           (dissipation_axes, "dissipation")):
+            axes.plot(curves["time"], curves[name], style, color=f"C{index}", linewidth=1.2, label=path.name)
+        lines.append(taylor_green_mhd_line(str(path), taylor_green_mhd_numbers(curves)))
+    energy_axes.axhline(PUBLISHED_C2["min_energy_ratio"], color="C3", linestyle=":", linewidth=1,
+                        label=f"min {PUBLISHED_C2['min_energy_ratio']:g} ({PUBLISHED_C2_SOURCE})")
+    enstrophy_axes.axhline(PUBLISHED_C2["first_enstrophy_ratio_max"], color="C3", linestyle=":", linewidth=1,
+                           label=f"first max {PUBLISHED_C2['first_enstrophy_ratio_max']:g} "
+                                 f"({PUBLISHED_C2_SOURCE})")
+    lines.append(f"published ({PUBLISHED_C2_SOURCE}, Table 1, 128^3): min E_M/E_V "
+                 f"{PUBLISHED_C2['min_energy_ratio']:g}; first max Omega_M/Omega_V after its fall "
+                 f"{PUBLISHED_C2['first_enstrophy_ratio_max']:g}")
+    for axes, ylabel in ((energy_axes, r"$E_M/E_V$"), (enstrophy_axes, r"$\Omega_M/\Omega_V$"),
+                         (dissipation_axes, r"$\nu\langle\omega^2\rangle + \eta\langle j^2\rangle$")):
+        axes.set_xlabel("t")
+        axes.set_ylabel(ylabel)
+        axes.legend(fontsize=7)
+    figure.suptitle("MHD Taylor-Green, conducting field (run C2: Re = Rm = 1000)")
+    figure.tight_layout()
+    return _save(figure, output or runs[0] / "plots" / "tgmhd.png"), lines
+
+
 def plot_mhd(run, others=(), output=None, time=None):
     runs = [Path(run), *[Path(other) for other in others]]
     figure, axes = plt.subplots(2, 3, figsize=(13, 7.5))
@@ -662,6 +797,13 @@ def main(argv=None):
     mhd.add_argument("others", nargs="*", help="more runs to draw dashed on the same axes")
     mhd.add_argument("-o", "--output")
     mhd.add_argument("--time", type=float, help="the spectra's time (nearest row; default the last)")
+    tgmhd = commands.add_parser("tgmhd", help="MHD Taylor-Green run C2 (Pouquet et al. 2010): E_M/E_V, "
+                                "Omega_M/Omega_V and the dissipation against the published values")
+    tgmhd.add_argument("dir")
+    tgmhd.add_argument("others", nargs="*", help="more runs (e.g. another grid) on the same axes")
+    tgmhd.add_argument("--reference", help="a reference series by path (columns named on its last '#' line: "
+                       "t, E_V, E_M, Omega_V, Omega_M, eps; e.g. M3LB's series.dat)")
+    tgmhd.add_argument("-o", "--output")
     summary = commands.add_parser("summary", help="what the run did, in numbers")
     summary.add_argument("dir")
     compare = commands.add_parser("compare", help="energy and -dE/dt against a reference time series")
@@ -693,6 +835,11 @@ def main(argv=None):
             print(f"wrote {path}")
         elif arguments.command == "mhd":
             path, lines = plot_mhd(arguments.dir, arguments.others, arguments.output, arguments.time)
+            print("\n".join(lines))
+            print(f"wrote {path}")
+        elif arguments.command == "tgmhd":
+            path, lines = plot_taylor_green_mhd(arguments.dir, arguments.others, arguments.reference,
+                                                arguments.output)
             print("\n".join(lines))
             print(f"wrote {path}")
         elif arguments.command == "summary":

@@ -110,6 +110,17 @@ TEST_CASE("the examples resolve to what their comments say", "[config]") {
     CHECK(config.physics.magnetic.resolved_resistivity(config.physics.viscosity) == 0.01);
     CHECK(config.output.fields[1] == OutputField::pressure);
   }
+  SECTION("mhd_taylor_green_c2: Pouquet et al. (2010) run C2, nu = eta = 1e-3, b0 = 1/sqrt(3), t = 0..10") {
+    const RunConfig config = example("mhd_taylor_green_c2.yaml");
+    CHECK(config.physics.viscosity == 0.001);
+    CHECK(config.physics.magnetic.resolved_resistivity(config.physics.viscosity) == 0.001);
+    CHECK(config.initial.type == InitialType::taylor_green);
+    CHECK(config.initial.amplitude == 1.0);
+    CHECK(config.physics.magnetic.initial.type == MagneticInitialType::taylor_green_conducting);
+    CHECK(config.physics.magnetic.initial.amplitude == Approx(1 / std::sqrt(3.0)).epsilon(1e-15));
+    CHECK(config.grid.box == std::array<double, 3>{two_pi, two_pi, two_pi});
+    CHECK(config.time.t_end == std::optional<double>(10.0));
+  }
   SECTION("poisson_example: manufactured right-hand side on an uneven, odd grid") {
     const RunConfig config = example("poisson_example.yaml");
     CHECK(config.problem == Problem::poisson);

@@ -3,7 +3,8 @@
 
 Usage: test_post.py PATH/TO/kolmo_post.py. Exit 0 on success, 1 on failure, 77 (skipped) without h5py,
 numpy or matplotlib. The numbers are analytical: energy E(t) = E0 exp(-2 t), so -dE/dt = 2 E; spectra are
-k^-5/3 times a factor per time.
+k^-5/3 times a factor per time; an MHD series whose E_M/E_V, Omega_M/Omega_V and dissipation have known
+extrema, with a reference file in M3LB's format, for tgmhd.
 """
 
 import importlib.util
@@ -96,6 +97,47 @@ def make_run(run):
         file.attrs["grid"] = np.array(GRID, dtype=np.int64)
 
 
+# The tgmhd run: E_M/E_V = 1 - 0.6 sin(pi t / 14) (minimum 0.4 at t = 7), Omega_M/Omega_V =
+# 3 + cos(pi t / 2) exp(-t / 10) (falls from 4, first maximum near t = 4) and a total dissipation
+# 0.03 exp(-(t - 4.2)^2) split evenly; the reference's E_M/E_V dips to 0.35 instead.
+TG_TIMES = np.arange(0.0, 10.0001, 0.05)
+
+
+def tg_energy_ratio(t, depth=0.6):
+    return 1 - depth * np.sin(np.pi * t / 14)
+
+
+def tg_enstrophy_ratio(t):
+    return 3 + np.cos(np.pi * t / 2) * np.exp(-t / 10)
+
+
+def tg_dissipation(t):
+    return 0.03 * np.exp(-(t - 4.2) ** 2)
+
+
+def make_mhd_run(run):
+    run.mkdir(parents=True)
+    t = TG_TIMES
+    kinetic, enstrophy = 0.125 * np.exp(-0.1 * t), 0.375 * (1 + t)
+    with h5py.File(run / "series.h5", "w") as file:
+        for name, values in {"time": t, "energy": kinetic, "magnetic_energy": tg_energy_ratio(t) * kinetic,
+                             "enstrophy": enstrophy, "magnetic_enstrophy": tg_enstrophy_ratio(t) * enstrophy,
+                             "dissipation": 0.5 * tg_dissipation(t),
+                             "magnetic_dissipation": 0.5 * tg_dissipation(t)}.items():
+            file[name] = values
+
+
+def write_m3lb_reference(path, columns=("t", "E_V", "E_M", "E_T", "Omega_V", "Omega_M", "eps", "j_max")):
+    t = np.arange(0.0, 10.0001, 0.1)
+    values = {"t": t, "E_V": 0.125 * np.exp(-0.1 * t), "Omega_V": 0.375 * (1 + t), "eps": tg_dissipation(t),
+              "j_max": 3 + t}
+    values["E_M"] = tg_energy_ratio(t, 0.65) * values["E_V"]
+    values["E_T"] = values["E_V"] + values["E_M"]
+    values["Omega_M"] = tg_enstrophy_ratio(t) * values["Omega_V"]
+    np.savetxt(path, np.column_stack([values[name] for name in columns]),
+               header="tg_mhd (CUDA FP64)  N=512 Re=1000\n" + " ".join(columns))
+
+
 def run_tool(*arguments):
     result = subprocess.run([sys.executable, str(TOOL), *map(str, arguments)], capture_output=True, text=True,
                             env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
@@ -181,6 +223,40 @@ def main():
         check(values.get("flux correlation rho", "").startswith("-0.4 "), f"mixing's rho line: {out}")
         code, out, err = run_tool("mixing", run, "--scalar", "salt")
         check(code == 1 and "salt" in err and len(err.strip().splitlines()) == 1, f"an unknown scalar: {err}")
+
+        # The MHD Taylor-Green comparison: extrema between samples (a parabola through samples 0.05 apart: a few
+        # 1e-6 off), the first maximum after the fall (not the initial value), the reference read by its
+        # column names.
+        mhd_run = Path(scratch) / "c2"
+        make_mhd_run(mhd_run)
+        fine = np.arange(0.0, 10.0, 1e-5)
+        first_max = fine[np.argmax(np.where(fine > 3, tg_enstrophy_ratio(fine), 0) * (fine < 5))]
+        numbers = post.taylor_green_mhd_numbers(post.taylor_green_mhd_curves(post.load_series(mhd_run)))
+        value, at = numbers["min_energy_ratio"]
+        check(abs(value - 0.4) < 1e-6 and abs(at - 7) < 1e-3, f"min E_M/E_V 0.4 at t = 7: {value} at {at}")
+        value, at = numbers["first_enstrophy_ratio_max"]
+        check(abs(value - tg_enstrophy_ratio(first_max)) < 1e-5 and abs(at - first_max) < 2e-3,
+              f"first max of Omega_M/Omega_V at t = {first_max:.4f}: {value} at {at}")
+        value, at = numbers["peak_dissipation"]
+        check(abs(value - 0.03) < 1e-6 and abs(at - 4.2) < 1e-3, f"peak dissipation 0.03 at 4.2: {value} at {at}")
+        check(post.first_max_after_fall(TG_TIMES, np.exp(-TG_TIMES)) is None,
+              "a series that only falls has no maximum after its fall")
+        reference_file = Path(scratch) / "A_re1000_n512" / "series.dat"
+        reference_file.parent.mkdir()
+        write_m3lb_reference(reference_file)
+        code, out, err = run_tool("tgmhd", mhd_run, "--reference", reference_file)
+        lines = out.splitlines()
+        check(code == 0 and is_png(mhd_run / "plots" / "tgmhd.png"), f"tgmhd writes plots/tgmhd.png ({err})")
+        check(len(lines) == 4 and lines[0].startswith(f"reference ({reference_file}): min E_M/E_V 0.35 at t = 7.0")
+              and lines[1].startswith(f"{mhd_run}: min E_M/E_V 0.4 at t = 7.0")
+              and "peak dissipation 0.03 at t = 4.200" in lines[1]
+              and lines[2].startswith("published (Pouquet et al. 2010, C2"), f"tgmhd's lines: {out}")
+        write_m3lb_reference(reference_file, columns=("t", "E_V", "E_M", "Omega_V", "eps"))
+        code, out, err = run_tool("tgmhd", mhd_run, "--reference", reference_file)
+        check(code == 1 and "no column Omega_M" in err and len(err.strip().splitlines()) == 1,
+              f"a reference without Omega_M: {err.strip()!r}")
+        code, out, err = run_tool("tgmhd", run)
+        check(code == 1 and "magnetic_energy" in err, f"tgmhd on a run without b: {err.strip()!r}")
 
         # The command line.
         code, out, err = run_tool("all", run)

@@ -235,6 +235,7 @@ TEMPLATE_TEST_CASE("GPU: MHD steps, diagnostics, spectra and b equal the host's"
       const auto a = compute_diagnostics(*host), b = compute_diagnostics(*device);
       CHECK(b.magnetic.energy == Approx(a.magnetic.energy).epsilon(tolerance));
       CHECK(b.magnetic.dissipation == Approx(a.magnetic.dissipation).epsilon(tolerance));
+      CHECK(b.magnetic.enstrophy == Approx(a.magnetic.enstrophy).epsilon(tolerance));
       CHECK(b.magnetic.cross_helicity ==
             Approx(a.magnetic.cross_helicity).epsilon(tolerance).margin(tolerance * a.energy));
       CHECK(b.magnetic.magnetic_helicity ==
@@ -264,6 +265,28 @@ TEMPLATE_TEST_CASE("GPU: MHD steps, diagnostics, spectra and b equal the host's"
       CHECK(max_relative(y1, y0) < tolerance);
     }
   }
+}
+
+TEMPLATE_TEST_CASE("GPU: the conducting Taylor-Green b equals the host's", "[solver][gpu]", float, double) {
+  auto gpu = testing::gpu_or_skip("the conducting Taylor-Green b on the GPU");
+  if (!gpu) return;
+  using Real = TestType;
+  const double tolerance = 10 * testing::round_off<Real>();
+  FlowParameters parameters;
+  parameters.viscosity = 0.001;
+  parameters.magnetic = {true, 0.001, {0, 0, 0}, {}};
+  const std::array<long, 3> n{16, 12, 10};
+  auto host = testing::make_flow<Real>(n, parameters);
+  auto device = testing::make_flow<Real>(n, parameters, MPI_COMM_WORLD, gpu);
+  for (auto* flow : {&host, &device}) set_taylor_green_conducting(**flow, 1 / std::sqrt(3.0));
+  std::vector<Real> x0, y0, z0, x1, y1, z1;
+  host->magnetic_to_host(x0, y0, z0);
+  device->magnetic_to_host(x1, y1, z1);
+  CHECK(max_relative(x1, x0) < tolerance);
+  CHECK(max_relative(z1, z0) < tolerance);
+  const auto a = compute_diagnostics(*host), b = compute_diagnostics(*device);
+  CHECK(b.magnetic.energy == Approx(a.magnetic.energy).epsilon(tolerance));
+  CHECK(b.magnetic.enstrophy == Approx(a.magnetic.enstrophy).epsilon(tolerance));
 }
 
 // Not part of the test runs (hidden tag): device memory and step time of a large grid, for reports.

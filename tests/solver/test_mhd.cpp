@@ -1,6 +1,7 @@
 // Incompressible MHD: single-mode Alfven waves against their exact solutions, exact resistive decay, the
 // ideal invariants (energy, cross helicity, magnetic helicity), the energy budget with dissipation, band or
-// linear forcing of u and band forcing of b, the diagnostics' closed forms and the errors.
+// linear forcing of u and band forcing of b, the diagnostics' closed forms, the conducting Taylor-Green b
+// and the errors.
 //
 // Why single modes are exact: with wavevector k (and -k) and u, b normal to k, every nonlinear term vanishes
 // or is a gradient (u.grad = b.grad = 0 on such fields, and u x b is along k, whose curl is zero), so the
@@ -282,6 +283,8 @@ TEST_CASE("MHD diagnostics: closed forms of Beltrami, single-mode and Orszag-Tan
     CHECK(d.magnetic.magnetic_helicity == Approx(2 * e_b / n).epsilon(1e-13));
     CHECK(d.magnetic.cross_helicity == Approx(2 * e_b).epsilon(1e-13));
     CHECK(d.magnetic.dissipation == Approx(0.02 * n * n * 2 * e_b).epsilon(1e-13));
+    // |j| = n |b| pointwise: the magnetic enstrophy 1/2 <|j|^2> is n^2 E_b.
+    CHECK(d.magnetic.enstrophy == Approx(n * n * e_b).epsilon(1e-13));
   }
   SECTION("b = B e cos(k.x): max |j| = B |k|") {
     const Vec k{1, 2, 1}, e = unit(cross(k, {0, 0, 1}));
@@ -303,6 +306,56 @@ TEST_CASE("MHD diagnostics: closed forms of Beltrami, single-mode and Orszag-Tan
     // <u.b> = 0.8 <-2 sin y (-2 sin 2y + sin z) + 2 sin x (2 sin x + sin z)> = 0.8 * 2 = 1.6.
     CHECK(d.magnetic.cross_helicity == Approx(1.6).epsilon(1e-13));
   }
+}
+
+TEST_CASE("the conducting Taylor-Green b (Pouquet et al. 2010, run C2) is the formula, in any box",
+          "[solver]") {
+  // b = B (sin 2X cos 2Y cos 2Z, cos 2X sin 2Y cos 2Z, C cos 2X cos 2Y sin 2Z), X = 2 pi x / Lx etc., with
+  // C = -(Lz/Lx + Lz/Ly) B: divergence-free, so the projection must leave the grid values equal to the
+  // formula (a wrong C fails here). Every mode has |k|^2 = 4 (kx^2 + ky^2 + kz^2) (kx = 2 pi / Lx ...), so
+  // 1/2 <|j|^2> = |k|^2 E_b, E_b = (2 B^2 + C^2) / 16, and <u.b> = 0 against the Taylor-Green u (other
+  // modes). In the 2 pi cube with B = 1/sqrt 3 and the unit u these are C2's E_u = E_b = 1/8,
+  // Omega_u = 3/8 and Omega_b = 3/2 at t = 0.
+  const double amplitude = 1 / std::sqrt(3.0);
+  for (const Box& box : {Box{}, Box{2 * kTwoPi, kTwoPi, 0.5 * kTwoPi}}) {
+    INFO("box " << box.lx << " x " << box.ly << " x " << box.lz);
+    auto parameters = mhd(0.001, 0.001);
+    parameters.box = box;
+    auto flow = testing::make_flow<double>({16, 12, 10}, parameters);
+    set_taylor_green(*flow, 1.0);
+    set_taylor_green_conducting(*flow, amplitude);
+    const double c = -amplitude * (box.lz / box.lx + box.lz / box.ly);
+    std::vector<double> x, y, z;
+    flow->magnetic_to_host(x, y, z);
+    const auto& points = flow->points();
+    double error = 0;
+    for (long p = 0; p < points.size(); ++p) {
+      const Mode g = points.index(p);
+      const double a = 2 * kTwoPi * g.x / points.nx, b = 2 * kTwoPi * g.y / points.ny,
+                   d = 2 * kTwoPi * g.z / points.nz;
+      error = std::fmax(error, std::fabs(x[p] - amplitude * std::sin(a) * std::cos(b) * std::cos(d)));
+      error = std::fmax(error, std::fabs(y[p] - amplitude * std::cos(a) * std::sin(b) * std::cos(d)));
+      error = std::fmax(error, std::fabs(z[p] - c * std::cos(a) * std::cos(b) * std::sin(d)));
+    }
+    CHECK(global_max(error) < 1e-14);
+    const auto diagnostics = compute_diagnostics(*flow);
+    const double kx = kTwoPi / box.lx, ky = kTwoPi / box.ly, kz = kTwoPi / box.lz;
+    const double e_b = (2 * amplitude * amplitude + c * c) / 16;
+    CHECK(diagnostics.magnetic.energy == Approx(e_b).epsilon(1e-14));
+    CHECK(diagnostics.magnetic.enstrophy == Approx(4 * (kx * kx + ky * ky + kz * kz) * e_b).epsilon(1e-14));
+    CHECK(diagnostics.magnetic.dissipation ==
+          Approx(2 * 0.001 * diagnostics.magnetic.enstrophy).epsilon(1e-14));
+    CHECK(std::fabs(diagnostics.magnetic.cross_helicity) < 1e-15);
+    if (box.lx == kTwoPi && box.ly == kTwoPi && box.lz == kTwoPi) {
+      CHECK(diagnostics.energy == Approx(0.125).epsilon(1e-14));
+      CHECK(diagnostics.magnetic.energy == Approx(0.125).epsilon(1e-14));
+      CHECK(diagnostics.enstrophy == Approx(0.375).epsilon(1e-14));
+      CHECK(diagnostics.magnetic.enstrophy == Approx(1.5).epsilon(1e-14));
+    }
+  }
+  auto plain = testing::make_flow<double>({8, 8, 8}, FlowParameters{});
+  CHECK(testing::error_message([&] { set_taylor_green_conducting(*plain, 1.0); }).find("no magnetic field") !=
+        std::string::npos);
 }
 
 TEST_CASE("MHD: bad parameters give one line naming them", "[solver]") {
