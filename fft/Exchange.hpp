@@ -10,8 +10,9 @@
 //   baseline), nccl (grouped ncclSend/ncclRecv on the device's stream; CUDA backend only), p2p (copy-engine
 //   copies straight into the peers' receive buffers through CUDA IPC, fft/P2pExchange.cu; CUDA backend, all
 //   ranks on one node, peer access between their GPUs; its construction and destruction are collective).
-//   automatic: nccl on the CUDA backend when NCCL is usable, else isend_irecv (p2p is asked for by name until
-//   it has been timed on several GPUs).
+//   automatic: on the CUDA backend p2p where all ranks are on one node, each with a GPU of its own and peer
+//   access between them (untimed against NCCL on several GPUs so far: none were lent), else nccl where NCCL
+//   is usable, else isend_irecv; isend_irecv on the host.
 // - Strided chunks (Chunks with blocks) are taken by methods whose moves_blocks() says so.
 // - For GPU buffers the MPI methods stage through pinned host memory unless the MPI is declared CUDA-aware,
 //   in which case device pointers go to MPI directly.

@@ -42,10 +42,16 @@ bool nccl_usable(MPI_Comm comm) {
 
 ExchangeMethod resolve(ExchangeMethod method, const Device& device, MPI_Comm comm) {
   if (method != ExchangeMethod::automatic) return method;
-  // p2p is not chosen automatically yet: it has run only on ranks sharing one GPU, and its backward costs a
-  // landing slab more than NCCL. Once timed on several GPUs it goes here, where check_peer_access allows it.
-  return device.backend() == Backend::cuda && nccl_usable(comm) ? ExchangeMethod::nccl
-                                                                : ExchangeMethod::isend_irecv;
+  if (device.backend() != Backend::cuda) return ExchangeMethod::isend_irecv;
+  // One node, a GPU per rank, peer access between them: the copy engines, as cuFFTXt does (and the strided
+  // route, which needs no packing). Ranks sharing a GPU go through NCCL where it works, else MPI.
+  int ranks = 1;
+  KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+  if (ranks > 1) {
+    const PeerAccess peers = check_peer_access(comm, device);
+    if (peers.refusal.empty() && !peers.shared_gpus) return ExchangeMethod::p2p;
+  }
+  return nccl_usable(comm) ? ExchangeMethod::nccl : ExchangeMethod::isend_irecv;
 }
 
 namespace {
