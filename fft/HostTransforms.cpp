@@ -7,9 +7,12 @@
 //   use.
 // - The strided x transforms run in place only: FFTW's in-place plans for them copy a few columns at a time
 //   to a buffer and back, while its out-of-place ones ran 1.5 x (128^3) to 6 x (256^3) slower, whether
-//   measured or patient (one core, 2026-11). Out of place, blocks of 32 columns are copied and transformed
-//   in place while in cache, the blocks shared among the threads: on two threads 1.2 x (128^3) to 1.4 x
-//   (256^3) faster than copying the whole slab first.
+//   measured or patient (one core, 2026-11). Out of place, blocks of columns (512 bytes of each x row) are
+//   copied and transformed in place while in cache, the blocks shared among the threads: on two threads
+//   1.2 x (128^3) to 1.4 x (256^3) faster than copying the whole slab first. But columns that stay in cache
+//   whole (2 MiB: 64^3 on 2 and 4 ranks) are copied all at once and go through the plan of all
+//   columns, which FFTW runs faster than the narrow plans of blocks (backward x of 64^3 on 2 ranks x 1
+//   thread: 0.12 -> 0.07 ms).
 // - The forward plane transforms run plane by plane, the planes shared among the threads, each plane staying
 //   in cache between FFTW's passes along z and y: 1.3-1.6 x faster than FFTW's plan of all planes, which
 //   makes each pass over all of them (128^3-256^3, one and two threads). Not for the backward ones, which ran
@@ -280,11 +283,12 @@ class HostTransforms final : public LocalTransforms<Real> {
     for (const auto& run : layout_.kept_column_runs())
       if (run.count > 0 && columns_.count(run.count) == 0)
         columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
-    // Out of place, the slab's columns go in blocks (x_transform): a block and the last one's remainder.
+    // Out of place, the slab's columns go in blocks (x_transform): a block and the last one's remainder;
+    // none where they stay in cache whole.
     std::vector<long> widths{block_columns(), columns % block_columns()};
     for (const auto& run : columns_) widths.push_back(run.first % block_columns());
     for (long width : widths)
-      if (width > 0 && blocks_.count(width) == 0)
+      if (width > 0 && blocks_.count(width) == 0 && !columns_in_cache(columns))
         blocks_[width] = x_plans(static_cast<int>(width), columns, scratch, false, 1);
     planning_seconds_ += MPI_Wtime() - start;
   }
@@ -399,21 +403,23 @@ class HostTransforms final : public LocalTransforms<Real> {
   long kept() const {
     return layout_.kept_y_count() * layout_.kept_z();
   }
-  // Columns per block of an out-of-place x transform: 32, or fewer where a block of 32 long x lines would
-  // not stay in a core's cache (512 KiB).
+  // Columns per block of an out-of-place x transform: 512 bytes of each x row (32 columns in double
+  // precision, 64 in single: 3-8 % faster than 32 at 128^3-256^3 on one thread), or fewer where a block of
+  // such long x lines would not stay in a core's cache (512 KiB).
   long block_columns() const {
     const long fit = (512L << 10) / static_cast<long>(layout_.nx() * sizeof(C));
-    return std::max(8L, std::min(32L, fit));
+    return std::max(8L, std::min(static_cast<long>(512 / sizeof(C)), fit));
   }
   // The x transform of columns [first, first + count) of a slab of `stride` columns from in to out. In place
   // by `plans` (all threads). Out of place, on the slab's columns, in blocks: each copied to out and
-  // transformed there in place while in cache, by one thread, the blocks shared among the threads; on the
-  // compact slab (which routes transform in place), a copy first.
+  // transformed there in place while in cache, by one thread, the blocks shared among the threads; where
+  // the columns stay in cache whole (columns_in_cache), and on the compact slab (which routes transform in
+  // place), a copy first.
   void x_transform(const PlanPair& plans, bool forward, const C* in, C* out, long stride, long first,
                    long count) {
     if (in == out) return (forward ? plans.first : plans.second)->execute(out + first, out + first);
     const std::size_t row = stride * sizeof(C);
-    if (stride != columns()) {
+    if (stride != columns() || columns_in_cache(count)) {
       device_->copy_2d(out + first, row, in + first, row, count * sizeof(C), layout_.nx());
       return (forward ? plans.first : plans.second)->execute(out + first, out + first);
     }
@@ -426,6 +432,14 @@ class HostTransforms final : public LocalTransforms<Real> {
       const PlanPair& plan = block_plans(width);
       (forward ? plan.first : plan.second)->execute(out + start, out + start);
     }
+  }
+  // Whether `count` columns of the slab stay in cache (2 MiB) between a copy of them all and their in-place
+  // transform: then that is faster than blocks, whose narrow plans FFTW runs slower than its plan of all
+  // columns (64^3 on 2 and 4 ranks, one thread: 10-30 %; one core, 2026-11). Larger slabs go in blocks,
+  // which read them from memory once. The same bound whatever the threads, so that only slabs of the sizes
+  // measured take this way (one rank's at 64^3 in double, 2.2 MB, goes in blocks as before).
+  bool columns_in_cache(long count) const {
+    return static_cast<std::size_t>(layout_.nx() * count) * sizeof(C) <= (std::size_t(2) << 20);
   }
   const PlanPair& block_plans(long width) const {
     const auto plans = blocks_.find(width);

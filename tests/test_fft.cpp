@@ -427,6 +427,23 @@ TEMPLATE_TEST_CASE("plans measured by FFTW give the serial spectrum and the deal
   }
 }
 
+TEMPLATE_TEST_CASE(
+    "x lines too long to stay in cache whole go out of place in blocks and give the serial spectrum", "[fft]",
+    float, double) {
+  // The host backend copies and transforms a slab's columns in blocks (512 bytes of each x row, and a
+  // remainder) where they take more than 2 MiB, and whole otherwise (the other tests' grids). This grid's
+  // columns take 2.4 MiB or more in single precision on every rank of up to 4, and leave a remainder (31 kz
+  // columns a ky row).
+  Case c{Device::create(Backend::host), ExchangeMethod::isend_irecv, false};
+  c.planning = FftwPlanning::estimate;
+  const std::array<long, 3> n{1024, 40, 60};
+  check_against_serial<TestType>(c, n);
+  for (auto way : one_rank_ways(false)) {
+    INFO("one-rank way " << int(way));
+    check_dealiased<TestType>(c, n, way);
+  }
+}
+
 TEST_CASE("double precision through a single-precision wire loses only single-precision rounding", "[fft]") {
   for (const auto& c : host_cases())
     if (!c.in_place)

@@ -76,15 +76,7 @@ else
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-load() { cut -d' ' -f1 /proc/loadavg; }
-wait_for_quiet() {
-  local waited=0
-  while awk -v l="$(load)" -v m="$load_max" 'BEGIN { exit !(l > m) }' && [ "$waited" -lt "$wait_max" ]; do
-    sleep 10
-    waited=$((waited + 10))
-  done
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+. tools/cpu_fft_lib.sh
 
 echo "== $(uname -n): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $cores cores, $(date -u +%F)"
 for config in $configs; do
