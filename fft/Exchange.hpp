@@ -109,8 +109,7 @@ class Exchange {
   virtual bool moves_blocks() const { return false; }
 };
 
-// Copies block `from` of src into block `to` of dst, of equal extents, on the device's stream (one 2D or 3D
-// copy).
+// Copies block `from` of src into block `to` of dst, of equal extents, on the device's stream (one 3D copy).
 void copy_block(Device& device, char* dst, const Block& to, const char* src, const Block& from);
 // Copies what rank `me` sends itself from send to recv (its contiguous chunk, or its blocks), on the device's
 // stream.

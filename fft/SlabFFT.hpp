@@ -17,7 +17,9 @@
 //   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
 //   transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the all-to-all
 //   goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results are the same.
-//   On several GPU ranks cuFFT's own kernels do the packing and unpacking (FftOptions::pack_in_ffts).
+//   On several GPU ranks cuFFT's own kernels do the packing and unpacking (FftOptions::pack_in_ffts), or,
+//   where the exchange copies strided blocks (p2p, emulated ranks), nothing is packed: the exchange copies
+//   each peer's rows between the two layouts (FftOptions::strided_exchange).
 // - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
 //   alone, for benchmarks and tests; the communicator is not used then.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
