@@ -142,8 +142,11 @@ class MpiExchange final : public Exchange {
   }
 
   ExchangeMethod method() const override { return method_; }
-  // Strided chunks by MPI datatypes, from the buffers themselves (not through staging).
-  bool moves_blocks() const override { return method_ == ExchangeMethod::isend_irecv && !staged_; }
+  // Strided chunks by MPI datatypes, on the host (GPU memory would go through staging or a CUDA-aware MPI's
+  // datatype engine, neither measured).
+  bool moves_blocks() const override {
+    return method_ == ExchangeMethod::isend_irecv && device_->backend() == Backend::host;
+  }
 
   void run(const void* send, void* recv, const Chunks& chunks) override {
     start(send, recv, chunks, 0);
