@@ -45,6 +45,11 @@ with tempfile.TemporaryDirectory() as work:
     check(close(big["fwd_planes"], 8 * 1.1) and close(big["fwd_pack"], 4.0) and close(big["sent_bytes"], 2.4e10),
           "2048^3 from 1024^3: FFTs x 8 x 11/10, copies and bytes x 8")
     check(fft_model.case_for(cases, 512, "single", "full", 2, "copies") is None, "an unmeasured case is None")
+    # The strided route: the own chunk's copy (0.1 ms each way) hides under the exchange (5 ms each way), or
+    # the exchange under it where the link is fast.
+    strided = dict(case, route="strided")
+    check(close(fft_model.pair_ms(strided, 300), 7.2 + 10), "strided: the own chunk overlaps the exchange")
+    check(close(fft_model.pair_ms(strided, 1e9), 7.2 + 0.2), "strided: or the own chunk is the longer")
     # A measured NCCL pair of 20.88 ms against the modelled 17.4 (same GPU, no scaling): the check reports
     # that error; the pair through MPI staged in host memory is left out.
     bench = os.path.join(work, "bench.log")

@@ -8,7 +8,8 @@ docs/results/fft_emulated_ranks_h100_phases.log. For a pair on P GPUs of a targe
   computation C  = the sum of rank 0's phases other than the exchange (rank 0 is the slowest rank), scaled
                    from the GPU of the log to the target GPU by the ratio of their one-GPU pairs;
   exchange    E  = the bytes rank 0 sends to other ranks in a pair / the link bandwidth per GPU;
-  no overlap     : C + E;
+  no overlap     : C + E; the strided route (route=strided): the own chunk's copy runs while the peers'
+                   chunks cross the links, so per direction C' + max(own chunk, E/2), C' the rest of C;
   overlap (k pieces, as FftOptions::exchange_pieces does): per direction, the work before the exchange A
                    (forward: plane FFTs, packing, own chunk; backward: x FFTs, packing, own chunk) and after
                    it B (forward: x FFTs, unpacking; backward: unpacking, zeroing, plane FFTs), the exchange
@@ -86,6 +87,9 @@ def computation(case):
 def pair_ms(case, bandwidth_gbs, pieces=1):
     """Modelled pair time, ms: without overlap for pieces = 1, else with the exchange in `pieces` pieces."""
     exchange = case["sent_bytes"] / (bandwidth_gbs * 1e9) * 1e3
+    if case.get("route") == "strided":
+        own = {d: phase(case, d, "own_chunk") for d in ("fwd", "bwd")}
+        return computation(case) - sum(own.values()) + sum(max(t, exchange / 2) for t in own.values())
     if pieces <= 1:
         return computation(case) + exchange
     k, half = float(pieces), exchange / 2
@@ -200,8 +204,8 @@ def main(argv=None):
           f"phases; link {args.bandwidth} GB/s per GPU; overlap = exchange in {args.pieces} pieces; "
           "2048^3 extrapolated from 1024^3")
     print("| P | grid | precision | modes | before: no overlap | after: no overlap | after: overlap | "
-          "cuFFTXt measured |")
-    print("|---|---|---|---|---|---|---|---|")
+          "strided | cuFFTXt measured |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for ranks in (2, 4, 8):
         for n in (512, 1024, 2048):
             for precision in ("single", "double"):
@@ -212,11 +216,13 @@ def main(argv=None):
                         continue
                     factor = gpu_factor(n, precision, args.source, args.target)
                     before, after = scaled(before, factor), scaled(after, factor)
+                    strided = case_for(cases, n, precision, modes, ranks, "strided")
                     bw = bandwidths[ranks]
                     xt = CUFFTXT_MS.get((ranks, n, precision)) if modes == "full" else None
                     print(f"| {ranks} | {n}^3 | {precision} | {modes} | {pair_ms(before, bw):.2f} ms | "
                           f"{pair_ms(after, bw):.2f} ms | {pair_ms(after, bw, args.pieces):.2f} ms | "
-                          f"{f'{xt:.2f} ms' if xt else ''} |")
+                          + (f"{pair_ms(scaled(strided, factor), bw):.2f} ms" if strided else "")
+                          + f" | {f'{xt:.2f} ms' if xt else ''} |")
     return status
 
 
