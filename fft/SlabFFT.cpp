@@ -139,7 +139,7 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
 }
 
 // The compact slab's x transforms serve the dealiased routes by copies (several ranks, or one by name); the
-// kept runs' the strided route's and one rank's dealiasing, the masked ones one rank's (made only where a
+// kept runs', the strided route's and one rank's dealiasing; the masked ones, one rank's (made only where a
 // way may use them: FFTW plans all runs with the backend, cuFFT on request).
 template <class Real>
 void SlabFFT<Real>::make_executors() {
