@@ -279,17 +279,16 @@ class HostTransforms final : public LocalTransforms<Real> {
     // used.
     const int kept = static_cast<int>(layout_.kept_y_count() * layout_.kept_z());
     if (kept > 0) kept_ = x_plans(kept, kept, scratch, layout_.ranks() == 1);
-    // x transforms of the kept ky rows alone (dealiased transforms on one rank, and by the strided route).
-    for (const auto& run : layout_.kept_column_runs())
-      if (run.count > 0 && columns_.count(run.count) == 0)
-        columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
-    // Out of place, the slab's columns go in blocks (x_transform): a block and the last one's remainder;
-    // none where they stay in cache whole.
+    // One rank: x transforms of the kept ky rows alone (dealiased transforms). Across ranks only the
+    // strided route uses them, when asked for: planned then (x_run).
+    if (layout_.ranks() == 1)
+      for (const auto& run : layout_.kept_column_runs())
+        if (run.count > 0 && columns_.count(run.count) == 0)
+          columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
+    // Out of place, the slab's columns go in blocks (x_transform): a block and the last one's remainder.
     std::vector<long> widths{block_columns(), columns % block_columns()};
     for (const auto& run : columns_) widths.push_back(run.first % block_columns());
-    for (long width : widths)
-      if (width > 0 && blocks_.count(width) == 0 && !columns_in_cache(columns))
-        blocks_[width] = x_plans(static_cast<int>(width), columns, scratch, false, 1);
+    plan_blocks(widths, scratch);
     planning_seconds_ += MPI_Wtime() - start;
   }
   ~HostTransforms() override {
@@ -315,6 +314,14 @@ class HostTransforms final : public LocalTransforms<Real> {
     return std::make_unique<Lines>(*this, kept_, kept(), 0, kept());
   }
   std::unique_ptr<XTransform<Real>> x_run(long first, long count) override {
+    if (columns_.count(count) == 0) {
+      const double start = MPI_Wtime();
+      ScratchArrays<Real> scratch(layout_);
+      std::lock_guard<std::mutex> guard(fftw_planner_lock());
+      columns_[count] = x_plans(static_cast<int>(count), static_cast<int>(columns()), scratch);
+      plan_blocks({count % block_columns()}, scratch);
+      planning_seconds_ += MPI_Wtime() - start;
+    }
     return std::make_unique<Lines>(*this, column_plans(count), columns(), first, count);
   }
   bool x_faster_in_place() const override { return true; }
@@ -440,6 +447,13 @@ class HostTransforms final : public LocalTransforms<Real> {
   // measured take this way (one rank's at 64^3 in double, 2.2 MB, goes in blocks as before).
   bool columns_in_cache(long count) const {
     return static_cast<std::size_t>(layout_.nx() * count) * sizeof(C) <= (std::size_t(2) << 20);
+  }
+  // The one-thread plans of blocks of these widths not planned yet; none where the slab's columns stay in
+  // cache whole (x_transform copies them all then). Under fftw_planner_lock().
+  void plan_blocks(const std::vector<long>& widths, const ScratchArrays<Real>& scratch) {
+    for (long width : widths)
+      if (width > 0 && blocks_.count(width) == 0 && !columns_in_cache(columns()))
+        blocks_[width] = x_plans(static_cast<int>(width), static_cast<int>(columns()), scratch, false, 1);
   }
   const PlanPair& block_plans(long width) const {
     const auto plans = blocks_.find(width);

@@ -5,8 +5,9 @@
 // - planes(count): the plane transforms of `count` consecutive yz planes (the slab, or a piece of it).
 // - x_slab(), x_kept(): the x transforms of the spectral slab's columns and of the compact slab's
 // (dealiased).
-// - x_run(first, count) (one rank): the x transforms of the columns [first, first + count) of each [ky][kz]
-//   plane (column = ky * nzc + kz), for the runs of layout.kept_column_runs().
+// - x_run(first, count): the x transforms of the columns [first, first + count) of each [ky][kz] plane of
+//   the spectral slab (column = local ky * nzc + kz), for the runs of layout.kept_column_runs() (one rank's
+//   dealiasing, the strided route's across ranks).
 // - x_masked() (one rank): the x transforms with the 2/3 mask inside the library's kernels (cuFFT callbacks);
 //   nullptr where there are none (the host; cuFFT refused them).
 // - enable_fused(send, receive): names the two slabs the fused executors use, once; false where there are
