@@ -344,12 +344,10 @@ void SlabFFT<Real>::choose_strided() {
     strided_routes_[1] = strided;
     const ForwardRoute forward = forward_route(true, false);
     const BackwardRoute backward = backward_route(true);
-    double ms = median_ms([&] {
+    return slowest_rank_ms([&] {
       walk(forward, real.data(), spectral.data());
       walk(backward, spectral.data(), real.data());
     });
-    KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm_.get()));
-    return ms;
   };
   const double by_strided = pair_ms(true), otherwise = pair_ms(false);
   strided_routes_[1] = by_strided < 0.97 * otherwise;  // a clear margin, so that near ties do not flip
@@ -384,17 +382,19 @@ Chunks SlabFFT<Real>::strided_chunks(bool dealiased) const {
         c.recv_blocks[q].push_back({(l.x_offset(q) * l.y_count(me) + run.start - l.y_offset(me)) * row,
                                     run.count * row, theirs, 1, l.y_count(me) * row, theirs});
   }
-  for (auto* blocks : {&c.send_blocks, &c.recv_blocks}) {
-    auto& offsets = blocks == &c.send_blocks ? c.send_offset : c.recv_offset;
-    auto& bytes = blocks == &c.send_blocks ? c.send_bytes : c.recv_bytes;
+  // Each chunk's first byte and total bytes, from its blocks.
+  auto totals = [&](const std::vector<std::vector<Block>>& blocks, std::vector<std::size_t>& offsets,
+                    std::vector<std::size_t>& bytes) {
     offsets.assign(l.ranks(), 0);
     bytes.assign(l.ranks(), 0);
     for (int q = 0; q < l.ranks(); ++q)
-      for (const Block& b : (*blocks)[q]) {
+      for (const Block& b : blocks[q]) {
         if (bytes[q] == 0) offsets[q] = b.offset;
         bytes[q] += b.bytes();
       }
-  }
+  };
+  totals(c.send_blocks, c.send_offset, c.send_bytes);
+  totals(c.recv_blocks, c.recv_offset, c.recv_bytes);
   return c;
 }
 

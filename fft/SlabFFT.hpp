@@ -288,6 +288,9 @@ class SlabFFT {
   BackwardRoute backward_in_pieces(bool dealiased);
   template <class Transform>
   double median_ms(Transform transform);
+  // median_ms on every rank, the slowest rank's time (collective): what a choice among routes goes by.
+  template <class Transform>
+  double slowest_rank_ms(Transform transform);
 
   Communicator comm_;
   std::shared_ptr<Device> device_;
@@ -342,6 +345,14 @@ double SlabFFT<Real>::median_ms(Transform transform) {
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
+}
+
+template <class Real>
+template <class Transform>
+double SlabFFT<Real>::slowest_rank_ms(Transform transform) {
+  double ms = median_ms(transform);
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm_.get()));
+  return ms;
 }
 
 extern template class SlabFFT<float>;

@@ -131,11 +131,10 @@ void SlabFFT<Real>::choose_pieces() {
     text += d == 1 ? "; dealiased:" : "; full:";
     for (int pieces : candidates) {
       use_pieces(d == 0 ? pieces : best[0], d == 1 ? pieces : 1);
-      double ms = median_ms([&] {
+      const double ms = slowest_rank_ms([&] {
         forward(real.data(), spectral.data(), modes);
         backward(spectral.data(), real.data(), modes);
       });
-      KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm_.get()));
       char entry[64];
       std::snprintf(entry, sizeof(entry), " %d: %.3f", pieces, ms);
       text += entry;
