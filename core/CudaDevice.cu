@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "core/CudaCheck.hpp"
+#include "core/CudaCopies.hpp"
 #include "core/Device.hpp"
 #include "core/UniqueHandle.hpp"
 
@@ -50,13 +51,7 @@ class CudaDevice final : public Device {
   }
   void copy_3d(void* dst, std::size_t dpitch, std::size_t drows, const void* src, std::size_t spitch,
                std::size_t srows, std::size_t width, std::size_t rows, std::size_t depth) override {
-    if (width == 0 || rows == 0 || depth == 0) return;
-    cudaMemcpy3DParms parameters{};
-    parameters.srcPtr = make_cudaPitchedPtr(const_cast<void*>(src), spitch, width, srows);
-    parameters.dstPtr = make_cudaPitchedPtr(dst, dpitch, width, drows);
-    parameters.extent = make_cudaExtent(width, rows, depth);
-    parameters.kind = cudaMemcpyDefault;
-    KOLMO_CHECK_CUDA(cudaMemcpy3DAsync(&parameters, stream_.get()));
+    copy_3d_on(stream_.get(), dst, dpitch, drows, src, spitch, srows, width, rows, depth);
   }
   void fill_zero(void* dst, std::size_t bytes) override {
     KOLMO_CHECK_CUDA(cudaMemsetAsync(dst, 0, bytes, stream_.get()));

@@ -56,6 +56,7 @@
 #include "core/Buffer.hpp"
 #include "core/Communicator.hpp"
 #include "core/CudaCheck.hpp"
+#include "core/CudaCopies.hpp"
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/Exchange.hpp"
@@ -110,14 +111,8 @@ struct Destination {
 
 // Block `from` of src into block `to` of dst (peer memory mapped here, or this GPU's) on a copy stream.
 void copy_block_on(cudaStream_t stream, char* dst, const Block& to, const char* src, const Block& from) {
-  if (from.bytes() == 0) return;
-  cudaMemcpy3DParms parameters{};
-  parameters.srcPtr =
-      make_cudaPitchedPtr(const_cast<char*>(src) + from.offset, from.pitch, from.width, from.slice_rows);
-  parameters.dstPtr = make_cudaPitchedPtr(dst + to.offset, to.pitch, to.width, to.slice_rows);
-  parameters.extent = make_cudaExtent(from.width, from.rows, from.slices);
-  parameters.kind = cudaMemcpyDefault;
-  KOLMO_CHECK_CUDA(cudaMemcpy3DAsync(&parameters, stream));
+  copy_3d_on(stream, dst + to.offset, to.pitch, to.slice_rows, src + from.offset, from.pitch, from.slice_rows,
+             from.width, from.rows, from.slices);
 }
 
 // One piece slot: this rank's events, the messages of the round in flight, the peers' events opened here.
