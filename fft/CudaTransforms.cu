@@ -4,6 +4,7 @@
 #include <cufftXt.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -15,9 +16,11 @@
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/ChunkRoutes.hpp"
+#include "fft/ColumnFft.hpp"
 #include "fft/Executors.hpp"
 #include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
+#include "fft/StockhamPasses.hpp"
 
 // The LTO-IR of fft/DealiasCallbacks.cu and fft/ExchangeCallbacks.cu, made by the build.
 #include "DealiasCallbacks.fatbin.h"
@@ -73,6 +76,17 @@ cufftResult planes_2d(CufftShapeCall call, cufftHandle plan, const SlabLayout& l
   if (!forward) std::swap(in, out), std::swap(in_dist, out_dist);
   return call(plan, 2, plane, in, 1, in_dist, out, 1, out_dist,
               forward ? CufftTypes<Real>::r2c : CufftTypes<Real>::c2r, planes, size);
+}
+// z_rows: the 1D R2C (forward) or C2R transforms along z of every row of `planes` yz planes (the pruned
+// one-rank route).
+template <class Real>
+cufftResult z_rows(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long planes,
+                   bool forward, std::size_t* size) {
+  long long line[1] = {layout.nz()}, real_embed[1] = {layout.nz()}, complex_embed[1] = {layout.nzc()};
+  long long *in = real_embed, *out = complex_embed, in_dist = layout.nz(), out_dist = layout.nzc();
+  if (!forward) std::swap(in, out), std::swap(in_dist, out_dist);
+  return call(plan, 1, line, in, 1, in_dist, out, 1, out_dist,
+              forward ? CufftTypes<Real>::r2c : CufftTypes<Real>::c2r, planes * layout.ny(), size);
 }
 template <class Real>
 cufftResult x_c2c(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long stride,
@@ -254,6 +268,93 @@ class CudaLines final : public XTransform<Real> {
   void* spread_target_ = nullptr;
 };
 
+// The pruned one-rank route (OneRankDealiasing::pruned): the kept columns by kolmo's own column FFTs
+// (fft/ColumnFft.hpp). On one rank the planes [x][y][kz] and the spectral slab [kx][ky][kz] have the same
+// strides, so that one ColumnSet serves both. The kept ky are [0, a) and [b, Ny) (SlabLayout::kept).
+struct PrunedColumns {
+  ColumnSet y_forward, y_backward, x;
+};
+PrunedColumns pruned_columns(const SlabLayout& layout) {
+  const long nx = layout.nx(), ny = layout.ny(), nzc = layout.nzc(), kept_z = layout.kept_z();
+  long a = 0, b = ny;
+  while (a < ny && SlabLayout::kept(a, ny)) ++a;
+  while (b > a && SlabLayout::kept(b - 1, ny)) --b;
+  PrunedColumns columns;
+  // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
+  // them and writes zeros to the dropped kz columns, which the C2R along z reads.
+  ColumnSet& y = columns.y_forward;
+  y.n = ny;
+  y.stride = nzc;
+  y.outer_stride = ny * nzc;
+  y.outer_count[0] = nx;
+  y.inner = y.computed = kept_z;
+  y.kept_below = a;
+  y.kept_from = b;
+  y.store_kept_only = true;
+  columns.y_backward = y;
+  columns.y_backward.store_kept_only = false;
+  columns.y_backward.load_kept_only = true;
+  columns.y_backward.inner = nzc;
+  // x: the kept (ky, kz) columns, whole.
+  ColumnSet& x = columns.x;
+  x.n = nx;
+  x.stride = ny * nzc;
+  x.outer_stride = nzc;
+  x.outer_count[0] = a;
+  x.outer_first[1] = b;
+  x.outer_count[1] = ny - b;
+  x.inner = x.computed = kept_z;
+  x.kept_below = x.kept_from = nx;
+  return columns;
+}
+
+// Its plane transforms: cuFFT's transforms along z of every row, the column FFTs along y of the kept kz
+// columns. Forward out and backward in are the planes [x][y][kz]; backward overwrites its input.
+template <class Real>
+class PrunedPlanes final : public PlaneTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  PrunedPlanes(PlanHandle r2c, PlanHandle c2r, const PrunedColumns& columns, const C* twiddles,
+               cudaStream_t stream)
+      : r2c_(std::move(r2c)), c2r_(std::move(c2r)), columns_(columns), twiddles_(twiddles), stream_(stream) {}
+  void forward(const Real* in, C* out) override {
+    execute_r2c<Real>(r2c_->get(), in, out);
+    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_);
+  }
+  void backward(C* in, Real* out) override {
+    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_);
+    execute_c2r<Real>(c2r_->get(), in, out);
+  }
+
+ private:
+  PlanHandle r2c_, c2r_;
+  PrunedColumns columns_;
+  const C* twiddles_;
+  cudaStream_t stream_;
+};
+
+// Its x transforms: the column FFTs along x of the kept columns, out of place.
+template <class Real>
+class PrunedLines final : public XTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  PrunedLines(const ColumnSet& columns, const C* twiddles, cudaStream_t stream)
+      : columns_(columns), twiddles_(twiddles), stream_(stream) {}
+  void forward(const C* in, C* out) override {
+    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_FORWARD, stream_);
+  }
+  void backward(const C* in, C* out) override {
+    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_INVERSE, stream_);
+  }
+
+ private:
+  ColumnSet columns_;
+  const C* twiddles_;
+  cudaStream_t stream_;
+};
+
 // The x transforms of a compact slab of no column (a rank that keeps no ky plane): nothing to do.
 template <class Real>
 class NoLines final : public XTransform<Real> {
@@ -312,6 +413,24 @@ class CudaTransforms final : public LocalTransforms<Real> {
     auto store = callback_plan(new_plan(), {callback(T::store_kept, T::store, info, ir)}, x_shape(false));
     if (!load || !store) return nullptr;
     return std::make_unique<CudaLines<Real>>(std::move(store), std::move(load));
+  }
+
+  // The pruned one-rank route's executors; nullptr on several ranks or where Nx or Ny is not a length the
+  // column FFTs take.
+  std::unique_ptr<PlaneTransform<Real>> pruned_planes() override {
+    if (!prunable()) return nullptr;
+    auto r2c = new_plan(), c2r = new_plan();
+    std::size_t sizes[2] = {0, 0};
+    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, nx_, true, &sizes[0]));
+    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, nx_, false, &sizes[1]));
+    r2c->attach(sizes[0]);
+    c2r->attach(sizes[1]);
+    return std::make_unique<PrunedPlanes<Real>>(std::move(r2c), std::move(c2r), pruned_columns(layout_),
+                                                twiddles(ny_), stream_);
+  }
+  std::unique_ptr<XTransform<Real>> pruned_x() override {
+    if (!prunable()) return nullptr;
+    return std::make_unique<PrunedLines<Real>>(pruned_columns(layout_).x, twiddles(nx_), stream_);
   }
 
   bool enable_fused(C* send, C* receive) override {
@@ -396,9 +515,26 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   std::string fused_refusal() const override { return refusal_; }
 
-  std::size_t work_bytes() const override { return work_.bytes() + mask_.bytes(); }
+  std::size_t work_bytes() const override {
+    std::size_t bytes = work_.bytes() + mask_.bytes();
+    for (const auto& [n, table] : twiddles_) bytes += table.bytes();
+    return bytes;
+  }
 
  private:
+  bool prunable() const {
+    return layout_.ranks() == 1 && column_fft_supports(nx_) && column_fft_supports(ny_);
+  }
+  // The column FFTs' table of length n, made once.
+  const C* twiddles(long n) {
+    auto& table = twiddles_[n];
+    if (table.size() == 0) {
+      const std::vector<C> values = stockham_twiddles<Real>(n);
+      table = Buffer<C>(device_, values.size());
+      table.assign_from_host(values);
+    }
+    return table.data();
+  }
   long compact_columns() const { return layout_.kept_y_count() * layout_.kept_z(); }
   long slab_columns() const { return layout_.y_count() * layout_.nzc(); }
   PlanHandle new_plan() { return std::make_shared<Plan>(work_, stream_); }
@@ -496,7 +632,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
   long nx_, ny_, nz_, nzc_;
   cudaStream_t stream_;
   WorkArea work_;
-  Buffer<KeptModeMask> mask_;  // the dealiasing callbacks' caller info (one rank)
+  Buffer<KeptModeMask> mask_;           // the dealiasing callbacks' caller info (one rank)
+  std::map<long, Buffer<C>> twiddles_;  // the column FFTs' tables, by length
   // The fused executors' slabs (several ranks), and why cuFFT refused a plan, if it did.
   C* send_ = nullptr;
   C* receive_ = nullptr;
@@ -521,6 +658,12 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
   if (planes > 0) {
     for (const bool forward : {true, false}) {
       KOLMO_CHECK_CUFFT(planes_2d<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));
+      largest = std::max(largest, size);
+    }
+  }
+  if (layout.ranks() == 1) {  // the pruned route's transforms along z
+    for (const bool forward : {true, false}) {
+      KOLMO_CHECK_CUFFT(z_rows<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));
       largest = std::max(largest, size);
     }
   }

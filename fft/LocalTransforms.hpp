@@ -10,6 +10,12 @@
 //   dealiasing, the strided route's across ranks).
 // - x_masked() (one rank): the x transforms with the 2/3 mask inside the library's kernels (cuFFT callbacks);
 //   nullptr where there are none (the host; cuFFT refused them).
+// - pruned_planes(), pruned_x() (one rank, CUDA): the pruned dealiased route's executors. Planes: cuFFT's
+//   transforms along z of every row and kolmo's column FFTs along y of the kept kz columns only
+//   (fft/ColumnFft.hpp; forward writes only the kept ky of them, backward reads only those, writes zeros to
+//   the dropped kz columns and overwrites its input). x: the column FFTs along x of the kept (ky, kz)
+//   columns only, out of place, input intact, the other columns of out left as they are. nullptr where
+//   there are none (the host, several ranks, Nx or Ny not a power of two from 8 to 2048).
 // - enable_fused(send, receive): names the two slabs the fused executors use, once; false where there are
 //   none (the host, one rank, slabs too large for the callbacks' 32-bit offsets). Then fused_planes(route,
 //   forward, own_direct) and fused_x(route, forward, &own_placed) make the executors of one direction of a
@@ -66,6 +72,8 @@ class LocalTransforms {
   virtual std::unique_ptr<XTransform<Real>> x_kept() = 0;
   virtual std::unique_ptr<XTransform<Real>> x_run(long first, long count) = 0;
   virtual std::unique_ptr<XTransform<Real>> x_masked() { return nullptr; }
+  virtual std::unique_ptr<PlaneTransform<Real>> pruned_planes() { return nullptr; }
+  virtual std::unique_ptr<XTransform<Real>> pruned_x() { return nullptr; }
   virtual bool enable_fused(C* /*send*/, C* /*receive*/) { return false; }
   virtual std::unique_ptr<PlaneTransform<Real>> fused_planes(FusedRoute, bool /*forward*/,
                                                              bool /*own_direct*/) {

@@ -70,6 +70,8 @@ const char* describe(OneRankDealiasing way) {
       return "kept rows";
     case OneRankDealiasing::masked_x:
       return "mask in x";
+    case OneRankDealiasing::pruned:
+      return "pruned columns";
     default:
       return "automatic";
   }
@@ -157,6 +159,15 @@ void SlabFFT<Real>::make_executors() {
   if (gpu_automatic || way == OneRankDealiasing::masked_x) masked_x_ = transforms_->x_masked();
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
                 "masked dealiasing requested, but these transforms have no cuFFT mask");
+  if (gpu_automatic || way == OneRankDealiasing::pruned) {
+    pruned_planes_ = transforms_->pruned_planes();
+    pruned_x_ = transforms_->pruned_x();
+  }
+  KOLMO_REQUIRE(
+      pruned_x_ || way != OneRankDealiasing::pruned,
+      "pruned dealiasing requested, but it runs only on a GPU with Nx and Ny powers of two from 8 to "
+      "2048 (grid " +
+          layout_.describe() + ")");
 }
 
 template <class Real>
@@ -442,6 +453,12 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_dealiased() {
 template <class Real>
 typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_one_rank(OneRankDealiasing way, bool in_place) {
   if (way == OneRankDealiasing::copies) return forward_dealiased();
+  if (way == OneRankDealiasing::pruned) {
+    ForwardRoute route;
+    route.add(Phase::planes, [this](const Real* in, C*) { pruned_planes_->forward(in, scratch_.data()); });
+    route.add(Phase::x, [this](const Real*, C* out) { pruned_x_->forward(scratch_.data(), out); });
+    return route;
+  }
   const bool rows = way == OneRankDealiasing::rows;
   const Slot planes = rows && transforms_->x_faster_in_place() && !in_place ? Slot::out : Slot::scratch;
   ForwardRoute route;
@@ -460,6 +477,12 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_one_rank(OneRankDe
   if (way == OneRankDealiasing::copies) return backward_dealiased();
   BackwardRoute route;
   C* scratch = scratch_.data();
+  if (way == OneRankDealiasing::pruned) {
+    route.add(Phase::x, [this, scratch](const C* in, Real*) { pruned_x_->backward(in, scratch); });
+    route.add(Phase::planes,
+              [this, scratch](const C*, Real* out) { pruned_planes_->backward(scratch, out); });
+    return route;
+  }
   if (way == OneRankDealiasing::rows) {
     route.add(Phase::x, [this, scratch](const C* in, Real*) {
       for (const auto& run : run_x_) run->backward(in, scratch);
@@ -501,6 +524,7 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   const double full_forward = median_ms([&] { walk(full_forward_route, real, spectral); });
   std::vector<OneRankDealiasing> ways{OneRankDealiasing::rows};
   if (masked_x_) ways.push_back(OneRankDealiasing::masked_x);
+  if (pruned_x_) ways.push_back(OneRankDealiasing::pruned);
   std::string text = "one GPU: backward full " + format_ms(full_backward);
   // The fastest of `ways` by time_of(way), each time added to the report.
   auto fastest = [&](auto time_of) {
@@ -698,7 +722,7 @@ std::string default_fftw_wisdom_directory() {
 }
 
 const std::vector<std::string>& one_rank_dealiasing_names() {
-  static const std::vector<std::string> names{"automatic", "copies", "rows", "masked_x"};
+  static const std::vector<std::string> names{"automatic", "copies", "rows", "masked_x", "pruned"};
   return names;
 }
 

@@ -28,8 +28,9 @@
 //   modes of its input as zero, whatever their values (NaN included). Across ranks only the kept modes go
 //   through the all-to-all and the x FFTs, about 4/9 of the data. On one rank the x FFTs run on the kept ky
 //   rows alone (2/3 of the columns), or on a GPU the mask may run inside cuFFT's kernels (LTO callbacks,
-//   fft/DealiasCallbacks.cu), whichever a short timing finds fastest. (kx is not truncated: the x FFT needs
-//   the whole line; the solver zeroes |n_x| > Nx/3.)
+//   fft/DealiasCallbacks.cu), or kolmo's own column FFTs transform only the kept columns along y and x
+//   (pruned, where Nx and Ny are powers of two from 8 to 2048), whichever a short timing finds fastest.
+//   (kx is not truncated: the x FFT needs the whole line; the solver zeroes |n_x| > Nx/3.)
 // - Errors: an impossible grid or rank count throws kolmo::Error on every rank before any allocation.
 #pragma once
 
@@ -57,14 +58,17 @@ enum class Modes { all, dealiased };
 
 // How one-rank dealiased transforms leave out the dropped (ky, kz) modes: copying the kept modes to a compact
 // slab and back (the route of several ranks, never faster on one: for tests and comparison); x transforms of
-// the kept ky rows only (backward then zeroes the dropped columns); or the mask inside cuFFT's x transforms
-// (CUDA with callbacks). automatic: rows on the host; on a GPU, per direction, the faster of rows and the
-// mask by a short timing, used only if faster than the full transform. A way asked for by name is always
+// the kept ky rows only (backward then zeroes the dropped columns); the mask inside cuFFT's x transforms
+// (CUDA with callbacks); or pruned columns (CUDA, Nx and Ny powers of two from 8 to 2048): cuFFT's
+// transforms along z, then kolmo's own column FFTs (fft/ColumnFft.hpp) along y of the kept kz columns and
+// along x of the kept (ky, kz) columns only. automatic: rows on the host; on a GPU, per direction, the
+// fastest of rows, the mask and pruned columns by a short timing, used only if faster than the full
+// transform. A way asked for by name is always
 // used, in both directions (for tests and benchmarks). (The mask in the backward plane transforms was
 // dropped: on an H100 it was never the fastest way, docs/results/fft_one_rank_ways_h100.log and the solver
 // logs.)
-enum class OneRankDealiasing { automatic, copies, rows, masked_x };
-// The names, in the enum's order: "automatic", "copies", "rows", "masked_x".
+enum class OneRankDealiasing { automatic, copies, rows, masked_x, pruned };
+// The names, in the enum's order: "automatic", "copies", "rows", "masked_x", "pruned".
 const std::vector<std::string>& one_rank_dealiasing_names();
 // One of those names; throws Error naming them all otherwise.
 OneRankDealiasing parse_one_rank_dealiasing(const std::string& name);
@@ -316,10 +320,12 @@ class SlabFFT {
   std::vector<Chunks> forward_piece_chunks_[2], backward_piece_chunks_[2];
   Buffer<C> piece_;
   // Executors: the slab's plane transforms, the spectral and compact slabs' x transforms; one rank: the kept
-  // column runs' and the masked x transforms; the plane transforms of pieces, by plane count; the fused ones
-  // by [FusedRoute][forward][own_direct] (planes) and [FusedRoute][forward] (x), once tried.
+  // column runs' and the masked x transforms, the pruned route's; the plane transforms of pieces, by plane
+  // count; the fused ones by [FusedRoute][forward][own_direct] (planes) and [FusedRoute][forward] (x), once
+  // tried.
   std::unique_ptr<PlaneTransform<Real>> planes_;
-  std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_;
+  std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_, pruned_x_;
+  std::unique_ptr<PlaneTransform<Real>> pruned_planes_;
   std::vector<std::unique_ptr<XTransform<Real>>> run_x_;
   std::map<long, std::unique_ptr<PlaneTransform<Real>>> piece_planes_;
   std::unique_ptr<PlaneTransform<Real>> fused_planes_[3][2][2];

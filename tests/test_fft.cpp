@@ -366,7 +366,7 @@ std::vector<OneRankDealiasing> one_rank_ways(bool gpu) {
 
 TEST_CASE("one-rank dealiasing ways are named for the benchmarks, and an unknown name is refused", "[fft]") {
   for (auto way : {OneRankDealiasing::automatic, OneRankDealiasing::copies, OneRankDealiasing::rows,
-                   OneRankDealiasing::masked_x}) {
+                   OneRankDealiasing::masked_x, OneRankDealiasing::pruned}) {
     int matches = 0;
     for (const std::string& name : one_rank_dealiasing_names())
       matches += parse_one_rank_dealiasing(name) == way ? 1 : 0;
@@ -475,6 +475,36 @@ TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][g
       if (std::is_same_v<TestType, double> && !c.in_place) check_single_precision_wire(c, n);
     }
   }
+}
+
+// The pruned route (kolmo's own column FFTs along x and y, fft/ColumnFft.hpp) on grids whose Nx and Ny take
+// every radix plan from 8 to 2048 and whose Nz is odd or even; refused by name where it cannot run.
+TEMPLATE_TEST_CASE("GPU: pruned dealiased transforms equal full transforms with the 2/3 rule applied",
+                   "[fft][gpu]", float, double) {
+  auto gpu = kolmo::testing::gpu_or_skip("pruned one-rank dealiasing");
+  if (!gpu || kolmo::testing::world_size() > 1) return;
+  const std::vector<std::array<long, 3>> grids{{8, 16, 9},    {16, 8, 16},   {32, 64, 10},  {64, 32, 33},
+                                               {128, 256, 6}, {256, 128, 5}, {512, 16, 12}, {16, 512, 7},
+                                               {1024, 8, 8},  {8, 1024, 4},  {2048, 8, 3},  {8, 2048, 6}};
+  for (auto n : grids)
+    for (bool in_place : {false, true}) {
+      INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " in place " << in_place);
+      check_dealiased<TestType>({gpu, ExchangeMethod::isend_irecv, in_place}, n, OneRankDealiasing::pruned);
+    }
+  FftOptions pruned;
+  pruned.one_rank_dealiasing = OneRankDealiasing::pruned;
+  for (auto n :
+       {std::array<long, 3>{24, 16, 8}, std::array<long, 3>{16, 4, 8}, std::array<long, 3>{4096, 8, 8}})
+    CHECK_THROWS_WITH(SlabFFT<TestType>(n, MPI_COMM_WORLD, gpu, pruned), Catch::Contains("pruned"));
+}
+
+TEST_CASE("pruned dealiasing is refused on the host with a message that says why", "[fft]") {
+  if (kolmo::testing::world_size() > 1) return;
+  FftOptions pruned;
+  pruned.one_rank_dealiasing = OneRankDealiasing::pruned;
+  CHECK_THROWS_WITH(
+      SlabFFT<double>(std::array<long, 3>{16, 16, 16}, MPI_COMM_WORLD, Device::create(Backend::host), pruned),
+      Catch::Contains("pruned") && Catch::Contains("GPU"));
 }
 
 TEST_CASE("a grid the ranks cannot split is refused on every rank", "[fft]") {

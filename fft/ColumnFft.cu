@@ -1,0 +1,167 @@
+// The column FFT kernels (fft/ColumnFft.hpp): one block per tile of neighbouring columns, 8 or 16 values per
+// thread, the Stockham passes of fft/StockhamPasses.hpp with shared memory between them.
+#include "core/CudaCheck.hpp"
+#include "core/Error.hpp"
+#include "fft/ColumnFft.hpp"
+#include "fft/StockhamPasses.hpp"
+
+namespace kolmo::fft {
+
+namespace {
+
+// A tile of C columns of length N, V values per thread (T = N / V threads per column). C makes a tile's rows
+// 128 bytes (16 single-precision values, 8 double) where the threads allow, at least 64: rows of 32 bytes ran
+// the column FFTs at half the memory bandwidth at N = 1024 on an H100. V is 8, or 16 where 8 would take more
+// than 512 threads; a block has at most 1024 threads in single precision, 512 in double, whose registers
+// would not suffice for more. (On an H100, 512-point single-precision tiles ran 6 % faster with 16 values a
+// thread and 512 threads than with 8 and 1024; 1024-point ones 12 % slower with 512 threads and 64-byte rows
+// than with 1024 and 128-byte rows: docs/results/pruned_columns_h100.log.) Shared memory holds the tile as N
+// rows of C values; row e lives at e ^ ((e >> 3) & (G - 1)), G the rows of one 128-byte wavefront: the first
+// pass writes rows 8 apart, which would otherwise fall on the same banks.
+template <class Real, int Log2N>
+struct Tile {
+  static constexpr int N = 1 << Log2N, bytes = int(sizeof(Complex<Real>)), wide = 128 / bytes;
+  static constexpr int limit = bytes == 8 ? 1024 : 512;
+  static constexpr int V = wide * (N / 8) <= 512 ? 8 : 16;
+  static constexpr int T = N / V, C = wide * T <= limit ? wide : limit / T, threads = C * T;
+  static_assert(C * bytes >= 64 || N < 64, "rows of 64 bytes or more");
+  static __device__ int slot(long e, int c) {
+    constexpr int wavefront_rows = 128 / (C * bytes);
+    constexpr int G = wavefront_rows > 1 ? wavefront_rows : 1;
+    return int(e ^ ((e >> 3) & (G - 1))) * C + c;
+  }
+};
+
+// One thread's column: where it reads and writes, and which elements count.
+template <class Real>
+struct ColumnAccess {
+  const Complex<Real>* in;
+  Complex<Real>* out;
+  long stride, kept_below, kept_from;
+  bool read, write, load_kept_only, store_kept_only;
+
+  __device__ bool kept(long e) const { return e < kept_below || e >= kept_from; }
+  __device__ Complex<Real> load(long e) const {
+    return read && (!load_kept_only || kept(e)) ? in[e * stride] : Complex<Real>(0, 0);
+  }
+  __device__ void store(long e, Complex<Real> value) const {
+    if (write && (!store_kept_only || kept(e))) out[e * stride] = value;
+  }
+};
+
+// Pass P and the ones after it: gather (pass 0 from global memory), twiddle, DFT, scatter (the last pass to
+// global memory).
+template <class Real, int Log2N, int P>
+__device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V], Complex<Real>* shared,
+                                       const ColumnAccess<Real>& x, const Complex<Real>* table, int sign,
+                                       int c, int t) {
+  using S = Tile<Real, Log2N>;
+  constexpr int R = stockham_radix(Log2N, P), B = S::V / R;
+  constexpr long N = S::N, Ns = 1L << (3 * P);
+  constexpr bool first = P == 0, last = P + 1 == stockham_passes(Log2N);
+#pragma unroll
+  for (int b = 0; b < B; ++b)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const long e = stockham_source(t + b * S::T, r, N, R);
+      if constexpr (first)
+        v[b * R + r] = x.load(e);
+      else
+        v[b * R + r] = shared[S::slot(e, c)];
+    }
+  if constexpr (!first) __syncthreads();  // every value read before any is overwritten
+#pragma unroll
+  for (int b = 0; b < B; ++b) {
+    if constexpr (Ns > 1)
+#pragma unroll
+      for (int r = 1; r < R; ++r)
+        v[b * R + r] = v[b * R + r] * stockham_twiddle(table, t + b * S::T, r, N, Ns, R, sign);
+    dft<R>(v + b * R, sign);
+  }
+#pragma unroll
+  for (int b = 0; b < B; ++b)
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const long e = stockham_target(t + b * S::T, r, Ns, R);
+      if constexpr (last)
+        x.store(e, v[b * R + r]);
+      else
+        shared[S::slot(e, c)] = v[b * R + r];
+    }
+  if constexpr (!last) {
+    __syncthreads();
+    passes<Real, Log2N, P + 1>(v, shared, x, table, sign, c, t);
+  }
+}
+
+// Block (tile, q): the q-th outer index, columns of the tile-th group of C aligned in memory.
+template <class Real, int Log2N>
+__global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
+    column_fft_kernel(ColumnSet set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
+                      int sign) {
+  using S = Tile<Real, Log2N>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  auto* shared = reinterpret_cast<Complex<Real>*>(shared_bytes);
+  const int c = threadIdx.x % S::C, t = threadIdx.x / S::C;
+  const long q = blockIdx.y;
+  const long o =
+      q < set.outer_count[0] ? set.outer_first[0] + q : set.outer_first[1] + (q - set.outer_count[0]);
+  const long origin = o * set.outer_stride;
+  const long i = long(blockIdx.x) * S::C - origin % S::C + c;
+  const bool inside = i >= 0 && i < set.inner;
+  const long column = inside ? origin + i : 0;
+  const ColumnAccess<Real> x{in + column,    out + column,       set.stride,
+                             set.kept_below, set.kept_from,      inside && i < set.computed,
+                             inside,         set.load_kept_only, set.store_kept_only};
+  Complex<Real> v[S::V];
+  passes<Real, Log2N, 0>(v, shared, x, table, sign, c, t);
+}
+
+template <class Real, int Log2N>
+void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
+            int sign, cudaStream_t stream) {
+  using S = Tile<Real, Log2N>;
+  const long outer = set.outer_count[0] + set.outer_count[1];
+  const long tiles = (set.inner + 2 * S::C - 2) / S::C;  // the columns and an alignment shift of up to C - 1
+  if (outer == 0 || set.inner == 0) return;
+  KOLMO_REQUIRE(outer <= 65535, "internal: more than 65535 outer indices in a column FFT");
+  const std::size_t shared = sizeof(Complex<Real>) * S::N * S::C;
+  // Above 48 KiB a kernel must ask for its shared memory.
+  KOLMO_CHECK_CUDA(cudaFuncSetAttribute(column_fft_kernel<Real, Log2N>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  column_fft_kernel<Real, Log2N>
+      <<<dim3(unsigned(tiles), unsigned(outer)), S::threads, shared, stream>>>(set, in, out, table, sign);
+  KOLMO_CHECK_LAUNCH("column_fft_kernel");
+}
+
+template <class Real, int Log2N = kStockhamMinLog2>
+void dispatch(int log2n, const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
+              const Complex<Real>* table, int sign, cudaStream_t stream) {
+  if constexpr (Log2N <= kStockhamMaxLog2) {
+    if (log2n == Log2N) return launch<Real, Log2N>(set, in, out, table, sign, stream);
+    dispatch<Real, Log2N + 1>(log2n, set, in, out, table, sign, stream);
+  }
+}
+
+}  // namespace
+
+bool column_fft_supports(long n) {
+  return n >= (1L << kStockhamMinLog2) && n <= (1L << kStockhamMaxLog2) && (n & (n - 1)) == 0;
+}
+
+template <class Real>
+void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
+                const Complex<Real>* twiddles, int sign, cudaStream_t stream) {
+  KOLMO_REQUIRE(column_fft_supports(set.n),
+                "internal: column FFTs of length " + std::to_string(set.n) + " are not supported");
+  int log2n = 0;
+  while ((1L << log2n) < set.n) ++log2n;
+  dispatch<Real>(log2n, set, in, out, twiddles, sign, stream);
+}
+
+template void column_fft<float>(const ColumnSet&, const Complex<float>*, Complex<float>*,
+                                const Complex<float>*, int, cudaStream_t);
+template void column_fft<double>(const ColumnSet&, const Complex<double>*, Complex<double>*,
+                                 const Complex<double>*, int, cudaStream_t);
+
+}  // namespace kolmo::fft

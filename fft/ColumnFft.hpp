@@ -1,0 +1,46 @@
+// kolmo's own batched 1D FFTs along a strided axis, on a GPU, over a set of columns that cuFFT's advanced
+// layout cannot name: the kept (ky, kz) columns of a one-rank dealiased transform are a box of two batch
+// indices, and one cuFFT plan has one. These kernels make the pruned one-rank route (fft/CudaTransforms.cu,
+// OneRankDealiasing::pruned): x transforms of 4/9 of the columns, y transforms of 2/3, instead of all.
+//
+// Contract (CUDA builds; calls are queued on `stream`):
+// - ColumnSet: column (o, i) is the values at base + o outer_stride + i + e stride, e < n, for o in the
+//   outer ranges and i < inner. column_fft transforms each column of `in` (exp(sign 2 pi i k e / n),
+//   unnormalised) into the same place of `out` (in == out allowed: each column is read whole before it is
+//   written).
+//   - Columns i >= computed are not read: out gets zeros there (a C2R transform that follows reads them).
+//   - Along a column the kept elements are e < kept_below and e >= kept_from. load_kept_only: the others
+//     count as zero, whatever in holds there (NaN included). store_kept_only: out is written only at the
+//     kept elements.
+// - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
+//   device.
+// - column_fft_supports(n): n a power of two, 8 <= n <= 2048; column_fft throws kolmo::Error otherwise.
+// - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow, 64 at
+//   least), its tiles aligned to that width in memory; the passes run in shared memory with the rows swizzled
+//   against bank conflicts.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/Complex.hpp"
+
+namespace kolmo::fft {
+
+struct ColumnSet {
+  long n = 0;
+  long stride = 0;
+  long outer_stride = 0;
+  long outer_first[2] = {0, 0}, outer_count[2] = {0, 0};
+  long inner = 0;
+  long computed = 0;
+  long kept_below = 0, kept_from = 0;
+  bool load_kept_only = false, store_kept_only = false;
+};
+
+bool column_fft_supports(long n);
+
+template <class Real>
+void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
+                const Complex<Real>* twiddles, int sign, cudaStream_t stream);
+
+}  // namespace kolmo::fft

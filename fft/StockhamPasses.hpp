@@ -1,0 +1,103 @@
+// The arithmetic of kolmo's own column FFTs (fft/ColumnFft.cu): the passes of a Stockham autosort FFT of a
+// power-of-two length, host and device alike, so that the host tests check the very code the kernels run.
+//
+// Contract (N = 2^m, 8 <= N <= 2048; sign -1 computes sum_n x_n exp(-2 pi i k n / N), sign +1 exp(+...)):
+// - The passes have the radices of stockham_radix(m, p), p < stockham_passes(m): radix 8 while at least 8 of
+//   the length remains, then one pass of radix 2 or 4 (512 = 8 8 8, 1024 = 8 8 8 2, 256 = 8 8 4). Before pass
+//   p the sub-transforms have length Ns = 8^p.
+// - Pass p of radix R takes x to y: butterfly j (0 <= j < N/R) reads x[j + r N/R] (r < R), multiplies the
+//   r-th value by w^(r k), k = j mod Ns, w = exp(sign 2 pi i / (Ns R)), does an R-point DFT (dft<R>) and
+//   writes value r to y[(j / Ns) Ns R + k + r Ns] (stockham_source, stockham_target). After the last pass y
+//   holds the DFT in natural order: no bit reversal (Van Loan, Computational Frameworks for the FFT, 1992,
+//   section 1.7; the GPU formulation of Govindaraju et al., SC 2008).
+// - w^(r k) comes from a table of N values, table[q] = exp(-2 pi i q / N) computed in double precision
+//   (stockham_twiddle: index r k N / (Ns R), conjugated for sign +1), so that single precision loses
+//   nothing to the twiddles.
+#pragma once
+
+#include <cmath>
+#include <vector>
+
+#include "core/Complex.hpp"
+#include "core/HostDevice.hpp"
+
+namespace kolmo::fft {
+
+constexpr int kStockhamMinLog2 = 3, kStockhamMaxLog2 = 11;
+
+KOLMO_HD constexpr int stockham_passes(int log2n) {
+  return log2n / 3 + (log2n % 3 != 0 ? 1 : 0);
+}
+KOLMO_HD constexpr int stockham_radix(int log2n, int pass) {
+  return pass < log2n / 3 ? 8 : 1 << (log2n % 3);
+}
+
+// a times (sign i).
+template <class Real>
+KOLMO_HD inline Complex<Real> times_i(Complex<Real> a, int sign) {
+  return sign > 0 ? Complex<Real>(-a.im, a.re) : Complex<Real>(a.im, -a.re);
+}
+
+// In place: v[k] <- sum_r v[r] exp(sign 2 pi i r k / R), R = 2, 4 or 8.
+template <int R, class Real>
+KOLMO_HD inline void dft(Complex<Real>* v, int sign) {
+  if constexpr (R == 2) {
+    const Complex<Real> a = v[0], b = v[1];
+    v[0] = a + b;
+    v[1] = a - b;
+  } else if constexpr (R == 4) {
+    const Complex<Real> t0 = v[0] + v[2], t1 = v[0] - v[2], t2 = v[1] + v[3];
+    const Complex<Real> t3 = times_i(v[1] - v[3], sign);
+    v[0] = t0 + t2;
+    v[2] = t0 - t2;
+    v[1] = t1 + t3;
+    v[3] = t1 - t3;
+  } else {
+    static_assert(R == 8, "radix 2, 4 or 8");
+    Complex<Real> even[4] = {v[0], v[2], v[4], v[6]}, odd[4] = {v[1], v[3], v[5], v[7]};
+    dft<4>(even, sign);
+    dft<4>(odd, sign);
+    // odd[k] times exp(sign 2 pi i k / 8): 1, (1 + sign i)/sqrt 2, sign i, (-1 + sign i)/sqrt 2.
+    const Real h = Real(0.70710678118654752440);
+    const Complex<Real> o1 = h * (odd[1] + times_i(odd[1], sign));
+    const Complex<Real> o2 = times_i(odd[2], sign);
+    const Complex<Real> o3 = h * (times_i(odd[3], sign) - odd[3]);
+    v[0] = even[0] + odd[0];
+    v[4] = even[0] - odd[0];
+    v[1] = even[1] + o1;
+    v[5] = even[1] - o1;
+    v[2] = even[2] + o2;
+    v[6] = even[2] - o2;
+    v[3] = even[3] + o3;
+    v[7] = even[3] - o3;
+  }
+}
+
+// Where butterfly j of a pass of radix R over length N reads its r-th value, and where it writes it (Ns:
+// the length of the sub-transforms before the pass).
+KOLMO_HD constexpr long stockham_source(long j, int r, long n, int radix) {
+  return j + r * (n / radix);
+}
+KOLMO_HD constexpr long stockham_target(long j, int r, long ns, int radix) {
+  return (j / ns) * ns * radix + j % ns + r * ns;
+}
+
+// w^(r k) of butterfly j's r-th value, from the table of exp(-2 pi i q / N).
+template <class Real>
+KOLMO_HD inline Complex<Real> stockham_twiddle(const Complex<Real>* table, long j, int r, long n, long ns,
+                                               int radix, int sign) {
+  const Complex<Real> w = table[r * (j % ns) * (n / (ns * radix))];
+  return sign < 0 ? w : Complex<Real>(w.re, -w.im);
+}
+
+// The table: exp(-2 pi i q / n), q < n, computed in double precision (host).
+template <class Real>
+std::vector<Complex<Real>> stockham_twiddles(long n) {
+  std::vector<Complex<Real>> table(n);
+  const double pi = 3.14159265358979323846;
+  for (long q = 0; q < n; ++q)
+    table[q] = Complex<Real>(Real(std::cos(2 * pi * q / n)), Real(-std::sin(2 * pi * q / n)));
+  return table;
+}
+
+}  // namespace kolmo::fft
