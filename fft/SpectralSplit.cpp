@@ -1,7 +1,6 @@
 #include "fft/SpectralSplit.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include "core/Error.hpp"
 #include "fft/SlabLayout.hpp"
@@ -17,61 +16,74 @@ std::vector<long> even_starts(long ny, int ranks) {
   return starts;
 }
 
-// Dynamic programming over the boundaries between ranks. Boundary r (where rank r starts) can only sit
-// where the ranks before it hold between r q + max(0, extra - (ranks - r)) and r q + min(r, extra) kept
-// planes (q = kept / ranks, extra = kept mod ranks: each rank holds q or q + 1): a window of positions, one
-// per count inside the kept runs, the whole dropped middle where a count reaches it. For each position of
-// boundary r + 1, the least sum of squared plane counts of ranks 0..r ending there, and where rank r began.
+// The kept planes are two runs, [0, Kp) and [Kp + D, Ny), the D dropped ones between them. Each rank holds q
+// or q + 1 kept planes (q = K / ranks >= 1, K kept in all; `extra` = K mod ranks ranks hold q + 1), so its
+// range is fixed by the kept counts before it, except around the dropped run: where the ranks before rank m
+// hold exactly Kp kept planes, ranks m - 1 and m share the dropped run (the best share: their counts
+// within 1); otherwise the one rank whose kept planes lie on both sides of it takes it all. Every other rank
+// holds only its kept planes. So the sum of squared plane counts is that of the kept counts but for the one
+// or two middle ranks; an extra kept plane costs a middle rank more than another rank (its count is larger),
+// so the middle ranks take one only where the split forces it. The candidates (each m of either kind) are
+// compared by that sum, the first least kept; the extra kept planes of the other ranks go to the lowest
+// ranks on each side of the middle.
 std::vector<long> kept_row_starts(long ny, int ranks) {
-  std::vector<long> before(ny + 1, 0);  // kept planes among [0, b)
-  for (long y = 0; y < ny; ++y) before[y + 1] = before[y] + (SlabLayout::kept(y, ny) ? 1 : 0);
-  const long kept = before[ny], q = kept / ranks, extra = kept % ranks;
-  // Positions b in [first, last] with before[b] in [low, high].
-  auto first_with = [&](long count) {
-    return std::lower_bound(before.begin(), before.end(), count) - before.begin();
-  };
-  auto last_with = [&](long count) {
-    return std::upper_bound(before.begin(), before.end(), count) - before.begin() - 1;
-  };
-  struct Window {
-    long first, last;
-    std::vector<long long> cost;  // by position - first; unreachable: the largest value
-    std::vector<long> from;       // where the rank ending here began
-  };
-  constexpr long long unreachable = std::numeric_limits<long long>::max();
-  std::vector<Window> windows(ranks + 1);
-  for (int r = 0; r <= ranks; ++r) {
-    Window& w = windows[r];
-    const long low = r * q + std::max<long>(0, extra - (ranks - r)), high = r * q + std::min<long>(r, extra);
-    w.first = r == 0 ? 0 : r == ranks ? ny : first_with(low);
-    w.last = r == 0 ? 0 : r == ranks ? ny : last_with(high);
-    w.cost.assign(w.last - w.first + 1, unreachable);
-    w.from.assign(w.last - w.first + 1, -1);
+  long kept = 0, first_run = 0;  // K, Kp
+  for (long y = 0; y < ny; ++y) {
+    kept += SlabLayout::kept(y, ny) ? 1 : 0;
+    first_run += SlabLayout::kept(y, ny) && y <= ny / 2 ? 1 : 0;
   }
-  windows[0].cost[0] = 0;
-  for (int r = 0; r < ranks; ++r) {
-    const Window& w = windows[r];
-    Window& next = windows[r + 1];
-    for (long b = w.first; b <= w.last; ++b) {
-      const long long cost = w.cost[b - w.first];
-      if (cost == unreachable) continue;
-      // Rank r holds q or q + 1 kept planes, and at least one plane.
-      const long lo = std::max({first_with(before[b] + q), b + 1, next.first});
-      const long hi = std::min(last_with(before[b] + q + 1), next.last);
-      for (long e = lo; e <= hi; ++e) {
-        const long long candidate = cost + (long long)(e - b) * (e - b);
-        if (candidate < next.cost[e - next.first]) {
-          next.cost[e - next.first] = candidate;
-          next.from[e - next.first] = b;
-        }
-      }
+  const long dropped = ny - kept, q = kept / ranks, extra = kept % ranks;
+  // Fewer kept planes than ranks (more than about 2 Ny / 3 ranks, each holding one or two planes): the even
+  // split, as only there can every rank hold a kept plane.
+  if (q == 0) return even_starts(ny, ranks);
+  // The candidate: sharing (two middle ranks m - 1 and m) or not (one, m); extra kept planes of the ranks
+  // before the middle ones; extra kept planes of the middle ones (first, second).
+  struct Middle {
+    bool shared = false;
+    int m = 0;
+    long before = 0, first = 0, second = 0;
+    long long cost = -1;
+  };
+  // The planes of the middle ranks together.
+  auto middle_planes = [&](const Middle& c) { return (c.shared ? 2 : 1) * q + c.first + c.second + dropped; };
+  Middle best;
+  auto consider = [&](Middle c, int others) {
+    const long others_extra = extra - c.first - c.second, middle = middle_planes(c);
+    const long long k = q, half = middle / 2;
+    c.cost = others_extra * (k + 1) * (k + 1) + (others - others_extra) * k * k +
+             (c.shared ? (middle - half) * (middle - half) + half * half : (long long)middle * middle);
+    if (best.cost < 0 || c.cost < best.cost) best = c;
+  };
+  for (int m = 1; m < ranks; ++m) {         // ranks m - 1 and m share the dropped run
+    const long before = first_run - m * q;  // the extra kept planes of ranks 0..m-1
+    if (before < std::max<long>(0, extra - (ranks - m)) || before > std::min<long>(m, extra)) continue;
+    consider({true, m, before, before == m ? 1 : 0, extra - before == ranks - m ? 1 : 0}, ranks - 2);
+  }
+  for (int m = 0; m < ranks; ++m)  // rank m holds kept planes on both sides of the dropped run
+    for (long plus = 0; plus <= std::min<long>(1, extra); ++plus) {
+      // Extra kept planes before m, such that rank m's kept planes reach across Kp, and the ones left fit
+      // on the ranks after m.
+      const long low = std::max({0L, extra - plus - (ranks - m - 1), first_run - m * q - (q + plus) + 1});
+      const long high = std::min({long(m), extra - plus, first_run - m * q - 1});
+      if (low <= high) consider({false, m, low, plus, 0}, ranks - 1);
     }
+  KOLMO_REQUIRE(best.cost >= 0, "no kept-row split of Ny = " + std::to_string(ny) + " ky planes over " +
+                                    std::to_string(ranks) + " ranks was found (a bug: one always exists)");
+  // Plane counts: the other ranks' kept planes, extra ones to the lowest ranks on each side; the middle.
+  std::vector<long> counts(ranks, q);
+  const int after = best.m + 1;
+  for (int r = 0; r < best.before - (best.shared ? best.first : 0); ++r) ++counts[r];
+  const long after_extra = extra - best.before - (best.shared ? best.second : best.first);
+  for (int r = after; r < after + after_extra; ++r) ++counts[r];
+  const long middle = middle_planes(best);
+  if (best.shared) {
+    counts[best.m - 1] = middle - middle / 2;
+    counts[best.m] = middle / 2;
+  } else {
+    counts[best.m] = middle;
   }
-  KOLMO_REQUIRE(windows[ranks].cost[0] != unreachable, "no kept-row split of Ny = " + std::to_string(ny) +
-                                                           " ky planes over " + std::to_string(ranks) +
-                                                           " ranks was found (a bug: one always exists)");
-  std::vector<long> starts(ranks + 1, ny);
-  for (int r = ranks; r > 0; --r) starts[r - 1] = windows[r].from[starts[r] - windows[r].first];
+  std::vector<long> starts(ranks + 1, 0);
+  for (int r = 0; r < ranks; ++r) starts[r + 1] = starts[r] + counts[r];
   return starts;
 }
 

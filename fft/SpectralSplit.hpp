@@ -5,18 +5,18 @@
 //   planes of the real slab). Full transforms move and transform every ky plane: this balances them.
 // - kept_rows: the ky planes the 2/3 rule keeps (SlabLayout::kept: 3|n_y| < Ny, the first ~Ny/3 planes and
 //   the last ~Ny/3) shared evenly, the counts of any two ranks differing by at most 1, and among such splits
-//   the one whose plane counts are most even (the least sum of their squares; the first found of equals):
-//   the dropped middle planes go to the ranks around the middle. Dealiased transforms across ranks move and
-//   x-transform the kept rows only, so this balances their exchange and x FFTs; with the even split the
-//   first and last ranks hold all kept rows (at Ny = 512 on 4 ranks 128 kept planes, against 43 on the
-//   middle two and 85 on average). The price is wider spectral slabs on the middle ranks, whose memory and
-//   spectral pointwise work grow with them: at Ny = 512 a widest slab of 171 ky planes on 4 ranks (even:
-//   128), 128 on 8 (even: 64); on 2 ranks the two splits are the same. Every rank holds at least one plane:
-//   such a split always exists for 1 <= ranks <= Ny (each rank holds >= 1 kept plane, or, with fewer kept
-//   planes than ranks, enough dropped ones are left for the others).
+//   the one whose plane counts are most even (the least sum of their squares): every rank but one or two
+//   in the middle holds only kept planes, and those take the dropped middle planes. Dealiased transforms
+//   across ranks move and x-transform the kept rows only, so this balances their exchange and x FFTs; with
+//   the even split the first and last ranks hold all kept rows (at Ny = 512 on 4 ranks 128 kept planes,
+//   against 43 on the middle two and 85 on average). The price is the middle ranks' wider spectral slabs,
+//   whose memory and spectral pointwise work grow with them: about (P/6 + 2/3) x the even slab on an even
+//   number P of ranks (two middle ranks share the dropped planes; at Ny = 512: 171 planes against 128 on 4
+//   ranks, 128 against 64 on 8; 11 x on 64), (P/3 + 2/3) x on an odd number (one takes them all: 284
+//   against 171 on 3), so it is for a few ranks only; on 2 ranks the two splits are the same. With fewer kept
+//   planes than ranks (more than about 2 Ny / 3 ranks, each holding one or two planes) it is the even split.
 // - spectral_starts(split, ny, ranks): the first plane of each rank, then ny (ranks + 1 values), the same on
-//   every rank; requires 1 <= ranks <= ny (SlabLayout checks). Costs O(ranks x Ny) steps and less memory
-//   at construction.
+//   every rank, each rank at least one plane; requires 1 <= ranks <= ny (SlabLayout checks). O(Ny + ranks).
 #pragma once
 
 #include <string>
