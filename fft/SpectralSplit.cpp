@@ -24,8 +24,8 @@ std::vector<long> even_starts(long ny, int ranks) {
 // holds only its kept planes. So the sum of squared plane counts is that of the kept counts but for the one
 // or two middle ranks; an extra kept plane costs a middle rank more than another rank (its count is larger),
 // so the middle ranks take one only where the split forces it. The candidates (each m of either kind) are
-// compared by that sum, the first least kept; the extra kept planes of the other ranks go to the lowest
-// ranks on each side of the middle.
+// compared by that sum, the first of the least kept; the extra kept planes of the other ranks go to the
+// lowest ranks on each side of the middle.
 std::vector<long> kept_row_starts(long ny, int ranks) {
   long kept = 0, first_run = 0;  // K, Kp
   for (long y = 0; y < ny; ++y) {
@@ -36,8 +36,9 @@ std::vector<long> kept_row_starts(long ny, int ranks) {
   // Fewer kept planes than ranks (more than about 2 Ny / 3 ranks, each holding one or two planes): the even
   // split, as only there can every rank hold a kept plane.
   if (q == 0) return even_starts(ny, ranks);
-  // The candidate: sharing (two middle ranks m - 1 and m) or not (one, m); extra kept planes of the ranks
-  // before the middle ones; extra kept planes of the middle ones (first, second).
+  // A candidate: two middle ranks m - 1 and m sharing the dropped run, or rank m alone; the extra kept planes
+  // of ranks 0..m-1 (`before`, rank m - 1's included); those of the middle ranks (`first`: rank m - 1 of a
+  // pair, or rank m alone; `second`: rank m of a pair).
   struct Middle {
     bool shared = false;
     int m = 0;
