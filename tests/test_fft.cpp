@@ -318,6 +318,7 @@ void check_dealiased(const Case& c, std::array<long, 3> n,
 double check_single_precision_wire(const Case& c, std::array<long, 3> n) {
   FftOptions options{c.method};
   options.fftw_planning = c.planning;
+  options.spectral_split = c.split;
   SlabFFT<double> exact(n, MPI_COMM_WORLD, c.device, options);
   options.single_precision_wire = true;
   SlabFFT<double> narrow(n, MPI_COMM_WORLD, c.device, options);
