@@ -2,7 +2,8 @@
 // restart checkpoint and the Poisson right-hand side (kolmo check is a run that stops before writing).
 //
 // Contract:
-// - Every function is collective over comm; the layout must describe comm (SlabLayout(grid.n, size, rank)).
+// - Every function is collective over comm; the layout must describe comm: the FFT's (SlabFFT::layout(),
+//   whose fft.spectral_split it follows).
 // - Every problem throws kolmo::Error on every rank, one line naming the configuration key or command-line
 //   option, the file and the dataset: no such file, not HDF5, a missing dataset, a shape or grid other than
 //   grid.n, values that are NaN or infinite, a Poisson right-hand side whose mean the problem cannot take.

@@ -68,11 +68,10 @@ double cufft_work_bytes(const io::RunConfig& config, const fft::SlabLayout& layo
 #endif
 }
 
-}  // namespace
-
-MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend backend,
-                               fft::ExchangeMethod exchange) {
-  const fft::SlabLayout layout(config.grid.n, ranks, 0);  // rank 0 holds the most planes
+// The estimate for the rank that layout describes.
+MemoryEstimate estimate_for(const io::RunConfig& config, const fft::SlabLayout& layout, Backend backend,
+                            fft::ExchangeMethod exchange) {
+  const int ranks = layout.ranks();
   const double real_bytes = config.precision == io::Precision::float32 ? 4 : 8,
                complex_bytes = 2 * real_bytes;
   const double slab = double(layout.alloc_complex()) * complex_bytes;
@@ -133,6 +132,27 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
     estimate.device = estimate.solver + kGpuLibraryReserve + cufft_work_bytes(config, layout);
   else
     estimate.host += estimate.solver;
+  return estimate;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend backend,
+                               fft::ExchangeMethod exchange) {
+  // Rank 0 holds the most x planes, and with the even split the most ky planes too; with the kept-row split
+  // a middle rank may hold more ky planes (fft/SpectralSplit.hpp): the larger need of the two.
+  const fft::SlabLayout first(config.grid.n, ranks, 0, config.fft.spectral_split);
+  int widest = 0;
+  for (int r = 1; r < ranks; ++r)
+    if (first.y_count(r) > first.y_count(widest)) widest = r;
+  MemoryEstimate estimate = estimate_for(config, first, backend, exchange);
+  if (widest != 0) {
+    const MemoryEstimate other = estimate_for(
+        config, fft::SlabLayout(config.grid.n, ranks, widest, config.fft.spectral_split), backend, exchange);
+    estimate.solver = std::max(estimate.solver, other.solver);
+    estimate.device = std::max(estimate.device, other.device);
+    estimate.host = std::max(estimate.host, other.host);
+  }
   return estimate;
 }
 

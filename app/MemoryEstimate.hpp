@@ -3,7 +3,8 @@
 //
 // Contract:
 // - estimate_memory(config, ranks, backend, exchange) gives bytes per rank for the rank with the largest
-//   share of the grid (the first), with `exchange` the resolved fft.exchange:
+//   share of the grid (the first; with fft.spectral_split kept_rows, each amount the larger of the first
+//   rank's and the widest spectral slab's), with `exchange` the resolved fft.exchange:
 //     solver  what the solver allocates on its device: the fields (Navier-Stokes: 3 vector fields of three
 //             slabs for rk2, 4 for rk3 and rk4, and per scalar 4 slabs for rk2, 5 for rk3 and rk4, one more
 //             for the buoyancy b; MHD's b 6 slabs for rk2, 9 for rk3 and rk4; Poisson: 2 slabs), each slab

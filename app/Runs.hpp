@@ -33,6 +33,7 @@ inline fft::FftOptions fft_options(const io::RunConfig& config) {
   options.exchange = config.fft.exchange;
   options.cuda_aware_mpi = config.fft.cuda_aware_mpi;
   options.exchange_pieces = static_cast<int>(config.fft.exchange_pieces);
+  options.spectral_split = config.fft.spectral_split;
   options.fftw_planning = config.fft.planning;
   options.fftw_wisdom_directory = fft::default_fftw_wisdom_directory();
   return options;

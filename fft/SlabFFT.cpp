@@ -47,8 +47,9 @@ MPI_Comm comm_for(MPI_Comm comm, const FftOptions& options) {
 SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm, const FftOptions& options) {
   KOLMO_REQUIRE(options.emulated_ranks >= 0, "emulated ranks must be 0 (none) or a positive count, not " +
                                                  std::to_string(options.emulated_ranks));
-  if (options.emulated_ranks > 0) return SlabLayout(n, options.emulated_ranks, options.emulated_rank);
-  return SlabLayout(n, comm.size(), comm.rank());
+  if (options.emulated_ranks > 0)
+    return SlabLayout(n, options.emulated_ranks, options.emulated_rank, options.spectral_split);
+  return SlabLayout(n, comm.size(), comm.rank(), options.spectral_split);
 }
 
 // The chunk table without the rank's own chunk (which does not go through the exchange).

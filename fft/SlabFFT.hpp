@@ -117,6 +117,13 @@ struct FftOptions {
   // real rank only where they do not depend on the other ranks' data.
   int emulated_ranks = 0;
   int emulated_rank = 0;
+  // How the spectral slab's ky planes are shared among the ranks (fft/SpectralSplit.hpp; layout() says
+  // which this rank holds): even, or balanced by the kept rows of dealiased transforms (their exchange and
+  // x FFTs then even across ranks; the middle ranks' slabs wider, 1.33 x the even one on 4 ranks, 2 x on 8,
+  // and with them their memory and any pointwise work on the spectral slab). even by default: full
+  // transforms want it, and for dealiased ones the memory and a solver's spectral work weigh against the
+  // FFT's gain until a measurement of the whole step says otherwise. Emulated ranks use it too.
+  SpectralSplit spectral_split = SpectralSplit::even;
   // Several ranks: split each all-to-all into this many pieces along the local x planes, so that the plane
   // FFTs and packing of one piece run while earlier pieces are in flight (forward), and the unpacking and
   // plane FFTs of arrived pieces while later ones are (backward). 1: one exchange, no overlap. 0: chosen at

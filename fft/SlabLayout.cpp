@@ -6,8 +6,8 @@
 
 namespace kolmo::fft {
 
-SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
-    : nx_(n[0]), ny_(n[1]), nz_(n[2]), ranks_(ranks), rank_(rank) {
+SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank, SpectralSplit split)
+    : nx_(n[0]), ny_(n[1]), nz_(n[2]), ranks_(ranks), rank_(rank), split_(split) {
   const char* axis[3] = {"Nx", "Ny", "Nz"};
   for (int d = 0; d < 3; ++d)
     KOLMO_REQUIRE(n[d] >= 1, "grid size " + std::string(axis[d]) + " = " + std::to_string(n[d]) +
@@ -21,7 +21,7 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank)
                                   std::to_string(ranks) + " ranks: use at most " + std::to_string(ny_) +
                                   " ranks");
   x_split_ = Split{nx_, ranks_};
-  y_split_ = Split{ny_, ranks_};
+  y_starts_ = spectral_starts(split_, ny_, ranks_);
   kept_runs_.resize(ranks_);
   kept_y_count_.assign(ranks_, 0);
   kept_y_before_.assign(ranks_, 0);
@@ -68,13 +68,19 @@ std::size_t SlabLayout::alloc_complex() const {
 }
 
 std::string SlabLayout::describe() const {
-  auto range = [](long lo, long hi) {
+  // The fewest and the most of a count over the ranks, "64" or "85-171".
+  auto range = [&](auto count) {
+    long lo = count(0), hi = count(0);
+    for (int q = 1; q < ranks_; ++q) lo = std::min(lo, count(q)), hi = std::max(hi, count(q));
     return lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
   };
-  return std::to_string(nx_) + " x " + std::to_string(ny_) + " x " + std::to_string(nz_) + " over " +
-         std::to_string(ranks_) + (ranks_ == 1 ? " rank" : " ranks") + ": " +
-         range(x_count(ranks_ - 1), x_count(0)) + " x planes, " + range(y_count(ranks_ - 1), y_count(0)) +
-         " ky planes per rank";
+  std::string text = std::to_string(nx_) + " x " + std::to_string(ny_) + " x " + std::to_string(nz_) +
+                     " over " + std::to_string(ranks_) + (ranks_ == 1 ? " rank" : " ranks") + ": " +
+                     range([&](int q) { return x_count(q); }) + " x planes, " +
+                     range([&](int q) { return y_count(q); }) + " ky planes per rank";
+  if (split_ == SpectralSplit::kept_rows)
+    text += " (" + range([&](int q) { return kept_y_count(q); }) + " kept)";
+  return text;
 }
 
 }  // namespace kolmo::fft

@@ -1,8 +1,10 @@
 // Which part of the global grid each rank holds, in real and in spectral space.
 //
 // Contract (all sizes in elements; the grid is Nx x Ny x Nz real points, Nzc = Nz/2 + 1 complex modes in z):
-// - Planes are split as evenly as possible: with n planes over p ranks, the first n mod p ranks get one plane
-// more.
+// - x planes are split as evenly as possible: with n planes over p ranks, the first n mod p ranks get one
+//   plane more. ky planes are split as the SpectralSplit asks (fft/SpectralSplit.hpp): the same way (even,
+//   the default), or balanced by the ky planes dealiased transforms keep (kept_rows); either way each rank
+//   holds one contiguous range of at least one plane, and every layout of a transform must use its split.
 // - Real space: rank r holds x planes [x_offset(r), x_offset(r) + x_count(r)), stored [x][y][z], z fastest,
 // no
 //   padding: real_size() = x_count * Ny * Nz reals.
@@ -22,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "fft/SpectralSplit.hpp"
+
 namespace kolmo::fft {
 
 // Even split of n items over parts: count(r) and offset(r) for part r.
@@ -34,7 +38,7 @@ struct Split {
 
 class SlabLayout {
  public:
-  SlabLayout(std::array<long, 3> n, int ranks, int rank);
+  SlabLayout(std::array<long, 3> n, int ranks, int rank, SpectralSplit split = SpectralSplit::even);
 
   std::array<long, 3> global() const { return {nx_, ny_, nz_}; }
   long nx() const { return nx_; }
@@ -43,6 +47,7 @@ class SlabLayout {
   long nzc() const { return nz_ / 2 + 1; }
   int ranks() const { return ranks_; }
   int rank() const { return rank_; }
+  SpectralSplit spectral_split() const { return split_; }
 
   // Real-space slab of rank r (default: this rank).
   long x_count(int r) const { return x_split_.count(r); }
@@ -50,8 +55,8 @@ class SlabLayout {
   long x_count() const { return x_count(rank_); }
   long x_offset() const { return x_offset(rank_); }
   // Spectral slab of rank r.
-  long y_count(int r) const { return y_split_.count(r); }
-  long y_offset(int r) const { return y_split_.offset(r); }
+  long y_count(int r) const { return y_starts_[r + 1] - y_starts_[r]; }
+  long y_offset(int r) const { return y_starts_[r]; }
   long y_count() const { return y_count(rank_); }
   long y_offset() const { return y_offset(rank_); }
 
@@ -141,12 +146,16 @@ class SlabLayout {
   std::size_t compact_chunk_count(int q) const { return compact_chunk_count(q, all_planes(q)); }
   std::size_t compact_chunk_offset(int q) const { return compact_chunk_offset(q, all_planes(q)); }
 
-  std::string describe() const;  // "256 x 256 x 256 over 4 ranks: 64 x planes, 64 ky planes per rank"
+  // "256 x 256 x 256 over 4 ranks: 64 x planes, 64 ky planes per rank"; with the kept-row split
+  // "512 x 512 x 512 over 4 ranks: 128 x planes, 85-171 ky planes per rank (85-86 kept)"
+  std::string describe() const;
 
  private:
   long nx_, ny_, nz_;
   int ranks_, rank_;
-  Split x_split_, y_split_;
+  SpectralSplit split_;
+  Split x_split_;
+  std::vector<long> y_starts_;  // rank r's ky planes: [y_starts_[r], y_starts_[r + 1])
   std::vector<std::vector<Run>> kept_runs_;
   std::vector<Run> kept_column_runs_;
   std::vector<long> kept_y_count_, kept_y_before_;

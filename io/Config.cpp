@@ -804,6 +804,7 @@ RunConfig read_config(Reader& in, const std::string& name) {
   config.fft.exchange = fft::parse_exchange(in.choice_name("fft.exchange"));
   config.fft.cuda_aware_mpi = in.get<bool>("fft.cuda_aware_mpi");
   config.fft.exchange_pieces = in.get<long>("fft.exchange_pieces");
+  config.fft.spectral_split = in.choice<fft::SpectralSplit>("fft.spectral_split");
   config.fft.planning = in.choice<fft::FftwPlanning>("fft.planning");
   if (config.fft.exchange_pieces > config.grid.n[0])
     in.fail("fft.exchange_pieces", "more pieces (" + std::to_string(config.fft.exchange_pieces) +
@@ -968,6 +969,7 @@ std::string to_yaml(const RunConfig& config) {
   out.put("fft.exchange", fft::to_string(config.fft.exchange));
   out.put("fft.cuda_aware_mpi", boolean_text(config.fft.cuda_aware_mpi));
   out.put("fft.exchange_pieces", integer_text(config.fft.exchange_pieces));
+  out.put("fft.spectral_split", fft::to_string(config.fft.spectral_split));
   out.put("fft.planning", name_of("fft.planning", static_cast<int>(config.fft.planning)));
   out.put("problem", to_string(config.problem));
 

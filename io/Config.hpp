@@ -36,6 +36,7 @@
 #include "core/Device.hpp"
 #include "fft/Exchange.hpp"
 #include "fft/LocalTransforms.hpp"
+#include "fft/SpectralSplit.hpp"
 #include "solver/Options.hpp"
 
 namespace kolmo::io {
@@ -68,6 +69,7 @@ struct FftConfig {
   fft::ExchangeMethod exchange{};
   bool cuda_aware_mpi{};
   long exchange_pieces{};
+  fft::SpectralSplit spectral_split{};
   fft::FftwPlanning planning{};
   bool operator==(const FftConfig&) const = default;
 };

@@ -30,6 +30,11 @@ constexpr std::array keys = {
     SchemaKey{"fft.exchange_pieces", integer, "1", ">= 0", "",
               "several ranks: split each all-to-all into this many pieces so that FFTs and packing overlap "
               "the exchange; 0: chosen at start by timing 1, 2, 4 and 8"},
+    SchemaKey{"fft.spectral_split", choice, "even", "even | kept_rows", "",
+              "several ranks: how the ky planes of the spectral slab are shared: even, or balanced by the "
+              "planes dealiased transforms keep (|n_y| < Ny/3), which evens out their exchange and x FFTs "
+              "(the even split gives the first and last ranks all of them) but widens the middle ranks' "
+              "slabs (memory and spectral work there: about 1.33 x the even slab on 4 ranks, 2 x on 8)"},
     SchemaKey{"fft.planning", choice, "auto", "auto | estimate | measure", "",
               "host: FFTW picks its algorithms by timing them (measure; kept in $XDG_CACHE_HOME/kolmo or "
               "~/.cache/kolmo, so later runs plan at once) or by its heuristics (estimate: instant, up to 2x "

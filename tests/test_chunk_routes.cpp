@@ -49,103 +49,107 @@ bool fills_in_order(const std::vector<Place>& places, int buffer, long long firs
 }  // namespace
 
 TEST_CASE("plane routes put each element in its peer's chunk, each chunk filled once in order", "[layout]") {
-  for (auto n : kGrids)
-    for (int p = 1; p <= 4; ++p)
-      for (int r = 0; r < p; ++r)
-        for (bool dealiased : {false, true})
-          for (bool own_direct : {false, true}) {
-            if (p > n[0] || p > n[1]) continue;
-            const SlabLayout l(n, p, r);
-            INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << r << " of " << p
-                         << ", dealiased " << dealiased << ", own direct " << own_direct);
-            Slabs slabs(l);
-            PlaneRouteTable table = plane_route(l, dealiased, own_direct);
-            table.route.rows = table.rows.data();
-            table.route.buffers[0] = slabs.slab[0].data();
-            table.route.buffers[1] = slabs.slab[1].data();
-            // Elements in their natural order, collected per chunk (q = the peer owning the row).
-            std::map<int, std::vector<Place>> chunks;
-            long dropped = 0, kept_expected = 0;
-            for (long x = 0; x < l.x_count(); ++x)
-              for (long y = 0; y < l.ny(); ++y)
-                for (long kz = 0; kz < l.nzc(); ++kz) {
-                  const std::size_t offset = (x * l.ny() + y) * l.nzc() + kz;
-                  const C* place = table.route.address<C>(offset);
-                  const bool kept = !dealiased || (SlabLayout::kept(y, l.ny()) && kz < l.kept_z());
-                  kept_expected += kept ? 1 : 0;
-                  if (place == nullptr) {
-                    ++dropped;
-                    REQUIRE(!kept);
-                    continue;
+  for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows})
+    for (auto n : kGrids)
+      for (int p = 1; p <= 4; ++p)
+        for (int r = 0; r < p; ++r)
+          for (bool dealiased : {false, true})
+            for (bool own_direct : {false, true}) {
+              if (p > n[0] || p > n[1]) continue;
+              const SlabLayout l(n, p, r, split);
+              INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << r << " of " << p
+                           << ", dealiased " << dealiased << ", own direct " << own_direct << ", split "
+                           << to_string(split));
+              Slabs slabs(l);
+              PlaneRouteTable table = plane_route(l, dealiased, own_direct);
+              table.route.rows = table.rows.data();
+              table.route.buffers[0] = slabs.slab[0].data();
+              table.route.buffers[1] = slabs.slab[1].data();
+              // Elements in their natural order, collected per chunk (q = the peer owning the row).
+              std::map<int, std::vector<Place>> chunks;
+              long dropped = 0, kept_expected = 0;
+              for (long x = 0; x < l.x_count(); ++x)
+                for (long y = 0; y < l.ny(); ++y)
+                  for (long kz = 0; kz < l.nzc(); ++kz) {
+                    const std::size_t offset = (x * l.ny() + y) * l.nzc() + kz;
+                    const C* place = table.route.address<C>(offset);
+                    const bool kept = !dealiased || (SlabLayout::kept(y, l.ny()) && kz < l.kept_z());
+                    kept_expected += kept ? 1 : 0;
+                    if (place == nullptr) {
+                      ++dropped;
+                      REQUIRE(!kept);
+                      continue;
+                    }
+                    REQUIRE(kept);
+                    int q = 0;
+                    while (y >= l.y_offset(q) + l.y_count(q)) ++q;
+                    chunks[q].push_back(slabs.place(place));
                   }
-                  REQUIRE(kept);
-                  int q = 0;
-                  while (y >= l.y_offset(q) + l.y_count(q)) ++q;
-                  chunks[q].push_back(slabs.place(place));
+              REQUIRE(dropped + kept_expected == static_cast<long>(l.planes_size()));
+              for (int q = 0; q < p; ++q) {
+                INFO("chunk for rank " << q);
+                const auto& places = chunks[q];
+                if (q == r && own_direct) {  // where the x transforms read it: the receive slab, kx-major
+                  const long long first = dealiased ? l.compact_chunk_offset(r) : l.spectral_chunk_offset(r);
+                  const long long count = dealiased ? l.compact_chunk_count(r) : l.spectral_chunk_count(r);
+                  CHECK(fills_in_order(places, 1, first, count));
+                } else {
+                  const long long first = dealiased ? l.compact_packed_offset(q) : l.packed_offset(q);
+                  const long long count = dealiased ? l.compact_packed_count(q) : l.packed_count(q);
+                  CHECK(fills_in_order(places, 0, first, count));
                 }
-            REQUIRE(dropped + kept_expected == static_cast<long>(l.planes_size()));
-            for (int q = 0; q < p; ++q) {
-              INFO("chunk for rank " << q);
-              const auto& places = chunks[q];
-              if (q == r && own_direct) {  // where the x transforms read it: the receive slab, kx-major
-                const long long first = dealiased ? l.compact_chunk_offset(r) : l.spectral_chunk_offset(r);
-                const long long count = dealiased ? l.compact_chunk_count(r) : l.spectral_chunk_count(r);
-                CHECK(fills_in_order(places, 1, first, count));
-              } else {
-                const long long first = dealiased ? l.compact_packed_offset(q) : l.packed_offset(q);
-                const long long count = dealiased ? l.compact_packed_count(q) : l.packed_count(q);
-                CHECK(fills_in_order(places, 0, first, count));
               }
             }
-          }
 }
 
 TEST_CASE("column routes send own rows to their packed place and spread compact columns to kept modes",
           "[layout]") {
-  for (auto n : kGrids)
-    for (int p = 1; p <= 4; ++p)
-      for (int r = 0; r < p; ++r) {
-        if (p > n[0] || p > n[1]) continue;
-        const SlabLayout l(n, p, r);
-        INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << r << " of " << p);
-        Slabs slabs(l);  // the x transforms' output (slab 0) and the receive slab (1)
-        C* slab = slabs.slab[0].data();
-        for (bool dealiased : {false, true}) {
-          ColumnRouteTable table = own_rows_route(l, dealiased);
-          table.route.own = slabs.slab[1].data();
-          const long columns = dealiased ? l.kept_y_count() * l.kept_z() : l.y_count() * l.nzc();
-          std::vector<Place> own_places;
-          bool others_stay = true;
+  for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows})
+    for (auto n : kGrids)
+      for (int p = 1; p <= 4; ++p)
+        for (int r = 0; r < p; ++r) {
+          if (p > n[0] || p > n[1]) continue;
+          const SlabLayout l(n, p, r, split);
+          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << r << " of " << p << ", split "
+                       << to_string(split));
+          Slabs slabs(l);  // the x transforms' output (slab 0) and the receive slab (1)
+          C* slab = slabs.slab[0].data();
+          for (bool dealiased : {false, true}) {
+            ColumnRouteTable table = own_rows_route(l, dealiased);
+            table.route.own = slabs.slab[1].data();
+            const long columns = dealiased ? l.kept_y_count() * l.kept_z() : l.y_count() * l.nzc();
+            std::vector<Place> own_places;
+            bool others_stay = true;
+            for (long kx = 0; kx < l.nx(); ++kx)
+              for (long column = 0; column < columns; ++column) {
+                const std::size_t offset = kx * columns + column;
+                const C* place = table.route.own_row_address(slab, offset);
+                const bool own_row = kx >= l.x_offset() && kx < l.x_offset() + l.x_count();
+                if (own_row)
+                  own_places.push_back(slabs.place(place));
+                else
+                  others_stay = others_stay && place == slab + offset;
+              }
+            CHECK(others_stay);
+            const long long first = dealiased ? l.compact_packed_offset(r) : l.packed_offset(r);
+            const long long count = dealiased ? l.compact_packed_count(r) : l.packed_count(r);
+            CHECK(fills_in_order(own_places, 1, first, count));
+          }
+          // Spread: compact [kx][kept ky][kept kz] onto exactly the kept modes of [kx][ky][kz], in order.
+          ColumnRouteTable table = spread_route(l);
+          table.route.row_offset = table.row_offset.data();
+          const long columns = l.kept_y_count() * l.kept_z();
+          std::vector<long long> kept_modes, spread_to;
           for (long kx = 0; kx < l.nx(); ++kx)
-            for (long column = 0; column < columns; ++column) {
-              const std::size_t offset = kx * columns + column;
-              const C* place = table.route.own_row_address(slab, offset);
-              const bool own_row = kx >= l.x_offset() && kx < l.x_offset() + l.x_count();
-              if (own_row)
-                own_places.push_back(slabs.place(place));
-              else
-                others_stay = others_stay && place == slab + offset;
-            }
-          CHECK(others_stay);
-          const long long first = dealiased ? l.compact_packed_offset(r) : l.packed_offset(r);
-          const long long count = dealiased ? l.compact_packed_count(r) : l.packed_count(r);
-          CHECK(fills_in_order(own_places, 1, first, count));
+            for (long j = 0; j < l.y_count(); ++j)
+              for (long kz = 0; kz < l.nzc(); ++kz)
+                if (SlabLayout::kept(l.y_offset() + j, l.ny()) && kz < l.kept_z())
+                  kept_modes.push_back((kx * l.y_count() + j) * l.nzc() + kz);
+          for (long kx = 0; kx < l.nx(); ++kx)
+            for (long column = 0; column < columns; ++column)
+              spread_to.push_back(table.route.spread_address(slab, kx * columns + column) - slab);
+          CHECK(spread_to == kept_modes);
         }
-        // Spread: compact [kx][kept ky][kept kz] onto exactly the kept modes of [kx][ky][kz], in order.
-        ColumnRouteTable table = spread_route(l);
-        table.route.row_offset = table.row_offset.data();
-        const long columns = l.kept_y_count() * l.kept_z();
-        std::vector<long long> kept_modes, spread_to;
-        for (long kx = 0; kx < l.nx(); ++kx)
-          for (long j = 0; j < l.y_count(); ++j)
-            for (long kz = 0; kz < l.nzc(); ++kz)
-              if (SlabLayout::kept(l.y_offset() + j, l.ny()) && kz < l.kept_z())
-                kept_modes.push_back((kx * l.y_count() + j) * l.nzc() + kz);
-        for (long kx = 0; kx < l.nx(); ++kx)
-          for (long column = 0; column < columns; ++column)
-            spread_to.push_back(table.route.spread_address(slab, kx * columns + column) - slab);
-        CHECK(spread_to == kept_modes);
-      }
 }
 
 // Realigned planes, all ranks of an uneven split at once: every element goes from its plane transform's

@@ -32,8 +32,10 @@ double tolerance() {
 // strided exchange (out-of-place forward and every backward transform; in-place forward ones by copies).
 enum class Packing { copies, plane_callbacks, realigned, strided };
 
-FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks) {
+FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks,
+                    SpectralSplit split = SpectralSplit::even) {
   FftOptions options;
+  options.spectral_split = split;
   options.emulated_ranks = ranks;
   options.emulated_rank = rank;
   options.pack_in_ffts = packing != Packing::copies && packing != Packing::strided;
@@ -187,14 +189,15 @@ TEMPLATE_TEST_CASE("rank 0 of P emulated transforms a field on its own planes as
   auto host = Device::create(Backend::host);
   for (auto n : kUnevenGrids)
     for (int ranks : {2, 3, 4})
-      for (Packing packing : {Packing::copies, Packing::strided}) {
-        SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, emulated(ranks, 0, packing));
-        for (bool in_place : {false, true}) {
-          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", " << ranks << " emulated ranks, strided "
-                       << (packing == Packing::strided));
-          check_rank_zero_alone(fft, in_place);
+      for (Packing packing : {Packing::copies, Packing::strided})
+        for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows}) {
+          SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, emulated(ranks, 0, packing, split));
+          for (bool in_place : {false, true}) {
+            INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", " << ranks << " emulated ranks, strided "
+                         << (packing == Packing::strided) << ", split " << to_string(split));
+            check_rank_zero_alone(fft, in_place);
+          }
         }
-      }
 }
 
 TEST_CASE("with even slabs any emulated rank's forward and backward pair returns the field", "[fft]") {

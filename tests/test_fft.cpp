@@ -61,6 +61,7 @@ struct Case {
   // The strided route: by default where copy engines move the blocks (p2p); the host cases add it by MPI
   // datatypes, the GPU cases p2p without it.
   StridedExchange strided = StridedExchange::automatic;
+  SpectralSplit split = SpectralSplit::even;
   FftOptions options() const {
     FftOptions o{method};
     o.exchange_pieces = pieces;
@@ -68,6 +69,7 @@ struct Case {
     o.pack_in_ffts = pack_in_ffts;
     o.realigned_planes = realigned_planes;
     o.strided_exchange = strided;
+    o.spectral_split = split;
     return o;
   }
 };
@@ -88,6 +90,21 @@ std::vector<Case> host_cases() {
     Case strided{host, ExchangeMethod::isend_irecv, in_place};
     strided.strided = StridedExchange::always;
     cases.push_back(strided);
+  }
+  // The ky planes split by kept rows (uneven slabs of other sizes): every method, in one piece and in
+  // pieces, by copies and strided.
+  std::vector<Case> kept_rows;
+  for (auto method : {ExchangeMethod::isend_irecv, ExchangeMethod::alltoallv})
+    for (bool in_place : {false, true}) kept_rows.push_back({host, method, in_place});
+  for (bool in_place : {false, true}) {
+    kept_rows.push_back({host, ExchangeMethod::isend_irecv, in_place, 2});
+    Case strided{host, ExchangeMethod::isend_irecv, in_place};
+    strided.strided = StridedExchange::always;
+    kept_rows.push_back(strided);
+  }
+  for (Case& c : kept_rows) {
+    c.split = SpectralSplit::kept_rows;
+    cases.push_back(c);
   }
   return cases;
 }
@@ -112,6 +129,13 @@ std::vector<Case> gpu_cases(const std::string& name) {
       Case fused{gpu, ExchangeMethod::p2p, in_place};  // p2p without the strided route
       fused.strided = StridedExchange::never;
       cases.push_back(fused);
+      // The ky planes split by kept rows, p2p strided (out of place) and fused.
+      for (StridedExchange strided : {StridedExchange::automatic, StridedExchange::never}) {
+        Case kept_rows{gpu, ExchangeMethod::p2p, in_place};
+        kept_rows.strided = strided;
+        kept_rows.split = SpectralSplit::kept_rows;
+        cases.push_back(kept_rows);
+      }
     }
   return cases;
 }
@@ -294,6 +318,7 @@ void check_dealiased(const Case& c, std::array<long, 3> n,
 double check_single_precision_wire(const Case& c, std::array<long, 3> n) {
   FftOptions options{c.method};
   options.fftw_planning = c.planning;
+  options.spectral_split = c.split;
   SlabFFT<double> exact(n, MPI_COMM_WORLD, c.device, options);
   options.single_precision_wire = true;
   SlabFFT<double> narrow(n, MPI_COMM_WORLD, c.device, options);
@@ -350,7 +375,7 @@ TEMPLATE_TEST_CASE("distributed spectrum equals serial FFTW of the whole field",
   for (const auto& c : host_cases())
     for (auto n : kRandomGrids) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
-                   << c.in_place << " strided " << int(c.strided));
+                   << c.in_place << " strided " << int(c.strided) << " split " << to_string(c.split));
       check_against_serial<TestType>(c, n);
     }
 }
@@ -410,7 +435,8 @@ TEMPLATE_TEST_CASE("dealiased transforms equal full transforms with the 2/3 rule
     for (auto n : kRandomGrids)
       for (auto way : one_rank_ways(false)) {
         INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method)
-                     << " in place " << c.in_place << " pieces " << c.pieces << " one-rank way " << int(way));
+                     << " in place " << c.in_place << " pieces " << c.pieces << " strided " << int(c.strided)
+                     << " split " << to_string(c.split) << " one-rank way " << int(way));
         check_dealiased<TestType>(c, n, way);
       }
 }

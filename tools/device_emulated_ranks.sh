@@ -9,6 +9,11 @@
 #   mkdir -p $DIR && cp build/tests/kolmo_tests build/tools/kolmo_fft_bench tools/device_emulated_ranks.sh $DIR
 #   /work/shared/device/bundle $DIR/bundle.tar.xz $DIR/kolmo_tests $DIR/kolmo_fft_bench
 # and run `bash .device_<name>/device_emulated_ranks.sh .device_<name>` with that folder carried.
+# Environment: RANKS (emulated rank counts, default 2 4 8), ROUTES (default copies fused realigned strided),
+# MODES (full dealiased), SPLITS (the spectral splits, --spectral-split: default even; "even kept_rows" times
+# both, and with kept_rows also the widest rank's work), SIZES (default 512 1024), PRECISIONS (single double),
+# SKIP_EMULATION, SKIP_ONE_GPU, SKIP_TESTS (set: none of the emulation, cuFFT's pair, the GPU tests),
+# BENCH_TIMEOUT (s per size and precision, default 120), TEST_TIMEOUT, TESTS_NP1, TESTS_NP4.
 set -uo pipefail
 dir=${1:-.device}
 tar xJf $dir/bundle.tar.xz -C /opt && source /opt/devbundle/env.sh && cd $dir
@@ -17,26 +22,32 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 start=$(date +%s)
 emulate() {  # n precision reps
   timeout ${BENCH_TIMEOUT:-120} ./kolmo_fft_bench --n $1 --precision $2 --backend cuda \
-    --emulate-ranks ${RANKS:-2 4 8} --routes ${ROUTES:-copies fused realigned strided} --warmup 2 --reps $3 --log $out/phases.log >> $out/emulated.log 2>&1
+    --emulate-ranks ${RANKS:-2 4 8} --routes ${ROUTES:-copies fused realigned strided} --modes ${MODES:-full dealiased} \
+    --spectral-split ${SPLITS:-even} --warmup 2 --reps $3 --log $out/phases.log >> $out/emulated.log 2>&1
   echo "== emulated ranks, $1^3 $2: exit $?, at $(( $(date +%s) - start )) s"
 }
 tests() {  # ranks filter
   timeout ${TEST_TIMEOUT:-150} mpiexec -n $1 ./kolmo_tests "$2" > $out/gpu_tests_np$1.log 2>&1
   echo "== GPU tests, $1 rank(s): exit $?, at $(( $(date +%s) - start )) s"; tail -3 $out/gpu_tests_np$1.log
 }
-emulate 512 single 10
-emulate 512 double 10
-emulate 1024 single 7
-emulate 1024 double 7
+if [ -z "${SKIP_EMULATION:-}" ]; then
+  for n in ${SIZES:-512 1024}; do
+    for p in ${PRECISIONS:-single double}; do
+      emulate $n $p $([ $n -ge 1024 ] && echo 7 || echo 10)
+    done
+  done
+fi
 if [ -z "${SKIP_ONE_GPU:-}" ]; then
-  for n in 512 1024; do
-    for p in single double; do
+  for n in ${SIZES:-512 1024}; do
+    for p in ${PRECISIONS:-single double}; do
       timeout 60 ./kolmo_fft_bench --n $n --precision $p --backend cuda --warmup 3 --reps 10 >> $out/one_gpu.log 2>&1
     done
   done
   echo "== one GPU against cuFFT, at $(( $(date +%s) - start )) s"; grep RESULT $out/one_gpu.log
 fi
-tests 1 "${TESTS_NP1:-[gpu]}"
-tests 2 "[gpu]"
-tests 4 "${TESTS_NP4:-GPU: exact coefficients and serial FFTW agreement*}"
-grep -E "^  (full|dealiased|\()" $out/emulated.log
+if [ -z "${SKIP_TESTS:-}" ]; then
+  tests 1 "${TESTS_NP1:-[gpu]}"
+  tests 2 "[gpu]"
+  tests 4 "${TESTS_NP4:-GPU: exact coefficients and serial FFTW agreement*}"
+fi
+[ -f $out/emulated.log ] && grep -E "^  (full|dealiased|\()" $out/emulated.log

@@ -7,14 +7,18 @@
 //   OMP_NUM_THREADS=2 kolmo_fft_bench --n 128 --backend host --reps 30
 //
 // --emulate-ranks 2 4 8: one process does rank 0's complete work of a transform over P ranks (the slowest
-// rank where slabs are uneven: it holds the most x and ky planes), the all-to-all replaced by local copies of
-// the same bytes (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times) and the
-// ratio of the computation (every phase but the exchange) to (one device's pair) / P, timed the same way in
-// the same run; by the copies, the fused routes and the strided one (--routes), full and dealiased (--modes),
-// out of place. --log FILE
+// rank where slabs are uneven: it holds the most x planes, and the most ky planes with the even split and the
+// most kept ones with the kept-row split), the all-to-all replaced by local copies of the same bytes
+// (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times) and the ratio of the
+// computation (every phase but the exchange) to (one device's pair) / P, timed the same way in the same run;
+// by the copies, the fused routes and the strided one (--routes), full and dealiased (--modes), out of place,
+// with the ky planes split evenly and/or by kept rows (--spectral-split; where another rank holds more ky
+// planes than rank 0, as the middle ranks do with kept_rows, that rank's work as well). --log FILE
 // appends one line per case (ONEGPU, PHASES: key=value) for tools/fft_model.py.
 //
 //   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
+//   kolmo_fft_bench --n 512 --backend cuda --emulate-ranks 4 8 --routes strided --spectral-split even
+//   kept_rows
 #include <mpi.h>
 
 #include <omp.h>
@@ -52,6 +56,7 @@ struct Settings {
   int warmup = 3, reps = 10, pieces = 1;
   std::vector<int> emulate;  // emulated rank counts
   std::vector<std::string> routes{"copies", "fused", "realigned", "strided"}, modes{"full", "dealiased"};
+  std::vector<std::string> splits{"even"};  // fft::SpectralSplit names
   std::string log;
 };
 
@@ -83,6 +88,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.single_precision_wire = s.single_wire;
   options.one_rank_dealiasing = parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
+  options.spectral_split = parse_spectral_split(s.splits.at(0));
   options.fftw_planning = s.planning == "measure"    ? FftwPlanning::measure
                           : s.planning == "estimate" ? FftwPlanning::estimate
                                                      : FftwPlanning::automatic;
@@ -321,6 +327,16 @@ std::string phase_fields(const PairProfile& p) {
   return text;
 }
 
+// The ranks whose work an emulation times: rank 0, and the rank with the most ky planes where that is
+// another (the first of them).
+std::vector<int> emulated_ranks_of(std::array<long, 3> n, int ranks, SpectralSplit split) {
+  const SlabLayout first(n, ranks, 0, split);
+  int widest = 0;
+  for (int q = 1; q < ranks; ++q)
+    if (first.y_count(q) > first.y_count(widest)) widest = q;
+  return widest == 0 ? std::vector<int>{0} : std::vector<int>{0, widest};
+}
+
 template <class Real>
 int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device) {
   FILE* log = s.log.empty() ? nullptr : std::fopen(s.log.c_str(), "a");
@@ -333,13 +349,14 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   profiling.profile = true;
   char text[512];
   std::snprintf(text, sizeof(text),
-                "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: rank 0's work, "
+                "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: one rank's work (rank 0's, and "
+                "the widest's), "
                 "the exchange by local copies; medians of %d pairs after %d warm-up, ms (device events)",
                 n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
   std::printf("%s\n", text);
-  std::printf("  %-9s %2s %-9s | %-44s | %-44s | %8s %8s %8s %6s\n", "modes", "P", "route",
-              "forward: planes pack own x unpack zero", "backward: planes pack own x unpack zero", "exchange",
-              "compute", "ideal", "ratio");
+  std::printf("  %-9s %2s %-9s %-9s %4s | %-44s | %-44s | %8s %8s %8s %6s\n", "modes", "P", "route", "split",
+              "rank", "forward: planes pack own x unpack zero", "backward: planes pack own x unpack zero",
+              "exchange", "compute", "ideal", "ratio");
   // Buffers for the largest layout, one rank's.
   const SlabLayout whole(n, 1, 0);
   Buffer<Real> data(device, 2 * whole.alloc_complex());
@@ -359,60 +376,70 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   // Route by route, so that the copies are measured even if the other route should fail.
   for (const std::string& route : s.routes)
     for (const std::string& mode_name : s.modes)
-      for (int ranks : s.emulate) try {
-          const Modes modes = modes_of(mode_name);
-          const double one_gpu_ms = one_gpu[mode_name];
-          FftOptions options = profiling;
-          options.emulated_ranks = ranks;
-          options.emulated_rank = 0;
-          const bool packing_route = route == "fused" || route == "realigned";
-          options.pack_in_ffts = packing_route;
-          options.realigned_planes = route == "realigned";
-          options.strided_exchange = route == "strided" ? StridedExchange::always : StridedExchange::never;
-          if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
-          SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
-          fill_random(data, 0, 2 * fft.layout().alloc_complex());
-          const PairProfile p = profile_pairs(fft, modes, data.data(), spectral.data(), s);
-          const bool fused = fft.packs_in_ffts(modes);
-          if (fused != packing_route)
-            std::printf("  (%s %s P=%d: the copies, %s)\n", mode_name.c_str(), route.c_str(), ranks,
-                        fft.packing_refusal().c_str());
-          const SlabLayout& l = fft.layout();
-          double sent = 0;  // bytes to other ranks in one pair
-          for (int q = 1; q < ranks; ++q) {
-            // Dealiased, the strided route sends the kept ky rows whole (the dropped kz with them).
-            const double values = modes == Modes::all  ? l.packed_count(q)
-                                  : route == "strided" ? double(l.x_count()) * l.kept_y_count(q) * l.nzc()
-                                                       : l.compact_packed_count(q);
-            sent += 2.0 * values * sizeof(Complex<Real>);
-          }
-          const double ideal = one_gpu_ms / ranks;
-          std::snprintf(
-              text, sizeof(text),
-              "PHASES n=%ld precision=%s modes=%s ranks=%d rank=0 route=%s fused=%d one_gpu_pair_ms=%.4f "
-              "compute_ms=%.4f exchange_ms=%.4f wall_ms=%.4f first_pair_ms=%.1f ratio=%.4f sent_bytes=%.0f",
-              n[0], s.precision.c_str(), mode_name.c_str(), ranks, route.c_str(), fused ? 1 : 0, one_gpu_ms,
-              p.compute_ms, p.exchange_ms, p.wall_ms, p.first_ms, p.compute_ms / ideal, sent);
-          if (log != nullptr) std::fprintf(log, "%s%s\n", text, phase_fields(p).c_str());
-          auto phases = [](const double* t) {
-            char row[128];
-            const Phase order[] = {Phase::planes, Phase::pack,   Phase::own_chunk,
-                                   Phase::x,      Phase::unpack, Phase::zero};
-            std::string out;
-            for (Phase phase : order) {
-              std::snprintf(row, sizeof(row), " %6.3f", t[static_cast<int>(phase)]);
-              out += row;
+      for (const std::string& split_name : s.splits)
+        for (int ranks : s.emulate)
+          for (int rank : emulated_ranks_of(n, ranks, parse_spectral_split(split_name))) try {
+              const Modes modes = modes_of(mode_name);
+              const double one_gpu_ms = one_gpu[mode_name];
+              FftOptions options = profiling;
+              options.emulated_ranks = ranks;
+              options.emulated_rank = rank;
+              options.spectral_split = parse_spectral_split(split_name);
+              const bool packing_route = route == "fused" || route == "realigned";
+              options.pack_in_ffts = packing_route;
+              options.realigned_planes = route == "realigned";
+              options.strided_exchange =
+                  route == "strided" ? StridedExchange::always : StridedExchange::never;
+              if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
+              SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
+              fill_random(data, 0, 2 * fft.layout().alloc_complex());
+              const PairProfile p = profile_pairs(fft, modes, data.data(), spectral.data(), s);
+              const bool fused = fft.packs_in_ffts(modes);
+              if (fused != packing_route)
+                std::printf("  (%s %s P=%d: the copies, %s)\n", mode_name.c_str(), route.c_str(), ranks,
+                            fft.packing_refusal().c_str());
+              const SlabLayout& l = fft.layout();
+              double sent = 0;  // bytes to other ranks in one pair
+              for (int q = 0; q < ranks; ++q) {
+                if (q == rank) continue;
+                // Dealiased, the strided route sends the kept ky rows whole (the dropped kz with them).
+                const double values = modes == Modes::all  ? l.packed_count(q)
+                                      : route == "strided" ? double(l.x_count()) * l.kept_y_count(q) * l.nzc()
+                                                           : l.compact_packed_count(q);
+                sent += 2.0 * values * sizeof(Complex<Real>);
+              }
+              const double ideal = one_gpu_ms / ranks;
+              std::snprintf(text, sizeof(text),
+                            "PHASES n=%ld precision=%s modes=%s ranks=%d rank=%d route=%s split=%s "
+                            "y_count=%ld kept_y=%ld "
+                            "fused=%d one_gpu_pair_ms=%.4f compute_ms=%.4f exchange_ms=%.4f wall_ms=%.4f "
+                            "first_pair_ms=%.1f "
+                            "ratio=%.4f sent_bytes=%.0f",
+                            n[0], s.precision.c_str(), mode_name.c_str(), ranks, rank, route.c_str(),
+                            split_name.c_str(), l.y_count(), l.kept_y_count(), fused ? 1 : 0, one_gpu_ms,
+                            p.compute_ms, p.exchange_ms, p.wall_ms, p.first_ms, p.compute_ms / ideal, sent);
+              if (log != nullptr) std::fprintf(log, "%s%s\n", text, phase_fields(p).c_str());
+              auto phases = [](const double* t) {
+                char row[128];
+                const Phase order[] = {Phase::planes, Phase::pack,   Phase::own_chunk,
+                                       Phase::x,      Phase::unpack, Phase::zero};
+                std::string out;
+                for (Phase phase : order) {
+                  std::snprintf(row, sizeof(row), " %6.3f", t[static_cast<int>(phase)]);
+                  out += row;
+                }
+                return out;
+              };
+              std::printf("  %-9s %2d %-9s %-9s %4d |%-45s |%-45s | %8.3f %8.3f %8.3f %6.3f%s\n",
+                          mode_name.c_str(), ranks, route.c_str(), split_name.c_str(), rank,
+                          phases(p.forward).c_str(), phases(p.backward).c_str(), p.exchange_ms, p.compute_ms,
+                          ideal, p.compute_ms / ideal, fused == packing_route ? "" : " (copies)");
+              std::fflush(nullptr);  // what was measured survives a crash or a time limit later on
+            } catch (const std::exception& e) {
+              std::printf("  %-9s %2d %-9s %-9s %4d FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(),
+                          split_name.c_str(), rank, e.what());
+              std::fflush(nullptr);
             }
-            return out;
-          };
-          std::printf("  %-9s %2d %-9s |%-45s |%-45s | %8.3f %8.3f %8.3f %6.3f%s\n", mode_name.c_str(), ranks,
-                      route.c_str(), phases(p.forward).c_str(), phases(p.backward).c_str(), p.exchange_ms,
-                      p.compute_ms, ideal, p.compute_ms / ideal, fused == packing_route ? "" : " (copies)");
-          std::fflush(nullptr);  // what was measured survives a crash or a time limit later on
-        } catch (const std::exception& e) {
-          std::printf("  %-9s %2d %-9s FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(), e.what());
-          std::fflush(nullptr);
-        }
   if (log != nullptr) std::fclose(log);
   return 0;
 }
@@ -461,6 +488,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"copies", "fused", "realigned", "strided"}));
   app.add_option("--modes", s.modes, "emulated ranks: full and/or dealiased")
       ->check(CLI::IsMember({"full", "dealiased"}));
+  app.add_option("--spectral-split", s.splits,
+                 "how the ky planes are split among ranks: even, kept_rows (the kept rows of dealiased "
+                 "transforms balanced); emulated ranks: one or both, each timed; real ranks: the first")
+      ->check(CLI::IsMember(spectral_split_names()));
   app.add_option("--log", s.log, "emulated ranks: append the results to this file, one line per case");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);

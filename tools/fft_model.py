@@ -49,7 +49,9 @@ CUFFTXT_MS = {
 
 
 def read_phases(path):
-    """PHASES lines as dicts keyed by (n, precision, modes, ranks, route)."""
+    """PHASES lines as dicts keyed by (n, precision, modes, ranks, route): rank 0's, with the ky planes split
+    evenly (lines of other ranks and of the kept-row split, which kolmo_fft_bench --spectral-split adds, are
+    left out: the model is of the even split, whose slowest rank is rank 0)."""
     cases = {}
     with open(path) as f:
         for line in f:
@@ -60,6 +62,8 @@ def read_phases(path):
             for k, v in fields.items():
                 if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", v):
                     case[k] = float(v)
+            if fields.get("split", "even") != "even" or fields.get("rank", "0") != "0":
+                continue
             key = (int(case["n"]), case["precision"], case["modes"], int(case["ranks"]), case["route"])
             cases[key] = case
     return cases

@@ -54,6 +54,22 @@ HostField<Real> host_copy(const solver::NavierStokes<Real>& flow, const solver::
   return out;
 }
 
+// The modes of the spectral slab `flow` holds, picked out of a one-rank field `whole` of the same grid: what
+// flow's rank holds of the same field.
+template <class Real>
+HostField<Real> rank_part_of(const solver::NavierStokes<Real>& flow, const HostField<Real>& whole) {
+  const auto& w = flow.wavenumbers();
+  HostField<Real> part(whole.size());
+  for (std::size_t d = 0; d < whole.size(); ++d) {
+    part[d].resize(static_cast<std::size_t>(w.size()));
+    for (long i = 0; i < w.nx; ++i)
+      for (long j = 0; j < w.y_count; ++j)
+        for (long k = 0; k < w.nzc; ++k)
+          part[d][(i * w.y_count + j) * w.nzc + k] = whole[d][(i * w.ny + w.y_offset + j) * w.nzc + k];
+  }
+  return part;
+}
+
 // This rank's real slab of f(x, y, z) at the grid points, x = i Lx / Nx etc. (physical coordinates).
 template <class Real, class F>
 std::vector<Real> slab_of(const solver::NavierStokes<Real>& flow, F f) {

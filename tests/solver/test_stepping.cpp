@@ -1,10 +1,12 @@
 // Time-step control and bookkeeping: cfl_dt against the velocity's own maximum, its cached real-space
-// velocity changing nothing in the next step, the memory held within budget, and refused parameters.
+// velocity changing nothing in the next step, the memory held within budget, refused parameters, and steps
+// with the ky planes split by kept rows equal to one rank's.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 
 #include "core/Error.hpp"
+#include "solver/Diagnostics.hpp"
 #include "solver/InitialConditions.hpp"
 #include "tests/TestSupport.hpp"
 #include "tests/solver/SolverTestSupport.hpp"
@@ -117,4 +119,40 @@ TEST_CASE("refused parameters: negative viscosity, bad time step, unknown names"
   CHECK(message_of([&] {
           flow->set_velocity(short_slab, short_slab, short_slab);
         }).find("velocity slab u has 3") != std::string::npos);
+}
+
+TEMPLATE_TEST_CASE("steps with the ky planes split by kept rows equal the steps of one rank", "[solver]",
+                   float, double) {
+  // 20 ky planes keep 13 (0-6, 14-19): on 3 and 4 ranks the kept-row split (fft/SpectralSplit.hpp) differs
+  // from the even one, and gives the middle ranks the 7 dropped planes.
+  const std::array<long, 3> n{16, 20, 12};
+  FlowParameters parameters;
+  parameters.viscosity = 0.02;
+  parameters.integrator = Integrator::rk3;
+  parameters.scalars = {{"c", 0.05}};
+  fft::FftOptions options;
+  options.spectral_split = fft::SpectralSplit::kept_rows;
+  auto distributed = testing::make_flow<TestType>(n, parameters, MPI_COMM_WORLD, nullptr, options);
+  auto alone = testing::make_flow<TestType>(n, parameters, MPI_COMM_SELF);
+  REQUIRE(distributed.fft->layout().spectral_split() == fft::SpectralSplit::kept_rows);
+  for (auto* flow : {&distributed, &alone}) {
+    set_random_isotropic(**flow, 0.8, 2.5, 17);
+    set_random_scalar(**flow, 0, 0.4, 2.0, 23);
+    for (int s = 0; s < 3; ++s) (*flow)->step(0.02);
+  }
+  // This rank's ky planes against the same planes of the whole field, velocity and scalar.
+  const auto whole = testing::host_copy(*alone, alone->velocity()),
+             whole_c = testing::host_copy(*alone, alone->scalar(0));
+  const double scale =
+      std::max(testing::max_magnitude(whole, MPI_COMM_SELF), testing::max_magnitude(whole_c, MPI_COMM_SELF));
+  const double difference =
+      std::max(testing::max_difference(testing::host_copy(*distributed, distributed->velocity()),
+                                       testing::rank_part_of(*distributed, whole)),
+               testing::max_difference(testing::host_copy(*distributed, distributed->scalar(0)),
+                                       testing::rank_part_of(*distributed, whole_c)));
+  CHECK(scale > 0);
+  CHECK(difference / scale < 10 * testing::round_off<TestType>());
+  // The reductions over uneven spectral slabs: the energy of the whole field.
+  CHECK(compute_diagnostics(*distributed).energy ==
+        Approx(compute_diagnostics(*alone).energy).epsilon(10 * testing::round_off<TestType>()));
 }

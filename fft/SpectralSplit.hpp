@@ -1,0 +1,36 @@
+// How SlabLayout shares the ky planes of the spectral slab among ranks (each rank a contiguous range).
+//
+// Contract:
+// - even: n planes over p ranks as evenly as possible, the first n mod p ranks one plane more (as the x
+//   planes of the real slab). Full transforms move and transform every ky plane: this balances them.
+// - kept_rows: the ky planes the 2/3 rule keeps (SlabLayout::kept: 3|n_y| < Ny, the first ~Ny/3 planes and
+//   the last ~Ny/3) shared evenly, the counts of any two ranks differing by at most 1, and among such splits
+//   the one whose plane counts are most even (the least sum of their squares): every rank but one or two
+//   in the middle holds only kept planes, and those take the dropped middle planes. Dealiased transforms
+//   across ranks move and x-transform the kept rows only, so this balances their exchange and x FFTs; with
+//   the even split the first and last ranks hold all kept rows (at Ny = 512 on 4 ranks 128 kept planes,
+//   against 43 on the middle two and 85 on average). The price is the middle ranks' wider spectral slabs,
+//   whose memory and spectral pointwise work grow with them: about (P/6 + 2/3) x the even slab on an even
+//   number P of ranks (two middle ranks share the dropped planes; at Ny = 512: 171 planes against 128 on 4
+//   ranks, 128 against 64 on 8; 11 x on 64), (P/3 + 2/3) x on an odd number (one takes them all: 284
+//   against 171 on 3), so it is for a few ranks only; on 2 ranks the two splits are the same. With fewer kept
+//   planes than ranks (more than about 2 Ny / 3 ranks, each holding one or two planes) it is the even split.
+// - spectral_starts(split, ny, ranks): the first plane of each rank, then ny (ranks + 1 values), the same on
+//   every rank, each rank at least one plane; requires 1 <= ranks <= ny (SlabLayout checks). O(Ny + ranks).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kolmo::fft {
+
+enum class SpectralSplit { even, kept_rows };
+// The names, in the enum's order: "even", "kept_rows".
+const std::vector<std::string>& spectral_split_names();
+// One of those names; throws Error naming them all otherwise.
+SpectralSplit parse_spectral_split(const std::string& name);
+const std::string& to_string(SpectralSplit split);
+
+std::vector<long> spectral_starts(SpectralSplit split, long ny, int ranks);
+
+}  // namespace kolmo::fft
