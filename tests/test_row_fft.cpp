@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/Buffer.hpp"
@@ -26,28 +27,23 @@ using namespace kolmo::fft;
 
 namespace {
 
+// cuFFT's 1D transforms in Real precision.
 template <class Real>
-struct Cufft1d;
-template <>
-struct Cufft1d<float> {
-  static constexpr cufftType r2c = CUFFT_R2C, c2r = CUFFT_C2R;
-  static cufftResult forward(cufftHandle p, float* in, Complex<float>* out) {
-    return cufftExecR2C(p, in, reinterpret_cast<cufftComplex*>(out));
-  }
-  static cufftResult backward(cufftHandle p, Complex<float>* in, float* out) {
-    return cufftExecC2R(p, reinterpret_cast<cufftComplex*>(in), out);
-  }
-};
-template <>
-struct Cufft1d<double> {
-  static constexpr cufftType r2c = CUFFT_D2Z, c2r = CUFFT_Z2D;
-  static cufftResult forward(cufftHandle p, double* in, Complex<double>* out) {
-    return cufftExecD2Z(p, in, reinterpret_cast<cufftDoubleComplex*>(out));
-  }
-  static cufftResult backward(cufftHandle p, Complex<double>* in, double* out) {
-    return cufftExecZ2D(p, reinterpret_cast<cufftDoubleComplex*>(in), out);
-  }
-};
+constexpr bool is_double = std::is_same_v<Real, double>;
+template <class Real>
+cufftResult cufft_r2c(cufftHandle plan, Real* in, Complex<Real>* out) {
+  if constexpr (is_double<Real>)
+    return cufftExecD2Z(plan, in, reinterpret_cast<cufftDoubleComplex*>(out));
+  else
+    return cufftExecR2C(plan, in, reinterpret_cast<cufftComplex*>(out));
+}
+template <class Real>
+cufftResult cufft_c2r(cufftHandle plan, Complex<Real>* in, Real* out) {
+  if constexpr (is_double<Real>)
+    return cufftExecZ2D(plan, reinterpret_cast<cufftDoubleComplex*>(in), out);
+  else
+    return cufftExecC2R(plan, reinterpret_cast<cufftComplex*>(in), out);
+}
 
 // cuFFT's plan of the same rows (its own work area), on the device's stream; it lives until the results
 // are on the host.
@@ -87,8 +83,9 @@ void check_rows(const std::shared_ptr<Device>& gpu, const RowSet& s) {
   Buffer<C> ours(gpu, s.rows * s.row_pitch_complex), theirs(gpu, ours.size());
   ours.assign_from_host(std::vector<C>(ours.size(), sentinel));
   row_fft_r2c<Real>(s, real.data(), ours.data(), table.data(), stream);
-  const Plan r2c(s, Cufft1d<Real>::r2c, true, stream), c2r(s, Cufft1d<Real>::c2r, false, stream);
-  REQUIRE(Cufft1d<Real>::forward(r2c.handle, real.data(), theirs.data()) == CUFFT_SUCCESS);
+  const Plan r2c(s, is_double<Real> ? CUFFT_D2Z : CUFFT_R2C, true, stream),
+      c2r(s, is_double<Real> ? CUFFT_Z2D : CUFFT_C2R, false, stream);
+  REQUIRE(cufft_r2c<Real>(r2c.handle, real.data(), theirs.data()) == CUFFT_SUCCESS);
   const std::vector<C> mine = ours.host_copy(), modes = theirs.host_copy();
   double error = 0, scale = 0;
   long written = 0;  // modes of ours past kept that are not the sentinel
@@ -120,7 +117,7 @@ void check_rows(const std::shared_ptr<Device>& gpu, const RowSet& s) {
   Buffer<Real> back(gpu, x.size()), reference(gpu, x.size());
   back.assign_from_host(std::vector<Real>(x.size(), mark));
   row_fft_c2r<Real>(s, ours.data(), back.data(), table.data(), stream);
-  REQUIRE(Cufft1d<Real>::backward(c2r.handle, theirs.data(), reference.data()) == CUFFT_SUCCESS);
+  REQUIRE(cufft_c2r<Real>(c2r.handle, theirs.data(), reference.data()) == CUFFT_SUCCESS);
   const std::vector<Real> got = back.host_copy(), want = reference.host_copy();
   error = scale = 0;
   written = 0;  // reals of a row's padding that are not the mark
