@@ -49,6 +49,16 @@ struct ColumnAccess {
   }
 };
 
+// f(j, r, i) for each of a thread's values in a pass of radix R: butterfly j = t + b T (b < B), its r-th
+// value, v[i], i = b R + r.
+template <int B, int R, int T, class F>
+__device__ __forceinline__ void each_value(int t, F f) {
+#pragma unroll
+  for (int b = 0; b < B; ++b)
+#pragma unroll
+    for (int r = 0; r < R; ++r) f(long(t + b * T), r, b * R + r);
+}
+
 // Pass P and the ones after it: gather (pass 0 from global memory), twiddle, DFT, scatter (the last pass to
 // global memory).
 template <class Real, int Log2N, int P>
@@ -59,16 +69,13 @@ __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V],
   constexpr int R = stockham_radix(Log2N, P), B = S::V / R;
   constexpr long N = S::N, Ns = 1L << (3 * P);
   constexpr bool first = P == 0, last = P + 1 == stockham_passes(Log2N);
-#pragma unroll
-  for (int b = 0; b < B; ++b)
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const long e = stockham_source(t + b * S::T, r, N, R);
-      if constexpr (first)
-        v[b * R + r] = x.load(e);
-      else
-        v[b * R + r] = shared[S::slot(e, c)];
-    }
+  each_value<B, R, S::T>(t, [&](long j, int r, int i) {
+    const long e = stockham_source(j, r, N, R);
+    if constexpr (first)
+      v[i] = x.load(e);
+    else
+      v[i] = shared[S::slot(e, c)];
+  });
   if constexpr (!first) __syncthreads();  // every value read before any is overwritten
 #pragma unroll
   for (int b = 0; b < B; ++b) {
@@ -78,16 +85,13 @@ __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V],
         v[b * R + r] = v[b * R + r] * stockham_twiddle(table, t + b * S::T, r, N, Ns, R, sign);
     dft<R>(v + b * R, sign);
   }
-#pragma unroll
-  for (int b = 0; b < B; ++b)
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const long e = stockham_target(t + b * S::T, r, Ns, R);
-      if constexpr (last)
-        x.store(e, v[b * R + r]);
-      else
-        shared[S::slot(e, c)] = v[b * R + r];
-    }
+  each_value<B, R, S::T>(t, [&](long j, int r, int i) {
+    const long e = stockham_target(j, r, Ns, R);
+    if constexpr (last)
+      x.store(e, v[i]);
+    else
+      shared[S::slot(e, c)] = v[i];
+  });
   if constexpr (!last) {
     __syncthreads();
     passes<Real, Log2N, P + 1>(v, shared, x, table, sign, c, t);

@@ -269,15 +269,16 @@ class CudaLines final : public XTransform<Real> {
   void* spread_target_ = nullptr;
 };
 
-// The pruned one-rank route (OneRankDealiasing::pruned): the kept columns by kolmo's own column FFTs
-// (fft/ColumnFft.hpp). On one rank the planes [x][y][kz] and the spectral slab [kx][ky][kz] have the same
-// strides, so that one ColumnSet serves both. The kept ky are [0, a) and [b, Ny) (SlabLayout::kept).
+// The pruned dealiased route (one rank: OneRankDealiasing::pruned; several: the strided route's dealiased
+// transforms): the kept columns by kolmo's own column FFTs (fft/ColumnFft.hpp). The planes [x][y][kz] hold
+// x_count planes of every ky; the spectral slab [kx][ky][kz] the rank's ky planes, whose kept ones form at
+// most two runs (SlabLayout::kept_runs; one rank: [0, a) and [b, Ny)).
 struct PrunedColumns {
   ColumnSet y_forward, y_backward, x;
 };
 PrunedColumns pruned_columns(const SlabLayout& layout) {
-  const long nx = layout.nx(), ny = layout.ny(), nzc = layout.nzc(), kept_z = layout.kept_z();
-  long a = 0, b = ny;
+  const long ny = layout.ny(), nzc = layout.nzc(), kept_z = layout.kept_z();
+  long a = 0, b = ny;  // the kept ky of every plane: [0, a) and [b, Ny)
   while (a < ny && SlabLayout::kept(a, ny)) ++a;
   while (b > a && SlabLayout::kept(b - 1, ny)) --b;
   PrunedColumns columns;
@@ -288,7 +289,7 @@ PrunedColumns pruned_columns(const SlabLayout& layout) {
   y.n = ny;
   y.stride = nzc;
   y.outer_stride = ny * nzc;
-  y.outer_count[0] = nx;
+  y.outer_count[0] = layout.x_count();
   y.inner = y.computed = kept_z;
   y.kept_below = a;
   y.kept_from = b;
@@ -297,16 +298,19 @@ PrunedColumns pruned_columns(const SlabLayout& layout) {
   columns.y_backward.store_kept_only = false;
   columns.y_backward.load_kept_only = true;
   columns.y_backward.inner = nzc;
-  // x: the kept (ky, kz) columns, whole.
+  // x: the kept (ky, kz) columns of the rank's ky planes, whole.
   ColumnSet& x = columns.x;
-  x.n = nx;
-  x.stride = ny * nzc;
+  x.n = layout.nx();
+  x.stride = layout.y_count() * nzc;
   x.outer_stride = nzc;
-  x.outer_count[0] = a;
-  x.outer_first[1] = b;
-  x.outer_count[1] = ny - b;
+  const auto& runs = layout.kept_runs(layout.rank());
+  KOLMO_REQUIRE(runs.size() <= 2, "internal: more than two runs of kept ky planes on a rank");
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    x.outer_first[r] = runs[r].start - layout.y_offset();
+    x.outer_count[r] = runs[r].count;
+  }
   x.inner = x.computed = kept_z;
-  x.kept_below = x.kept_from = nx;
+  x.kept_below = x.kept_from = x.n;
   return columns;
 }
 
@@ -433,13 +437,12 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return std::make_unique<CudaLines<Real>>(std::move(store), std::move(load));
   }
 
-  // The pruned one-rank route's executors; nullptr on several ranks or where Nx or Ny is not a length the
-  // column FFTs take.
+  // The pruned route's executors; nullptr where Nx or Ny is not a length the column FFTs take.
   std::unique_ptr<PlaneTransform<Real>> pruned_planes() override {
     if (!prunable()) return nullptr;
     PrunedColumns columns = pruned_columns(layout_);
-    // The rows along z: every (x, y), Nz reals or Nzc modes apart, of which the kept kz count.
-    const RowSet rows{nz_, nx_ * ny_, nz_, nzc_, layout_.kept_z()};
+    // The rows along z: every (x, y) of the rank's planes, Nz reals or Nzc modes apart; the kept kz count.
+    const RowSet rows{nz_, layout_.x_count() * ny_, nz_, nzc_, layout_.kept_z()};
     if (row_fft_supports(nz_)) {
       columns.y_backward.inner = layout_.kept_z();
       return std::make_unique<PrunedPlanes<Real>>(nullptr, nullptr, rows, twiddles(nz_), columns,
@@ -447,8 +450,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     auto r2c = new_plan(), c2r = new_plan();
     std::size_t sizes[2] = {0, 0};
-    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, nx_, true, &sizes[0]));
-    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, nx_, false, &sizes[1]));
+    KOLMO_CHECK_CUFFT(
+        z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, layout_.x_count(), true, &sizes[0]));
+    KOLMO_CHECK_CUFFT(
+        z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, layout_.x_count(), false, &sizes[1]));
     r2c->attach(sizes[0]);
     c2r->attach(sizes[1]);
     return std::make_unique<PrunedPlanes<Real>>(std::move(r2c), std::move(c2r), rows, nullptr, columns,
@@ -548,9 +553,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
 
  private:
-  bool prunable() const {
-    return layout_.ranks() == 1 && column_fft_supports(nx_) && column_fft_supports(ny_);
-  }
+  bool prunable() const { return column_fft_supports(nx_) && column_fft_supports(ny_); }
   // The column and row FFTs' table of length n, made once.
   const C* twiddles(long n) {
     auto& table = twiddles_[n];
@@ -681,14 +684,10 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
   const UniqueHandle<cufftHandle, cufftDestroy> plan(handle);
   std::size_t largest = 0, size = 0;
   const long planes = layout.x_count(), columns = layout.y_count() * layout.nzc();
-  if (planes > 0) {
+  if (planes > 0) {  // the plane transforms, and the pruned route's transforms along z
     for (const bool forward : {true, false}) {
       KOLMO_CHECK_CUFFT(planes_2d<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));
       largest = std::max(largest, size);
-    }
-  }
-  if (layout.ranks() == 1) {  // the pruned route's transforms along z
-    for (const bool forward : {true, false}) {
       KOLMO_CHECK_CUFFT(z_rows<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));
       largest = std::max(largest, size);
     }

@@ -155,15 +155,22 @@ void SlabFFT<Real>::make_executors() {
   if (runs)
     for (const auto& run : layout_.kept_column_runs())
       if (run.count > 0) run_x_.push_back(transforms_->x_run(run.start, run.count));
-  if (layout_.ranks() > 1) return;
+  // The pruned executors: the strided route's dealiased transforms use them wherever they exist (on an
+  // H100 faster than cuFFT's plane transforms and kept-row x transforms at every size measured,
+  // docs/results/pruned_columns_h100.log); one rank times them with the other ways.
+  auto make_pruned = [this] {
+    pruned_planes_ = transforms_->pruned_planes();
+    pruned_x_ = transforms_->pruned_x();
+  };
+  if (layout_.ranks() > 1) {
+    if (strided()) make_pruned();
+    return;
+  }
   const bool gpu_automatic = way == OneRankDealiasing::automatic && device_->backend() != Backend::host;
   if (gpu_automatic || way == OneRankDealiasing::masked_x) masked_x_ = transforms_->x_masked();
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
                 "masked dealiasing requested, but these transforms have no cuFFT mask");
-  if (gpu_automatic || way == OneRankDealiasing::pruned) {
-    pruned_planes_ = transforms_->pruned_planes();
-    pruned_x_ = transforms_->pruned_x();
-  }
+  if (gpu_automatic || way == OneRankDealiasing::pruned) make_pruned();
   KOLMO_REQUIRE(
       pruned_x_ || way != OneRankDealiasing::pruned,
       "pruned dealiasing requested, but it runs only on a GPU with Nx and Ny powers of two from 8 to "
@@ -292,10 +299,18 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided(bool dealias
   const bool in_out = transforms_->x_faster_in_place();
   const Slot planes = in_out ? Slot::scratch : Slot::out;
   const Slot arrived = in_out ? Slot::out : Slot::scratch;
+  // Dealiased, kolmo's column FFTs where they exist: the plane transforms write only the kept ky of the kept
+  // kz columns, the x transforms only the kept columns.
+  const bool pruned = dealiased && pruned_x_;
+  PlaneTransform<Real>* plane_transform = pruned ? pruned_planes_.get() : planes_.get();
   ForwardRoute route;
-  route.add(Phase::planes, [this, planes](const Real* in, C* out) { planes_->forward(in, at(planes, out)); });
+  route.add(Phase::planes, [plane_transform, this, planes](const Real* in, C* out) {
+    plane_transform->forward(in, at(planes, out));
+  });
   add_exchange(route, planes, arrived, forward_blocks_[dealiased], false);
-  if (dealiased)
+  if (pruned)
+    route.add(Phase::x, [this, arrived](const Real*, C* out) { pruned_x_->forward(at(arrived, out), out); });
+  else if (dealiased)
     route.add(Phase::x, [this, arrived](const Real*, C* out) {
       for (const auto& run : run_x_) run->forward(at(arrived, out), out);
     });
@@ -312,6 +327,15 @@ template <class Real>
 typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool dealiased) {
   BackwardRoute route;
   C* scratch = scratch_.data();
+  if (dealiased && pruned_x_) {
+    // kolmo's column FFTs: the plane transforms read only the kept ky and write zeros to the dropped kz.
+    route.add(Phase::x,
+              [this](const C* in, Real* out) { pruned_x_->backward(in, reinterpret_cast<C*>(out)); });
+    add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], false);
+    route.add(Phase::planes,
+              [this, scratch](const C*, Real* out) { pruned_planes_->backward(scratch, out); });
+    return route;
+  }
   if (dealiased)
     route.add(Phase::x, [this](const C* in, Real* out) {
       for (const auto& run : run_x_) run->backward(in, reinterpret_cast<C*>(out));
