@@ -20,6 +20,7 @@
 #include "fft/Executors.hpp"
 #include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
+#include "fft/RowFft.hpp"
 #include "fft/StockhamPasses.hpp"
 
 // The LTO-IR of fft/DealiasCallbacks.cu and fft/ExchangeCallbacks.cu, made by the build.
@@ -282,7 +283,8 @@ PrunedColumns pruned_columns(const SlabLayout& layout) {
   while (b > a && SlabLayout::kept(b - 1, ny)) --b;
   PrunedColumns columns;
   // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
-  // them and writes zeros to the dropped kz columns, which the C2R along z reads.
+  // them and writes zeros to the dropped kz columns, which cuFFT's C2R along z reads (kolmo's row FFTs do
+  // not: pruned_planes() narrows it to the kept ones for them).
   ColumnSet& y = columns.y_forward;
   y.n = ny;
   y.stride = nzc;
@@ -312,29 +314,45 @@ PrunedColumns pruned_columns(const SlabLayout& layout) {
   return columns;
 }
 
-// Its plane transforms: cuFFT's transforms along z of every row, the column FFTs along y of the kept kz
-// columns. Forward out and backward in are the planes [x][y][kz]; backward overwrites its input.
+// Its plane transforms: the transforms along z of every row, the column FFTs along y of the kept kz columns.
+// Along z, kolmo's row FFTs (fft/RowFft.hpp: they write and read only the kept kz, rows) where Nz is a length
+// they take, cuFFT's 1D plans (r2c, c2r) otherwise. Forward out and backward in are the planes [x][y][kz];
+// backward overwrites its input.
 template <class Real>
 class PrunedPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
 
  public:
-  PrunedPlanes(PlanHandle r2c, PlanHandle c2r, const PrunedColumns& columns, const C* twiddles,
-               cudaStream_t stream)
-      : r2c_(std::move(r2c)), c2r_(std::move(c2r)), columns_(columns), twiddles_(twiddles), stream_(stream) {}
+  PrunedPlanes(PlanHandle r2c, PlanHandle c2r, const RowSet& rows, const C* z_twiddles,
+               const PrunedColumns& columns, const C* y_twiddles, cudaStream_t stream)
+      : r2c_(std::move(r2c)),
+        c2r_(std::move(c2r)),
+        rows_(rows),
+        z_twiddles_(z_twiddles),
+        columns_(columns),
+        y_twiddles_(y_twiddles),
+        stream_(stream) {}
   void forward(const Real* in, C* out) override {
-    execute_r2c<Real>(r2c_->get(), in, out);
-    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_);
+    if (r2c_)
+      execute_r2c<Real>(r2c_->get(), in, out);
+    else
+      row_fft_r2c<Real>(rows_, in, out, z_twiddles_, stream_);
+    column_fft<Real>(columns_.y_forward, out, out, y_twiddles_, CUFFT_FORWARD, stream_);
   }
   void backward(C* in, Real* out) override {
-    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_);
-    execute_c2r<Real>(c2r_->get(), in, out);
+    column_fft<Real>(columns_.y_backward, in, in, y_twiddles_, CUFFT_INVERSE, stream_);
+    if (c2r_)
+      execute_c2r<Real>(c2r_->get(), in, out);
+    else
+      row_fft_c2r<Real>(rows_, in, out, z_twiddles_, stream_);
   }
 
  private:
   PlanHandle r2c_, c2r_;
+  RowSet rows_;
+  const C* z_twiddles_;
   PrunedColumns columns_;
-  const C* twiddles_;
+  const C* y_twiddles_;
   cudaStream_t stream_;
 };
 
@@ -422,6 +440,14 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // The pruned route's executors; nullptr where Nx or Ny is not a length the column FFTs take.
   std::unique_ptr<PlaneTransform<Real>> pruned_planes() override {
     if (!prunable()) return nullptr;
+    PrunedColumns columns = pruned_columns(layout_);
+    // The rows along z: every (x, y) of the rank's planes, Nz reals or Nzc modes apart; the kept kz count.
+    const RowSet rows{nz_, layout_.x_count() * ny_, nz_, nzc_, layout_.kept_z()};
+    if (row_fft_supports(nz_)) {
+      columns.y_backward.inner = layout_.kept_z();
+      return std::make_unique<PrunedPlanes<Real>>(nullptr, nullptr, rows, twiddles(nz_), columns,
+                                                  twiddles(ny_), stream_);
+    }
     auto r2c = new_plan(), c2r = new_plan();
     std::size_t sizes[2] = {0, 0};
     KOLMO_CHECK_CUFFT(
@@ -430,7 +456,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
         z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, layout_.x_count(), false, &sizes[1]));
     r2c->attach(sizes[0]);
     c2r->attach(sizes[1]);
-    return std::make_unique<PrunedPlanes<Real>>(std::move(r2c), std::move(c2r), pruned_columns(layout_),
+    return std::make_unique<PrunedPlanes<Real>>(std::move(r2c), std::move(c2r), rows, nullptr, columns,
                                                 twiddles(ny_), stream_);
   }
   std::unique_ptr<XTransform<Real>> pruned_x() override {
@@ -528,7 +554,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  private:
   bool prunable() const { return column_fft_supports(nx_) && column_fft_supports(ny_); }
-  // The column FFTs' table of length n, made once.
+  // The column and row FFTs' table of length n, made once.
   const C* twiddles(long n) {
     auto& table = twiddles_[n];
     if (table.size() == 0) {
@@ -636,7 +662,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   cudaStream_t stream_;
   WorkArea work_;
   Buffer<KeptModeMask> mask_;           // the dealiasing callbacks' caller info (one rank)
-  std::map<long, Buffer<C>> twiddles_;  // the column FFTs' tables, by length
+  std::map<long, Buffer<C>> twiddles_;  // the column and row FFTs' tables, by length
   // The fused executors' slabs (several ranks), and why cuFFT refused a plan, if it did.
   C* send_ = nullptr;
   C* receive_ = nullptr;

@@ -13,6 +13,11 @@
 // - w^(r k) comes from a table of N values, table[q] = exp(-2 pi i q / N) computed in double precision
 //   (stockham_twiddle: index r k N / (Ns R), conjugated for sign +1), so that single precision loses
 //   nothing to the twiddles.
+// - Real transforms of length N = 2M (kolmo's row FFTs, fft/RowFft.hpp) are complex transforms of length M
+//   of the pairs z_n = x_2n + i x_2n+1 with a pass before (backward) or after (forward) that pairs mode k
+//   with M - k (real_forward_pair, real_backward_pair; Numerical Recipes, 3rd ed., section 12.3.2). Their
+//   twiddle is table[k] of the table of length N, whose even entries are the table of length M: the passes
+//   of length M read it by calling stockham_twiddle with n = N.
 #pragma once
 
 #include <cmath>
@@ -98,6 +103,37 @@ std::vector<Complex<Real>> stockham_twiddles(long n) {
   for (long q = 0; q < n; ++q)
     table[q] = Complex<Real>(Real(std::cos(2 * pi * q / n)), Real(-std::sin(2 * pi * q / n)));
   return table;
+}
+
+// Two modes of a real transform of length 2m, forward (exp(-...)), unnormalised: from Z = the DFT of length m
+// of z_n = x_2n + i x_2n+1, X[k] and X[m - k] out of Z[k] and Z[(m - k) mod m], 0 <= k <= m / 2, with
+// w = table[k] = exp(-2 pi i k / 2m). (k = 0 gives X[0] and X[m]; k = m / 2 gives X[m / 2] twice.)
+template <class Real>
+struct ModePair {
+  Complex<Real> low, high;  // at k and m - k
+};
+template <class Real>
+KOLMO_HD inline ModePair<Real> real_forward_pair(Complex<Real> z_k, Complex<Real> z_m_minus_k,
+                                                 Complex<Real> w) {
+  // X[k] = E + w O with E = (Z[k] + conj Z[m-k]) / 2 the transform of the even x, O = (Z[k] - conj Z[m-k]) /
+  // 2i of the odd ones; X[m - k] = conj(E - w O).
+  const Complex<Real> a = z_k, b = conj(z_m_minus_k);
+  const Complex<Real> even = Real(0.5) * (a + b), odd = w * (Real(0.5) * times_i(a - b, -1));
+  return {even + odd, conj(even - odd)};
+}
+
+// The inverse, unnormalised (exp(+...)), so that the complex transform of length m that follows gives
+// 2m z_n: 2 Z[k] and 2 Z[m - k] out of X[k] and X[m - k], 0 < k <= m / 2, w = table[k]. For k = 0 pass
+// X[0] and X[m] with their imaginary parts dropped (a real row has none; cuFFT and FFTW ignore them): both
+// results are then 2 Z[0].
+template <class Real>
+KOLMO_HD inline ModePair<Real> real_backward_pair(Complex<Real> x_k, Complex<Real> x_m_minus_k,
+                                                  Complex<Real> w) {
+  // 2 E = X[k] + conj X[m-k], 2 O = conj(w) (X[k] - conj X[m-k]); 2 Z[k] = 2 E + 2 i O, 2 Z[m-k] = conj(2E -
+  // 2iO).
+  const Complex<Real> a = x_k, b = conj(x_m_minus_k);
+  const Complex<Real> even = a + b, odd = times_i(conj(w) * (a - b), 1);
+  return {even + odd, conj(even - odd)};
 }
 
 }  // namespace kolmo::fft

@@ -1,0 +1,45 @@
+// kolmo's own batched real FFTs along contiguous rows, on a GPU: the transforms along z of the pruned
+// one-rank route (fft/CudaTransforms.cu, OneRankDealiasing::pruned), which read (C2R) and write (R2C) only
+// the kept kz modes, where cuFFT's 1D transforms read and write all Nz/2 + 1 of them.
+//
+// Contract (CUDA builds; calls are queued on `stream`):
+// - RowSet: row r < rows of the real array is the n reals at r row_pitch_real, of the complex array the
+//   n/2 + 1 modes at r row_pitch_complex. n is a power of two, 16 <= n <= 4096 (row_fft_supports), and
+//   1 <= kept <= n/2 + 1; row_pitch_real is even and the real array aligned to two reals (the rows are
+//   read and written as pairs). The arrays do not overlap.
+// - row_fft_r2c: X[k] = sum_e x[e] exp(-2 pi i k e / n), unnormalised, written for k < kept only; the other
+//   modes of out are left as they are.
+// - row_fft_c2r: x[e] = sum_{k<n} X[k] exp(+2 pi i k e / n) with X[n - k] = conj X[k], unnormalised (n x
+//   the row, after row_fft_r2c), of the modes k < kept only: the others count as zero whatever in holds
+//   there (NaN included), and the imaginary parts of X[0] and X[n/2] as zero (as cuFFT and FFTW do).
+// - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
+//   device. row_fft_r2c and row_fft_c2r throw kolmo::Error on a RowSet outside the contract.
+// - Method: the complex FFT of length n/2 of the pairs z = x_2e + i x_2e+1 by the Stockham passes of
+//   fft/StockhamPasses.hpp, and the pass that pairs mode k with n/2 - k (real_forward_pair,
+//   real_backward_pair). A block transforms a few rows at once in shared memory; loads and stores go along
+//   the rows.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "core/Complex.hpp"
+
+namespace kolmo::fft {
+
+struct RowSet {
+  long n = 0;
+  long rows = 0;
+  long row_pitch_real = 0, row_pitch_complex = 0;
+  long kept = 0;
+};
+
+bool row_fft_supports(long n);
+
+template <class Real>
+void row_fft_r2c(const RowSet& set, const Real* in, Complex<Real>* out, const Complex<Real>* twiddles,
+                 cudaStream_t stream);
+template <class Real>
+void row_fft_c2r(const RowSet& set, const Complex<Real>* in, Real* out, const Complex<Real>* twiddles,
+                 cudaStream_t stream);
+
+}  // namespace kolmo::fft
