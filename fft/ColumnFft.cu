@@ -49,16 +49,6 @@ struct ColumnAccess {
   }
 };
 
-// f(j, r, i) for each of a thread's values in a pass of radix R: butterfly j = t + b T (b < B), its r-th
-// value, v[i], i = b R + r.
-template <int B, int R, int T, class F>
-__device__ __forceinline__ void each_value(int t, F f) {
-#pragma unroll
-  for (int b = 0; b < B; ++b)
-#pragma unroll
-    for (int r = 0; r < R; ++r) f(long(t + b * T), r, b * R + r);
-}
-
 // Pass P and the ones after it: gather (pass 0 from global memory), twiddle, DFT, scatter (the last pass to
 // global memory).
 template <class Real, int Log2N, int P>

@@ -37,16 +37,13 @@ __device__ __forceinline__ void row_passes(Complex<Real>* row, const Complex<Rea
   constexpr long M = S::M, Ns = 1L << (3 * P);
   constexpr bool last = P + 1 == stockham_passes(Log2M);
   Complex<Real> v[S::V];
-#pragma unroll
-  for (int b = 0; b < B; ++b)
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int e = int(stockham_source(t + b * S::T, r, M, R));
-      if constexpr (P == 0)
-        v[b * R + r] = load(e);
-      else
-        v[b * R + r] = row[S::slot(e)];
-    }
+  each_value<B, R, S::T>(t, [&](long j, int r, int i) {
+    const int e = int(stockham_source(j, r, M, R));
+    if constexpr (P == 0)
+      v[i] = load(e);
+    else
+      v[i] = row[S::slot(e)];
+  });
   __syncthreads();  // every value read before any is overwritten (pass 0 may read the row too)
 #pragma unroll
   for (int b = 0; b < B; ++b) {
@@ -56,16 +53,13 @@ __device__ __forceinline__ void row_passes(Complex<Real>* row, const Complex<Rea
         v[b * R + r] = v[b * R + r] * stockham_twiddle(table, t + b * S::T, r, 2 * M, Ns, R, sign);
     dft<R>(v + b * R, sign);
   }
-#pragma unroll
-  for (int b = 0; b < B; ++b)
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int e = int(stockham_target(t + b * S::T, r, Ns, R));
-      if constexpr (last)
-        store(e, v[b * R + r]);
-      else
-        row[S::slot(e)] = v[b * R + r];
-    }
+  each_value<B, R, S::T>(t, [&](long j, int r, int i) {
+    const int e = int(stockham_target(j, r, Ns, R));
+    if constexpr (last)
+      store(e, v[i]);
+    else
+      row[S::slot(e)] = v[i];
+  });
   if constexpr (!last) {
     __syncthreads();
     row_passes<Real, Log2M, P + 1>(row, table, sign, t, load, store);

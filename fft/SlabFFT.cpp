@@ -328,7 +328,7 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
   BackwardRoute route;
   C* scratch = scratch_.data();
   if (dealiased && pruned_x_) {
-    // kolmo's column FFTs: the plane transforms read only the kept ky and write zeros to the dropped kz.
+    // kolmo's column FFTs: the plane transforms read only the kept ky and kz (fft/LocalTransforms.hpp).
     route.add(Phase::x,
               [this](const C* in, Real* out) { pruned_x_->backward(in, reinterpret_cast<C*>(out)); });
     add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], false);

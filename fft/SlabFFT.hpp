@@ -59,8 +59,9 @@ enum class Modes { all, dealiased };
 // How one-rank dealiased transforms leave out the dropped (ky, kz) modes: copying the kept modes to a compact
 // slab and back (the route of several ranks, never faster on one: for tests and comparison); x transforms of
 // the kept ky rows only (backward then zeroes the dropped columns); the mask inside cuFFT's x transforms
-// (CUDA with callbacks); or pruned columns (CUDA, Nx and Ny powers of two from 8 to 2048): cuFFT's
-// transforms along z, then kolmo's own column FFTs (fft/ColumnFft.hpp) along y of the kept kz columns and
+// (CUDA with callbacks); or pruned columns (CUDA, Nx and Ny powers of two from 8 to 2048): the transforms
+// along z (kolmo's row FFTs, fft/RowFft.hpp, of the kept kz only where Nz is a power of two from 16 to 4096;
+// cuFFT's otherwise), then kolmo's own column FFTs (fft/ColumnFft.hpp) along y of the kept kz columns and
 // along x of the kept (ky, kz) columns only. automatic: rows on the host; on a GPU, per direction, the
 // fastest of rows, the mask and pruned columns by a short timing, used only if faster than the full
 // transform. A way asked for by name is always

@@ -87,6 +87,18 @@ KOLMO_HD constexpr long stockham_target(long j, int r, long ns, int radix) {
   return (j / ns) * ns * radix + j % ns + r * ns;
 }
 
+// f(j, r, i) for each of a thread's values in a pass of radix R (the kernels of fft/ColumnFft.cu and
+// fft/RowFft.cu): butterfly j = t + b T (b < B), its r-th
+// value, v[i], i = b R + r.
+template <int B, int R, int T, class F>
+KOLMO_HD inline void each_value(int t, F f) {
+  KOLMO_UNROLL
+  for (int b = 0; b < B; ++b) {
+    KOLMO_UNROLL
+    for (int r = 0; r < R; ++r) f(long(t + b * T), r, b * R + r);
+  }
+}
+
 // w^(r k) of butterfly j's r-th value, from the table of exp(-2 pi i q / N).
 template <class Real>
 KOLMO_HD inline Complex<Real> stockham_twiddle(const Complex<Real>* table, long j, int r, long n, long ns,

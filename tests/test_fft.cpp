@@ -501,8 +501,9 @@ TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][g
       if (std::is_same_v<TestType, double> && !c.in_place) check_single_precision_wire(c, n);
     }
     // Powers of two in x and y: the pruned column FFTs (one rank by timing, several by the strided route),
-    // on slabs split unevenly over 3 ranks.
-    for (auto n : {std::array<long, 3>{32, 16, 12}, std::array<long, 3>{16, 64, 9}}) {
+    // on slabs split unevenly over 3 ranks; Nz = 32 takes the row FFTs along z, 12 and 9 cuFFT's.
+    for (auto n :
+         {std::array<long, 3>{32, 16, 12}, std::array<long, 3>{16, 64, 9}, std::array<long, 3>{16, 32, 32}}) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
                    << c.in_place);
       check_dealiased<TestType>(c, n);
