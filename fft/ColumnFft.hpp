@@ -15,7 +15,8 @@
 // - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
 //   device.
 // - column_fft_supports(n): n a power of two, 8 <= n <= 2048; column_fft throws kolmo::Error otherwise.
-// - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow, 64 at
+// - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow, 64
+// at
 //   least), its tiles aligned to that width in memory; the passes run in shared memory with the rows swizzled
 //   against bank conflicts.
 #pragma once
