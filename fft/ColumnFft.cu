@@ -68,13 +68,7 @@ __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V],
   });
   if constexpr (!first) __syncthreads();  // every value read before any is overwritten
 #pragma unroll
-  for (int b = 0; b < B; ++b) {
-    if constexpr (Ns > 1)
-#pragma unroll
-      for (int r = 1; r < R; ++r)
-        v[b * R + r] = v[b * R + r] * stockham_twiddle(table, t + b * S::T, r, N, Ns, R, sign);
-    dft<R>(v + b * R, sign);
-  }
+  for (int b = 0; b < B; ++b) stockham_butterfly<R>(v + b * R, table, t + b * S::T, N, Ns, sign);
   each_value<B, R, S::T>(t, [&](long j, int r, int i) {
     const long e = stockham_target(j, r, Ns, R);
     if constexpr (last)

@@ -46,13 +46,7 @@ __device__ __forceinline__ void row_passes(Complex<Real>* row, const Complex<Rea
   });
   __syncthreads();  // every value read before any is overwritten (pass 0 may read the row too)
 #pragma unroll
-  for (int b = 0; b < B; ++b) {
-    if constexpr (Ns > 1)
-#pragma unroll
-      for (int r = 1; r < R; ++r)
-        v[b * R + r] = v[b * R + r] * stockham_twiddle(table, t + b * S::T, r, 2 * M, Ns, R, sign);
-    dft<R>(v + b * R, sign);
-  }
+  for (int b = 0; b < B; ++b) stockham_butterfly<R>(v + b * R, table, t + b * S::T, 2 * M, Ns, sign);
   each_value<B, R, S::T>(t, [&](long j, int r, int i) {
     const int e = int(stockham_target(j, r, Ns, R));
     if constexpr (last)

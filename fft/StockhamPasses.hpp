@@ -6,10 +6,11 @@
 //   the length remains, then one pass of radix 2 or 4 (512 = 8 8 8, 1024 = 8 8 8 2, 256 = 8 8 4). Before pass
 //   p the sub-transforms have length Ns = 8^p.
 // - Pass p of radix R takes x to y: butterfly j (0 <= j < N/R) reads x[j + r N/R] (r < R), multiplies the
-//   r-th value by w^(r k), k = j mod Ns, w = exp(sign 2 pi i / (Ns R)), does an R-point DFT (dft<R>) and
-//   writes value r to y[(j / Ns) Ns R + k + r Ns] (stockham_source, stockham_target). After the last pass y
-//   holds the DFT in natural order: no bit reversal (Van Loan, Computational Frameworks for the FFT, 1992,
-//   section 1.7; the GPU formulation of Govindaraju et al., SC 2008).
+//   r-th value by w^(r k), k = j mod Ns, w = exp(sign 2 pi i / (Ns R)), does an R-point DFT (dft<R>; the two
+//   steps: stockham_butterfly) and writes value r to y[(j / Ns) Ns R + k + r Ns] (stockham_source,
+//   stockham_target). After the last pass y holds the DFT in natural order: no bit reversal (Van Loan,
+//   Computational Frameworks for the FFT, 1992, section 1.7; the GPU formulation of Govindaraju et al., SC
+//   2008).
 // - w^(r k) comes from a table of N values, table[q] = exp(-2 pi i q / N) computed in double precision
 //   (stockham_twiddle: index r k N / (Ns R), conjugated for sign +1), so that single precision loses
 //   nothing to the twiddles.
@@ -105,6 +106,18 @@ KOLMO_HD inline Complex<Real> stockham_twiddle(const Complex<Real>* table, long 
                                                int radix, int sign) {
   const Complex<Real> w = table[r * (j % ns) * (n / (ns * radix))];
   return sign < 0 ? w : Complex<Real>(w.re, -w.im);
+}
+
+// Butterfly j of a pass of radix R over sub-transforms of length ns: its R values v (as gathered) times their
+// twiddles from the table of length n, then their R-point DFT, in place.
+template <int R, class Real>
+KOLMO_HD inline void stockham_butterfly(Complex<Real>* v, const Complex<Real>* table, long j, long n, long ns,
+                                        int sign) {
+  if (ns > 1) {
+    KOLMO_UNROLL
+    for (int r = 1; r < R; ++r) v[r] = v[r] * stockham_twiddle(table, j, r, n, ns, R, sign);
+  }
+  dft<R>(v, sign);
 }
 
 // The table: exp(-2 pi i q / n), q < n, computed in double precision (host).

@@ -22,11 +22,8 @@ void stockham_pass(const std::vector<Complex<Real>>& x, std::vector<Complex<Real
   const long n = static_cast<long>(x.size());
   for (long j = 0; j < n / R; ++j) {
     Complex<Real> v[R];
-    for (int r = 0; r < R; ++r) {
-      v[r] = x[stockham_source(j, r, n, R)];
-      if (r > 0) v[r] = v[r] * stockham_twiddle(table.data(), j, r, table_n, ns, R, sign);
-    }
-    dft<R>(v, sign);
+    for (int r = 0; r < R; ++r) v[r] = x[stockham_source(j, r, n, R)];
+    stockham_butterfly<R>(v, table.data(), j, table_n, ns, sign);
     for (int r = 0; r < R; ++r) y[stockham_target(j, r, ns, R)] = v[r];
   }
 }
