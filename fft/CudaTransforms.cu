@@ -79,7 +79,7 @@ cufftResult planes_2d(CufftShapeCall call, cufftHandle plan, const SlabLayout& l
               forward ? CufftTypes<Real>::r2c : CufftTypes<Real>::c2r, planes, size);
 }
 // z_rows: the 1D R2C (forward) or C2R transforms along z of every row of `planes` yz planes (the pruned
-// one-rank route).
+// route where kolmo's row FFTs do not take Nz).
 template <class Real>
 cufftResult z_rows(CufftShapeCall call, cufftHandle plan, const SlabLayout& layout, long long planes,
                    bool forward, std::size_t* size) {
@@ -284,7 +284,7 @@ PrunedColumns pruned_columns(const SlabLayout& layout) {
   PrunedColumns columns;
   // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
   // them and writes zeros to the dropped kz columns, which cuFFT's C2R along z reads (kolmo's row FFTs do
-  // not: pruned_planes() narrows it to the kept ones for them).
+  // not: pruned_planes() narrows the backward set to the kept columns for them).
   ColumnSet& y = columns.y_forward;
   y.n = ny;
   y.stride = nzc;
@@ -314,45 +314,48 @@ PrunedColumns pruned_columns(const SlabLayout& layout) {
   return columns;
 }
 
-// Its plane transforms: the transforms along z of every row, the column FFTs along y of the kept kz columns.
-// Along z, kolmo's row FFTs (fft/RowFft.hpp: they write and read only the kept kz, rows) where Nz is a length
-// they take, cuFFT's 1D plans (r2c, c2r) otherwise. Forward out and backward in are the planes [x][y][kz];
-// backward overwrites its input.
+// The transforms along z of every row by kolmo's row FFTs (fft/RowFft.hpp), which write and read only the
+// kept kz modes: the pruned route's where Nz is a length they take (CudaPlanes' 1D plans otherwise).
+template <class Real>
+class RowPlanes final : public PlaneTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  RowPlanes(const RowSet& rows, const C* twiddles, cudaStream_t stream)
+      : rows_(rows), twiddles_(twiddles), stream_(stream) {}
+  void forward(const Real* in, C* out) override { row_fft_r2c<Real>(rows_, in, out, twiddles_, stream_); }
+  void backward(C* in, Real* out) override { row_fft_c2r<Real>(rows_, in, out, twiddles_, stream_); }
+
+ private:
+  RowSet rows_;
+  const C* twiddles_;
+  cudaStream_t stream_;
+};
+
+// Its plane transforms: the transforms along z of every row (z: RowPlanes or CudaPlanes' 1D plans), the
+// column FFTs along y of the kept kz columns. Forward out and backward in are the planes [x][y][kz]; backward
+// overwrites its input.
 template <class Real>
 class PrunedPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
 
  public:
-  PrunedPlanes(PlanHandle r2c, PlanHandle c2r, const RowSet& rows, const C* z_twiddles,
-               const PrunedColumns& columns, const C* y_twiddles, cudaStream_t stream)
-      : r2c_(std::move(r2c)),
-        c2r_(std::move(c2r)),
-        rows_(rows),
-        z_twiddles_(z_twiddles),
-        columns_(columns),
-        y_twiddles_(y_twiddles),
-        stream_(stream) {}
+  PrunedPlanes(std::unique_ptr<PlaneTransform<Real>> z, const PrunedColumns& columns, const C* twiddles,
+               cudaStream_t stream)
+      : z_(std::move(z)), columns_(columns), twiddles_(twiddles), stream_(stream) {}
   void forward(const Real* in, C* out) override {
-    if (r2c_)
-      execute_r2c<Real>(r2c_->get(), in, out);
-    else
-      row_fft_r2c<Real>(rows_, in, out, z_twiddles_, stream_);
-    column_fft<Real>(columns_.y_forward, out, out, y_twiddles_, CUFFT_FORWARD, stream_);
+    z_->forward(in, out);
+    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_);
   }
   void backward(C* in, Real* out) override {
-    column_fft<Real>(columns_.y_backward, in, in, y_twiddles_, CUFFT_INVERSE, stream_);
-    if (c2r_)
-      execute_c2r<Real>(c2r_->get(), in, out);
-    else
-      row_fft_c2r<Real>(rows_, in, out, z_twiddles_, stream_);
+    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_);
+    z_->backward(in, out);
   }
 
  private:
-  PlanHandle r2c_, c2r_;
-  RowSet rows_;
-  const C* z_twiddles_;
+  std::unique_ptr<PlaneTransform<Real>> z_;
   PrunedColumns columns_;
-  const C* y_twiddles_;
+  const C* twiddles_;
   cudaStream_t stream_;
 };
 
@@ -441,23 +444,23 @@ class CudaTransforms final : public LocalTransforms<Real> {
   std::unique_ptr<PlaneTransform<Real>> pruned_planes() override {
     if (!prunable()) return nullptr;
     PrunedColumns columns = pruned_columns(layout_);
-    // The rows along z: every (x, y) of the rank's planes, Nz reals or Nzc modes apart; the kept kz count.
-    const RowSet rows{nz_, layout_.x_count() * ny_, nz_, nzc_, layout_.kept_z()};
+    const long planes = layout_.x_count();
     if (row_fft_supports(nz_)) {
-      columns.y_backward.inner = layout_.kept_z();
-      return std::make_unique<PrunedPlanes<Real>>(nullptr, nullptr, rows, twiddles(nz_), columns,
-                                                  twiddles(ny_), stream_);
+      // The rows along z: every (x, y) of the rank's planes, Nz reals or Nzc modes apart; the kept kz count.
+      const RowSet rows{nz_, planes * ny_, nz_, nzc_, layout_.kept_z()};
+      columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
+      return std::make_unique<PrunedPlanes<Real>>(
+          std::make_unique<RowPlanes<Real>>(rows, twiddles(nz_), stream_), columns, twiddles(ny_), stream_);
     }
     auto r2c = new_plan(), c2r = new_plan();
     std::size_t sizes[2] = {0, 0};
-    KOLMO_CHECK_CUFFT(
-        z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, layout_.x_count(), true, &sizes[0]));
-    KOLMO_CHECK_CUFFT(
-        z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, layout_.x_count(), false, &sizes[1]));
+    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, planes, true, &sizes[0]));
+    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, planes, false, &sizes[1]));
     r2c->attach(sizes[0]);
     c2r->attach(sizes[1]);
-    return std::make_unique<PrunedPlanes<Real>>(std::move(r2c), std::move(c2r), rows, nullptr, columns,
-                                                twiddles(ny_), stream_);
+    return std::make_unique<PrunedPlanes<Real>>(
+        std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), planes), columns, twiddles(ny_),
+        stream_);
   }
   std::unique_ptr<XTransform<Real>> pruned_x() override {
     if (!prunable()) return nullptr;
@@ -684,10 +687,14 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
   const UniqueHandle<cufftHandle, cufftDestroy> plan(handle);
   std::size_t largest = 0, size = 0;
   const long planes = layout.x_count(), columns = layout.y_count() * layout.nzc();
-  if (planes > 0) {  // the plane transforms, and the pruned route's transforms along z
+  // The pruned route plans cuFFT's transforms along z where its row FFTs do not take Nz.
+  const bool z_plans =
+      column_fft_supports(layout.nx()) && column_fft_supports(layout.ny()) && !row_fft_supports(layout.nz());
+  if (planes > 0) {
     for (const bool forward : {true, false}) {
       KOLMO_CHECK_CUFFT(planes_2d<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));
       largest = std::max(largest, size);
+      if (!z_plans) continue;
       KOLMO_CHECK_CUFFT(z_rows<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));
       largest = std::max(largest, size);
     }

@@ -10,15 +10,16 @@
 //   dealiasing, the strided route's across ranks).
 // - x_masked() (one rank): the x transforms with the 2/3 mask inside the library's kernels (cuFFT callbacks);
 //   nullptr where there are none (the host; cuFFT refused them).
-// - pruned_planes(), pruned_x() (one rank, CUDA): the pruned dealiased route's executors. Planes: the
+// - pruned_planes(), pruned_x() (CUDA): the pruned dealiased route's executors (one rank's, and the strided
+//   route's across ranks). Planes: the
 //   transforms along z of every row and kolmo's column FFTs along y of the kept kz columns only
 //   (fft/ColumnFft.hpp; forward writes only the kept ky of them, backward reads only those and overwrites
 //   its input). Along z, where Nz is a power of two from 16 to 4096, kolmo's row FFTs (fft/RowFft.hpp):
 //   forward writes only the kept kz modes, backward reads only those; otherwise cuFFT's 1D transforms, which
 //   write all Nz/2 + 1 modes, and backward then writes zeros to the dropped kz columns, which they read.
 //   x: the column FFTs along x of the kept (ky, kz) columns only, out of place, input intact, the other
-//   columns of out left as they are. nullptr where there are none (the host, several ranks, Nx or Ny not a
-//   power of two from 8 to 2048).
+//   columns of out left as they are. nullptr where there are none (the host, Nx or Ny not a power of two
+//   from 8 to 2048).
 // - enable_fused(send, receive): names the two slabs the fused executors use, once; false where there are
 //   none (the host, one rank, slabs too large for the callbacks' 32-bit offsets). Then fused_planes(route,
 //   forward, own_direct) and fused_x(route, forward, &own_placed) make the executors of one direction of a
