@@ -142,30 +142,31 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
 }
 
 // The compact slab's x transforms serve the dealiased routes by copies (several ranks, or one by name); the
-// kept runs', the strided route's and one rank's dealiasing; the masked ones, one rank's (made only where a
-// way may use them: FFTW plans all runs with the backend, cuFFT on request).
+// kept runs', the strided route's (where it has no pruned executors) and one rank's dealiasing; the masked
+// ones, one rank's (made only where a way may use them: FFTW plans all runs with the backend, cuFFT on
+// request).
 template <class Real>
 void SlabFFT<Real>::make_executors() {
   planes_ = transforms_->planes(layout_.x_count());
   x_ = transforms_->x_slab();
   kept_x_ = transforms_->x_kept();
   const OneRankDealiasing way = options_.one_rank_dealiasing;
-  const bool runs =
-      layout_.ranks() > 1 ? strided() : way == OneRankDealiasing::automatic || way == OneRankDealiasing::rows;
-  if (runs)
-    for (const auto& run : layout_.kept_column_runs())
-      if (run.count > 0) run_x_.push_back(transforms_->x_run(run.start, run.count));
   // The pruned executors: the strided route's dealiased transforms use them wherever they exist (on an
   // H100 faster than cuFFT's plane transforms and kept-row x transforms at every size measured,
-  // docs/results/pruned_columns_h100.log); one rank times them with the other ways.
+  // docs/results/pruned_columns_h100.log), and then need no kept runs; one rank times them with the other
+  // ways.
   auto make_pruned = [this] {
     pruned_planes_ = transforms_->pruned_planes();
     pruned_x_ = transforms_->pruned_x();
   };
-  if (layout_.ranks() > 1) {
-    if (strided()) make_pruned();
-    return;
-  }
+  if (layout_.ranks() > 1 && strided()) make_pruned();
+  const bool runs = layout_.ranks() > 1
+                        ? strided() && !pruned_x_
+                        : way == OneRankDealiasing::automatic || way == OneRankDealiasing::rows;
+  if (runs)
+    for (const auto& run : layout_.kept_column_runs())
+      if (run.count > 0) run_x_.push_back(transforms_->x_run(run.start, run.count));
+  if (layout_.ranks() > 1) return;
   const bool gpu_automatic = way == OneRankDealiasing::automatic && device_->backend() != Backend::host;
   if (gpu_automatic || way == OneRankDealiasing::masked_x) masked_x_ = transforms_->x_masked();
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
