@@ -142,9 +142,7 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
   // Rank 0 holds the most x planes, and with the even split the most ky planes too; with the kept-row split
   // a middle rank may hold more ky planes (fft/SpectralSplit.hpp): the larger need of the two.
   const fft::SlabLayout first(config.grid.n, ranks, 0, config.fft.spectral_split);
-  int widest = 0;
-  for (int r = 1; r < ranks; ++r)
-    if (first.y_count(r) > first.y_count(widest)) widest = r;
+  const int widest = first.widest_spectral_rank();
   MemoryEstimate estimate = estimate_for(config, first, backend, exchange);
   if (widest != 0) {
     const MemoryEstimate other = estimate_for(

@@ -67,6 +67,13 @@ std::size_t SlabLayout::alloc_complex() const {
   return std::max(planes_size(), spectral_size());
 }
 
+int SlabLayout::widest_spectral_rank() const {
+  int widest = 0;
+  for (int q = 1; q < ranks_; ++q)
+    if (y_count(q) > y_count(widest)) widest = q;
+  return widest;
+}
+
 std::string SlabLayout::describe() const {
   // The fewest and the most of a count over the ranks, "64" or "85-171".
   auto range = [&](auto count) {

@@ -59,6 +59,8 @@ class SlabLayout {
   long y_offset(int r) const { return y_starts_[r]; }
   long y_count() const { return y_count(rank_); }
   long y_offset() const { return y_offset(rank_); }
+  // The first rank with the most ky planes (rank 0 with the even split, a middle one with kept_rows).
+  int widest_spectral_rank() const;
 
   std::size_t real_size() const { return static_cast<std::size_t>(x_count() * ny_ * nz_); }
   std::size_t spectral_size() const { return static_cast<std::size_t>(nx_ * y_count() * nzc()); }

@@ -330,10 +330,7 @@ std::string phase_fields(const PairProfile& p) {
 // The ranks whose work an emulation times: rank 0, and the rank with the most ky planes where that is
 // another (the first of them).
 std::vector<int> emulated_ranks_of(std::array<long, 3> n, int ranks, SpectralSplit split) {
-  const SlabLayout first(n, ranks, 0, split);
-  int widest = 0;
-  for (int q = 1; q < ranks; ++q)
-    if (first.y_count(q) > first.y_count(widest)) widest = q;
+  const int widest = SlabLayout(n, ranks, 0, split).widest_spectral_rank();
   return widest == 0 ? std::vector<int>{0} : std::vector<int>{0, widest};
 }
 
