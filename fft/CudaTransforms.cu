@@ -380,6 +380,40 @@ class PrunedLines final : public XTransform<Real> {
   cudaStream_t stream_;
 };
 
+// The pruned route split at its rows along z (one rank; fft/RowSplit.hpp): the x and y column FFTs in place
+// on the spectral slab. On one rank the planes [x][y][kz] are the slab's own shape, so after the x
+// transforms of the kept columns the y transforms run on the same memory.
+template <class Real>
+class PrunedRowSplit final : public RowSplit<Real> {
+  using C = Complex<Real>;
+
+ public:
+  PrunedRowSplit(const PrunedColumns& columns, const RowSet& rows, const C* x_twiddles, const C* y_twiddles,
+                 const C* z_twiddles, cudaStream_t stream)
+      : columns_(columns),
+        rows_(rows),
+        x_twiddles_(x_twiddles),
+        y_twiddles_(y_twiddles),
+        z_twiddles_(z_twiddles),
+        stream_(stream) {}
+  void backward_to_rows(C* slab) override {
+    column_fft<Real>(columns_.x, slab, slab, x_twiddles_, CUFFT_INVERSE, stream_);
+    column_fft<Real>(columns_.y_backward, slab, slab, y_twiddles_, CUFFT_INVERSE, stream_);
+  }
+  void forward_from_rows(C* slab) override {
+    column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_);
+    column_fft<Real>(columns_.x, slab, slab, x_twiddles_, CUFFT_FORWARD, stream_);
+  }
+  const RowSet& rows() const override { return rows_; }
+  const C* twiddles() const override { return z_twiddles_; }
+
+ private:
+  PrunedColumns columns_;
+  RowSet rows_;
+  const C *x_twiddles_, *y_twiddles_, *z_twiddles_;
+  cudaStream_t stream_;
+};
+
 // The x transforms of a compact slab of no column (a rank that keeps no ky plane): nothing to do.
 template <class Real>
 class NoLines final : public XTransform<Real> {
@@ -446,11 +480,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
     PrunedColumns columns = pruned_columns(layout_);
     const long planes = layout_.x_count();
     if (row_fft_supports(nz_)) {
-      // The rows along z: every (x, y) of the rank's planes, Nz reals or Nzc modes apart; the kept kz count.
-      const RowSet rows{nz_, planes * ny_, nz_, nzc_, layout_.kept_z()};
       columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
       return std::make_unique<PrunedPlanes<Real>>(
-          std::make_unique<RowPlanes<Real>>(rows, twiddles(nz_), stream_), columns, twiddles(ny_), stream_);
+          std::make_unique<RowPlanes<Real>>(pruned_rows(), twiddles(nz_), stream_), columns, twiddles(ny_),
+          stream_);
     }
     auto r2c = new_plan(), c2r = new_plan();
     std::size_t sizes[2] = {0, 0};
@@ -465,6 +498,13 @@ class CudaTransforms final : public LocalTransforms<Real> {
   std::unique_ptr<XTransform<Real>> pruned_x() override {
     if (!prunable()) return nullptr;
     return std::make_unique<PrunedLines<Real>>(pruned_columns(layout_).x, twiddles(nx_), stream_);
+  }
+  std::unique_ptr<RowSplit<Real>> row_split() override {
+    if (!prunable() || !row_fft_supports(nz_) || layout_.ranks() != 1) return nullptr;
+    PrunedColumns columns = pruned_columns(layout_);
+    columns.y_backward.inner = layout_.kept_z();
+    return std::make_unique<PrunedRowSplit<Real>>(columns, pruned_rows(), twiddles(nx_), twiddles(ny_),
+                                                  twiddles(nz_), stream_);
   }
 
   bool enable_fused(C* send, C* receive) override {
@@ -557,6 +597,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  private:
   bool prunable() const { return column_fft_supports(nx_) && column_fft_supports(ny_); }
+  // The rows along z of the pruned route: every (x, y) of the rank's planes, Nz reals or Nzc modes apart;
+  // the kept kz count.
+  RowSet pruned_rows() const { return RowSet{nz_, layout_.x_count() * ny_, nz_, nzc_, layout_.kept_z()}; }
   // The column and row FFTs' table of length n, made once.
   const C* twiddles(long n) {
     auto& table = twiddles_[n];

@@ -20,6 +20,9 @@
 //   x: the column FFTs along x of the kept (ky, kz) columns only, out of place, input intact, the other
 //   columns of out left as they are. nullptr where there are none (the host, Nx or Ny not a power of two
 //   from 8 to 2048).
+// - row_split() (CUDA, one rank): the pruned route split at its rows along z (fft/RowSplit.hpp); nullptr
+//   where the pruned route has no row FFTs (Nz not a power of two from 16 to 4096) or there are several
+//   ranks (their planes arrive in another buffer than the spectral slab).
 // - enable_fused(send, receive): names the two slabs the fused executors use, once; false where there are
 //   none (the host, one rank, slabs too large for the callbacks' 32-bit offsets). Then fused_planes(route,
 //   forward, own_direct) and fused_x(route, forward, &own_placed) make the executors of one direction of a
@@ -44,6 +47,7 @@
 #include "core/Complex.hpp"
 #include "core/Device.hpp"
 #include "core/Error.hpp"
+#include "fft/RowSplit.hpp"
 #include "fft/SlabLayout.hpp"
 
 namespace kolmo::fft {
@@ -78,6 +82,7 @@ class LocalTransforms {
   virtual std::unique_ptr<XTransform<Real>> x_masked() { return nullptr; }
   virtual std::unique_ptr<PlaneTransform<Real>> pruned_planes() { return nullptr; }
   virtual std::unique_ptr<XTransform<Real>> pruned_x() { return nullptr; }
+  virtual std::unique_ptr<RowSplit<Real>> row_split() { return nullptr; }
   virtual bool enable_fused(C* /*send*/, C* /*receive*/) { return false; }
   virtual std::unique_ptr<PlaneTransform<Real>> fused_planes(FusedRoute, bool /*forward*/,
                                                              bool /*own_direct*/) {

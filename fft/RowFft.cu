@@ -1,64 +1,17 @@
 // The row FFT kernels (fft/RowFft.hpp): a block per few rows, 8 values a thread, the Stockham passes of
-// fft/StockhamPasses.hpp over the pairs of each row in shared memory, and the pass that pairs modes.
+// fft/StockhamPasses.hpp over the pairs of each row in shared memory, and the pass that pairs modes
+// (fft/RowPasses.cuh).
 #include <cstdint>
 #include <string>
-#include <utility>
 
 #include "core/CudaCheck.hpp"
 #include "core/Error.hpp"
 #include "fft/RowFft.hpp"
-#include "fft/StockhamPasses.hpp"
+#include "fft/RowPasses.cuh"
 
 namespace kolmo::fft {
 
 namespace {
-
-// A block: `rows` rows of M = 2^Log2M pairs (a real row of 2M), V = 8 pairs a thread, T = M / 8 threads a
-// row, 256 threads a block (a row of 2048 pairs alone). Shared memory holds pair e of a row at e + e / G, G
-// the values of one 128-byte wavefront: the first pass writes values 8 apart, which would otherwise fall on
-// the same banks; rows are an odd number of values apart for the same reason (short rows, a thread each).
-// At most 36 KiB, under the 48 KiB a block has without asking.
-template <class Real, int Log2M>
-struct RowTile {
-  static constexpr int M = 1 << Log2M, V = 8, T = M / V;
-  static constexpr int rows = T >= 256 ? 1 : 256 / T, threads = rows * T;
-  static constexpr int G = 128 / int(sizeof(Complex<Real>)), pitch = M + M / G + 1;
-  static __device__ int slot(int e) { return e + e / G; }
-};
-
-// Pass P and the ones after it over one row (the thread's t-th share of it): pass 0 takes its values from
-// load(e), the last gives them in natural order to store(e, value), the others go through `row`. The
-// twiddles come from the table of length 2M (StockhamPasses.hpp).
-template <class Real, int Log2M, int P, class Load, class Store>
-__device__ __forceinline__ void row_passes(Complex<Real>* row, const Complex<Real>* table, int sign, int t,
-                                           Load load, Store store) {
-  using S = RowTile<Real, Log2M>;
-  constexpr int R = stockham_radix(Log2M, P), B = S::V / R;
-  constexpr long M = S::M, Ns = 1L << (3 * P);
-  constexpr bool last = P + 1 == stockham_passes(Log2M);
-  Complex<Real> v[S::V];
-  each_value<B, R, S::T>(t, [&](long j, int r, int i) {
-    const int e = int(stockham_source(j, r, M, R));
-    if constexpr (P == 0)
-      v[i] = load(e);
-    else
-      v[i] = row[S::slot(e)];
-  });
-  __syncthreads();  // every value read before any is overwritten (pass 0 may read the row too)
-#pragma unroll
-  for (int b = 0; b < B; ++b) stockham_butterfly<R>(v + b * R, table, t + b * S::T, 2 * M, Ns, sign);
-  each_value<B, R, S::T>(t, [&](long j, int r, int i) {
-    const int e = int(stockham_target(j, r, Ns, R));
-    if constexpr (last)
-      store(e, v[i]);
-    else
-      row[S::slot(e)] = v[i];
-  });
-  if constexpr (!last) {
-    __syncthreads();
-    row_passes<Real, Log2M, P + 1>(row, table, sign, t, load, store);
-  }
-}
 
 // R2C: the pairs of the row from global memory through the passes into shared memory, then each thread
 // pairs modes k and M - k for its k < M / 2 (k = t + s T, stores along the row), thread 0 also mode M / 2.
@@ -74,25 +27,10 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
   Complex<Real>* mine = shared + r * S::pitch;
   const auto* z = reinterpret_cast<const Complex<Real>*>(in + (live ? row : 0) * set.row_pitch_real);
   row_passes<Real, Log2M, 0>(
-      mine, table, -1, t, [&](int e) { return live ? z[e] : Complex<Real>(0, 0); },
-      [&](int e, Complex<Real> value) { mine[S::slot(e)] = value; });
+      mine, table, -1, t, [&](int e, int) { return live ? z[e] : Complex<Real>(0, 0); },
+      [&](int e, int, Complex<Real> value) { mine[S::slot(e)] = value; });
   __syncthreads();
-  if (!live) return;
-  Complex<Real>* x = out + row * set.row_pitch_complex;
-  const long kept = set.kept;
-  auto put = [&](int k, Complex<Real> value) {
-    if (k < kept) x[k] = value;
-  };
-  const auto z_at = [&](int e) { return mine[S::slot(e % S::M)]; };
-#pragma unroll
-  for (int s = 0; s < S::V / 2; ++s) {
-    const int k = t + s * S::T;
-    const ModePair<Real> modes = real_forward_pair(z_at(k), z_at(S::M - k), table[k]);
-    put(k, modes.low);
-    put(S::M - k, modes.high);
-  }
-  constexpr int h = S::M / 2;
-  if (t == 0) put(h, real_forward_pair(z_at(h), z_at(h), table[h]).low);
+  if (live) pair_forward<Real, Log2M>(mine, out + row * set.row_pitch_complex, set.kept, table, t);
 }
 
 // C2R: each thread pairs the kept modes k and M - k for its k < M / 2 (loads along the row; thread 0 also
@@ -107,25 +45,13 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
   const long row = long(blockIdx.x) * S::rows + r;
   const bool live = row < set.rows;
   Complex<Real>* mine = shared + r * S::pitch;
-  const Complex<Real>* x = in + (live ? row : 0) * set.row_pitch_complex;
-  const long kept = live ? set.kept : 0;
-  auto get = [&](int k) { return k < kept ? x[k] : Complex<Real>(0, 0); };
-#pragma unroll
-  for (int s = 0; s < S::V / 2; ++s) {
-    const int k = t + s * S::T;
-    Complex<Real> low = get(k), high = get(S::M - k);
-    if (k == 0) low.im = high.im = 0;  // X[0] and X[2M / 2] of a real row are real
-    const ModePair<Real> pairs = real_backward_pair(low, high, table[k]);
-    mine[S::slot(k)] = pairs.low;
-    mine[S::slot((S::M - k) % S::M)] = pairs.high;  // k = 0: the same value again
-  }
-  constexpr int h = S::M / 2;
-  if (t == 0) mine[S::slot(h)] = real_backward_pair(get(h), get(h), table[h]).low;
+  pair_backward<Real, Log2M>(mine, in + (live ? row : 0) * set.row_pitch_complex, live ? set.kept : 0, table,
+                             t);
   __syncthreads();
   auto* z = reinterpret_cast<Complex<Real>*>(out + (live ? row : 0) * set.row_pitch_real);
   row_passes<Real, Log2M, 0>(
-      mine, table, 1, t, [&](int e) { return mine[S::slot(e)]; },
-      [&](int e, Complex<Real> value) {
+      mine, table, 1, t, [&](int e, int) { return mine[S::slot(e)]; },
+      [&](int e, int, Complex<Real> value) {
         if (live) z[e] = value;
       });
 }
@@ -147,20 +73,6 @@ void launch(bool forward, const RowSet& set, const Real* real_in, const Complex<
   }
 }
 
-// The kernels of M = 2^Log2M pairs, Log2M from the Stockham passes' shortest length to their longest.
-template <class Real, int... Log2M>
-void dispatch(std::integer_sequence<int, Log2M...>, bool forward, const RowSet& set, const Real* real_in,
-              const Complex<Real>* complex_in, Real* real_out, Complex<Real>* complex_out,
-              const Complex<Real>* table, cudaStream_t stream) {
-  int log2m = 0;
-  while ((2L << log2m) < set.n) ++log2m;
-  ((log2m == Log2M + kStockhamMinLog2
-        ? launch<Real, Log2M + kStockhamMinLog2>(forward, set, real_in, complex_in, real_out, complex_out,
-                                                 table, stream)
-        : void()),
-   ...);
-}
-
 template <class Real>
 void run(bool forward, const RowSet& set, const Real* real_in, const Complex<Real>* complex_in,
          Real* real_out, Complex<Real>* complex_out, const Complex<Real>* table, cudaStream_t stream) {
@@ -173,14 +85,16 @@ void run(bool forward, const RowSet& set, const Real* real_in, const Complex<Rea
                 "internal: row FFTs of length " + std::to_string(set.n) + " with kept " +
                     std::to_string(set.kept) + ", pitches " + std::to_string(set.row_pitch_real) + " and " +
                     std::to_string(set.row_pitch_complex) + " or a real array not aligned to two reals");
-  dispatch<Real>(std::make_integer_sequence<int, kStockhamMaxLog2 - kStockhamMinLog2 + 1>(), forward, set,
-                 real_in, complex_in, real_out, complex_out, table, stream);
+  with_row_length(set.n, [&](auto log2m) {
+    launch<Real, decltype(log2m)::value>(forward, set, real_in, complex_in, real_out, complex_out, table,
+                                         stream);
+  });
 }
 
 }  // namespace
 
 bool row_fft_supports(long n) {
-  return n >= (2L << kStockhamMinLog2) && n <= (2L << kStockhamMaxLog2) && (n & (n - 1)) == 0;
+  return row_length_supported(n);
 }
 
 template <class Real>

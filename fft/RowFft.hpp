@@ -3,10 +3,10 @@
 // the kept kz modes, where cuFFT's 1D transforms read and write all Nz/2 + 1 of them.
 //
 // Contract (CUDA builds; calls are queued on `stream`):
-// - RowSet: row r < rows of the real array is the n reals at r row_pitch_real, of the complex array the
-//   n/2 + 1 modes at r row_pitch_complex. n is a power of two, 16 <= n <= 4096 (row_fft_supports), and
-//   1 <= kept <= n/2 + 1; row_pitch_real is even and the real array aligned to two reals (the rows are
-//   read and written as pairs). The arrays do not overlap.
+// - RowSet (fft/RowSplit.hpp): row r < rows of the real array is the n reals at r row_pitch_real, of the
+//   complex array the n/2 + 1 modes at r row_pitch_complex. n is a power of two, 16 <= n <= 4096
+//   (row_fft_supports), and 1 <= kept <= n/2 + 1; row_pitch_real is even and the real array aligned to two
+//   reals (the rows are read and written as pairs). The arrays do not overlap.
 // - row_fft_r2c: X[k] = sum_e x[e] exp(-2 pi i k e / n), unnormalised, written for k < kept only; the other
 //   modes of out are left as they are.
 // - row_fft_c2r: x[e] = sum_{k<n} X[k] exp(+2 pi i k e / n) with X[n - k] = conj X[k], unnormalised (n x
@@ -23,15 +23,9 @@
 #include <cuda_runtime.h>
 
 #include "core/Complex.hpp"
+#include "fft/RowSplit.hpp"
 
 namespace kolmo::fft {
-
-struct RowSet {
-  long n = 0;
-  long rows = 0;
-  long row_pitch_real = 0, row_pitch_complex = 0;
-  long kept = 0;
-};
 
 bool row_fft_supports(long n);
 

@@ -172,6 +172,7 @@ void SlabFFT<Real>::make_executors() {
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
                 "masked dealiasing requested, but these transforms have no cuFFT mask");
   if (gpu_automatic || way == OneRankDealiasing::pruned) make_pruned();
+  if (pruned_x_) row_split_ = transforms_->row_split();
   KOLMO_REQUIRE(
       pruned_x_ || way != OneRankDealiasing::pruned,
       "pruned dealiasing requested, but it runs only on a GPU with Nx and Ny powers of two from 8 to "

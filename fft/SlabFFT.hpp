@@ -217,6 +217,13 @@ class SlabFFT {
   // How the local FFTs were planned (host: measured or estimated, the wisdom file; "" on GPUs).
   std::string planning_report() const { return transforms_->planning_report(); }
 
+  // The dealiased transforms split at their rows along z (fft/RowSplit.hpp), for a solver that forms its
+  // real-space products between the rows' transforms (fft/RowProducts.cuh) instead of in real slabs: one
+  // rank on a GPU where the pruned route has kolmo's row FFTs (Nx and Ny powers of two from 8 to 2048, Nz
+  // from 16 to 4096) and the options leave it to be used (one_rank_dealiasing automatic or pruned); null
+  // elsewhere.
+  RowSplit<Real>* row_split() const { return row_split_.get(); }
+
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
   Buffer<C> make_spectral() const { return Buffer<C>(device_, layout_.alloc_complex()); }
   Buffer<Real> make_real() const { return Buffer<Real>(device_, 2 * layout_.alloc_complex()); }
@@ -334,6 +341,7 @@ class SlabFFT {
   std::unique_ptr<PlaneTransform<Real>> planes_;
   std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_, pruned_x_;
   std::unique_ptr<PlaneTransform<Real>> pruned_planes_;
+  std::unique_ptr<RowSplit<Real>> row_split_;
   std::vector<std::unique_ptr<XTransform<Real>>> run_x_;
   std::map<long, std::unique_ptr<PlaneTransform<Real>>> piece_planes_;
   std::unique_ptr<PlaneTransform<Real>> fused_planes_[3][2][2];

@@ -40,6 +40,9 @@ struct FlowParameters {
   std::vector<ScalarParameters> scalars;
   std::vector<Term> terms;
   MagneticParameters magnetic;
+  // Form the divergence form's products between the row FFTs where the FFT splits its transforms there
+  // (NavierStokes.hpp, "Products between the rows"); false: always in real slabs (for comparisons).
+  bool row_products = true;
 };
 
 // The Boussinesq buoyancy: appends a scalar "b" with diffusivity viscosity / prandtl and the terms

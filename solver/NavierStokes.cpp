@@ -11,6 +11,11 @@
 #include "solver/Diagnostics.hpp"
 #include "solver/RealSpaceProducts.hpp"
 #include "solver/Reductions.hpp"
+#include "solver/VelocityRate.hpp"
+
+#if defined(__CUDACC__)
+#include "fft/RowProducts.cuh"
+#endif
 
 namespace kolmo::solver {
 
@@ -78,6 +83,8 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
   for (auto& s : scalars_)
     for (auto* field : {&s.state, &s.accumulator, &s.gradient, &s.input}) field->fill_zero();
   build_scalar_table();
+  if (parameters.row_products && form_ == NonlinearForm::divergence && scalars_.empty() && !magnetic())
+    rows_ = fft_.row_split();
 }
 
 // The device table of the scalars' slots that the stage kernels and the real-space pass read.
@@ -192,12 +199,17 @@ double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
   KOLMO_REQUIRE(cfl > 0, "cfl = " + std::to_string(cfl) + " must be positive");
   KOLMO_REQUIRE(max_dt > 0, "max_dt = " + std::to_string(max_dt) + " must be positive");
   prepare_first_input();
-  if (prepared_ == Prepared::spectral_input) {
+  if (prepared_ == Prepared::spectral_input && rows_) {
+    for (int d = 0; d < 3; ++d) rows_->backward_to_rows(stage_.spectral(d));
+    prepared_ = Prepared::velocity_rows;
+  } else if (prepared_ == Prepared::spectral_input) {
     transform_to_real(stage_);
     if (magnetic()) transform_to_real(magnetic_stage_);
     prepared_ = Prepared::real_velocity;
   }
-  const double rate = velocity_rate_of_stage() + terms_.wave_frequency_bound;
+  const double rate =
+      (prepared_ == Prepared::velocity_rows ? velocity_rate_of_rows() : velocity_rate_of_stage()) +
+      terms_.wave_frequency_bound;
   return rate > 0 ? std::fmin(max_dt, cfl / rate) : max_dt;
 }
 
@@ -220,22 +232,31 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
                                      : 0.0;
 
   const bool divergence = form_ == NonlinearForm::divergence;
-  if (!divergence) transform_to_real(extra_);  // omega
-  if (!(first_stage && prepared_ == Prepared::real_velocity)) {
-    transform_to_real(stage_);
-    if (magnetic()) transform_to_real(magnetic_stage_);
-  }
-  for (auto& s : scalars_) transform_to_real(s.gradient);
-  prepared_ = Prepared::nothing;
-  // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form);
-  // MHD's stage update applies it from the spectral copy of u.
   const bool linear_in_update = forcing == ForcingKind::linear && magnetic();
-  real_space_products(forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0),
-                      with_terms);
-  transform_to_spectral(stage_);
-  if (divergence) transform_to_spectral(extra_);           // T_xz, T_yz
-  if (magnetic()) transform_to_spectral(magnetic_stage_);  // E = u x B
-  for (auto& s : scalars_) fft_.forward(s.gradient.real(0), s.gradient.spectral(0), forward_modes());
+  if (rows_) {
+    if (!(first_stage && prepared_ == Prepared::velocity_rows))
+      for (int d = 0; d < 3; ++d) rows_->backward_to_rows(stage_.spectral(d));
+    prepared_ = Prepared::nothing;
+    stress_between_rows();
+    for (int d = 0; d < 3; ++d) rows_->forward_from_rows(stage_.spectral(d));
+    for (int d = 0; d < 2; ++d) rows_->forward_from_rows(extra_.spectral(d));
+  } else {
+    if (!divergence) transform_to_real(extra_);  // omega
+    if (!(first_stage && prepared_ == Prepared::real_velocity)) {
+      transform_to_real(stage_);
+      if (magnetic()) transform_to_real(magnetic_stage_);
+    }
+    for (auto& s : scalars_) transform_to_real(s.gradient);
+    prepared_ = Prepared::nothing;
+    // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form);
+    // MHD's stage update applies it from the spectral copy of u.
+    real_space_products(forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0),
+                        with_terms);
+    transform_to_spectral(stage_);
+    if (divergence) transform_to_spectral(extra_);           // T_xz, T_yz
+    if (magnetic()) transform_to_spectral(magnetic_stage_);  // E = u x B
+    for (auto& s : scalars_) fft_.forward(s.gradient.real(0), s.gradient.spectral(0), forward_modes());
+  }
   // Band forcing joins the unnormalised transform; the projection leaves it (divergence-free) unchanged. In
   // the divergence form it joins T as a stress whose -i k.F is the forcing (Forcing.hpp).
   const Real scaled_amplitude = Real(amplitude * wavenumbers_.points());
@@ -289,6 +310,22 @@ void NavierStokes<Real>::real_space_products(Real linear_forcing_amplitude, bool
           products.rotational_at(p);
         });
   }
+}
+
+// The divergence form's pass between the rows' transforms along z (fft/RowProducts.cuh): u's rows (left by
+// RowSplit::backward_to_rows in the stage field) in, T's rows out in the slots of stress_at, in place.
+template <class Real>
+void NavierStokes<Real>::stress_between_rows() {
+#if defined(__CUDACC__)
+  fft::row_products<Real>(
+      rows_->rows(), rows_->twiddles(),
+      fft::RowFields<Real, 3>{{stage_.spectral(0), stage_.spectral(1), stage_.spectral(2)}},
+      fft::RowFields<Real, 5>{{stage_.spectral(0), stage_.spectral(1), stage_.spectral(2), extra_.spectral(0),
+                               extra_.spectral(1)}},
+      StressInRows<Real>{}, static_cast<cudaStream_t>(device().stream()));
+#else
+  throw Error("internal: products between row FFTs in a build without CUDA");  // rows_ is null there
+#endif
 }
 
 template <class Real>
@@ -374,22 +411,45 @@ double NavierStokes<Real>::transform_velocity_to_stage() {
 template <class Real>
 double NavierStokes<Real>::velocity_rate_of_stage() {
   const auto u = stage_.vector_real();
-  const double inverse_dx = 1 / points_.dx, inverse_dy = 1 / points_.dy, inverse_dz = 1 / points_.dz;
   // MHD: the Alfven speed |B| joins the flow's in each direction (b in real space in its stage field).
   const bool with_b = magnetic();
   const Components<const Real> b = with_b ? std::as_const(magnetic_stage_).vector_real()
                                           : Components<const Real>{{nullptr, nullptr, nullptr}};
   const auto& background = parameters_.magnetic.background;
   const double b0x = background[0], b0y = background[1], b0z = background[2];
+  const InverseSpacing inverse = inverse_spacing();
   const MaxAndSum local = max_and_sum(
       device(), points_.size(), KOLMO_LAMBDA(long p) {
-        const double ux = u[0][p], uy = u[1][p], uz = u[2][p];
         const double bx = with_b ? fabs(b[0][p] + b0x) : 0.0, by = with_b ? fabs(b[1][p] + b0y) : 0.0,
                      bz = with_b ? fabs(b[2][p] + b0z) : 0.0;
-        return MaxAndSum{
-            (fabs(ux) + bx) * inverse_dx + (fabs(uy) + by) * inverse_dy + (fabs(uz) + bz) * inverse_dz,
-            0.5 * (ux * ux + uy * uy + uz * uz)};
+        return rate_and_energy(u[0][p], u[1][p], u[2][p], bx, by, bz, inverse);
       });
+  return record_scan(local);
+}
+
+// The same from u's rows between the transforms along z (cfl_dt left them in the stage field), with no real
+// slab written.
+template <class Real>
+double NavierStokes<Real>::velocity_rate_of_rows() {
+#if defined(__CUDACC__)
+  const MaxAndSum local = fft::row_scan<Real>(
+      rows_->rows(), rows_->twiddles(),
+      fft::RowFields<Real, 3>{{stage_.spectral(0), stage_.spectral(1), stage_.spectral(2)}},
+      VelocityRateInRows<Real>{inverse_spacing()}, static_cast<cudaStream_t>(device().stream()));
+  return record_scan(local);
+#else
+  throw Error("internal: a scan between row FFTs in a build without CUDA");    // rows_ is null there
+#endif
+}
+
+template <class Real>
+InverseSpacing NavierStokes<Real>::inverse_spacing() const {
+  return {1 / points_.dx, 1 / points_.dy, 1 / points_.dz};
+}
+
+// The rank's maximum rate and energy sum, over all ranks, into scan_; returns the rate.
+template <class Real>
+double NavierStokes<Real>::record_scan(const MaxAndSum& local) {
   // MPI_MAX, like a plain comparison, may skip a NaN: max_and_sum counts it as +infinity already.
   double energy_sum = 0;
   KOLMO_CHECK_MPI(MPI_Allreduce(&local.max, &scan_.rate, 1, MPI_DOUBLE, MPI_MAX, fft_.comm()));

@@ -32,6 +32,13 @@
 //   run has one of them (3 slabs; StageFields.hpp), with the linear forcing's amplitude recomputed per
 //   stage. b may have band forcing of its own (MagneticParameters::forcing; magnetic_forcing()), joined to
 //   E as a field whose curl it is (Forcing.hpp).
+// - Products between the rows: where the FFT splits its dealiased transforms at their rows along z
+//   (SlabFFT::row_split: one rank on a GPU, Nx and Ny powers of two from 8 to 2048, Nz from 16 to 4096),
+//   pure Navier-Stokes in the divergence form (no scalars, no MHD) takes u's rows back to real values, forms
+//   T and transforms it forward row by row in one kernel (fft/RowProducts.cuh, StressInRows), so that no
+//   real slab is written or read; cfl_dt's scan reads u's rows the same way (VelocityRate.hpp) and leaves
+//   them for the first stage. The fields are the same to round-off (a different order of operations);
+//   FlowParameters::row_products = false keeps the real slabs; products_between_rows() says which is used.
 // - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3, rk4,
 //   lsrk3 or lsrk4
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
@@ -44,7 +51,7 @@
 //   real-space velocity is kept for the next step's first stage, so calling it every step costs no extra
 //   transform. The same pass fills velocity_scan(): that maximum (+infinity for a velocity that is not
 //   finite; W not included) and the energy 1/2 <|u|^2> (kinetic_energy() up to round-off), for blow-up
-//   checks every step at no extra cost.
+//   checks every step at no extra cost. (With the products between the rows it keeps u's rows instead.)
 // - Memory, in slabs of alloc_complex() complex values (a real-field equivalent, N^3/P reals, times
 //   (Nz+2)/Nz): the velocity 3, its stage input 3, the extra field 2 (divergence form: T_xz, T_yz) or 3
 //   (rotational: omega), its accumulator 3 (rk3, rk4); per scalar its state 1, gradient 3, accumulator 1
@@ -82,6 +89,9 @@
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
+
+struct MaxAndSum;       // Reductions.hpp
+struct InverseSpacing;  // VelocityRate.hpp
 
 template <class Real>
 class NavierStokes {
@@ -199,6 +209,8 @@ class NavierStokes {
   int transforms_per_stage() const {
     return backward_transforms_per_stage() + forward_transforms_per_stage();
   }
+  // Whether the stage forms its products between the row FFTs ("Products between the rows" above).
+  bool products_between_rows() const { return rows_ != nullptr; }
   // Device bytes held by this object and its FFT (fields, FFT scratch and work area, forcing list, table).
   std::size_t bytes_held() const;
 
@@ -217,6 +229,10 @@ class NavierStokes {
   void real_space_products(Real linear_forcing_amplitude, bool with_terms);
   void finish_nonlinear_terms();
   double velocity_rate_of_stage();
+  double velocity_rate_of_rows();
+  double record_scan(const MaxAndSum& local);
+  void stress_between_rows();
+  InverseSpacing inverse_spacing() const;
   void build_scalar_table();
   void set_vector_from_scratch(SpectralField<Real>& field);  // the velocity or b
 
@@ -245,8 +261,11 @@ class NavierStokes {
   long step_count_ = 0;
   // What the stage and scratch fields hold between calls: the next step's first input, every field's input
   // in spectral space (left by step), or the velocity already in real space with the rest still spectral
-  // (left by cfl_dt); or nothing of use.
-  enum class Prepared { nothing, spectral_input, real_velocity };
+  // (left by cfl_dt), or u's rows between the transforms along z (cfl_dt where rows_ is set); or nothing of
+  // use.
+  enum class Prepared { nothing, spectral_input, real_velocity, velocity_rows };
+  // The FFT's split at its rows along z where the stage forms its products there, null otherwise.
+  fft::RowSplit<Real>* rows_ = nullptr;
   Prepared prepared_ = Prepared::nothing;
 };
 

@@ -15,6 +15,8 @@
 // traceless stress T = u u - B B - tr/3 I and electric field E = u x B (MagneticTerms.hpp) overwrite them
 // and extra[0..1] in the divergence form's slots.
 // scalars_at is a member of its own, so that kernels compiled without scalars contain none of its code.
+// StressInRows: the divergence form's pass (stress_at) where the solver forms it between the rows'
+// transforms along z (fft/RowProducts.cuh), from the same pointwise function.
 #pragma once
 
 #include "core/HostDevice.hpp"
@@ -52,15 +54,27 @@ struct RealSpaceProducts {
     magnetic_products_at(magnetic_product_slots(velocity, extra, magnetic), background, p);
   }
 
+  // T = u u - |u|^2/3 I at a point: T_xx, T_yy, T_xy, T_xz, T_yz (also the products that the divergence form
+  // forms between the row FFTs, StressInRows).
+  KOLMO_HD static void traceless_stress(const Real (&u)[3], Real (&t)[5]) {
+    const Real third = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * (Real(1) / Real(3));
+    t[0] = u[0] * u[0] - third;
+    t[1] = u[1] * u[1] - third;
+    t[2] = u[0] * u[1];
+    t[3] = u[0] * u[2];
+    t[4] = u[1] * u[2];
+  }
+
   KOLMO_HD void stress_at(long p) const {
     const Components<Real> u = velocity;
-    const Real ux = u[0][p], uy = u[1][p], uz = u[2][p];
-    const Real third = (ux * ux + uy * uy + uz * uz) * (Real(1) / Real(3));
-    u[0][p] = ux * ux - third;
-    u[1][p] = uy * uy - third;
-    u[2][p] = ux * uy;
-    extra[0][p] = ux * uz;
-    extra[1][p] = uy * uz;
+    const Real point[3] = {u[0][p], u[1][p], u[2][p]};
+    Real t[5];
+    traceless_stress(point, t);
+    u[0][p] = t[0];
+    u[1][p] = t[1];
+    u[2][p] = t[2];
+    extra[0][p] = t[3];
+    extra[1][p] = t[4];
   }
 
   KOLMO_HD void rotational_at(long p) const {
@@ -71,6 +85,16 @@ struct RealSpaceProducts {
     u[0][p] = uy * oz - uz * oy + a * ux;
     u[1][p] = uz * ox - ux * oz + a * uy;
     u[2][p] = ux * oy - uy * ox + a * uz;
+  }
+};
+
+// The divergence form's products as the operation of fft/RowProducts.cuh's row_products: u in, T out in the
+// slots of stress_at (the stage field's three components, then the extra field's two).
+template <class Real>
+struct StressInRows {
+  static constexpr int inputs = 3, outputs = 5;
+  KOLMO_HD void operator()(const Real (&u)[3], Real (&t)[5]) const {
+    RealSpaceProducts<Real>::traceless_stress(u, t);
   }
 };
 

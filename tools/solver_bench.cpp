@@ -12,6 +12,10 @@
 //   kolmo_solver_bench --n 512 --boussinesq --rotation     Boussinesq buoyancy and Coriolis
 //   kolmo_solver_bench --n 512 --mhd                       incompressible MHD (14 FFTs per stage: u and b to
 //                                                          real space, the stress and u x B back)
+//   kolmo_solver_bench --n 512 --row-products off          the divergence form's products in real slabs even
+//                                                          where the FFT splits at its rows
+//                                                          (NavierStokes.hpp)
+//   kolmo_solver_bench --n 512 --cfl                       each timed step with cfl_dt before it, as runs do
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -31,9 +35,9 @@ namespace {
 struct Settings {
   long n = 64;
   std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic",
-              form = "divergence";
+              form = "divergence", row_products = "on";
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
-  bool boussinesq = false, rotation = false, mhd = false;
+  bool boussinesq = false, rotation = false, mhd = false, cfl = false;
 };
 
 double median(std::vector<double> v) {
@@ -58,6 +62,7 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   if (s.boussinesq) solver::add_boussinesq(parameters, 1.0, 1.0, {0, 0, 1});
   if (s.rotation) parameters.terms.push_back(solver::coriolis({0, 0, 1}));
   if (s.mhd) parameters.magnetic = {true, parameters.viscosity, {0, 0, 0}};
+  parameters.row_products = s.row_products == "on";
   solver::NavierStokes<Real> flow(fft, parameters);
   if (s.mhd) {
     solver::set_orszag_tang(flow, 1.0, solver::VectorField::velocity);
@@ -75,6 +80,7 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   std::vector<double> step_ms;
   for (int i = 0; i < s.warmup + s.steps; ++i) {
     const double start = clock();
+    if (s.cfl) flow.cfl_dt(0.5, dt);  // the step stays dt: the same work whatever the flow does
     flow.step(dt);
     const double ms = (clock() - start) * 1e3;
     if (i >= s.warmup) step_ms.push_back(ms);
@@ -116,6 +122,8 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
                 s.boussinesq ? " (Boussinesq b)" : "", s.rotation ? ", rotation" : "", ranks,
                 device->name().c_str());
     std::printf("  FFT dealiasing: %s\n", fft.dealiasing_report().c_str());
+    std::printf("  products %s%s\n", flow.products_between_rows() ? "between the row FFTs" : "in real slabs",
+                s.cfl ? "; each step after cfl_dt" : "");
     if (ranks > 1) std::printf("  FFT %s\n", fft.exchange_pieces_report().c_str());
     std::printf("  memory %.2f GiB per rank = %.1f real-field equivalents\n",
                 flow.bytes_held() / 1073741824.0, flow.bytes_held() / field);
@@ -130,11 +138,12 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     std::printf(
         "  RESULT step n=%ld %s %s ranks=%d step %.3f ms ffts(%s) %.3f ms ratio %.3f full_ffts %.3f ms "
         "ratio_full %.3f plain_ffts %.3f ms ratio_plain %.3f form=%s scalars=%d boussinesq=%d rotation=%d "
-        "mhd=%d memory_fields %.2f\n",
+        "mhd=%d rows=%d cfl=%d memory_fields %.2f\n",
         s.n, s.precision.c_str(), s.integrator.c_str(), ranks, median(step_ms), mode.c_str(), its_ffts,
         median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, plain_ffts,
         median(step_ms) / plain_ffts, solver::to_string(flow.nonlinear_form()).c_str(), flow.scalar_count(),
-        int(s.boussinesq), int(s.rotation), int(s.mhd), flow.bytes_held() / field);
+        int(s.boussinesq), int(s.rotation), int(s.mhd), int(flow.products_between_rows()), int(s.cfl),
+        flow.bytes_held() / field);
   }
 }
 
@@ -162,6 +171,9 @@ int main(int argc, char** argv) {
   app.add_flag("--boussinesq", s.boussinesq, "a Boussinesq buoyancy b (N^2 = 1, Pr = 1, up = z)");
   app.add_flag("--rotation", s.rotation, "Coriolis force, Omega = (0, 0, 1)");
   app.add_flag("--mhd", s.mhd, "incompressible MHD, eta = nu, from the 3D Orszag-Tang fields");
+  app.add_option("--row-products", s.row_products, "on: products between the row FFTs where the FFT allows")
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_flag("--cfl", s.cfl, "time cfl_dt with each step (its scan), as runs call it");
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--steps", s.steps, "timed steps")->check(CLI::PositiveNumber);
   try {

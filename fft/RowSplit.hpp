@@ -1,0 +1,45 @@
+// A dealiased transform split at its rows along z, so that a solver can do the rows itself: transform each
+// row of its fields back to real values, form their products and transform those forward, in one kernel
+// whose real values never leave the chip (fft/RowProducts.cuh), instead of writing real slabs for a separate
+// pass and reading them again.
+//
+// Contract (made by SlabFFT where it can: one rank, a GPU, the pruned route with kolmo's row FFTs, that is
+// Nx and Ny powers of two from 8 to 2048 and Nz from 16 to 4096; SlabFFT::row_split() is null elsewhere):
+// - RowSet: the rows of a slab. Row r < rows is the n reals at r row_pitch_real of a real array, or its
+//   n/2 + 1 modes along z at r row_pitch_complex of a complex one, of which the first `kept` (the 2/3 rule's
+//   kz) are the ones read and written.
+// - backward_to_rows(slab): in place on a spectral slab (the rank's [kx][ky][kz], as SlabFFT::backward
+//   reads it with Modes::dealiased: modes outside the kept (ky, kz) columns count as zero, whatever they
+//   hold), all of the dealiased backward transform but its last pass: row r = (x, y) of rows() then holds,
+//   at slab + r row_pitch_complex, the kept kz modes whose C2R along z (row_fft_c2r, fft/RowFft.hpp) is the
+//   real row f(x, y, .) that SlabFFT::backward would give.
+// - forward_from_rows(slab): the reverse, in place: from rows that hold the kept kz modes of the R2C along z
+//   of each real row (row_fft_r2c), the spectral slab that SlabFFT::forward with Modes::dealiased would give
+//   (its dropped modes unspecified).
+// - twiddles(): the device table of rows().n values exp(-2 pi i q / n) that the row kernels read.
+// - Both queue their work on the device's stream. The slab needs no other memory.
+#pragma once
+
+#include "core/Complex.hpp"
+
+namespace kolmo::fft {
+
+struct RowSet {
+  long n = 0;
+  long rows = 0;
+  long row_pitch_real = 0, row_pitch_complex = 0;
+  long kept = 0;
+};
+
+template <class Real>
+class RowSplit {
+ public:
+  using C = Complex<Real>;
+  virtual ~RowSplit() = default;
+  virtual void backward_to_rows(C* slab) = 0;
+  virtual void forward_from_rows(C* slab) = 0;
+  virtual const RowSet& rows() const = 0;
+  virtual const C* twiddles() const = 0;
+};
+
+}  // namespace kolmo::fft
