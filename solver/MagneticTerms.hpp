@@ -43,24 +43,34 @@ KOLMO_HD MagneticProductSlots<T> magnetic_product_slots(const Components<T>& sta
           {magnetic_stage[0], magnetic_stage[1], magnetic_stage[2]}};
 }
 
+// The 8 products from u and B = B0 + b at a point: T into stress[0..4], E into electric[0..2].
+template <class Real>
+KOLMO_HD void magnetic_products(const Real* u, const Real* b, Real* stress, Real* electric) {
+  const Real third = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2] - b[0] * b[0] - b[1] * b[1] - b[2] * b[2]) *
+                     (Real(1) / Real(3));
+  stress[0] = u[0] * u[0] - b[0] * b[0] - third;
+  stress[1] = u[1] * u[1] - b[1] * b[1] - third;
+  stress[2] = u[0] * u[1] - b[0] * b[1];
+  stress[3] = u[0] * u[2] - b[0] * b[2];
+  stress[4] = u[1] * u[2] - b[1] * b[2];
+  electric[0] = u[1] * b[2] - u[2] * b[1];
+  electric[1] = u[2] * b[0] - u[0] * b[2];
+  electric[2] = u[0] * b[1] - u[1] * b[0];
+}
+
 // The products at real point p: reads u and b from the slots they share with the products and overwrites
 // them.
 template <class Real>
 KOLMO_HD void magnetic_products_at(const MagneticProductSlots<Real>& s, const Vector3<Real>& background,
                                    long p) {
   // Before any write: u is in stress[0..2] (the velocity's stage), b in electric[0..2].
-  const Real ux = s.stress[0][p], uy = s.stress[1][p], uz = s.stress[2][p];
-  const Real bx = s.electric[0][p] + background.x, by = s.electric[1][p] + background.y,
-             bz = s.electric[2][p] + background.z;
-  const Real third = (ux * ux + uy * uy + uz * uz - bx * bx - by * by - bz * bz) * (Real(1) / Real(3));
-  s.stress[0][p] = ux * ux - bx * bx - third;
-  s.stress[1][p] = uy * uy - by * by - third;
-  s.stress[2][p] = ux * uy - bx * by;
-  s.stress[3][p] = ux * uz - bx * bz;
-  s.stress[4][p] = uy * uz - by * bz;
-  s.electric[0][p] = uy * bz - uz * by;
-  s.electric[1][p] = uz * bx - ux * bz;
-  s.electric[2][p] = ux * by - uy * bx;
+  const Real u[3] = {s.stress[0][p], s.stress[1][p], s.stress[2][p]};
+  const Real b[3] = {s.electric[0][p] + background.x, s.electric[1][p] + background.y,
+                     s.electric[2][p] + background.z};
+  Real stress[5], electric[3];
+  magnetic_products(u, b, stress, electric);
+  for (int c = 0; c < 5; ++c) s.stress[c][p] = stress[c];
+  for (int c = 0; c < 3; ++c) s.electric[c][p] = electric[c];
 }
 
 // i k x E from the transforms of the electric slots at mode m, times scale.

@@ -13,10 +13,6 @@
 #include "solver/Reductions.hpp"
 #include "solver/VelocityRate.hpp"
 
-#if defined(__CUDACC__)
-#include "fft/RowProducts.cuh"
-#endif
-
 namespace kolmo::solver {
 
 namespace {
@@ -83,8 +79,33 @@ NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& 
   for (auto& s : scalars_)
     for (auto* field : {&s.state, &s.accumulator, &s.gradient, &s.input}) field->fill_zero();
   build_scalar_table();
-  if (parameters.row_products && form_ == NonlinearForm::divergence && scalars_.empty() && !magnetic())
-    rows_ = fft_.row_split();
+  make_products_between_rows();
+}
+
+// The products between the rows where the FFT splits there and ProductsInRows forms this flow's: the slabs
+// in its order (ProductsInRows.hpp), the stage's fields in the slots of the slab pass.
+template <class Real>
+void NavierStokes<Real>::make_products_between_rows() {
+  const ProductKind kind = magnetic()                           ? ProductKind::magnetic
+                           : form_ == NonlinearForm::divergence ? ProductKind::stress
+                                                                : ProductKind::rotational;
+  fft::RowSplit<Real>* split = fft_.row_split();
+  if (!parameters_.row_products || !split || !ProductsInRows<Real>::serves(kind, scalar_count())) return;
+  std::vector<C*> in, out;
+  for (int d = 0; d < 3; ++d) {
+    in.push_back(stage_.spectral(d));
+    out.push_back(stage_.spectral(d));
+  }
+  for (int d = 0; d < 3 && kind != ProductKind::stress; ++d)
+    in.push_back((kind == ProductKind::magnetic ? magnetic_stage_ : extra_).spectral(d));
+  for (int d = 0; d < 2 && kind != ProductKind::rotational; ++d) out.push_back(extra_.spectral(d));
+  for (int d = 0; d < 3 && kind == ProductKind::magnetic; ++d) out.push_back(magnetic_stage_.spectral(d));
+  for (auto& s : scalars_) {
+    for (int d = 0; d < 3; ++d) in.push_back(s.gradient.spectral(d));
+    out.push_back(s.gradient.spectral(0));
+  }
+  rows_ = std::make_unique<ProductsInRows<Real>>(*split, kind, scalar_count(), std::move(in), std::move(out),
+                                                 device().stream());
 }
 
 // The device table of the scalars' slots that the stage kernels and the real-space pass read.
@@ -200,7 +221,7 @@ double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
   KOLMO_REQUIRE(max_dt > 0, "max_dt = " + std::to_string(max_dt) + " must be positive");
   prepare_first_input();
   if (prepared_ == Prepared::spectral_input && rows_) {
-    for (int d = 0; d < 3; ++d) rows_->backward_to_rows(stage_.spectral(d));
+    rows_->to_rows(0, rows_->scanned());
     prepared_ = Prepared::velocity_rows;
   } else if (prepared_ == Prepared::spectral_input) {
     transform_to_real(stage_);
@@ -234,12 +255,18 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
   const bool divergence = form_ == NonlinearForm::divergence;
   const bool linear_in_update = forcing == ForcingKind::linear && magnetic();
   if (rows_) {
-    if (!(first_stage && prepared_ == Prepared::velocity_rows))
-      for (int d = 0; d < 3; ++d) rows_->backward_to_rows(stage_.spectral(d));
+    rows_->to_rows(first_stage && prepared_ == Prepared::velocity_rows ? rows_->scanned() : 0,
+                   rows_->inputs());
     prepared_ = Prepared::nothing;
-    stress_between_rows();
-    for (int d = 0; d < 3; ++d) rows_->forward_from_rows(stage_.spectral(d));
-    for (int d = 0; d < 2; ++d) rows_->forward_from_rows(extra_.spectral(d));
+    ProductCoefficients<Real> c;
+    if (with_terms) {
+      c.two_omega = vector3<Real>(terms_.two_omega);
+      c.background = vector3<Real>(parameters_.magnetic.background);
+      if (!scalars_.empty()) c.mean_gradient = vector3<Real>(terms_.mean_gradient[0]);
+    }
+    c.linear_forcing = forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0);
+    rows_->form(c);
+    rows_->from_rows();
   } else {
     if (!divergence) transform_to_real(extra_);  // omega
     if (!(first_stage && prepared_ == Prepared::real_velocity)) {
@@ -310,22 +337,6 @@ void NavierStokes<Real>::real_space_products(Real linear_forcing_amplitude, bool
           products.rotational_at(p);
         });
   }
-}
-
-// The divergence form's pass between the rows' transforms along z (fft/RowProducts.cuh): u's rows (left by
-// RowSplit::backward_to_rows in the stage field) in, T's rows out in the slots of stress_at, in place.
-template <class Real>
-void NavierStokes<Real>::stress_between_rows() {
-#if defined(__CUDACC__)
-  fft::row_products<Real>(
-      rows_->rows(), rows_->twiddles(),
-      fft::RowFields<Real, 3>{{stage_.spectral(0), stage_.spectral(1), stage_.spectral(2)}},
-      fft::RowFields<Real, 5>{{stage_.spectral(0), stage_.spectral(1), stage_.spectral(2), extra_.spectral(0),
-                               extra_.spectral(1)}},
-      StressInRows<Real>{}, static_cast<cudaStream_t>(device().stream()));
-#else
-  throw Error("internal: products between row FFTs in a build without CUDA");  // rows_ is null there
-#endif
 }
 
 template <class Real>
@@ -431,15 +442,8 @@ double NavierStokes<Real>::velocity_rate_of_stage() {
 // slab written.
 template <class Real>
 double NavierStokes<Real>::velocity_rate_of_rows() {
-#if defined(__CUDACC__)
-  const MaxAndSum local = fft::row_scan<Real>(
-      rows_->rows(), rows_->twiddles(),
-      fft::RowFields<Real, 3>{{stage_.spectral(0), stage_.spectral(1), stage_.spectral(2)}},
-      VelocityRateInRows<Real>{inverse_spacing()}, static_cast<cudaStream_t>(device().stream()));
-  return record_scan(local);
-#else
-  throw Error("internal: a scan between row FFTs in a build without CUDA");    // rows_ is null there
-#endif
+  const auto& b0 = parameters_.magnetic.background;
+  return record_scan(rows_->scan(inverse_spacing(), Vector3<double>{b0[0], b0[1], b0[2]}));
 }
 
 template <class Real>

@@ -34,11 +34,13 @@
 //   E as a field whose curl it is (Forcing.hpp).
 // - Products between the rows: where the FFT splits its dealiased transforms at their rows along z
 //   (SlabFFT::row_split: one rank on a GPU, Nx and Ny powers of two from 8 to 2048, Nz from 16 to 4096),
-//   pure Navier-Stokes in the divergence form (no scalars, no MHD) takes u's rows back to real values, forms
-//   T and transforms it forward row by row in one kernel (fft/RowProducts.cuh, StressInRows), so that no
-//   real slab is written or read; cfl_dt's scan reads u's rows the same way (VelocityRate.hpp) and leaves
-//   them for the first stage. The fields are the same to round-off (a different order of operations);
-//   FlowParameters::row_products = false keeps the real slabs; products_between_rows() says which is used.
+//   the stage takes its inputs' rows back to real values, forms the real-space pass's products and
+//   transforms them forward row by row in one kernel (ProductsInRows.hpp, fft/RowProducts.cuh), so that no
+//   real slab is written or read: the divergence form with no scalar or one, the rotational form and MHD
+//   without scalars (more scalars keep the real slabs). cfl_dt's scan reads u's rows (and b's) the same way
+//   and leaves them for the first stage. The fields are the same to round-off (another order of
+//   operations); FlowParameters::row_products = false keeps the real slabs; products_between_rows() says
+//   which is used.
 // - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3, rk4,
 //   lsrk3 or lsrk4
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
@@ -75,6 +77,7 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,15 +86,13 @@
 #include "solver/FlowParameters.hpp"
 #include "solver/Forcing.hpp"
 #include "solver/Integrators.hpp"
+#include "solver/ProductsInRows.hpp"
 #include "solver/SpectralField.hpp"
 #include "solver/StageFields.hpp"
 #include "solver/Terms.hpp"
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
-
-struct MaxAndSum;       // Reductions.hpp
-struct InverseSpacing;  // VelocityRate.hpp
 
 template <class Real>
 class NavierStokes {
@@ -231,7 +232,7 @@ class NavierStokes {
   double velocity_rate_of_stage();
   double velocity_rate_of_rows();
   double record_scan(const MaxAndSum& local);
-  void stress_between_rows();
+  void make_products_between_rows();
   InverseSpacing inverse_spacing() const;
   void build_scalar_table();
   void set_vector_from_scratch(SpectralField<Real>& field);  // the velocity or b
@@ -264,8 +265,8 @@ class NavierStokes {
   // (left by cfl_dt), or u's rows between the transforms along z (cfl_dt where rows_ is set); or nothing of
   // use.
   enum class Prepared { nothing, spectral_input, real_velocity, velocity_rows };
-  // The FFT's split at its rows along z where the stage forms its products there, null otherwise.
-  fft::RowSplit<Real>* rows_ = nullptr;
+  // The products between the rows along z where the stage forms them there, null otherwise.
+  std::unique_ptr<ProductsInRows<Real>> rows_;
   Prepared prepared_ = Prepared::nothing;
 };
 

@@ -15,8 +15,9 @@
 // traceless stress T = u u - B B - tr/3 I and electric field E = u x B (MagneticTerms.hpp) overwrite them
 // and extra[0..1] in the divergence form's slots.
 // scalars_at is a member of its own, so that kernels compiled without scalars contain none of its code.
-// StressInRows: the divergence form's pass (stress_at) where the solver forms it between the rows'
-// transforms along z (fft/RowProducts.cuh), from the same pointwise function.
+// Each product is one function of values at a point (traceless_stress, rotational_products,
+// scalar_advection; MagneticTerms.hpp's magnetic_products) that both passes call: this one over real slabs,
+// and ProductsInRows.hpp's between the rows' transforms along z.
 #pragma once
 
 #include "core/HostDevice.hpp"
@@ -26,6 +27,33 @@
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
+
+// T = u u - |u|^2/3 I: T_xx, T_yy, T_xy, T_xz, T_yz into t[0..4].
+template <class Real>
+KOLMO_HD void traceless_stress(const Real* u, Real* t) {
+  const Real third = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * (Real(1) / Real(3));
+  t[0] = u[0] * u[0] - third;
+  t[1] = u[1] * u[1] - third;
+  t[2] = u[0] * u[1];
+  t[3] = u[0] * u[2];
+  t[4] = u[1] * u[2];
+}
+
+// u x (omega + two_omega) + a u into r[0..2].
+template <class Real>
+KOLMO_HD void rotational_products(const Real* u, const Real* omega, const Vector3<Real>& two_omega, Real a,
+                                  Real* r) {
+  const Real ox = omega[0] + two_omega.x, oy = omega[1] + two_omega.y, oz = omega[2] + two_omega.z;
+  r[0] = u[1] * oz - u[2] * oy + a * u[0];
+  r[1] = u[2] * ox - u[0] * oz + a * u[1];
+  r[2] = u[0] * oy - u[1] * ox + a * u[2];
+}
+
+// -u.(grad theta + G).
+template <class Real>
+KOLMO_HD Real scalar_advection(const Real* u, const Real* gradient, const Vector3<Real>& g) {
+  return -(u[0] * (gradient[0] + g.x) + u[1] * (gradient[1] + g.y) + u[2] * (gradient[2] + g.z));
+}
 
 template <class Real>
 struct RealSpaceProducts {
@@ -39,14 +67,13 @@ struct RealSpaceProducts {
   Vector3<Real> background{0, 0, 0};  // B0
 
   KOLMO_HD void scalars_at(long p) const {
-    const Real ux = velocity[0][p], uy = velocity[1][p], uz = velocity[2][p];
+    const Real u[3] = {velocity[0][p], velocity[1][p], velocity[2][p]};
     for (int j = 0; j < scalar_count; ++j) {
       const ScalarSlots<Real>& s = scalars[j];
       Real* gx = reinterpret_cast<Real*>(s.gradient[0]);
-      const Real* gy = reinterpret_cast<const Real*>(s.gradient[1]);
-      const Real* gz = reinterpret_cast<const Real*>(s.gradient[2]);
-      const Vector3<Real> g = mean_gradients ? s.mean_gradient : Vector3<Real>{0, 0, 0};
-      gx[p] = -(ux * (gx[p] + g.x) + uy * (gy[p] + g.y) + uz * (gz[p] + g.z));
+      const Real gradient[3] = {gx[p], reinterpret_cast<const Real*>(s.gradient[1])[p],
+                                reinterpret_cast<const Real*>(s.gradient[2])[p]};
+      gx[p] = scalar_advection(u, gradient, mean_gradients ? s.mean_gradient : Vector3<Real>{0, 0, 0});
     }
   }
 
@@ -54,47 +81,21 @@ struct RealSpaceProducts {
     magnetic_products_at(magnetic_product_slots(velocity, extra, magnetic), background, p);
   }
 
-  // T = u u - |u|^2/3 I at a point: T_xx, T_yy, T_xy, T_xz, T_yz (also the products that the divergence form
-  // forms between the row FFTs, StressInRows).
-  KOLMO_HD static void traceless_stress(const Real (&u)[3], Real (&t)[5]) {
-    const Real third = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]) * (Real(1) / Real(3));
-    t[0] = u[0] * u[0] - third;
-    t[1] = u[1] * u[1] - third;
-    t[2] = u[0] * u[1];
-    t[3] = u[0] * u[2];
-    t[4] = u[1] * u[2];
-  }
-
   KOLMO_HD void stress_at(long p) const {
-    const Components<Real> u = velocity;
-    const Real point[3] = {u[0][p], u[1][p], u[2][p]};
+    const Real u[3] = {velocity[0][p], velocity[1][p], velocity[2][p]};
     Real t[5];
-    traceless_stress(point, t);
-    u[0][p] = t[0];
-    u[1][p] = t[1];
-    u[2][p] = t[2];
+    traceless_stress(u, t);
+    for (int c = 0; c < 3; ++c) velocity[c][p] = t[c];
     extra[0][p] = t[3];
     extra[1][p] = t[4];
   }
 
   KOLMO_HD void rotational_at(long p) const {
-    const Components<Real> u = velocity;
-    const Real ux = u[0][p], uy = u[1][p], uz = u[2][p];
-    const Real ox = extra[0][p] + two_omega.x, oy = extra[1][p] + two_omega.y, oz = extra[2][p] + two_omega.z;
-    const Real a = linear_forcing;
-    u[0][p] = uy * oz - uz * oy + a * ux;
-    u[1][p] = uz * ox - ux * oz + a * uy;
-    u[2][p] = ux * oy - uy * ox + a * uz;
-  }
-};
-
-// The divergence form's products as the operation of fft/RowProducts.cuh's row_products: u in, T out in the
-// slots of stress_at (the stage field's three components, then the extra field's two).
-template <class Real>
-struct StressInRows {
-  static constexpr int inputs = 3, outputs = 5;
-  KOLMO_HD void operator()(const Real (&u)[3], Real (&t)[5]) const {
-    RealSpaceProducts<Real>::traceless_stress(u, t);
+    const Real u[3] = {velocity[0][p], velocity[1][p], velocity[2][p]};
+    const Real omega[3] = {extra[0][p], extra[1][p], extra[2][p]};
+    Real r[3];
+    rotational_products(u, omega, two_omega, linear_forcing, r);
+    for (int c = 0; c < 3; ++c) velocity[c][p] = r[c];
   }
 };
 

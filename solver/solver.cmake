@@ -6,6 +6,7 @@ set(KOLMO_SOLVER_SOURCES
   ${PROJECT_SOURCE_DIR}/solver/Forcing.cpp
   ${PROJECT_SOURCE_DIR}/solver/Integrators.cpp
   ${PROJECT_SOURCE_DIR}/solver/NavierStokes.cpp
+  ${PROJECT_SOURCE_DIR}/solver/ProductsInRows.cpp
   ${PROJECT_SOURCE_DIR}/solver/Diagnostics.cpp
   ${PROJECT_SOURCE_DIR}/solver/Spectrum.cpp
   ${PROJECT_SOURCE_DIR}/solver/InitialConditions.cpp

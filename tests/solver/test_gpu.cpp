@@ -133,41 +133,65 @@ TEMPLATE_TEST_CASE("GPU: steps, diagnostics, spectra and outputs equal the host'
   }
 }
 
-// The divergence form's products between the row FFTs (fft/RowProducts.cuh) against the host's real-space
-// pass, an independent route (FFTW, real slabs): steps with cfl_dt's scan from the rows, the scan itself,
-// the nonlinear term and the pressure, on grids whose rows take every row kernel length class (Nz 16 to
-// 4096: one pass, radix 8 only, radix 8 and 2, 8 and 4; the long rows of double precision spill) and on
-// one where the FFT has no split (Nz = 24), which the flag must report. Band forcing rides along.
+// The products between the row FFTs (solver/ProductsInRows.hpp, fft/RowProducts.cuh) against the host's
+// real-space pass, an independent route (FFTW, real slabs): steps with cfl_dt's scan from the rows, the scan
+// itself, the nonlinear term and the pressure, for every kind of flow the rows serve (the divergence form
+// alone, with a passive scalar and its mean gradient, with a Boussinesq buoyancy; the rotational form by
+// rotation and by the linear forcing; MHD with a background field), on grids whose rows take every row
+// kernel length class (Nz 16 to 4096: one pass, radix 8 only, radix 8 and 2, 8 and 4; the long rows of
+// double precision spill), and on flows the rows do not serve (Nz = 24; two scalars), which the flag must
+// report.
 TEMPLATE_TEST_CASE("GPU: the products between the row FFTs equal the host's real-space pass", "[solver][gpu]",
                    float, double) {
   auto gpu = testing::gpu_or_skip("products between row FFTs");
   if (!gpu) return;
   using Real = TestType;
   const double tolerance = std::is_same_v<Real, double> ? 1e-11 : 3e-4;
+  enum class Physics { none, scalar, boussinesq, rotation, linear, mhd, two_scalars };
+  const char* names[] = {"Navier-Stokes", "a passive scalar", "Boussinesq", "rotation", "linear forcing",
+                         "MHD",           "two scalars"};
   struct Case {
     std::array<long, 3> n;
     Integrator integrator;
+    Physics physics;
     bool split;
   };
-  for (const Case& c :
-       {Case{{16, 8, 16}, Integrator::rk4, true}, Case{{8, 16, 32}, Integrator::rk2, true},
-        Case{{32, 16, 64}, Integrator::lsrk4, true}, Case{{16, 32, 128}, Integrator::rk3, true},
-        Case{{8, 8, 1024}, Integrator::rk4, true}, Case{{8, 8, 4096}, Integrator::rk2, true},
-        Case{{16, 16, 24}, Integrator::rk4, false}}) {
-    INFO("grid " << c.n[0] << " x " << c.n[1] << " x " << c.n[2] << ", " << to_string(c.integrator));
+  for (const Case& c : {Case{{16, 8, 16}, Integrator::rk4, Physics::none, true},
+                        Case{{8, 16, 32}, Integrator::rk2, Physics::scalar, true},
+                        Case{{32, 16, 64}, Integrator::lsrk4, Physics::mhd, true},
+                        Case{{16, 32, 128}, Integrator::rk3, Physics::rotation, true},
+                        Case{{8, 8, 1024}, Integrator::rk4, Physics::boussinesq, true},
+                        Case{{8, 8, 4096}, Integrator::rk2, Physics::none, true},
+                        Case{{8, 16, 512}, Integrator::rk4, Physics::mhd, true},
+                        Case{{16, 8, 256}, Integrator::rk4, Physics::linear, true},
+                        Case{{16, 16, 24}, Integrator::rk4, Physics::none, false},
+                        Case{{16, 16, 32}, Integrator::rk4, Physics::two_scalars, false}}) {
+    INFO("grid " << c.n[0] << " x " << c.n[1] << " x " << c.n[2] << ", " << to_string(c.integrator) << ", "
+                 << names[static_cast<int>(c.physics)]);
     FlowParameters parameters;
     parameters.viscosity = 0.02;
     parameters.integrator = c.integrator;
-    parameters.forcing.kind = ForcingKind::band;
+    parameters.forcing.kind = c.physics == Physics::linear ? ForcingKind::linear : ForcingKind::band;
     parameters.forcing.power = 0.2;
     parameters.forcing.k_min = 1;
     parameters.forcing.k_max = 2.5;
+    if (c.physics == Physics::scalar || c.physics == Physics::two_scalars) {
+      parameters.scalars.push_back({"theta", 0.03});
+      parameters.terms.push_back(mean_gradient(0, {0.3, 0.5, 1}));
+    }
+    if (c.physics == Physics::two_scalars) parameters.scalars.push_back({"c", 0.01});
+    if (c.physics == Physics::boussinesq) add_boussinesq(parameters, 2.0, 0.7, {0, 0.6, 0.8});
+    if (c.physics == Physics::rotation) parameters.terms.push_back(coriolis({0.2, 0, 1.1}));
+    if (c.physics == Physics::mhd) parameters.magnetic = {true, 0.03, {0.2, -0.1, 0.4}};
     auto host = testing::make_flow<Real>(c.n, parameters);
     auto device = testing::make_flow<Real>(c.n, parameters, MPI_COMM_WORLD, gpu);
     REQUIRE(device->products_between_rows() == c.split);
     REQUIRE(!host->products_between_rows());
     for (auto* flow : {&host, &device}) {
       set_random_isotropic(**flow, 0.5, 3.0, 91);
+      if (c.physics == Physics::mhd)
+        set_random_isotropic(**flow, 0.3, 2.5, 92, SpectrumShape::k4_exp, VectorField::magnetic);
+      for (int j = 0; j < (*flow)->scalar_count(); ++j) set_random_scalar(**flow, j, 0.4, 3.0, 93 + j);
       for (int s = 0; s < 3; ++s) (*flow)->step((*flow)->cfl_dt(0.5, 0.05));
     }
     const double host_dt = host->cfl_dt(0.5, 1e9), device_dt = device->cfl_dt(0.5, 1e9);
@@ -178,6 +202,18 @@ TEMPLATE_TEST_CASE("GPU: the products between the row FFTs equal the host's real
     const double scale = testing::max_magnitude(host_velocity);
     CHECK(testing::max_difference(testing::host_copy(*device, device->velocity()), host_velocity) / scale <
           tolerance);
+    for (int j = 0; j < host->scalar_count(); ++j) {
+      const auto host_scalar = testing::host_copy(*host, host->scalar(j));
+      CHECK(testing::max_difference(testing::host_copy(*device, device->scalar(j)), host_scalar) /
+                testing::max_magnitude(host_scalar) <
+            tolerance);
+    }
+    if (c.physics == Physics::mhd) {
+      const auto host_b = testing::host_copy(*host, host->magnetic_field());
+      CHECK(testing::max_difference(testing::host_copy(*device, device->magnetic_field()), host_b) /
+                testing::max_magnitude(host_b) <
+            tolerance);
+    }
     const auto host_term = testing::host_copy(*host, host->nonlinear_term());
     CHECK(testing::max_difference(testing::host_copy(*device, device->nonlinear_term()), host_term) /
               testing::max_magnitude(host_term) <

@@ -1,0 +1,154 @@
+// The row operations of the solver's products (ProductsInRows.hpp) and their kernels' instantiations, in a
+// file of their own: nvcc compiles one kernel per row length, precision and kind of flow.
+#include "solver/ProductsInRows.hpp"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "core/Error.hpp"
+#include "solver/MagneticTerms.hpp"
+#include "solver/RealSpaceProducts.hpp"
+#include "solver/Reductions.hpp"
+#include "solver/VelocityRate.hpp"
+
+#if defined(__CUDACC__)
+#include "fft/RowProducts.cuh"
+#endif
+
+namespace kolmo::solver {
+
+namespace {
+
+// row_products' operation for a kind of flow and S scalars: the inputs and outputs in ProductsInRows.hpp's
+// order, each product from RealSpaceProducts.hpp's or MagneticTerms.hpp's pointwise function.
+template <class Real, ProductKind K, int S>
+struct RowOperation {
+  static constexpr int velocity_inputs = K == ProductKind::stress ? 3 : 6;
+  static constexpr int velocity_outputs = K == ProductKind::stress ? 5 : K == ProductKind::rotational ? 3 : 8;
+  static constexpr int inputs = velocity_inputs + 3 * S, outputs = velocity_outputs + S;
+  ProductCoefficients<Real> c;
+
+  KOLMO_HD void operator()(const Real (&a)[inputs], Real (&p)[outputs]) const {
+    if constexpr (K == ProductKind::stress) {
+      traceless_stress(a, p);
+    } else if constexpr (K == ProductKind::rotational) {
+      rotational_products(a, a + 3, c.two_omega, c.linear_forcing, p);
+    } else {
+      const Real b[3] = {a[3] + c.background.x, a[4] + c.background.y, a[5] + c.background.z};
+      magnetic_products(a, b, p, p + 5);
+    }
+    if constexpr (S == 1) p[velocity_outputs] = scalar_advection(a, a + velocity_inputs, c.mean_gradient);
+  }
+};
+
+// row_scan's operation: cfl_dt's rate and energy from u (and b + B0 where WithB).
+template <class Real, bool WithB>
+struct RateOperation {
+  static constexpr int inputs = WithB ? 6 : 3;
+  using Result = MaxAndSum;
+  InverseSpacing inverse;
+  Vector3<double> background;
+  KOLMO_HD MaxAndSum operator()(const Real (&a)[inputs]) const {
+    double b[3] = {0, 0, 0};
+    if constexpr (WithB) {
+      b[0] = fabs(a[3] + background.x);
+      b[1] = fabs(a[4] + background.y);
+      b[2] = fabs(a[5] + background.z);
+    }
+    return rate_and_energy(a[0], a[1], a[2], b[0], b[1], b[2], inverse);
+  }
+  KOLMO_HD static MaxAndSum combine(MaxAndSum x, MaxAndSum y) {
+    return MaxAndSum{detail::larger(x.max, y.max), x.sum + y.sum};
+  }
+};
+
+#if defined(__CUDACC__)
+template <class Real, int K>
+fft::RowFields<Real, K> fields(const std::vector<Complex<Real>*>& slabs) {
+  fft::RowFields<Real, K> f{};
+  for (int k = 0; k < K; ++k) f.f[k] = slabs[k];
+  return f;
+}
+
+template <class Real, ProductKind K, int S>
+void form_rows(const fft::RowSplit<Real>& split, const std::vector<Complex<Real>*>& inputs,
+               const std::vector<Complex<Real>*>& outputs, const ProductCoefficients<Real>& c, void* stream) {
+  using Op = RowOperation<Real, K, S>;
+  fft::row_products<Real>(split.rows(), split.twiddles(), fields<Real, Op::inputs>(inputs),
+                          fields<Real, Op::outputs>(outputs), Op{c}, static_cast<cudaStream_t>(stream));
+}
+#endif
+
+int input_count(ProductKind kind, int scalars) {
+  return (kind == ProductKind::stress ? 3 : 6) + 3 * scalars;
+}
+int output_count(ProductKind kind, int scalars) {
+  return (kind == ProductKind::stress ? 5 : kind == ProductKind::rotational ? 3 : 8) + scalars;
+}
+
+}  // namespace
+
+template <class Real>
+ProductsInRows<Real>::ProductsInRows(fft::RowSplit<Real>& split, ProductKind kind, int scalars,
+                                     std::vector<C*> inputs, std::vector<C*> outputs, void* stream)
+    : split_(split),
+      kind_(kind),
+      scalars_(scalars),
+      inputs_(std::move(inputs)),
+      outputs_(std::move(outputs)),
+      stream_(stream) {
+  KOLMO_REQUIRE(serves(kind, scalars) && int(inputs_.size()) == input_count(kind, scalars) &&
+                    int(outputs_.size()) == output_count(kind, scalars),
+                "internal: products between the rows for " + std::to_string(scalars) + " scalar(s) with " +
+                    std::to_string(inputs_.size()) + " inputs and " + std::to_string(outputs_.size()) +
+                    " outputs");
+}
+
+template <class Real>
+void ProductsInRows<Real>::to_rows(int first, int end) {
+  for (int i = first; i < end; ++i) split_.backward_to_rows(inputs_[i]);
+}
+
+template <class Real>
+void ProductsInRows<Real>::from_rows() {
+  for (C* slab : outputs_) split_.forward_from_rows(slab);
+}
+
+template <class Real>
+void ProductsInRows<Real>::form(const ProductCoefficients<Real>& c) {
+#if defined(__CUDACC__)
+  if (kind_ == ProductKind::stress && scalars_ == 0)
+    form_rows<Real, ProductKind::stress, 0>(split_, inputs_, outputs_, c, stream_);
+  else if (kind_ == ProductKind::stress)
+    form_rows<Real, ProductKind::stress, 1>(split_, inputs_, outputs_, c, stream_);
+  else if (kind_ == ProductKind::rotational)
+    form_rows<Real, ProductKind::rotational, 0>(split_, inputs_, outputs_, c, stream_);
+  else
+    form_rows<Real, ProductKind::magnetic, 0>(split_, inputs_, outputs_, c, stream_);
+#else
+  (void)c;
+  throw Error("internal: products between row FFTs in a build without CUDA");  // no split there
+#endif
+}
+
+template <class Real>
+MaxAndSum ProductsInRows<Real>::scan(const InverseSpacing& inverse, const Vector3<double>& background) {
+#if defined(__CUDACC__)
+  const auto run = [&](auto op) {
+    return fft::row_scan<Real>(split_.rows(), split_.twiddles(), fields<Real, decltype(op)::inputs>(inputs_),
+                               op, static_cast<cudaStream_t>(stream_));
+  };
+  if (kind_ == ProductKind::magnetic) return run(RateOperation<Real, true>{inverse, background});
+  return run(RateOperation<Real, false>{inverse, background});
+#else
+  (void)inverse;
+  (void)background;
+  throw Error("internal: a scan between row FFTs in a build without CUDA");  // no split there
+#endif
+}
+
+template class ProductsInRows<float>;
+template class ProductsInRows<double>;
+
+}  // namespace kolmo::solver

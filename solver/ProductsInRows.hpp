@@ -1,0 +1,73 @@
+// The solver's real-space pass formed between the rows' transforms along z (NavierStokes.hpp, "Products
+// between the rows"): the fields' rows back to real values, the products of RealSpaceProducts.hpp at each
+// point, and their rows forward, in one kernel (fft/RowProducts.cuh), so that no real slab is written.
+//
+// Contract:
+// - serves(kind, scalars): the flows it forms: the divergence form's stress with 0 or 1 scalar, the
+//   rotational form and MHD without scalars (the inputs and outputs are counted at compile time; more fields
+//   keep the real slabs).
+// - The slabs, in this order (the slots of the slab pass, so the stage update reads the same fields):
+//   inputs:  u (3); then omega (3, rotational) or b (3, MHD); then the scalar's gradient (3);
+//   outputs: stress: T_xx, T_yy, T_xy into u's slabs and T_xz, T_yz into the extra field's first two;
+//            rotational: u x (omega + 2 Omega) + a u into u's; MHD: T as stress, then E = u x B into b's;
+//            then the scalar's -u.(grad theta + G) into its gradient's first slab.
+// - to_rows(first, end): RowSplit::backward_to_rows of the inputs [first, end) (cfl_dt takes the leading
+//   ones, u or u and b, to rows for its scan and leaves them for the first stage); inputs() counts them.
+//   form(coefficients): the kernel, in place. from_rows(): RowSplit::forward_from_rows of the outputs. All
+//   queued on the device's stream.
+// - scanned(): how many leading inputs cfl_dt's scan reads (u; MHD u and b). scan(inverse, background):
+//   their rows (after to_rows) read back to real values, max_and_sum's result over the rank of
+//   rate_and_energy (VelocityRate.hpp) with b + B0 for the Alfven speed; the rows stay. Synchronises.
+// - Only CUDA builds form anything (the split exists only there); elsewhere the calls throw an internal
+//   error.
+#pragma once
+
+#include <vector>
+
+#include "core/Complex.hpp"
+#include "fft/RowSplit.hpp"
+#include "solver/Wavenumbers.hpp"
+
+namespace kolmo::solver {
+
+struct MaxAndSum;       // Reductions.hpp
+struct InverseSpacing;  // VelocityRate.hpp
+
+enum class ProductKind { stress, rotational, magnetic };
+
+template <class Real>
+struct ProductCoefficients {
+  Vector3<Real> two_omega{0, 0, 0};
+  Real linear_forcing = 0;
+  Vector3<Real> background{0, 0, 0};     // B0 (MHD)
+  Vector3<Real> mean_gradient{0, 0, 0};  // the scalar's G
+};
+
+template <class Real>
+class ProductsInRows {
+ public:
+  using C = Complex<Real>;
+  static bool serves(ProductKind kind, int scalars) {
+    return scalars == 0 || (scalars == 1 && kind == ProductKind::stress);
+  }
+  ProductsInRows(fft::RowSplit<Real>& split, ProductKind kind, int scalars, std::vector<C*> inputs,
+                 std::vector<C*> outputs, void* stream);
+  int inputs() const { return static_cast<int>(inputs_.size()); }
+  void to_rows(int first, int end);
+  void form(const ProductCoefficients<Real>& coefficients);
+  void from_rows();
+  int scanned() const { return kind_ == ProductKind::magnetic ? 6 : 3; }
+  MaxAndSum scan(const InverseSpacing& inverse, const Vector3<double>& background);
+
+ private:
+  fft::RowSplit<Real>& split_;
+  ProductKind kind_;
+  int scalars_;
+  std::vector<C*> inputs_, outputs_;
+  void* stream_;
+};
+
+extern template class ProductsInRows<float>;
+extern template class ProductsInRows<double>;
+
+}  // namespace kolmo::solver
