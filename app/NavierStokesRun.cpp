@@ -305,8 +305,10 @@ class NavierStokesRun {
       std::printf("  scalar    %s: kappa = %.6g, mean gradient [%.6g, %.6g, %.6g]\n", scalar.name.c_str(),
                   scalar.resolved_diffusivity(physics.viscosity), scalar.mean_gradient[0],
                   scalar.mean_gradient[1], scalar.mean_gradient[2]);
-    std::printf("  step      %d transforms per Runge-Kutta stage (%s form of the advective term)\n",
-                flow_.transforms_per_stage(), solver::to_string(flow_.nonlinear_form()).c_str());
+    std::printf(
+        "  step      %d transforms per Runge-Kutta stage (%s form of the advective term), products %s\n",
+        flow_.transforms_per_stage(), solver::to_string(flow_.nonlinear_form()).c_str(),
+        flow_.products_between_rows() ? "between the row FFTs" : "in real slabs");
     if (!physics_changes_.empty())
       std::printf("  changed   since the checkpoint: %s (the run continues with the new values)\n",
                   physics_changes_.c_str());
