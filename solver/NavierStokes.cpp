@@ -262,7 +262,7 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
     if (with_terms) {
       c.two_omega = vector3<Real>(terms_.two_omega);
       c.background = vector3<Real>(parameters_.magnetic.background);
-      if (!scalars_.empty()) c.mean_gradient = vector3<Real>(terms_.mean_gradient[0]);
+      for (int j = 0; j < scalar_count(); ++j) c.mean_gradient[j] = vector3<Real>(terms_.mean_gradient[j]);
     }
     c.linear_forcing = forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0);
     rows_->form(c);

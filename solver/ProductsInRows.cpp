@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/Error.hpp"
@@ -38,7 +39,9 @@ struct RowOperation {
       const Real b[3] = {a[3] + c.background.x, a[4] + c.background.y, a[5] + c.background.z};
       magnetic_products(a, b, p, p + 5);
     }
-    if constexpr (S == 1) p[velocity_outputs] = scalar_advection(a, a + velocity_inputs, c.mean_gradient);
+    KOLMO_UNROLL
+    for (int j = 0; j < S; ++j)
+      p[velocity_outputs + j] = scalar_advection(a, a + velocity_inputs + 3 * j, c.mean_gradient[j]);
   }
 };
 
@@ -118,14 +121,22 @@ void ProductsInRows<Real>::from_rows() {
 template <class Real>
 void ProductsInRows<Real>::form(const ProductCoefficients<Real>& c) {
 #if defined(__CUDACC__)
-  if (kind_ == ProductKind::stress && scalars_ == 0)
-    form_rows<Real, ProductKind::stress, 0>(split_, inputs_, outputs_, c, stream_);
-  else if (kind_ == ProductKind::stress)
-    form_rows<Real, ProductKind::stress, 1>(split_, inputs_, outputs_, c, stream_);
-  else if (kind_ == ProductKind::rotational)
-    form_rows<Real, ProductKind::rotational, 0>(split_, inputs_, outputs_, c, stream_);
-  else
-    form_rows<Real, ProductKind::magnetic, 0>(split_, inputs_, outputs_, c, stream_);
+  const auto run = [&](auto kind, auto scalars) {
+    form_rows<Real, decltype(kind)::value, decltype(scalars)::value>(split_, inputs_, outputs_, c, stream_);
+  };
+  using Kind = ProductKind;
+  using std::integral_constant;
+  const auto kind = [&](auto k) {
+    constexpr int most = most_scalars(decltype(k)::value);
+    if (scalars_ == 0) run(k, integral_constant<int, 0>());
+    if constexpr (most >= 1)
+      if (scalars_ == 1) run(k, integral_constant<int, 1>());
+    if constexpr (most >= 2)
+      if (scalars_ == 2) run(k, integral_constant<int, 2>());
+  };
+  if (kind_ == Kind::stress) kind(integral_constant<Kind, Kind::stress>());
+  if (kind_ == Kind::rotational) kind(integral_constant<Kind, Kind::rotational>());
+  if (kind_ == Kind::magnetic) kind(integral_constant<Kind, Kind::magnetic>());
 #else
   (void)c;
   throw Error("internal: products between row FFTs in a build without CUDA");  // no split there

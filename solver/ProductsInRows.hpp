@@ -3,14 +3,14 @@
 // point, and their rows forward, in one kernel (fft/RowProducts.cuh), so that no real slab is written.
 //
 // Contract:
-// - serves(kind, scalars): the flows it forms: the divergence form's stress with 0 or 1 scalar, the
-//   rotational form and MHD without scalars (the inputs and outputs are counted at compile time; more fields
-//   keep the real slabs).
+// - serves(kind, scalars): the flows it forms: the divergence form with up to 2 scalars, the rotational form
+//   and MHD with up to 1 in single precision and none in double (most_scalars; the inputs and outputs are
+//   counted at compile time, one kernel each; more fields keep the real slabs).
 // - The slabs, in this order (the slots of the slab pass, so the stage update reads the same fields):
-//   inputs:  u (3); then omega (3, rotational) or b (3, MHD); then the scalar's gradient (3);
+//   inputs:  u (3); then omega (3, rotational) or b (3, MHD); then each scalar's gradient (3);
 //   outputs: stress: T_xx, T_yy, T_xy into u's slabs and T_xz, T_yz into the extra field's first two;
 //            rotational: u x (omega + 2 Omega) + a u into u's; MHD: T as stress, then E = u x B into b's;
-//            then the scalar's -u.(grad theta + G) into its gradient's first slab.
+//            then each scalar's -u.(grad theta_j + G_j) into its gradient's first slab.
 // - to_rows(first, end): RowSplit::backward_to_rows of the inputs [first, end) (cfl_dt takes the leading
 //   ones, u or u and b, to rows for its scan and leaves them for the first stage); inputs() counts them.
 //   form(coefficients): the kernel, in place. from_rows(): RowSplit::forward_from_rows of the outputs. All
@@ -35,20 +35,27 @@ struct InverseSpacing;  // VelocityRate.hpp
 
 enum class ProductKind { stress, rotational, magnetic };
 
+constexpr int kMaxRowScalars = 2;  // the divergence form's most scalars; the other forms take one
+
 template <class Real>
 struct ProductCoefficients {
   Vector3<Real> two_omega{0, 0, 0};
   Real linear_forcing = 0;
-  Vector3<Real> background{0, 0, 0};     // B0 (MHD)
-  Vector3<Real> mean_gradient{0, 0, 0};  // the scalar's G
+  Vector3<Real> background{0, 0, 0};              // B0 (MHD)
+  Vector3<Real> mean_gradient[kMaxRowScalars]{};  // each scalar's G
 };
 
 template <class Real>
 class ProductsInRows {
  public:
   using C = Complex<Real>;
-  static bool serves(ProductKind kind, int scalars) {
-    return scalars == 0 || (scalars == 1 && kind == ProductKind::stress);
+  static bool serves(ProductKind kind, int scalars) { return scalars >= 0 && scalars <= most_scalars(kind); }
+  // The divergence form takes 2 scalars; the others 1 in single precision and none in double, where their
+  // 9 inputs spill and were slower than the real slabs (one H100, 256^3 RK4: rotating Boussinesq 21.4
+  // against 16.0 ms, MHD with a scalar 31.5 against 22.0;
+  // docs/results/solver_bench_h100_row_products_physics.log).
+  static constexpr int most_scalars(ProductKind kind) {
+    return kind == ProductKind::stress ? kMaxRowScalars : sizeof(Real) == 4 ? 1 : 0;
   }
   ProductsInRows(fft::RowSplit<Real>& split, ProductKind kind, int scalars, std::vector<C*> inputs,
                  std::vector<C*> outputs, void* stream);
