@@ -24,17 +24,23 @@ void copy_3d(Device& device, Side a, Side b, bool to_b, std::size_t width, std::
   device.copy_3d(const_cast<void*>(b.at), b.pitch, b.rows, a.at, a.pitch, a.rows, width, rows, depth);
 }
 
-// planes [x][y][kz] and the packed layout [q][x][y of q][kz], towards packed where to_packed.
+// Planes [first, first + count) of a rank's `total` planes [x][y][kz] (`planes` at the first of them) and the
+// packed layout [q][x][y of q][kz] of all `total`, towards packed where to_packed. With `spectral`, the
+// rank's own rows go to or come from their place in the spectral slab [kx][ky][kz] there instead of their
+// chunk.
 template <class Real>
 void pack_or_unpack(Device& device, const SlabLayout& layout, const Complex<Real>* planes,
-                    const Complex<Real>* packed, long count, bool to_packed) {
+                    const Complex<Real>* packed, const Complex<Real>* spectral, SlabLayout::Planes block,
+                    long total, bool to_packed) {
   using C = Complex<Real>;
   // peer q's rows y in its range, for every x, are one contiguous block.
   const std::size_t row = layout.ny() * layout.nzc() * sizeof(C);
   for (int q = 0; q < layout.ranks(); ++q) {
     const std::size_t width = layout.y_count(q) * layout.nzc() * sizeof(C);
+    const C* chunk = spectral != nullptr && q == layout.rank() ? spectral + layout.spectral_chunk_offset(q)
+                                                               : packed + layout.packed_offset(q, {0, total});
     copy_2d(device, {planes + layout.y_offset(q) * layout.nzc(), row},
-            {packed + layout.packed_offset(q, {0, count}), width}, to_packed, width, count);
+            {chunk + block.first * layout.y_count(q) * layout.nzc(), width}, to_packed, width, block.count);
   }
 }
 
@@ -78,13 +84,25 @@ void kept_spectral(Device& device, const SlabLayout& layout, const Complex<Real>
 template <class Real>
 void pack(Device& device, const SlabLayout& layout, const Complex<Real>* planes, Complex<Real>* packed,
           long count) {
-  pack_or_unpack<Real>(device, layout, planes, packed, count, true);
+  pack_or_unpack<Real>(device, layout, planes, packed, nullptr, {0, count}, count, true);
 }
 
 template <class Real>
 void unpack(Device& device, const SlabLayout& layout, const Complex<Real>* packed, Complex<Real>* planes,
             long count) {
-  pack_or_unpack<Real>(device, layout, planes, packed, count, false);
+  pack_or_unpack<Real>(device, layout, planes, packed, nullptr, {0, count}, count, false);
+}
+
+template <class Real>
+void pack_block(Device& device, const SlabLayout& layout, const Complex<Real>* planes,
+                SlabLayout::Planes block, Complex<Real>* packed, Complex<Real>* spectral) {
+  pack_or_unpack<Real>(device, layout, planes, packed, spectral, block, layout.x_count(), true);
+}
+
+template <class Real>
+void unpack_block(Device& device, const SlabLayout& layout, const Complex<Real>* packed,
+                  SlabLayout::Planes block, Complex<Real>* planes) {
+  pack_or_unpack<Real>(device, layout, planes, packed, nullptr, block, layout.x_count(), false);
 }
 
 template <class Real>
@@ -119,6 +137,10 @@ void scatter_kept_spectral(Device& device, const SlabLayout& layout, const Compl
 #define KOLMO_RESHAPES(Real)                                                                               \
   template void pack<Real>(Device&, const SlabLayout&, const Complex<Real>*, Complex<Real>*, long);        \
   template void unpack<Real>(Device&, const SlabLayout&, const Complex<Real>*, Complex<Real>*, long);      \
+  template void pack_block<Real>(Device&, const SlabLayout&, const Complex<Real>*, SlabLayout::Planes,     \
+                                 Complex<Real>*, Complex<Real>*);                                          \
+  template void unpack_block<Real>(Device&, const SlabLayout&, const Complex<Real>*, SlabLayout::Planes,   \
+                                   Complex<Real>*);                                                        \
   template void pack_kept<Real>(Device&, const SlabLayout&, const Complex<Real>*, Complex<Real>*, long);   \
   template void zero_planes<Real>(Device&, const SlabLayout&, Complex<Real>*, long);                       \
   template void expand_kept_planes<Real>(Device&, const SlabLayout&, const Complex<Real>*, Complex<Real>*, \

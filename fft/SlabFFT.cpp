@@ -17,6 +17,8 @@
 //                       backward: [pack |] x | exchange (exchange, unpack and planes of each piece)
 #include "fft/SlabFFT.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -83,6 +85,72 @@ std::string format_ms(double ms) {
   std::snprintf(text, sizeof(text), "%.3f ms", ms);
   return text;
 }
+
+// Whether full transforms go by PlaneBlocks (below): on the host, several ranks, where every plane starts
+// aligned (else FFTW would run unmeasured plans for unaligned arrays on blocks) and a complex plane takes at
+// most kPlaneBlockMax (a buffer of a plane a thread, which then stays in cache); not in place (forward: the
+// own rows would land on input not read yet) nor through a narrow wire (which widens over the own chunk's
+// place).
+constexpr long kPlaneBlockMax = 1L << 20;
+template <class Real>
+bool plane_blocks(const Device& device, const SlabLayout& layout, const LocalTransforms<Real>& transforms,
+                  bool excluded) {
+  const long real_plane_bytes = layout.ny() * layout.nz() * static_cast<long>(sizeof(Real));
+  const long plane_bytes = layout.packed_plane() * static_cast<long>(sizeof(Complex<Real>));
+  return device.backend() == Backend::host && layout.ranks() > 1 && transforms.x_faster_in_place() &&
+         real_plane_bytes % 16 == 0 && plane_bytes <= kPlaneBlockMax && !excluded;
+}
+
+// The host's plane transforms on several ranks, with the pack (forward) or unpack (backward) of each block of
+// planes while the block is in cache: the plane transforms write a block to a small buffer, from which its
+// rows go to the peers' chunks and the rank's own rows straight to the spectral slab (forward); backward, a
+// block is gathered from the chunks into the buffer, and its plane transforms read it there. This spares a
+// pass over the slab between the transforms and the copies, and the own chunk's copy forward.
+template <class Real>
+class PlaneBlocks {
+  using C = Complex<Real>;
+
+ public:
+  PlaneBlocks(LocalTransforms<Real>& transforms, const SlabLayout& layout,
+              const std::shared_ptr<Device>& device)
+      : layout_(layout) {
+    // Blocks of about kBlockBytes of complex planes a thread (at least one plane a thread), as even as the
+    // slab allows: at most two sizes, and so two plans.
+    const long plane_bytes = layout.ny() * layout.nzc() * static_cast<long>(sizeof(C));
+    const long threads = omp_get_max_threads(), total = layout.x_count();
+    const long largest = std::max(1L, kBlockBytes / plane_bytes) * threads;
+    const long count = (total + largest - 1) / largest, size = (total + count - 1) / count;
+    for (long first = 0; first < total; first += size) {
+      const long planes = std::min(size, total - first);
+      if (executors_.count(planes) == 0) executors_[planes] = transforms.planes(planes);
+      blocks_.push_back({first, planes});
+    }
+    buffer_ = Buffer<C>(device, static_cast<std::size_t>(size * layout.packed_plane()));
+  }
+  // in: the real slab; packed: the peers' chunks; spectral: the spectral slab (the own chunk's place).
+  void forward(Device& device, const Real* in, C* packed, C* spectral) {
+    for (const auto& block : blocks_) {
+      executors_.at(block.count)->forward(in + block.first * real_plane(), buffer_.data());
+      pack_block<Real>(device, layout_, buffer_.data(), block, packed, spectral);
+    }
+  }
+  // packed: every chunk, the own one included (overwritten); out: the real slab.
+  void backward(Device& device, const C* packed, Real* out) {
+    for (const auto& block : blocks_) {
+      unpack_block<Real>(device, layout_, packed, block, buffer_.data());
+      executors_.at(block.count)->backward(buffer_.data(), out + block.first * real_plane());
+    }
+  }
+
+ private:
+  // Complex bytes of a thread's share of a block: 256 KiB, half of a core's cache of 512 KiB or more.
+  static constexpr long kBlockBytes = 256L << 10;
+  long real_plane() const { return layout_.ny() * layout_.nz(); }
+  SlabLayout layout_;
+  std::vector<SlabLayout::Planes> blocks_;
+  std::map<long, std::unique_ptr<PlaneTransform<Real>>> executors_;  // by block size
+  Buffer<C> buffer_;
+};
 
 }  // namespace
 
@@ -260,6 +328,18 @@ void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
 // out and the exchange brings the chunks back there, so that the x transforms run in place on out.
 template <class Real>
 typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_full(bool in_place) {
+  if (plane_blocks(*device_, layout_, *transforms_, in_place || narrow_wire())) {
+    // Host, several ranks, out of place: planes and pack by blocks (in -> scratch, own chunk -> out) |
+    // exchange (scratch -> out) | x (in place on out).
+    auto blocks = std::make_shared<PlaneBlocks<Real>>(*transforms_, layout_, device_);
+    ForwardRoute route;
+    route.add(Phase::planes, [this, blocks](const Real* in, C* out) {
+      blocks->forward(*device_, in, scratch_.data(), out);
+    });
+    add_exchange(route, Slot::scratch, Slot::out, forward_chunks_, true);
+    route.add(Phase::x, [this](const Real*, C* out) { x_->forward(out, out); });
+    return route;
+  }
   const bool in_out = transforms_->x_faster_in_place() && !in_place;
   const Slot planes = in_out ? Slot::out : Slot::scratch;  // the planes, and where the x transforms read
   const Slot packed = in_out ? Slot::scratch : Slot::out;
@@ -277,6 +357,17 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_full(bool in_place) 
 
 template <class Real>
 typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_full() {
+  if (plane_blocks(*device_, layout_, *transforms_, narrow_wire())) {
+    // Host, several ranks: x (in -> out) | own_chunk, exchange (out -> scratch) | unpack and planes by blocks
+    // (scratch -> out).
+    auto blocks = std::make_shared<PlaneBlocks<Real>>(*transforms_, layout_, device_);
+    BackwardRoute route;
+    route.add(Phase::x, [this](const C* in, Real* out) { x_->backward(in, reinterpret_cast<C*>(out)); });
+    add_exchange(route, Slot::out, Slot::scratch, backward_chunks_, false);
+    route.add(Phase::planes,
+              [this, blocks](const C*, Real* out) { blocks->backward(*device_, scratch_.data(), out); });
+    return route;
+  }
   BackwardRoute route;
   C* scratch = scratch_.data();
   route.add(Phase::x, [this, scratch](const C* in, Real*) { x_->backward(in, scratch); });
