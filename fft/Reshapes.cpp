@@ -101,8 +101,8 @@ void pack_block(Device& device, const SlabLayout& layout, const Complex<Real>* p
 
 template <class Real>
 void unpack_block(Device& device, const SlabLayout& layout, const Complex<Real>* packed,
-                  SlabLayout::Planes block, Complex<Real>* planes) {
-  pack_or_unpack<Real>(device, layout, planes, packed, nullptr, block, layout.x_count(), false);
+                  const Complex<Real>* spectral, SlabLayout::Planes block, Complex<Real>* planes) {
+  pack_or_unpack<Real>(device, layout, planes, packed, spectral, block, layout.x_count(), false);
 }
 
 template <class Real>
@@ -139,8 +139,8 @@ void scatter_kept_spectral(Device& device, const SlabLayout& layout, const Compl
   template void unpack<Real>(Device&, const SlabLayout&, const Complex<Real>*, Complex<Real>*, long);      \
   template void pack_block<Real>(Device&, const SlabLayout&, const Complex<Real>*, SlabLayout::Planes,     \
                                  Complex<Real>*, Complex<Real>*);                                          \
-  template void unpack_block<Real>(Device&, const SlabLayout&, const Complex<Real>*, SlabLayout::Planes,   \
-                                   Complex<Real>*);                                                        \
+  template void unpack_block<Real>(Device&, const SlabLayout&, const Complex<Real>*, const Complex<Real>*, \
+                                   SlabLayout::Planes, Complex<Real>*);                                    \
   template void pack_kept<Real>(Device&, const SlabLayout&, const Complex<Real>*, Complex<Real>*, long);   \
   template void zero_planes<Real>(Device&, const SlabLayout&, Complex<Real>*, long);                       \
   template void expand_kept_planes<Real>(Device&, const SlabLayout&, const Complex<Real>*, Complex<Real>*, \

@@ -7,7 +7,8 @@
 // first)
 //   into their places in the packed layout of the whole slab, the rank's own rows straight to their place in
 //   the spectral slab [kx][ky][kz] at `spectral` (the exchange then leaves the own chunk alone);
-//   unpack_block(packed, block, planes): the block back from the packed layout (own chunk included).
+//   unpack_block(packed, spectral, block, planes): the block back from the packed layout, the own rows from
+//   the spectral slab at `spectral` where not nullptr (else from their chunk).
 // - Dealiased forms, the kept modes only: pack_kept: planes to [q][x][kept y of q][kept kz];
 //   expand_kept_planes: back, writing only the kept modes (zero_planes first: the plane transforms read the
 //   rest); gather_kept_spectral / scatter_kept_spectral: the spectral slab [kx][ky][kz] to or from the
@@ -31,7 +32,7 @@ void pack_block(Device& device, const SlabLayout& layout, const Complex<Real>* p
                 SlabLayout::Planes block, Complex<Real>* packed, Complex<Real>* spectral);
 template <class Real>
 void unpack_block(Device& device, const SlabLayout& layout, const Complex<Real>* packed,
-                  SlabLayout::Planes block, Complex<Real>* planes);
+                  const Complex<Real>* spectral, SlabLayout::Planes block, Complex<Real>* planes);
 template <class Real>
 void pack_kept(Device& device, const SlabLayout& layout, const Complex<Real>* planes, Complex<Real>* packed,
                long count);

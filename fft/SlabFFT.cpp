@@ -136,16 +136,48 @@ class PlaneBlocks {
       copy(static_cast<const C*>(buffer_.data()), block);
     }
   }
-  // The plane transforms into the real slab `out`, each block first filled by copy(block's planes, block).
+  // The plane transforms into the real slab `out`, each block first filled by copy(block's planes, block); in
+  // the order keep_chunks_unread() chose (by default x ascending).
   template <class Copy>
   void backward(Copy copy, Real* out) {
-    for (const auto& block : blocks_) {
+    const long count = static_cast<long>(blocks_.size());
+    for (long i = 0; i < count; ++i) {
+      const auto& block = blocks_[descending_ ? count - 1 - i : i];
       copy(buffer_.data(), block);
       executors_.at(block.count)->backward(buffer_.data(), out + block.first * real_plane());
     }
   }
+  // Whether backward() can unpack the peers' chunks from the buffer it writes the real slab to (the chunks at
+  // their packed offsets there): in some order of the blocks (x ascending, else descending, then kept) no
+  // block's plane transforms write over a peer's rows of a block still to be unpacked. On 2 ranks one order
+  // always does (rank 0: ascending, its peer's chunk lying past half the slab; rank 1: descending); on more
+  // ranks, only the first and last ranks' may.
+  bool keep_chunks_unread() {
+    for (bool descending : {false, true})
+      if (keeps_chunks_unread(descending)) {
+        descending_ = descending;
+        return true;
+      }
+    return false;
+  }
 
  private:
+  bool keeps_chunks_unread(bool descending) const {
+    const long total = layout_.x_count(), real_bytes = real_plane() * static_cast<long>(sizeof(Real));
+    for (const auto& block : blocks_) {
+      // What this block's plane transforms write, and the planes [first, end) still to be unpacked then.
+      const long written = block.first * real_bytes, written_end = (block.first + block.count) * real_bytes;
+      const long first = descending ? 0 : block.first + block.count, end = descending ? block.first : total;
+      for (int q = 0; q < layout_.ranks(); ++q) {
+        const long row = layout_.y_count(q) * layout_.nzc() * static_cast<long>(sizeof(C));
+        const long chunk = static_cast<long>(layout_.packed_offset(q, {0, total}) * sizeof(C));
+        const long unread = chunk + first * row, unread_end = chunk + end * row;
+        if (q != layout_.rank() && unread < unread_end && unread < written_end && written < unread_end)
+          return false;
+      }
+    }
+    return true;
+  }
   // Complex bytes of a thread's share of a block: 256 KiB, half of a core's cache of 512 KiB or more.
   static constexpr long kBlockBytes = 256L << 10;
   long real_plane() const { return layout_.ny() * layout_.nz(); }
@@ -153,6 +185,7 @@ class PlaneBlocks {
   std::vector<SlabLayout::Planes> blocks_;
   std::map<long, std::unique_ptr<PlaneTransform<Real>>> executors_;  // by block size
   Buffer<C> buffer_;
+  bool descending_ = false;
 };
 
 }  // namespace
@@ -363,16 +396,32 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_full(bool in_place) 
 template <class Real>
 typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_full() {
   if (plane_blocks(*device_, layout_, *transforms_, narrow_wire())) {
-    // Host, several ranks: x (in -> out) | own_chunk, exchange (out -> scratch) | unpack and planes by blocks
-    // (scratch -> out).
     auto blocks = std::make_shared<PlaneBlocks<Real>>(*transforms_, layout_, device_);
     BackwardRoute route;
+    if (blocks->keep_chunks_unread()) {
+      // Host, several ranks, where the blocks' order allows: x (in -> scratch) | exchange (scratch -> out,
+      // the own chunk staying in scratch) | unpack (the peers' rows from out, the own ones from scratch) and
+      // planes by blocks (-> out). No copy of the own chunk.
+      route.add(Phase::x, [this](const C* in, Real*) { x_->backward(in, scratch_.data()); });
+      add_exchange(route, Slot::scratch, Slot::out, backward_chunks_, true);
+      route.add(Phase::planes, [this, blocks](const C*, Real* out) {
+        blocks->backward(
+            [this, out](C* planes, SlabLayout::Planes block) {
+              unpack_block<Real>(*device_, layout_, reinterpret_cast<const C*>(out), scratch_.data(), block,
+                                 planes);
+            },
+            out);
+      });
+      return route;
+    }
+    // Host, several ranks, otherwise: x (in -> out) | own_chunk, exchange (out -> scratch) | unpack and
+    // planes by blocks (scratch -> out).
     route.add(Phase::x, [this](const C* in, Real* out) { x_->backward(in, reinterpret_cast<C*>(out)); });
     add_exchange(route, Slot::out, Slot::scratch, backward_chunks_, false);
     route.add(Phase::planes, [this, blocks](const C*, Real* out) {
       blocks->backward(
           [this](C* planes, SlabLayout::Planes block) {
-            unpack_block<Real>(*device_, layout_, scratch_.data(), block, planes);
+            unpack_block<Real>(*device_, layout_, scratch_.data(), nullptr, block, planes);
           },
           out);
     });

@@ -269,9 +269,10 @@ TEST_CASE("a profile times every phase that runs, and they add up", "[fft]") {
             if (dealiased) expect(backward, {Phase::zero});
           } else if (ranks > 1 && !dealiased) {
             // The host packs and unpacks each block of planes with its plane transforms (this grid's planes
-            // start aligned), the forward putting the own chunk in place.
+            // start aligned), the forward putting the own chunk in place, the backward reading it where the x
+            // transforms left it (the slab is one block: nothing is left to overwrite).
             expect(forward, {Phase::exchange});
-            expect(backward, {Phase::own_chunk, Phase::exchange});
+            expect(backward, {Phase::exchange});
           } else if (ranks > 1) {
             expect(forward, {Phase::pack, Phase::own_chunk, Phase::exchange, Phase::unpack});
             expect(backward, {Phase::own_chunk, Phase::exchange, Phase::unpack, Phase::pack, Phase::zero});
