@@ -5,6 +5,11 @@
 //   full, by copies:    planes (in -> P) | pack (P -> Q) | own_chunk, exchange (Q -> P) | x (P -> out)
 //     backward:         x (in -> scratch) | own_chunk, exchange (scratch -> out) | unpack (out -> scratch) |
 //                       planes (scratch -> out)
+//   full, host, several ranks, by blocks of planes (PlaneBlocks below): planes and pack (in -> scratch, own
+//                       rows -> out) | exchange (scratch -> out) | x (in place on out)
+//     backward:         x (in -> scratch) | exchange (scratch -> out) | unpack (own rows from scratch) and
+//                       planes (-> out); where no order of the blocks keeps the chunks unread until unpacked:
+//                       x (in -> out) | own_chunk, exchange (out -> scratch) | unpack and planes (-> out)
 //   dealiased, copies:  planes (in -> scratch) | pack (kept modes, scratch -> out) | own_chunk, exchange (out
 //                       -> scratch) | x (compact, in place) | unpack (scatter into out)
 //     backward:         pack (gather kept modes, in -> scratch) | x (compact) | own_chunk, exchange
@@ -115,12 +120,12 @@ class PlaneBlocks {
   PlaneBlocks(LocalTransforms<Real>& transforms, const SlabLayout& layout,
               const std::shared_ptr<Device>& device)
       : layout_(layout) {
-    // Blocks of about kBlockBytes of complex planes a thread (at least one plane a thread), as even as the
-    // slab allows: at most two sizes, and so two plans.
+    // Blocks of about kBlockBytes of complex planes a thread (at least one plane a thread), all of one size
+    // but the last: at most two plans.
     const long plane_bytes = layout.ny() * layout.nzc() * static_cast<long>(sizeof(C));
     const long threads = omp_get_max_threads(), total = layout.x_count();
     const long largest = std::max(1L, kBlockBytes / plane_bytes) * threads;
-    const long count = (total + largest - 1) / largest, size = (total + count - 1) / count;
+    const long count = std::max(1L, (total + largest - 1) / largest), size = (total + count - 1) / count;
     for (long first = 0; first < total; first += size) {
       const long planes = std::min(size, total - first);
       if (executors_.count(planes) == 0) executors_[planes] = transforms.planes(planes);

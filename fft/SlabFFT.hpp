@@ -147,11 +147,11 @@ struct FftOptions {
 std::string default_fftw_wisdom_directory();
 
 // The phases of one rank's share of a transform, for profiles. planes: the 2D FFTs of the yz planes (with
-// the packing or unpacking when cuFFT does it); pack: copies into the send layout (dealiased: also the
-// compaction of the spectral slab); own_chunk: the copy of the rank's own chunk; exchange: the all-to-all
-// with the other ranks (in pieces: with the work overlapping it); x: the 1D FFTs along x; unpack: copies out
-// of the receive layout (dealiased: also the spreading of the compact spectral slab); zero: zeroing of modes
-// the plane transforms read.
+// the packing or unpacking when cuFFT does it, or the host block by block); pack: copies into the send layout
+// (dealiased: also the compaction of the spectral slab); own_chunk: the copy of the rank's own chunk;
+// exchange: the all-to-all with the other ranks (in pieces: with the work overlapping it); x: the 1D FFTs
+// along x; unpack: copies out of the receive layout (dealiased: also the spreading of the compact spectral
+// slab); zero: zeroing of modes the plane transforms read.
 enum class Phase { planes, pack, own_chunk, exchange, x, unpack, zero };
 constexpr int kPhaseCount = 7;
 // "planes", "pack", "own_chunk", "exchange", "x", "unpack", "zero"
