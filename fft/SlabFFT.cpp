@@ -156,7 +156,7 @@ class PlaneBlocks {
   // their packed offsets there): in some order of the blocks (x ascending, else descending, then kept) no
   // block's plane transforms write over a peer's rows of a block still to be unpacked. On 2 ranks one order
   // always does (rank 0: ascending, its peer's chunk lying past half the slab; rank 1: descending); on more
-  // ranks, only the first and last ranks' may.
+  // ranks, the first and last ranks' may, and any slab of one block.
   bool keep_chunks_unread() {
     for (bool descending : {false, true})
       if (keeps_chunks_unread(descending)) {
