@@ -28,7 +28,9 @@
 # transforms of 1.1-1.2 ms for the other's 0.7-0.8 in every round; default a new temporary directory, so
 # that the plans are measured in this run; keep one across calls that split a comparison), LOAD_MAX (1000: no
 # waiting) and WAIT (0): before each run wait up to WAIT seconds for the 1-minute load average to fall below
-# LOAD_MAX (on a shared machine: LOAD_MAX=0.5 WAIT=600).
+# LOAD_MAX (on a shared machine: LOAD_MAX=0.5 WAIT=600); BEFORE_ARGS and AFTER_ARGS (more arguments for either
+# kolmo_fft_bench: e.g. one build twice, AFTER=$BEFORE AFTER_ARGS="--exchange alltoallv", compares two of its
+# options).
 set -euo pipefail
 : "${BEFORE:?BEFORE=path of the kolmo_fft_bench to compare against}"
 : "${AFTER:?AFTER=path of the kolmo_fft_bench to measure}"
@@ -58,11 +60,11 @@ run() {
         --reps "$reps")
       times[$what]+="$(sed -n 's/.*PEER.* fftw_mpi \([0-9.]*\) ms.*/\1/p' <<< "$out") " ;;
     *)
-      local bench=$BEFORE side=${what%%+*} modes=()
-      [ "$side" = after ] && bench=$AFTER
+      local bench=$BEFORE side=${what%%+*} modes=() args=(${BEFORE_ARGS:-})
+      [ "$side" = after ] && bench=$AFTER args=(${AFTER_ARGS:-})
       [ "$what" != "$side" ] && modes=(--dealiased)
       out=$(OMP_NUM_THREADS=$threads "${mpiexec[@]}" -n "$ranks" "$bench" --n "$n" --precision "$p" \
-        --backend host --reps "$reps" --wisdom "$wisdom" "${modes[@]}")
+        --backend host --reps "$reps" --wisdom "$wisdom" "${modes[@]}" "${args[@]}")
       times[$what]+="$(sed -n 's/.*RESULT.* kolmo \([0-9.]*\) ms.*/\1/p' <<< "$out") "
       # one rank: the peer is FFTW's own 3D plan, timed by the benchmark in the same run (full pairs)
       [ "$ranks" -eq 1 ] && [ "$what" = "$side" ] &&
@@ -75,7 +77,7 @@ run() {
 programs=(before after peer)
 [ "$dealiased" = 1 ] && programs+=(before+dealiased after+dealiased)
 echo "== $(uname -n): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(date -u '+%F %T') UTC"
-echo "== BEFORE=$BEFORE AFTER=$AFTER PEER=$PEER; wisdom in $wisdom; $rounds rounds"
+echo "== BEFORE=$BEFORE ${BEFORE_ARGS:-} AFTER=$AFTER ${AFTER_ARGS:-} PEER=$PEER; wisdom in $wisdom; $rounds rounds"
 summary=()
 for config in $configs; do
   ranks=${config%x*}
