@@ -21,10 +21,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
                    const Complex<Real>* __restrict__ table) {
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
-  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
-  const long row = long(blockIdx.x) * S::rows + r;
-  const bool live = row < set.rows;  // the block's last rows may be past the end, but take part in its syncs
-  Complex<Real>* mine = shared + r * S::pitch;
+  const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
   const auto* z = reinterpret_cast<const Complex<Real>*>(in + (live ? row : 0) * set.row_pitch_real);
   row_passes<Real, Log2M, 0>(
       mine, table, -1, t, [&](int e, int) { return live ? z[e] : Complex<Real>(0, 0); },
@@ -41,10 +38,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
                    const Complex<Real>* __restrict__ table) {
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
-  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
-  const long row = long(blockIdx.x) * S::rows + r;
-  const bool live = row < set.rows;
-  Complex<Real>* mine = shared + r * S::pitch;
+  const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
   pair_backward<Real, Log2M>(mine, in + (live ? row : 0) * set.row_pitch_complex, live ? set.kept : 0, table,
                              t);
   __syncthreads();

@@ -5,7 +5,7 @@
 // Contract (device code, included by files that nvcc compiles):
 // - RowTile<Real, Log2M>: a block of `rows` rows of M = 2^Log2M pairs (a real row of 2M), V = 8 pairs a
 //   thread, T = M / 8 threads a row, 256 threads a block (a row of 2048 pairs alone). A row's pairs live in
-//   shared memory at slot(e) of a stretch of `pitch` values.
+//   shared memory at slot(e) of a stretch of `pitch` values; RowPlace: a thread's row and share of it.
 // - row_passes<Real, Log2M, 0>(row, table, sign, t, load, store): the complex FFT of length M of one row by
 //   thread t of its T: pass 0 takes its values from load(e, q), the last gives them in natural order to
 //   store(e, q, value), the passes between go through `row`. Thread t loads and stores exactly the pairs
@@ -41,6 +41,22 @@ struct RowTile {
   static constexpr int rows = T >= 256 ? 1 : 256 / T, threads = rows * T;
   static constexpr int G = 128 / int(sizeof(Complex<Real>)), pitch = M + M / G + 1;
   static __device__ int slot(int e) { return e + e / G; }
+};
+
+// A thread's place in its block: its share t of its row, the row, whether the row exists (the block's last
+// rows may be past the end, but take part in its syncs), and the row's stretch of the block's shared memory.
+template <class Real, int Log2M>
+struct RowPlace {
+  using S = RowTile<Real, Log2M>;
+  int t;
+  long row;
+  bool live;
+  Complex<Real>* mine;
+  __device__ RowPlace(Complex<Real>* shared, long rows)
+      : t(int(threadIdx.x) % S::T),
+        row(long(blockIdx.x) * S::rows + int(threadIdx.x) / S::T),
+        live(row < rows),
+        mine(shared + int(threadIdx.x) / S::T * S::pitch) {}
 };
 
 // Pass P and the ones after it over one row. The twiddles come from the table of length 2M

@@ -64,10 +64,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
                         const Complex<Real>* __restrict__ table, Op op) {
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
-  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
-  const long row = long(blockIdx.x) * S::rows + r;
-  const bool live = row < set.rows;  // the block's last rows may be past the end, but take part in its syncs
-  Complex<Real>* mine = shared + r * S::pitch;
+  const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
   const long offset = (live ? row : 0) * set.row_pitch_complex;
   Complex<Real> a[Op::inputs][S::V];
   real_rows<Real, Log2M>(mine, in, offset, live ? set.kept : 0, table, t, a);
@@ -101,10 +98,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
   using Result = typename Scan::Result;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
   __shared__ Result results[S::threads];
-  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
-  const long row = long(blockIdx.x) * S::rows + r;
-  const bool live = row < set.rows;
-  Complex<Real>* mine = shared + r * S::pitch;
+  const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
   Complex<Real> a[Scan::inputs][S::V];
   real_rows<Real, Log2M>(mine, in, (live ? row : 0) * set.row_pitch_complex, live ? set.kept : 0, table, t,
                          a);
