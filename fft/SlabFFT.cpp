@@ -124,7 +124,9 @@ class PlaneBlocks {
     // but the last: at most two plans.
     const long plane_bytes = layout.ny() * layout.nzc() * static_cast<long>(sizeof(C));
     const long threads = omp_get_max_threads(), total = layout.x_count();
-    const long largest = std::max(1L, kBlockBytes / plane_bytes) * threads;
+    // At most an eighth of the slab (at least a plane), so that small slabs do not hold a second slab in
+    // the buffers of the two directions.
+    const long largest = std::max(1L, std::min(std::max(1L, kBlockBytes / plane_bytes) * threads, total / 8));
     const long count = std::max(1L, (total + largest - 1) / largest), size = (total + count - 1) / count;
     for (long first = 0; first < total; first += size) {
       const long planes = std::min(size, total - first);
@@ -157,6 +159,7 @@ class PlaneBlocks {
   // block's plane transforms write over a peer's rows of a block still to be unpacked. On 2 ranks one order
   // always does (rank 0: ascending, its peer's chunk lying past half the slab; rank 1: descending); on more
   // ranks, the first and last ranks' may, and any slab of one block.
+  std::size_t bytes() const { return buffer_.bytes(); }
   bool keep_chunks_unread() {
     for (bool descending : {false, true})
       if (keeps_chunks_unread(descending)) {
@@ -373,6 +376,7 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_full(bool in_place) 
     // Host, several ranks, out of place: planes and pack by blocks (in -> scratch, own chunk -> out) |
     // exchange (scratch -> out) | x (in place on out).
     auto blocks = std::make_shared<PlaneBlocks<Real>>(*transforms_, layout_, device_);
+    block_bytes_ += blocks->bytes();
     ForwardRoute route;
     route.add(Phase::planes, [this, blocks](const Real* in, C* out) {
       blocks->forward(in, [this, out](const C* planes, SlabLayout::Planes block) {
@@ -402,6 +406,7 @@ template <class Real>
 typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_full() {
   if (plane_blocks(*device_, layout_, *transforms_, narrow_wire())) {
     auto blocks = std::make_shared<PlaneBlocks<Real>>(*transforms_, layout_, device_);
+    block_bytes_ += blocks->bytes();
     BackwardRoute route;
     if (blocks->keep_chunks_unread()) {
       // Host, several ranks, where the blocks' order allows: x (in -> scratch) | exchange (scratch -> out,
@@ -797,7 +802,7 @@ SlabFFT<Real>::~SlabFFT() {
 template <class Real>
 std::size_t SlabFFT<Real>::workspace_bytes() const {
   return scratch_.bytes() + receive_.bytes() + transforms_->work_bytes() + wire_send_.bytes() +
-         wire_receive_.bytes() + piece_.bytes();
+         wire_receive_.bytes() + piece_.bytes() + block_bytes_;
 }
 
 template <class Real>

@@ -190,7 +190,7 @@ class SlabFFT {
   MPI_Comm comm() const { return comm_.get(); }
   ExchangeMethod exchange_method() const { return exchange_->method(); }
   // Bytes this object holds on the device: the scratch slab (two with FftOptions::pack_in_ffts on several
-  // GPU ranks), the FFT library's work area, the piece buffer.
+  // GPU ranks), the FFT library's work area, the piece buffer, the host's buffers of a block of planes.
   std::size_t workspace_bytes() const;
 
   void forward(const Real* in, C* out, Modes modes = Modes::all);
@@ -342,6 +342,7 @@ class SlabFFT {
   std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_, pruned_x_;
   std::unique_ptr<PlaneTransform<Real>> pruned_planes_;
   std::unique_ptr<RowSplit<Real>> row_split_;
+  std::size_t block_bytes_ = 0;  // the host routes' buffers of a block of planes (SlabFFT.cpp, PlaneBlocks)
   std::vector<std::unique_ptr<XTransform<Real>>> run_x_;
   std::map<long, std::unique_ptr<PlaneTransform<Real>>> piece_planes_;
   std::unique_ptr<PlaneTransform<Real>> fused_planes_[3][2][2];

@@ -251,7 +251,7 @@ TEST_CASE("a profile times every phase that runs, and they add up", "[fft]") {
           // copies, the host having no fused route; full ones packed with the plane transforms), and no
           // other.
           const bool dealiased = modes == Modes::dealiased;
-          bool forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
+          bool forward[kPhaseCount] = {}, backward[kPhaseCount] = {}, either[kPhaseCount] = {};
           const auto expect = [](bool* phases, std::initializer_list<Phase> list) {
             for (Phase p : list) phases[static_cast<int>(p)] = true;
           };
@@ -270,15 +270,18 @@ TEST_CASE("a profile times every phase that runs, and they add up", "[fft]") {
           } else if (ranks > 1 && !dealiased) {
             // The host packs and unpacks each block of planes with its plane transforms (this grid's planes
             // start aligned), the forward putting the own chunk in place, the backward reading it where the x
-            // transforms left it (the slab is one block: nothing is left to overwrite).
+            // transforms left it: on 2 ranks always; on more only where an order of the blocks leaves every
+            // peer's rows unread until unpacked, else it copies the own chunk first (either is right here).
             expect(forward, {Phase::exchange});
             expect(backward, {Phase::exchange});
+            if (ranks > 2) either[static_cast<int>(Phase::own_chunk)] = true;
           } else if (ranks > 1) {
             expect(forward, {Phase::pack, Phase::own_chunk, Phase::exchange, Phase::unpack});
             expect(backward, {Phase::own_chunk, Phase::exchange, Phase::unpack, Phase::pack, Phase::zero});
           }
           for (int p = 0; p < kPhaseCount; ++p)
-            ran = ran && (t.forward[p] > 0) == forward[p] && (t.backward[p] > 0) == backward[p];
+            ran =
+                ran && (t.forward[p] > 0) == forward[p] && (either[p] || (t.backward[p] > 0) == backward[p]);
           INFO(ranks << " emulated rank(s), dealiased " << (modes == Modes::dealiased) << ", copies "
                      << copies << ", strided " << strided);
           CHECK(global_max(ran ? 0.0 : 1.0) == 0.0);
