@@ -359,7 +359,8 @@ class PrunedPlanes final : public PlaneTransform<Real> {
   cudaStream_t stream_;
 };
 
-// Its x transforms: the column FFTs along x of the kept columns, out of place.
+// Its x transforms: the column FFTs along x of the kept columns, out of place (or in place, as the row split
+// runs them: column_fft reads each column whole before it writes it).
 template <class Real>
 class PrunedLines final : public XTransform<Real> {
   using C = Complex<Real>;
@@ -380,37 +381,38 @@ class PrunedLines final : public XTransform<Real> {
   cudaStream_t stream_;
 };
 
-// The pruned route split at its rows along z (one rank; fft/RowSplit.hpp): the x and y column FFTs in place
-// on the spectral slab. On one rank the planes [x][y][kz] are the slab's own shape, so after the x
-// transforms of the kept columns the y transforms run on the same memory.
+// The pruned route split at its rows along z (one rank; fft/RowSplit.hpp): its x transforms (PrunedLines)
+// and y column FFTs in place on the spectral slab. On one rank the planes [x][y][kz] are the slab's own
+// shape, so after the x transforms of the kept columns the y transforms run on the same memory.
 template <class Real>
 class PrunedRowSplit final : public RowSplit<Real> {
   using C = Complex<Real>;
 
  public:
-  PrunedRowSplit(const PrunedColumns& columns, const RowSet& rows, const C* x_twiddles, const C* y_twiddles,
-                 const C* z_twiddles, cudaStream_t stream)
-      : columns_(columns),
+  PrunedRowSplit(std::unique_ptr<XTransform<Real>> x, const PrunedColumns& columns, const RowSet& rows,
+                 const C* y_twiddles, const C* z_twiddles, cudaStream_t stream)
+      : x_(std::move(x)),
+        columns_(columns),
         rows_(rows),
-        x_twiddles_(x_twiddles),
         y_twiddles_(y_twiddles),
         z_twiddles_(z_twiddles),
         stream_(stream) {}
   void backward_to_rows(C* slab) override {
-    column_fft<Real>(columns_.x, slab, slab, x_twiddles_, CUFFT_INVERSE, stream_);
+    x_->backward(slab, slab);
     column_fft<Real>(columns_.y_backward, slab, slab, y_twiddles_, CUFFT_INVERSE, stream_);
   }
   void forward_from_rows(C* slab) override {
     column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_);
-    column_fft<Real>(columns_.x, slab, slab, x_twiddles_, CUFFT_FORWARD, stream_);
+    x_->forward(slab, slab);
   }
   const RowSet& rows() const override { return rows_; }
   const C* twiddles() const override { return z_twiddles_; }
 
  private:
+  std::unique_ptr<XTransform<Real>> x_;
   PrunedColumns columns_;
   RowSet rows_;
-  const C *x_twiddles_, *y_twiddles_, *z_twiddles_;
+  const C *y_twiddles_, *z_twiddles_;
   cudaStream_t stream_;
 };
 
@@ -503,7 +505,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (!prunable() || !row_fft_supports(nz_) || layout_.ranks() != 1) return nullptr;
     PrunedColumns columns = pruned_columns(layout_);
     columns.y_backward.inner = layout_.kept_z();
-    return std::make_unique<PrunedRowSplit<Real>>(columns, pruned_rows(), twiddles(nx_), twiddles(ny_),
+    return std::make_unique<PrunedRowSplit<Real>>(pruned_x(), columns, pruned_rows(), twiddles(ny_),
                                                   twiddles(nz_), stream_);
   }
 

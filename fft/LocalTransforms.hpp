@@ -17,9 +17,9 @@
 //   its input). Along z, where Nz is a power of two from 16 to 4096, kolmo's row FFTs (fft/RowFft.hpp):
 //   forward writes only the kept kz modes, backward reads only those; otherwise cuFFT's 1D transforms, which
 //   write all Nz/2 + 1 modes, and backward then writes zeros to the dropped kz columns, which they read.
-//   x: the column FFTs along x of the kept (ky, kz) columns only, out of place, input intact, the other
-//   columns of out left as they are. nullptr where there are none (the host, Nx or Ny not a power of two
-//   from 8 to 2048).
+//   x: the column FFTs along x of the kept (ky, kz) columns only, out of place (input intact) or in place,
+//   the other columns of out left as they are. nullptr where there are none (the host, Nx or Ny not a power
+//   of two from 8 to 2048).
 // - row_split() (CUDA, one rank): the pruned route split at its rows along z (fft/RowSplit.hpp); nullptr
 //   where the pruned route has no row FFTs (Nz not a power of two from 16 to 4096) or there are several
 //   ranks (their planes arrive in another buffer than the spectral slab).

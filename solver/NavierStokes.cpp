@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -253,19 +254,16 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
                                      : 0.0;
 
   const bool divergence = form_ == NonlinearForm::divergence;
+  // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form);
+  // MHD's stage update applies it from the spectral copy of u.
   const bool linear_in_update = forcing == ForcingKind::linear && magnetic();
+  const ProductCoefficients<Real> coefficients = product_coefficients(
+      forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0), with_terms);
   if (rows_) {
     rows_->to_rows(first_stage && prepared_ == Prepared::velocity_rows ? rows_->scanned() : 0,
                    rows_->inputs());
     prepared_ = Prepared::nothing;
-    ProductCoefficients<Real> c;
-    if (with_terms) {
-      c.two_omega = vector3<Real>(terms_.two_omega);
-      c.background = vector3<Real>(parameters_.magnetic.background);
-      for (int j = 0; j < scalar_count(); ++j) c.mean_gradient[j] = vector3<Real>(terms_.mean_gradient[j]);
-    }
-    c.linear_forcing = forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0);
-    rows_->form(c);
+    rows_->form(coefficients);
     rows_->from_rows();
   } else {
     if (!divergence) transform_to_real(extra_);  // omega
@@ -275,10 +273,7 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
     }
     for (auto& s : scalars_) transform_to_real(s.gradient);
     prepared_ = Prepared::nothing;
-    // Linear forcing f = a u is pointwise in real space, so it joins the products there (rotational form);
-    // MHD's stage update applies it from the spectral copy of u.
-    real_space_products(forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0),
-                        with_terms);
+    real_space_products(coefficients, with_terms);
     transform_to_spectral(stage_);
     if (divergence) transform_to_spectral(extra_);           // T_xz, T_yz
     if (magnetic()) transform_to_spectral(magnetic_stage_);  // E = u x B
@@ -296,23 +291,38 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
   return linear_in_update ? amplitude : 0.0;
 }
 
+// The coefficients of the real-space products, for both passes: the linear forcing's a, and with_terms the
+// rotation, B0 and the mean gradients (the row pass's, ProductsInRows.hpp; the slab pass reads each scalar's
+// from its slots).
+template <class Real>
+ProductCoefficients<Real> NavierStokes<Real>::product_coefficients(Real linear_forcing,
+                                                                   bool with_terms) const {
+  ProductCoefficients<Real> c;
+  c.linear_forcing = linear_forcing;
+  if (!with_terms) return c;
+  c.two_omega = vector3<Real>(terms_.two_omega);
+  c.background = vector3<Real>(parameters_.magnetic.background);
+  for (int j = 0; j < std::min(scalar_count(), kMaxRowScalars); ++j)
+    c.mean_gradient[j] = vector3<Real>(terms_.mean_gradient[j]);
+  return c;
+}
+
 // The one real-space pass of a right-hand side (RealSpaceProducts.hpp): u in the stage field, omega in the
 // extra field (rotational form), the scalars' gradients in theirs.
 template <class Real>
-void NavierStokes<Real>::real_space_products(Real linear_forcing_amplitude, bool with_terms) {
+void NavierStokes<Real>::real_space_products(const ProductCoefficients<Real>& coefficients, bool with_terms) {
   RealSpaceProducts<Real> products;
   products.velocity = stage_.vector_real();
   products.extra = {{extra_.real(0), extra_.real(1), extra_.components() == 3 ? extra_.real(2) : nullptr}};
-  products.two_omega = with_terms ? vector3<Real>(terms_.two_omega) : Vector3<Real>{0, 0, 0};
-  products.linear_forcing = linear_forcing_amplitude;
+  products.two_omega = coefficients.two_omega;
+  products.linear_forcing = coefficients.linear_forcing;
   products.scalars = scalar_table_.data();
   products.scalar_count = scalar_count();
   products.mean_gradients = with_terms;
   const bool divergence = form_ == NonlinearForm::divergence;
   if (magnetic()) {
     products.magnetic = magnetic_stage_.vector_real();
-    products.background =
-        with_terms ? vector3<Real>(parameters_.magnetic.background) : Vector3<Real>{0, 0, 0};
+    products.background = coefficients.background;
     parallel_for(
         device(), points_.size(), KOLMO_LAMBDA(long p) {
           products.scalars_at(p);

@@ -227,7 +227,8 @@ class NavierStokes {
                        const std::string& what, const std::array<const char*, 3>& names);
   void transform_to_real(SpectralField<Real>& field);
   void transform_to_spectral(SpectralField<Real>& field);
-  void real_space_products(Real linear_forcing_amplitude, bool with_terms);
+  ProductCoefficients<Real> product_coefficients(Real linear_forcing, bool with_terms) const;
+  void real_space_products(const ProductCoefficients<Real>& coefficients, bool with_terms);
   void finish_nonlinear_terms();
   double velocity_rate_of_stage();
   double velocity_rate_of_rows();

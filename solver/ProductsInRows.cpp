@@ -25,9 +25,8 @@ namespace {
 // order, each product from RealSpaceProducts.hpp's or MagneticTerms.hpp's pointwise function.
 template <class Real, ProductKind K, int S>
 struct RowOperation {
-  static constexpr int velocity_inputs = K == ProductKind::stress ? 3 : 6;
-  static constexpr int velocity_outputs = K == ProductKind::stress ? 5 : K == ProductKind::rotational ? 3 : 8;
-  static constexpr int inputs = velocity_inputs + 3 * S, outputs = velocity_outputs + S;
+  static constexpr int velocity_inputs = product_inputs(K, 0), velocity_outputs = product_outputs(K, 0);
+  static constexpr int inputs = product_inputs(K, S), outputs = product_outputs(K, S);
   ProductCoefficients<Real> c;
 
   KOLMO_HD void operator()(const Real (&a)[inputs], Real (&p)[outputs]) const {
@@ -83,13 +82,6 @@ void form_rows(const fft::RowSplit<Real>& split, const std::vector<Complex<Real>
 }
 #endif
 
-int input_count(ProductKind kind, int scalars) {
-  return (kind == ProductKind::stress ? 3 : 6) + 3 * scalars;
-}
-int output_count(ProductKind kind, int scalars) {
-  return (kind == ProductKind::stress ? 5 : kind == ProductKind::rotational ? 3 : 8) + scalars;
-}
-
 }  // namespace
 
 template <class Real>
@@ -101,8 +93,8 @@ ProductsInRows<Real>::ProductsInRows(fft::RowSplit<Real>& split, ProductKind kin
       inputs_(std::move(inputs)),
       outputs_(std::move(outputs)),
       stream_(stream) {
-  KOLMO_REQUIRE(serves(kind, scalars) && int(inputs_.size()) == input_count(kind, scalars) &&
-                    int(outputs_.size()) == output_count(kind, scalars),
+  KOLMO_REQUIRE(serves(kind, scalars) && int(inputs_.size()) == product_inputs(kind, scalars) &&
+                    int(outputs_.size()) == product_outputs(kind, scalars),
                 "internal: products between the rows for " + std::to_string(scalars) + " scalar(s) with " +
                     std::to_string(inputs_.size()) + " inputs and " + std::to_string(outputs_.size()) +
                     " outputs");

@@ -37,6 +37,14 @@ enum class ProductKind { stress, rotational, magnetic };
 
 constexpr int kMaxRowScalars = 2;  // the divergence form's most scalars; the other forms take one
 
+// The slabs a kind of flow reads and writes between the rows, with its scalars (the order below).
+constexpr int product_inputs(ProductKind kind, int scalars) {
+  return (kind == ProductKind::stress ? 3 : 6) + 3 * scalars;
+}
+constexpr int product_outputs(ProductKind kind, int scalars) {
+  return (kind == ProductKind::stress ? 5 : kind == ProductKind::rotational ? 3 : 8) + scalars;
+}
+
 template <class Real>
 struct ProductCoefficients {
   Vector3<Real> two_omega{0, 0, 0};
