@@ -49,12 +49,32 @@ struct ColumnAccess {
   }
 };
 
+// The same with the moved elements (ColumnSet) read from or written to `moved`, which points at their first
+// (a kernel of its own: the others need not test for them).
+template <class Real>
+struct MovedColumnAccess : ColumnAccess<Real> {
+  Complex<Real>* moved;
+  long moved_first, moved_end, moved_stride;
+  bool moved_loads;
+
+  __device__ bool elsewhere(long e) const { return e >= moved_first && e < moved_end; }
+  __device__ Complex<Real> load(long e) const {
+    if (moved_loads && elsewhere(e) && this->read && (!this->load_kept_only || this->kept(e)))
+      return moved[(e - moved_first) * moved_stride];
+    return ColumnAccess<Real>::load(e);
+  }
+  __device__ void store(long e, Complex<Real> value) const {
+    if (moved_loads || !elsewhere(e)) return ColumnAccess<Real>::store(e, value);
+    if (this->write && (!this->store_kept_only || this->kept(e)))
+      moved[(e - moved_first) * moved_stride] = value;
+  }
+};
+
 // Pass P and the ones after it: gather (pass 0 from global memory), twiddle, DFT, scatter (the last pass to
 // global memory).
-template <class Real, int Log2N, int P>
+template <class Real, int Log2N, int P, class Access>
 __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V], Complex<Real>* shared,
-                                       const ColumnAccess<Real>& x, const Complex<Real>* table, int sign,
-                                       int c, int t) {
+                                       const Access& x, const Complex<Real>* table, int sign, int c, int t) {
   using S = Tile<Real, Log2N>;
   constexpr int R = stockham_radix(Log2N, P), B = S::V / R;
   constexpr long N = S::N, Ns = 1L << (3 * P);
@@ -82,52 +102,93 @@ __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V],
   }
 }
 
-// Block (tile, q): the q-th outer index, columns of the tile-th group of C aligned in memory.
+// Block (tile, q): the q-th outer index o, columns of the tile-th group of C aligned in memory; thread c of a
+// row of the tile takes column i of outer index o.
+template <class Real, int Log2N>
+struct TileColumn {
+  long o, i;
+  __device__ explicit TileColumn(const ColumnSet& set) {
+    using S = Tile<Real, Log2N>;
+    const long q = blockIdx.y;
+    o = q < set.outer_count[0] ? set.outer_first[0] + q : set.outer_first[1] + (q - set.outer_count[0]);
+    const long origin = o * set.outer_stride;
+    i = long(blockIdx.x) * S::C - origin % S::C + long(threadIdx.x % S::C);
+  }
+  __device__ ColumnAccess<Real> access(const ColumnSet& set, const Complex<Real>* in,
+                                       Complex<Real>* out) const {
+    const bool inside = i >= 0 && i < set.inner;
+    const long column = inside ? o * set.outer_stride + i : 0;
+    return {in + column,    out + column,       set.stride,
+            set.kept_below, set.kept_from,      inside && i < set.computed,
+            inside,         set.load_kept_only, set.store_kept_only};
+  }
+};
+
 template <class Real, int Log2N>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
     column_fft_kernel(ColumnSet set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
                       int sign) {
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  auto* shared = reinterpret_cast<Complex<Real>*>(shared_bytes);
-  const int c = threadIdx.x % S::C, t = threadIdx.x / S::C;
-  const long q = blockIdx.y;
-  const long o =
-      q < set.outer_count[0] ? set.outer_first[0] + q : set.outer_first[1] + (q - set.outer_count[0]);
-  const long origin = o * set.outer_stride;
-  const long i = long(blockIdx.x) * S::C - origin % S::C + c;
-  const bool inside = i >= 0 && i < set.inner;
-  const long column = inside ? origin + i : 0;
-  const ColumnAccess<Real> x{in + column,    out + column,       set.stride,
-                             set.kept_below, set.kept_from,      inside && i < set.computed,
-                             inside,         set.load_kept_only, set.store_kept_only};
+  const TileColumn<Real, Log2N> column(set);
   Complex<Real> v[S::V];
-  passes<Real, Log2N, 0>(v, shared, x, table, sign, c, t);
+  passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), column.access(set, in, out),
+                         table, sign, int(threadIdx.x % S::C), int(threadIdx.x / S::C));
+}
+
+// With moved elements: a kernel of its own, so that the other keeps its registers (one kernel of both took
+// 76 registers instead of 64 for 512-point single-precision columns, a block less on each SM, 12 % slower
+// on an H100).
+template <class Real, int Log2N>
+__global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
+    moved_column_fft_kernel(ColumnSet set, ColumnMoves moves, const Complex<Real>* in, Complex<Real>* out,
+                            const Complex<Real>* table, int sign, Complex<Real>* moved) {
+  using S = Tile<Real, Log2N>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  const TileColumn<Real, Log2N> column(set);
+  const MovedColumnAccess<Real> x{column.access(set, in, out),
+                                  moved + moves.offset + column.o * moves.outer_stride + column.i,
+                                  moves.first,
+                                  moves.first + moves.count,
+                                  moves.stride,
+                                  moves.loads};
+  Complex<Real> v[S::V];
+  passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign,
+                         int(threadIdx.x % S::C), int(threadIdx.x / S::C));
 }
 
 template <class Real, int Log2N>
 void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
-            int sign, cudaStream_t stream) {
+            int sign, cudaStream_t stream, const ColumnMoves* moves, Complex<Real>* moved) {
   using S = Tile<Real, Log2N>;
   const long outer = set.outer_count[0] + set.outer_count[1];
   const long tiles = (set.inner + 2 * S::C - 2) / S::C;  // the columns and an alignment shift of up to C - 1
   if (outer == 0 || set.inner == 0) return;
   KOLMO_REQUIRE(outer <= 65535, "internal: more than 65535 outer indices in a column FFT");
   const std::size_t shared = sizeof(Complex<Real>) * S::N * S::C;
+  const dim3 grid{unsigned(tiles), unsigned(outer)};
   // Above 48 KiB a kernel must ask for its shared memory.
-  KOLMO_CHECK_CUDA(cudaFuncSetAttribute(column_fft_kernel<Real, Log2N>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-  column_fft_kernel<Real, Log2N>
-      <<<dim3(unsigned(tiles), unsigned(outer)), S::threads, shared, stream>>>(set, in, out, table, sign);
+  auto allow = [&](auto kernel) {
+    KOLMO_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  };
+  if (moves != nullptr && moves->count > 0) {
+    allow(moved_column_fft_kernel<Real, Log2N>);
+    moved_column_fft_kernel<Real, Log2N>
+        <<<grid, S::threads, shared, stream>>>(set, *moves, in, out, table, sign, moved);
+  } else {
+    allow(column_fft_kernel<Real, Log2N>);
+    column_fft_kernel<Real, Log2N><<<grid, S::threads, shared, stream>>>(set, in, out, table, sign);
+  }
   KOLMO_CHECK_LAUNCH("column_fft_kernel");
 }
 
 template <class Real, int Log2N = kStockhamMinLog2>
 void dispatch(int log2n, const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
-              const Complex<Real>* table, int sign, cudaStream_t stream) {
+              const Complex<Real>* table, int sign, cudaStream_t stream, const ColumnMoves* moves,
+              Complex<Real>* moved) {
   if constexpr (Log2N <= kStockhamMaxLog2) {
-    if (log2n == Log2N) return launch<Real, Log2N>(set, in, out, table, sign, stream);
-    dispatch<Real, Log2N + 1>(log2n, set, in, out, table, sign, stream);
+    if (log2n == Log2N) return launch<Real, Log2N>(set, in, out, table, sign, stream, moves, moved);
+    dispatch<Real, Log2N + 1>(log2n, set, in, out, table, sign, stream, moves, moved);
   }
 }
 
@@ -139,17 +200,20 @@ bool column_fft_supports(long n) {
 
 template <class Real>
 void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
-                const Complex<Real>* twiddles, int sign, cudaStream_t stream) {
+                const Complex<Real>* twiddles, int sign, cudaStream_t stream, const ColumnMoves* moves,
+                Complex<Real>* moved) {
   KOLMO_REQUIRE(column_fft_supports(set.n),
                 "internal: column FFTs of length " + std::to_string(set.n) + " are not supported");
   int log2n = 0;
   while ((1L << log2n) < set.n) ++log2n;
-  dispatch<Real>(log2n, set, in, out, twiddles, sign, stream);
+  dispatch<Real>(log2n, set, in, out, twiddles, sign, stream, moves, moved);
 }
 
 template void column_fft<float>(const ColumnSet&, const Complex<float>*, Complex<float>*,
-                                const Complex<float>*, int, cudaStream_t);
+                                const Complex<float>*, int, cudaStream_t, const ColumnMoves*,
+                                Complex<float>*);
 template void column_fft<double>(const ColumnSet&, const Complex<double>*, Complex<double>*,
-                                 const Complex<double>*, int, cudaStream_t);
+                                 const Complex<double>*, int, cudaStream_t, const ColumnMoves*,
+                                 Complex<double>*);
 
 }  // namespace kolmo::fft

@@ -12,6 +12,12 @@
 //   - Along a column the kept elements are e < kept_below and e >= kept_from. load_kept_only: the others
 //     count as zero, whatever in holds there (NaN included). store_kept_only: out is written only at the
 //     kept elements.
+// - ColumnMoves (optional): elements e in [first, first + count) of every column live in a second array,
+//   `moved` (another layout of the same values: the strided route's own rows, which the plane transforms
+//   place in the spectral slab themselves): column (o, i)'s element e at offset + o outer_stride + i +
+//   (e - first) stride. loads: the loads read them there and the stores write them to out as usual;
+//   otherwise the loads read in and the stores write them there only. The elements it names are none of
+//   those in and out hold for the transform.
 // - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
 //   device.
 // - column_fft_supports(n): n a power of two, 8 <= n <= 2048; column_fft throws kolmo::Error otherwise.
@@ -38,10 +44,16 @@ struct ColumnSet {
   bool load_kept_only = false, store_kept_only = false;
 };
 
+struct ColumnMoves {
+  long first = 0, count = 0, offset = 0, outer_stride = 0, stride = 0;
+  bool loads = false;
+};
+
 bool column_fft_supports(long n);
 
 template <class Real>
 void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
-                const Complex<Real>* twiddles, int sign, cudaStream_t stream);
+                const Complex<Real>* twiddles, int sign, cudaStream_t stream,
+                const ColumnMoves* moves = nullptr, Complex<Real>* moved = nullptr);
 
 }  // namespace kolmo::fft

@@ -273,15 +273,16 @@ class CudaLines final : public XTransform<Real> {
 // transforms): the kept columns by kolmo's own column FFTs (fft/ColumnFft.hpp). The planes [x][y][kz] hold
 // x_count planes of every ky; the spectral slab [kx][ky][kz] the rank's ky planes, whose kept ones form at
 // most two runs (SlabLayout::kept_runs; one rank: [0, a) and [b, Ny)).
-struct PrunedColumns {
-  ColumnSet y_forward, y_backward, x;
+struct ColumnSets {
+  ColumnSet y_forward, y_backward, x;     // x: the pruned route's only
+  ColumnMoves own_forward, own_backward;  // place_own_rows
 };
-PrunedColumns pruned_columns(const SlabLayout& layout) {
+ColumnSets pruned_columns(const SlabLayout& layout) {
   const long ny = layout.ny(), nzc = layout.nzc(), kept_z = layout.kept_z();
   long a = 0, b = ny;  // the kept ky of every plane: [0, a) and [b, Ny)
   while (a < ny && SlabLayout::kept(a, ny)) ++a;
   while (b > a && SlabLayout::kept(b - 1, ny)) --b;
-  PrunedColumns columns;
+  ColumnSets columns;
   // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
   // them and writes zeros to the dropped kz columns, which cuFFT's C2R along z reads (kolmo's row FFTs do
   // not: pruned_planes() narrows the backward set to the kept columns for them).
@@ -314,6 +315,35 @@ PrunedColumns pruned_columns(const SlabLayout& layout) {
   return columns;
 }
 
+// Full transforms' y column FFTs: every kz column of every x plane, whole.
+ColumnSets full_columns(const SlabLayout& layout) {
+  ColumnSets columns;
+  ColumnSet& y = columns.y_forward;
+  y.n = layout.ny();
+  y.stride = layout.nzc();
+  y.outer_stride = layout.ny() * layout.nzc();
+  y.outer_count[0] = layout.x_count();
+  y.inner = y.computed = layout.nzc();
+  y.kept_below = y.kept_from = y.n;
+  columns.y_backward = y;
+  return columns;
+}
+
+// The strided route across ranks (fft/SlabFFT.cpp) without the own chunk's copy: the rank's own ky rows of
+// its x planes have their places in its spectral slab [kx][ky][kz], at kx = x_offset + the plane. The y
+// column FFTs store them there (forward, into the slab the x transforms read) and load them from there
+// (backward, where the x transforms left them).
+void place_own_rows(ColumnSets& columns, const SlabLayout& layout) {
+  ColumnMoves& own = columns.own_forward;
+  own.first = layout.y_offset();
+  own.count = layout.y_count();
+  own.outer_stride = layout.y_count() * layout.nzc();
+  own.offset = layout.x_offset() * own.outer_stride;
+  own.stride = layout.nzc();
+  columns.own_backward = own;
+  columns.own_backward.loads = true;
+}
+
 // The transforms along z of every row by kolmo's row FFTs (fft/RowFft.hpp), which write and read only the
 // kept kz modes: the pruned route's where Nz is a length they take (CudaPlanes' 1D plans otherwise).
 template <class Real>
@@ -332,31 +362,36 @@ class RowPlanes final : public PlaneTransform<Real> {
   cudaStream_t stream_;
 };
 
-// Its plane transforms: the transforms along z of every row (z: RowPlanes or CudaPlanes' 1D plans), the
-// column FFTs along y of the kept kz columns. Forward out and backward in are the planes [x][y][kz]; backward
-// overwrites its input.
+// Plane transforms by kolmo's column FFTs along y (the pruned route's, of the kept kz columns; the strided
+// route's, of all of them or the kept ones): the transforms along z of every row (z: RowPlanes or
+// CudaPlanes' 1D plans), then the column FFTs. Forward out and backward in are the planes [x][y][kz];
+// backward overwrites its input. With `arrived` (place_own_rows): forward stores the own rows into the
+// spectral slab arrived, backward loads them from the spectral slab its out holds, before z overwrites it.
 template <class Real>
-class PrunedPlanes final : public PlaneTransform<Real> {
+class ColumnPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
 
  public:
-  PrunedPlanes(std::unique_ptr<PlaneTransform<Real>> z, const PrunedColumns& columns, const C* twiddles,
-               cudaStream_t stream)
-      : z_(std::move(z)), columns_(columns), twiddles_(twiddles), stream_(stream) {}
+  ColumnPlanes(std::unique_ptr<PlaneTransform<Real>> z, const ColumnSets& columns, const C* twiddles,
+               cudaStream_t stream, C* arrived = nullptr)
+      : z_(std::move(z)), columns_(columns), twiddles_(twiddles), stream_(stream), arrived_(arrived) {}
   void forward(const Real* in, C* out) override {
     z_->forward(in, out);
-    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_);
+    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_,
+                     arrived_ ? &columns_.own_forward : nullptr, arrived_);
   }
   void backward(C* in, Real* out) override {
-    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_);
+    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_,
+                     arrived_ ? &columns_.own_backward : nullptr, reinterpret_cast<C*>(out));
     z_->backward(in, out);
   }
 
  private:
   std::unique_ptr<PlaneTransform<Real>> z_;
-  PrunedColumns columns_;
+  ColumnSets columns_;
   const C* twiddles_;
   cudaStream_t stream_;
+  C* arrived_;
 };
 
 // Its x transforms: the column FFTs along x of the kept columns, out of place (or in place, as the row split
@@ -389,7 +424,7 @@ class PrunedRowSplit final : public RowSplit<Real> {
   using C = Complex<Real>;
 
  public:
-  PrunedRowSplit(std::unique_ptr<XTransform<Real>> x, const PrunedColumns& columns, const RowSet& rows,
+  PrunedRowSplit(std::unique_ptr<XTransform<Real>> x, const ColumnSets& columns, const RowSet& rows,
                  const C* y_twiddles, const C* z_twiddles, cudaStream_t stream)
       : x_(std::move(x)),
         columns_(columns),
@@ -410,7 +445,7 @@ class PrunedRowSplit final : public RowSplit<Real> {
 
  private:
   std::unique_ptr<XTransform<Real>> x_;
-  PrunedColumns columns_;
+  ColumnSets columns_;
   RowSet rows_;
   const C *y_twiddles_, *z_twiddles_;
   cudaStream_t stream_;
@@ -479,23 +514,14 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // The pruned route's executors; nullptr where Nx or Ny is not a length the column FFTs take.
   std::unique_ptr<PlaneTransform<Real>> pruned_planes() override {
     if (!prunable()) return nullptr;
-    PrunedColumns columns = pruned_columns(layout_);
-    const long planes = layout_.x_count();
-    if (row_fft_supports(nz_)) {
-      columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
-      return std::make_unique<PrunedPlanes<Real>>(
-          std::make_unique<RowPlanes<Real>>(pruned_rows(), twiddles(nz_), stream_), columns, twiddles(ny_),
-          stream_);
-    }
-    auto r2c = new_plan(), c2r = new_plan();
-    std::size_t sizes[2] = {0, 0};
-    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, planes, true, &sizes[0]));
-    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, planes, false, &sizes[1]));
-    r2c->attach(sizes[0]);
-    c2r->attach(sizes[1]);
-    return std::make_unique<PrunedPlanes<Real>>(
-        std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), planes), columns, twiddles(ny_),
-        stream_);
+    return column_planes(pruned_columns(layout_), true, nullptr);
+  }
+  std::unique_ptr<PlaneTransform<Real>> placing_planes(bool dealiased, C* arrived) override {
+    if (layout_.ranks() < 2 || layout_.x_count() == 0 || !(dealiased ? prunable() : column_fft_supports(ny_)))
+      return nullptr;
+    ColumnSets columns = dealiased ? pruned_columns(layout_) : full_columns(layout_);
+    place_own_rows(columns, layout_);
+    return column_planes(columns, dealiased, arrived);
   }
   std::unique_ptr<XTransform<Real>> pruned_x() override {
     if (!prunable()) return nullptr;
@@ -503,7 +529,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   std::unique_ptr<RowSplit<Real>> row_split() override {
     if (!prunable() || !row_fft_supports(nz_) || layout_.ranks() != 1) return nullptr;
-    PrunedColumns columns = pruned_columns(layout_);
+    ColumnSets columns = pruned_columns(layout_);
     columns.y_backward.inner = layout_.kept_z();
     return std::make_unique<PrunedRowSplit<Real>>(pruned_x(), columns, pruned_rows(), twiddles(ny_),
                                                   twiddles(nz_), stream_);
@@ -599,6 +625,28 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  private:
   bool prunable() const { return column_fft_supports(nx_) && column_fft_supports(ny_); }
+  // ColumnPlanes of these columns; along z, dealiased, kolmo's row FFTs of the kept kz where they take Nz;
+  // otherwise, and for full transforms, cuFFT's 1D transforms (faster than kolmo's rows of every mode: one
+  // rank of 2 and 4 at 512^3 and 1024^3 on an H100, a pair's plane transforms 6-13 % shorter, in two runs:
+  // docs/results/fft_emulated_ranks_placed_h100_experiments.log).
+  std::unique_ptr<PlaneTransform<Real>> column_planes(ColumnSets columns, bool dealiased, C* arrived) {
+    const long planes = layout_.x_count();
+    if (dealiased && row_fft_supports(nz_)) {
+      columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
+      return std::make_unique<ColumnPlanes<Real>>(
+          std::make_unique<RowPlanes<Real>>(pruned_rows(), twiddles(nz_), stream_), columns, twiddles(ny_),
+          stream_, arrived);
+    }
+    auto r2c = new_plan(), c2r = new_plan();
+    std::size_t sizes[2] = {0, 0};
+    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, planes, true, &sizes[0]));
+    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, planes, false, &sizes[1]));
+    r2c->attach(sizes[0]);
+    c2r->attach(sizes[1]);
+    return std::make_unique<ColumnPlanes<Real>>(
+        std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), planes), columns, twiddles(ny_),
+        stream_, arrived);
+  }
   // The rows along z of the pruned route: every (x, y) of the rank's planes, Nz reals or Nzc modes apart;
   // the kept kz count.
   RowSet pruned_rows() const { return RowSet{nz_, layout_.x_count() * ny_, nz_, nzc_, layout_.kept_z()}; }
@@ -732,9 +780,12 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
   const UniqueHandle<cufftHandle, cufftDestroy> plan(handle);
   std::size_t largest = 0, size = 0;
   const long planes = layout.x_count(), columns = layout.y_count() * layout.nzc();
-  // The pruned route plans cuFFT's transforms along z where its row FFTs do not take Nz.
-  const bool z_plans =
-      column_fft_supports(layout.nx()) && column_fft_supports(layout.ny()) && !row_fft_supports(layout.nz());
+  // The pruned route plans cuFFT's transforms along z where its row FFTs do not take Nz; the strided route's
+  // full plane transforms that place the own rows (several ranks) wherever Ny is a length the column FFTs
+  // take.
+  const bool z_plans = (column_fft_supports(layout.nx()) && column_fft_supports(layout.ny()) &&
+                        !row_fft_supports(layout.nz())) ||
+                       (layout.ranks() > 1 && column_fft_supports(layout.ny()));
   if (planes > 0) {
     for (const bool forward : {true, false}) {
       KOLMO_CHECK_CUFFT(planes_2d<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));

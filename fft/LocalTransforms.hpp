@@ -20,6 +20,14 @@
 //   x: the column FFTs along x of the kept (ky, kz) columns only, out of place (input intact) or in place,
 //   the other columns of out left as they are. nullptr where there are none (the host, Nx or Ny not a power
 //   of two from 8 to 2048).
+// - placing_planes(dealiased, arrived) (CUDA, several ranks): the strided route's plane transforms by
+//   kolmo's column FFTs along y, which place the rank's own ky rows themselves, so that the route copies no
+//   own chunk: forward writes the planes [x][y][kz] to out, except the own ky rows, which go to their places
+//   in the spectral slab `arrived` [kx][ky][kz] (fixed when made: where the x transforms read); backward
+//   reads the own rows from the spectral slab that its out holds (where the x transforms left them) and the
+//   others from in. Full: every mode (cuFFT's 1D transforms along z); dealiased:
+//   the pruned planes' modes. nullptr where there are none (the host, one rank, a rank of no x
+//   plane, Ny not a length the column FFTs take; dealiased: nor Nx).
 // - row_split() (CUDA, one rank): the pruned route split at its rows along z (fft/RowSplit.hpp); nullptr
 //   where the pruned route has no row FFTs (Nz not a power of two from 16 to 4096) or there are several
 //   ranks (their planes arrive in another buffer than the spectral slab).
@@ -82,6 +90,9 @@ class LocalTransforms {
   virtual std::unique_ptr<XTransform<Real>> x_masked() { return nullptr; }
   virtual std::unique_ptr<PlaneTransform<Real>> pruned_planes() { return nullptr; }
   virtual std::unique_ptr<XTransform<Real>> pruned_x() { return nullptr; }
+  virtual std::unique_ptr<PlaneTransform<Real>> placing_planes(bool /*dealiased*/, C* /*arrived*/) {
+    return nullptr;
+  }
   virtual std::unique_ptr<RowSplit<Real>> row_split() { return nullptr; }
   virtual bool enable_fused(C* /*send*/, C* /*receive*/) { return false; }
   virtual std::unique_ptr<PlaneTransform<Real>> fused_planes(FusedRoute, bool /*forward*/,

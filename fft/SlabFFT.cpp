@@ -271,7 +271,13 @@ void SlabFFT<Real>::make_executors() {
     pruned_planes_ = transforms_->pruned_planes();
     pruned_x_ = transforms_->pruned_x();
   };
-  if (layout_.ranks() > 1 && strided()) make_pruned();
+  if (layout_.ranks() > 1 && strided()) {
+    make_pruned();
+    // Where the chunks arrive in the scratch slab (x transforms out of place), the plane transforms may
+    // place the own rows there themselves.
+    if (options_.own_rows != OwnRows::copied && !transforms_->x_faster_in_place())
+      for (int d = 0; d < 2; ++d) placing_planes_[d] = transforms_->placing_planes(d == 1, scratch_.data());
+  }
   const bool runs = layout_.ranks() > 1
                         ? strided() && !pruned_x_
                         : way == OneRankDealiasing::automatic || way == OneRankDealiasing::rows;
@@ -463,13 +469,13 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided(bool dealias
   const Slot arrived = in_out ? Slot::out : Slot::scratch;
   // Dealiased, kolmo's column FFTs where they exist: the plane transforms write only the kept ky of the kept
   // kz columns, the x transforms only the kept columns.
-  const bool pruned = dealiased && pruned_x_;
-  PlaneTransform<Real>* plane_transform = pruned ? pruned_planes_.get() : planes_.get();
+  const bool pruned = dealiased && pruned_x_, placed = own_rows_placed_[dealiased];
+  PlaneTransform<Real>* plane_transform = strided_planes(dealiased);
   ForwardRoute route;
   route.add(Phase::planes, [plane_transform, this, planes](const Real* in, C* out) {
     plane_transform->forward(in, at(planes, out));
   });
-  add_exchange(route, planes, arrived, forward_blocks_[dealiased], false);
+  add_exchange(route, planes, arrived, forward_blocks_[dealiased], placed);
   if (pruned)
     route.add(Phase::x, [this, arrived](const Real*, C* out) { pruned_x_->forward(at(arrived, out), out); });
   else if (dealiased)
@@ -489,13 +495,15 @@ template <class Real>
 typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool dealiased) {
   BackwardRoute route;
   C* scratch = scratch_.data();
+  const bool placed = own_rows_placed_[dealiased];
+  PlaneTransform<Real>* plane_transform = strided_planes(dealiased);
   if (dealiased && pruned_x_) {
     // kolmo's column FFTs: the plane transforms read only the kept ky and kz (fft/LocalTransforms.hpp).
     route.add(Phase::x,
               [this](const C* in, Real* out) { pruned_x_->backward(in, reinterpret_cast<C*>(out)); });
-    add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], false);
+    add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], placed);
     route.add(Phase::planes,
-              [this, scratch](const C*, Real* out) { pruned_planes_->backward(scratch, out); });
+              [plane_transform, scratch](const C*, Real* out) { plane_transform->backward(scratch, out); });
     return route;
   }
   if (dealiased)
@@ -504,14 +512,24 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
     });
   else
     route.add(Phase::x, [this](const C* in, Real* out) { x_->backward(in, reinterpret_cast<C*>(out)); });
-  add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], false);
+  add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], placed);
   if (dealiased) {
     const SlabLayout planes({layout_.x_count(), layout_.ny(), layout_.nz()}, 1, 0);
     route.add(Phase::zero,
               [this, planes, scratch](const C*, Real*) { zero_dropped_columns(*device_, planes, scratch); });
   }
-  route.add(Phase::planes, [this, scratch](const C*, Real* out) { planes_->backward(scratch, out); });
+  route.add(Phase::planes,
+            [plane_transform, scratch](const C*, Real* out) { plane_transform->backward(scratch, out); });
   return route;
+}
+
+// The strided route's plane transforms: those that place the own rows where chosen, else the pruned ones
+// (dealiased, where they exist) or cuFFT's (FFTW's).
+template <class Real>
+PlaneTransform<Real>* SlabFFT<Real>::strided_planes(bool dealiased) const {
+  if (own_rows_placed_[dealiased]) return placing_planes_[dealiased].get();
+  if (dealiased && pruned_x_) return pruned_planes_.get();
+  return planes_.get();
 }
 
 template <class Real>
@@ -533,25 +551,59 @@ bool SlabFFT<Real>::strided() const {
 template <class Real>
 void SlabFFT<Real>::choose_strided() {
   strided_routes_[0] = strided_routes_[1] = strided();
-  strided_report_ = strided() ? "strided route for all transforms" : "no strided route";
-  if (!strided() || options_.strided_exchange == StridedExchange::always) return;
+  if (!strided()) {
+    strided_report_ = "no strided route";
+    return;
+  }
+  for (int d = 0; d < 2; ++d) own_rows_placed_[d] = placing_planes_[d] != nullptr;
+  // Whether any rank has full plane transforms that place its own rows (a rank of no x plane has none): the
+  // timings below are collective.
+  int placing = placing_planes_[0] != nullptr;
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &placing, 1, MPI_INT, MPI_MAX, comm_.get()));
+  const bool timed = options_.strided_exchange != StridedExchange::always,
+             time_placing = placing && options_.own_rows == OwnRows::automatic;
+  if (!timed && !time_placing) {
+    strided_report_ = std::string("strided route for all transforms") + own_rows_report();
+    return;
+  }
   Buffer<Real> real(device_, 2 * layout_.alloc_complex());
   Buffer<C> spectral(device_, layout_.alloc_complex());
   real.fill_zero();
-  auto pair_ms = [&](bool strided) {
-    strided_routes_[1] = strided;
-    const ForwardRoute forward = forward_route(true, false);
-    const BackwardRoute backward = backward_route(true);
+  auto pair_ms = [&](bool dealiased) {
+    const ForwardRoute forward = forward_route(dealiased, false);
+    const BackwardRoute backward = backward_route(dealiased);
     return slowest_rank_ms([&] {
       walk(forward, real.data(), spectral.data());
       walk(backward, spectral.data(), real.data());
     });
   };
-  const double by_strided = pair_ms(true), otherwise = pair_ms(false);
-  strided_routes_[1] = by_strided < 0.97 * otherwise;  // a clear margin, so that near ties do not flip
+  std::string times;
+  if (time_placing) {
+    // Full transforms: cuFFT's transforms along z and kolmo's column FFTs along y, placing the own rows, or
+    // cuFFT's 2D plane transforms and the own chunk's copy.
+    const double placed = pair_ms(false);
+    own_rows_placed_[0] = false;
+    const double copied = pair_ms(false);
+    own_rows_placed_[0] = placing_planes_[0] && placed < 0.97 * copied;
+    times += "; full, a pair with the own rows placed " + format_ms(placed) + ", copied " + format_ms(copied);
+  }
+  if (timed) {
+    const double by_strided = pair_ms(true);
+    strided_routes_[1] = false;
+    const double otherwise = pair_ms(true);
+    strided_routes_[1] = by_strided < 0.97 * otherwise;  // a clear margin, so that near ties do not flip
+    times += "; dealiased, a pair strided " + format_ms(by_strided) + ", otherwise " + format_ms(otherwise);
+  }
   strided_report_ = std::string("strided route for full transforms; dealiased ") +
-                    (strided_routes_[1] ? "strided" : "by the other route") + " (a pair: strided " +
-                    format_ms(by_strided) + ", otherwise " + format_ms(otherwise) + ")";
+                    (strided_routes_[1] ? "strided" : "by the other route") + own_rows_report() + times;
+}
+
+template <class Real>
+std::string SlabFFT<Real>::own_rows_report() const {
+  auto how = [this](int d) {
+    return std::string(own_rows_placed_[d] ? "placed by the plane transforms" : "copied");
+  };
+  return "; own rows: full " + how(0) + ", dealiased " + how(1);
 }
 
 // Forward: to peer q, q's ky rows of every x plane here [x][y][kz] (dealiased: only its kept ky rows, whole,
@@ -764,7 +816,7 @@ void SlabFFT<Real>::add_exchange(Route<In, Out>& route, Slot send, Slot receive,
     route.add(Phase::exchange, [this, send, receive, others](const In*, Out* out) {
       exchange_->start(at(send, out), at(receive, out), others, 0);
     });
-    route.add(Phase::own_chunk, copy_own);
+    if (!own_in_place) route.add(Phase::own_chunk, copy_own);
     route.add(Phase::exchange, [this](const In*, Out*) { exchange_->finish(0); });
     return;
   }

@@ -80,6 +80,14 @@ OneRankDealiasing parse_one_rank_dealiasing(const std::string& name);
 // datatypes); never.
 enum class StridedExchange { automatic, always, never };
 
+// On the strided route, how the rank's own rows go from the plane transforms' layout to the spectral slab:
+// placed there by the plane transforms themselves (kolmo's column FFTs along y: GPUs, Ny a power of two from
+// 8 to 2048; dealiased, Nx too), or copied as a chunk of the exchange. automatic: dealiased placed wherever
+// they can be (the same column FFTs as the pruned planes, the copy saved); full by timing a pair each way
+// at construction (cuFFT's 2D plane transforms and the copy against cuFFT's transforms along z and the
+// column FFTs along y: on one GPU the copy counts in full, on a node it runs beside the exchange).
+enum class OwnRows { automatic, placed, copied };
+
 struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
   // The MPI library accepts device pointers (only matters for MPI exchange methods on the CUDA backend).
@@ -111,6 +119,7 @@ struct FftOptions {
   // into that peer's spectral slab [kx][ky][kz] (dealiased: only the kept modes, into their places in the
   // full slab, whose x transforms then run over the kept ky rows alone), and back.
   StridedExchange strided_exchange = StridedExchange::automatic;
+  OwnRows own_rows = OwnRows::automatic;
   // Emulated ranks (benchmarks and tests of one rank's work on one device): when > 0, this object does the
   // complete local work of rank emulated_rank of a transform over emulated_ranks ranks (the same layout,
   // plans, packing and chunk sizes), on its own: the communicator is not used, and the all-to-all is
@@ -211,7 +220,8 @@ class SlabFFT {
   // Whether transforms of these modes go by the strided route (FftOptions::strided_exchange; forward ones
   // out of place), and how that was chosen: full transforms wherever the route can run; dealiased ones, which
   // it sends as whole kept ky rows (1.5 x the bytes of the compact chunks of the other routes), by timing a
-  // pair each way at construction unless asked for by name.
+  // pair each way at construction unless asked for by name. The report also says how the own rows go
+  // (FftOptions::own_rows).
   bool strided(Modes modes) const { return strided_routes_[modes == Modes::dealiased ? 1 : 0]; }
   const std::string& strided_report() const { return strided_report_; }
   // How the local FFTs were planned (host: measured or estimated, the wisdom file; "" on GPUs).
@@ -269,6 +279,8 @@ class SlabFFT {
   Chunks strided_chunks(bool dealiased) const;
   ForwardRoute forward_strided(bool dealiased);
   BackwardRoute backward_strided(bool dealiased);
+  PlaneTransform<Real>* strided_planes(bool dealiased) const;
+  std::string own_rows_report() const;
   // Dealiased by copies: the kept modes packed compactly (several ranks; one rank where asked for by name).
   ForwardRoute forward_dealiased();
   BackwardRoute backward_dealiased();
@@ -320,6 +332,7 @@ class SlabFFT {
   Chunks forward_chunks_, backward_chunks_, forward_kept_chunks_, backward_kept_chunks_;
   Chunks forward_blocks_[2], backward_blocks_[2];  // strided chunks, by [full, dealiased]
   bool strided_routes_[2] = {false, false};        // by [full, dealiased]
+  bool own_rows_placed_[2] = {false, false};       // by [full, dealiased] (OwnRows)
   std::string strided_report_;
   Buffer<C> scratch_;
   Buffer<C> receive_;                                // only for the fused route: where chunks arrive
@@ -341,6 +354,7 @@ class SlabFFT {
   std::unique_ptr<PlaneTransform<Real>> planes_;
   std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_, pruned_x_;
   std::unique_ptr<PlaneTransform<Real>> pruned_planes_;
+  std::unique_ptr<PlaneTransform<Real>> placing_planes_[2];  // the strided route's, by [full, dealiased]
   std::unique_ptr<RowSplit<Real>> row_split_;
   std::size_t block_bytes_ = 0;  // the host routes' buffers of a block of planes (SlabFFT.cpp, PlaneBlocks)
   std::vector<std::unique_ptr<XTransform<Real>>> run_x_;

@@ -21,7 +21,7 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank, SpectralSplit
                                   std::to_string(ranks) + " ranks: use at most " + std::to_string(ny_) +
                                   " ranks");
   x_split_ = Split{nx_, ranks_};
-  y_starts_ = spectral_starts(split_, ny_, ranks_);
+  y_starts_ = spectral_starts(split_, ny_, ranks_, sector_granule(nz_ / 2 + 1));
   kept_runs_.resize(ranks_);
   kept_y_count_.assign(ranks_, 0);
   kept_y_before_.assign(ranks_, 0);

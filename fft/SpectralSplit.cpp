@@ -88,6 +88,46 @@ std::vector<long> kept_row_starts(long ny, int ranks) {
   return starts;
 }
 
+// The starts rounded to multiples of `granule`, each down or up, whichever way of all keeps the kept counts
+// most even (the least spread between the most and fewest, then the least sum of squared plane counts);
+// every rank keeps a plane at least. Tried exhaustively up to 12 ranks (2^11 ways), else each to the
+// nearest. Unrounded where a rank would keep fewer than 8 granules (the rounding would unbalance small
+// slabs more than their alignment is worth) or no way keeps every rank a plane.
+std::vector<long> rounded_starts(const std::vector<long>& starts, long ny, long granule) {
+  const int ranks = int(starts.size()) - 1;
+  std::vector<long> kept_before(ny + 1, 0);  // kept planes below y
+  for (long y = 0; y < ny; ++y) kept_before[y + 1] = kept_before[y] + (SlabLayout::kept(y, ny) ? 1 : 0);
+  if (kept_before[ny] / ranks < 8 * granule) return starts;
+  std::vector<long> best = starts, trial = starts;
+  long best_spread = -1;
+  long long best_squares = 0;
+  auto consider = [&] {
+    long fewest = ny, most = 0;
+    long long squares = 0;
+    for (int r = 0; r < ranks; ++r) {
+      if (trial[r + 1] <= trial[r]) return;
+      const long kept = kept_before[trial[r + 1]] - kept_before[trial[r]], planes = trial[r + 1] - trial[r];
+      fewest = std::min(fewest, kept), most = std::max(most, kept);
+      squares += (long long)planes * planes;
+    }
+    if (best_spread < 0 || most - fewest < best_spread ||
+        (most - fewest == best_spread && squares < best_squares))
+      best = trial, best_spread = most - fewest, best_squares = squares;
+  };
+  auto down = [&](int r) { return starts[r] / granule * granule; };
+  auto up = [&](int r) { return std::min(ny, (starts[r] + granule - 1) / granule * granule); };
+  if (ranks <= 12) {
+    for (long ways = 0; ways < (1L << (ranks - 1)); ++ways) {
+      for (int r = 1; r < ranks; ++r) trial[r] = (ways >> (r - 1)) & 1 ? up(r) : down(r);
+      consider();
+    }
+  } else {
+    for (int r = 1; r < ranks; ++r) trial[r] = starts[r] - down(r) <= up(r) - starts[r] ? down(r) : up(r);
+    consider();
+  }
+  return best;
+}
+
 }  // namespace
 
 const std::vector<std::string>& spectral_split_names() {
@@ -106,11 +146,21 @@ const std::string& to_string(SpectralSplit split) {
   return spectral_split_names().at(static_cast<std::size_t>(split));
 }
 
-std::vector<long> spectral_starts(SpectralSplit split, long ny, int ranks) {
+std::vector<long> spectral_starts(SpectralSplit split, long ny, int ranks, long granule) {
   KOLMO_REQUIRE(ranks >= 1 && ranks <= ny, "cannot split Ny = " + std::to_string(ny) + " ky planes over " +
                                                std::to_string(ranks) + " ranks");
-  if (split == SpectralSplit::kept_rows && ranks > 1) return kept_row_starts(ny, ranks);
+  KOLMO_REQUIRE(granule >= 1, "internal: a granule of ky planes must be positive");
+  if (split == SpectralSplit::kept_rows && ranks > 1) {
+    const std::vector<long> starts = kept_row_starts(ny, ranks);
+    return granule > 1 ? rounded_starts(starts, ny, granule) : starts;
+  }
   return even_starts(ny, ranks);
+}
+
+long sector_granule(long nzc) {
+  long granule = 4;  // 4 single-precision complex values make a sector
+  while (granule > 1 && nzc % 2 == 0) granule /= 2, nzc /= 2;
+  return granule;
 }
 
 }  // namespace kolmo::fft

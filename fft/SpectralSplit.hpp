@@ -15,8 +15,19 @@
 //   ranks, 128 against 64 on 8; 11 x on 64), (P/3 + 2/3) x on an odd number (one takes them all: 284
 //   against 171 on 3), so it is for a few ranks only; on 2 ranks the two splits are the same. With fewer kept
 //   planes than ranks (more than about 2 Ny / 3 ranks, each holding one or two planes) it is the even split.
-// - spectral_starts(split, ny, ranks): the first plane of each rank, then ny (ranks + 1 values), the same on
-//   every rank, each rank at least one plane; requires 1 <= ranks <= ny (SlabLayout checks). O(Ny + ranks).
+//   With a granule g > 1 the kept-row split's starts are then rounded to multiples of g, each down or up,
+//   whichever way keeps the kept counts most even (then the plane counts; exhaustively up to 12 ranks, else
+//   to the nearest), every rank keeping a plane, where every rank keeps 8 g planes or more (small slabs stay
+//   unrounded: the rounding would unbalance them more than their alignment is worth). Rounded, the kept
+//   counts differ by g at most in every split tested (Ny to 1024, 2 to 8 ranks). Why: a
+//   rank's x columns are rows of y_count * Nzc values apart; where that is not a whole number of 32-byte
+//   sectors, rows of 128 bytes straddle sectors, and its x FFTs ran 1.2-1.4 x slower per column on an H100
+//   (one rank of 4 and 8 at 512^3 and 1024^3: docs/results/fft_emulated_ranks_placed_h100.log).
+// - spectral_starts(split, ny, ranks, granule): the first plane of each rank, then ny (ranks + 1 values), the
+//   same on every rank, each rank at least one plane; requires 1 <= ranks <= ny (SlabLayout checks), granule
+//   >= 1. O(Ny + ranks), and O(Ny + 2^ranks ranks) with a granule.
+// - sector_granule(nzc): the least g (1, 2 or 4) with g Nzc single-precision complex values a whole number of
+//   32-byte sectors (SlabLayout's granule for kept_rows).
 #pragma once
 
 #include <string>
@@ -31,6 +42,7 @@ const std::vector<std::string>& spectral_split_names();
 SpectralSplit parse_spectral_split(const std::string& name);
 const std::string& to_string(SpectralSplit split);
 
-std::vector<long> spectral_starts(SpectralSplit split, long ny, int ranks);
+std::vector<long> spectral_starts(SpectralSplit split, long ny, int ranks, long granule = 1);
+long sector_granule(long nzc);
 
 }  // namespace kolmo::fft

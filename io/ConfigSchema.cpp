@@ -34,7 +34,9 @@ constexpr std::array keys = {
               "several ranks: how the ky planes of the spectral slab are shared: even, or balanced by the "
               "planes dealiased transforms keep (|n_y| < Ny/3), which evens out their exchange and x FFTs "
               "(the even split gives the first and last ranks all of them) but widens the middle ranks' "
-              "slabs (memory and spectral work there: about 1.33 x the even slab on 4 ranks, 2 x on 8)"},
+              "slabs (memory and spectral work there: about 1.33 x the even slab on 4 ranks, 2 x on 8); "
+              "where Nz/2 + 1 is odd and each rank keeps 32 planes or more, each starts on a multiple of 4 "
+              "planes (whole memory sectors for its x FFTs), the kept counts then within 4 planes"},
     SchemaKey{"fft.planning", choice, "auto", "auto | estimate | measure", "",
               "host: FFTW picks its algorithms by timing them (measure; kept in $XDG_CACHE_HOME/kolmo or "
               "~/.cache/kolmo, so later runs plan at once) or by its heuristics (estimate: instant, up to 2x "

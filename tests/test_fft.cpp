@@ -61,6 +61,7 @@ struct Case {
   // The strided route: by default where copy engines move the blocks (p2p); the host cases add it by MPI
   // datatypes, the GPU cases p2p without it.
   StridedExchange strided = StridedExchange::automatic;
+  OwnRows own_rows = OwnRows::automatic;
   SpectralSplit split = SpectralSplit::even;
   FftOptions options() const {
     FftOptions o{method};
@@ -69,6 +70,7 @@ struct Case {
     o.pack_in_ffts = pack_in_ffts;
     o.realigned_planes = realigned_planes;
     o.strided_exchange = strided;
+    o.own_rows = own_rows;
     o.spectral_split = split;
     return o;
   }
@@ -137,6 +139,18 @@ std::vector<Case> gpu_cases(const std::string& name) {
         cases.push_back(kept_rows);
       }
     }
+  // The strided route (out of place: forward in place takes another) with the own rows placed by the plane
+  // transforms (where Ny is a power of two) on both splits, and copied, whatever a timing would choose.
+  if (kolmo::testing::world_size() > 1)
+    for (OwnRows own_rows : {OwnRows::placed, OwnRows::copied})
+      for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows}) {
+        if (own_rows == OwnRows::copied && split == SpectralSplit::kept_rows) continue;
+        Case strided{gpu, ExchangeMethod::p2p, false};
+        strided.strided = StridedExchange::always;
+        strided.own_rows = own_rows;
+        strided.split = split;
+        cases.push_back(strided);
+      }
   return cases;
 }
 
@@ -485,7 +499,8 @@ TEST_CASE("double precision through a single-precision wire loses only single-pr
 TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][gpu]", float, double) {
   for (const auto& c : gpu_cases("slab FFT on the GPU")) {
     INFO("packing in cuFFT's kernels " << c.pack_in_ffts << ", realigned planes " << c.realigned_planes
-                                       << ", strided " << int(c.strided));
+                                       << ", strided " << int(c.strided) << ", own rows " << int(c.own_rows)
+                                       << ", split " << int(c.split));
     for (auto n : kPaperGrids) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
                    << c.in_place);
@@ -502,11 +517,13 @@ TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][g
       if (std::is_same_v<TestType, double> && !c.in_place) check_single_precision_wire(c, n);
     }
     // Powers of two in x and y: the pruned column FFTs (one rank by timing, several by the strided route),
-    // on slabs split unevenly over 3 ranks; Nz = 32 takes the row FFTs along z, 12 and 9 cuFFT's.
+    // and the plane transforms that place the own rows, on slabs split unevenly over 3 ranks; Nz = 32 takes
+    // the row FFTs along z, 12 and 9 cuFFT's.
     for (auto n :
          {std::array<long, 3>{32, 16, 12}, std::array<long, 3>{16, 64, 9}, std::array<long, 3>{16, 32, 32}}) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
                    << c.in_place);
+      check_against_serial<TestType>(c, n);
       check_dealiased<TestType>(c, n);
     }
   }

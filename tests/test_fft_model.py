@@ -50,6 +50,10 @@ with tempfile.TemporaryDirectory() as work:
     strided = dict(case, route="strided")
     check(close(fft_model.pair_ms(strided, 300), 7.2 + 10), "strided: the own chunk overlaps the exchange")
     check(close(fft_model.pair_ms(strided, 1e9), 7.2 + 0.2), "strided: or the own chunk is the longer")
+    # Own rows placed by the plane FFTs: no own chunk phase, the computation and the exchange add up.
+    placed = dict(strided, route="placed", fwd_own_chunk=0.0, bwd_own_chunk=0.0)
+    check(close(fft_model.pair_ms(placed, 300), 7.2 + 10), "placed: computation + bytes / bandwidth")
+    check(close(fft_model.pair_ms(placed, 1e9), 7.2 + 3e-6), "placed: no own chunk left on a fast link")
     # A measured NCCL pair of 20.88 ms against the modelled 17.4 (same GPU, no scaling): the check reports
     # that error; the pair through MPI staged in host memory is left out.
     bench = os.path.join(work, "bench.log")

@@ -11,7 +11,9 @@
 
 using kolmo::fft::FastDivisor;
 using kolmo::fft::KeptModeMask;
+using kolmo::fft::sector_granule;
 using kolmo::fft::SlabLayout;
+using kolmo::fft::spectral_starts;
 using kolmo::fft::SpectralSplit;
 
 TEST_CASE("slabs and chunks tile the grid exactly once", "[layout]") {
@@ -153,14 +155,15 @@ long long least_even_sum_of_squares(long ny, int p) {
 
 TEST_CASE("the kept-row split balances the kept ky planes within one, as evenly as any such split",
           "[layout]") {
+  // Nz = 6: Nzc = 4 values make whole sectors, so the starts are not rounded (the next test).
   for (long ny = 1; ny <= 48; ++ny)
     for (int p = 1; p <= std::min(ny, 9L); ++p) {
       INFO("Ny = " << ny << " over " << p << " ranks");
       std::vector<SlabLayout> ranks;
       for (int r = 0; r < p; ++r)
-        ranks.emplace_back(std::array<long, 3>{p, ny, 4}, p, r, SpectralSplit::kept_rows);
+        ranks.emplace_back(std::array<long, 3>{p, ny, 6}, p, r, SpectralSplit::kept_rows);
       if (kept_between(0, ny, ny) < p) {  // fewer kept planes than ranks: the even split
-        for (int r = 0; r < p; ++r) REQUIRE(ranks[r].y_count() == SlabLayout({p, ny, 4}, p, r).y_count());
+        for (int r = 0; r < p; ++r) REQUIRE(ranks[r].y_count() == SlabLayout({p, ny, 6}, p, r).y_count());
         continue;
       }
       long fewest = ny, most = 0, next = 0;
@@ -183,8 +186,9 @@ TEST_CASE("the kept-row split balances the kept ky planes within one, as evenly 
     }
   // 512 ky planes: 341 kept (|n_y| <= 170: 171 from 0 on, 170 at the end), 171 dropped in the middle.
   // Even on 4 ranks: 128 kept on ranks 0 and 3, 43 and 42 on the middle ones. Kept rows: 85 or 86 each, so
-  // rank 0 ends within the first kept run and ranks 1 and 2 share the dropped planes: 170 and 171.
-  const std::array<long, 3> n{512, 512, 512};
+  // rank 0 ends within the first kept run and ranks 1 and 2 share the dropped planes: 170 and 171 (Nz = 510,
+  // Nzc = 256: no rounding).
+  const std::array<long, 3> n{512, 512, 510};
   CHECK(SlabLayout(n, 4, 0).kept_y_count() == 128);
   CHECK(SlabLayout(n, 4, 1).kept_y_count() == 43);
   long widest = 0;
@@ -194,8 +198,42 @@ TEST_CASE("the kept-row split balances the kept ky planes within one, as evenly 
     widest = std::max(widest, l.y_count());
   }
   CHECK(widest == 171);
+  // Nz = 512 (Nzc = 257, odd): starts rounded to 4 planes, kept 84 to 87.
+  for (int r = 0; r < 4; ++r) {
+    const SlabLayout l({512, 512, 512}, 4, r, SpectralSplit::kept_rows);
+    CHECK(l.y_offset() % 4 == 0);
+    CHECK((l.kept_y_count() >= 84 && l.kept_y_count() <= 87));
+  }
   // On 2 ranks the even split already keeps 171 and 170: the two splits are the same.
   for (int r = 0; r < 2; ++r) CHECK(SlabLayout(n, 2, r, SpectralSplit::kept_rows).y_count() == 256);
+}
+
+TEST_CASE("the kept-row split starts each rank on whole sectors of its x columns where Ny allows",
+          "[layout]") {
+  CHECK(sector_granule(3) == 4);
+  CHECK(sector_granule(6) == 2);
+  CHECK(sector_granule(4) == 1);
+  CHECK(sector_granule(513) == 4);
+  // Nz = 4: Nzc = 3, a granule of 4 planes. Where every rank keeps 32 planes or more, every start is a
+  // multiple of 4 and the kept counts differ by 4 at most; otherwise the split is the unrounded one.
+  for (long ny = 8; ny <= 1024; ny += 4)
+    for (int p = 2; p <= 8; ++p) {
+      INFO("Ny = " << ny << " over " << p << " ranks");
+      const long kept = kept_between(0, ny, ny);
+      if (kept < p) continue;
+      const std::vector<long> unrounded = spectral_starts(SpectralSplit::kept_rows, ny, p);
+      long fewest = ny, most = 0;
+      for (int r = 0; r < p; ++r) {
+        const SlabLayout l({p, ny, 4}, p, r, SpectralSplit::kept_rows);
+        REQUIRE(l.y_count() >= 1);
+        if (kept / p >= 32)
+          REQUIRE(l.y_offset() % 4 == 0);
+        else
+          REQUIRE(l.y_offset() == unrounded[r]);
+        fewest = std::min(fewest, l.kept_y_count()), most = std::max(most, l.kept_y_count());
+      }
+      REQUIRE(most - fewest <= (kept / p >= 32 ? 4 : 1));
+    }
 }
 
 TEST_CASE("spectral splits are named, and an unknown name is refused", "[layout]") {
@@ -204,7 +242,7 @@ TEST_CASE("spectral splits are named, and an unknown name is refused", "[layout]
   CHECK_THROWS_WITH(kolmo::fft::parse_spectral_split("kept"),
                     Catch::Contains("'kept'") && Catch::Contains("kept_rows"));
   CHECK(SlabLayout({512, 512, 512}, 4, 0, SpectralSplit::kept_rows).describe() ==
-        "512 x 512 x 512 over 4 ranks: 128 x planes, 85-171 ky planes per rank (85-86 kept)");
+        "512 x 512 x 512 over 4 ranks: 128 x planes, 84-172 ky planes per rank (84-87 kept)");
 }
 
 TEST_CASE("impossible grids are refused with a message naming the problem", "[layout]") {

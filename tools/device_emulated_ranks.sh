@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # On one GPU (the device tool): one rank's work of transforms over 2, 4 and 8 ranks (kolmo_fft_bench
-# --emulate-ranks), by the copies, the fused routes and the strided one (ROUTES), full and dealiased, at
-# 512^3 and 1024^3; the FFT's GPU tests on 1 rank and on 2 and 4 ranks sharing the GPU (p2p through CUDA IPC;
-# MPI staged through the host; NCCL refuses two ranks on one GPU); the one-GPU pair against cuFFT's 3D plan.
+# --emulate-ranks), by the copies, the fused routes and the strided one, its own rows copied or placed
+# (ROUTES), full and dealiased, at 512^3 and 1024^3; the FFT's GPU tests on 1 rank and on 2 and 4 ranks
+# sharing the GPU (p2p through CUDA IPC; MPI staged through the host; NCCL refuses two ranks on one GPU); the
+# one-GPU pair against cuFFT's 3D plan.
 # Logs under $OUT: phases.log (one line per case, for tools/fft_model.py), emulated.log (the tables),
 # gpu_tests_np1.log, gpu_tests_np2.log, gpu_tests_np4.log, one_gpu.log.
 # Build here (Release, sm_90), then, with DIR=/work/main/.device_<name>:
 #   mkdir -p $DIR && cp build/tests/kolmo_tests build/tools/kolmo_fft_bench tools/device_emulated_ranks.sh $DIR
 #   /work/shared/device/bundle $DIR/bundle.tar.xz $DIR/kolmo_tests $DIR/kolmo_fft_bench
 # and run `bash .device_<name>/device_emulated_ranks.sh .device_<name>` with that folder carried.
-# Environment: RANKS (emulated rank counts, default 2 4 8), ROUTES (default copies fused realigned strided),
+# Environment: RANKS (emulated rank counts, default 2 4 8), ROUTES (default: copies fused realigned
+# strided placed),
 # MODES (full dealiased), SPLITS (the spectral splits, --spectral-split: default even; "even kept_rows" times
 # both, and with kept_rows also the widest rank's work), SIZES (default 512 1024), PRECISIONS (single double),
 # SKIP_EMULATION, SKIP_ONE_GPU, SKIP_TESTS (set: none of the emulation, cuFFT's pair, the GPU tests),
@@ -22,7 +24,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 start=$(date +%s)
 emulate() {  # n precision reps
   timeout ${BENCH_TIMEOUT:-120} ./kolmo_fft_bench --n $1 --precision $2 --backend cuda \
-    --emulate-ranks ${RANKS:-2 4 8} --routes ${ROUTES:-copies fused realigned strided} --modes ${MODES:-full dealiased} \
+    --emulate-ranks ${RANKS:-2 4 8} --routes ${ROUTES:-copies fused realigned strided placed} --modes ${MODES:-full dealiased} \
     --spectral-split ${SPLITS:-even} --warmup 2 --reps $3 --log $out/phases.log >> $out/emulated.log 2>&1
   echo "== emulated ranks, $1^3 $2: exit $?, at $(( $(date +%s) - start )) s"
 }

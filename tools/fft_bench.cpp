@@ -11,10 +11,10 @@
 // most kept ones with the kept-row split), the all-to-all replaced by local copies of the same bytes
 // (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times) and the ratio of the
 // computation (every phase but the exchange) to (one device's pair) / P, timed the same way in the same run;
-// by the copies, the fused routes and the strided one (--routes), full and dealiased (--modes), out of place,
-// with the ky planes split evenly and/or by kept rows (--spectral-split; where another rank holds more ky
-// planes than rank 0, as the middle ranks do with kept_rows, that rank's work as well). --log FILE
-// appends one line per case (ONEGPU, PHASES: key=value) for tools/fft_model.py.
+// by the copies, the fused routes and the strided one, its own rows copied or placed (--routes), full and
+// dealiased (--modes), out of place, with the ky planes split evenly and/or by kept rows (--spectral-split;
+// where another rank holds more ky planes than rank 0, as the middle ranks do with kept_rows, that rank's
+// work as well). --log FILE appends one line per case (ONEGPU, PHASES: key=value) for tools/fft_model.py.
 //
 //   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
 //   kolmo_fft_bench --n 512 --backend cuda --emulate-ranks 4 8 --routes strided --spectral-split even
@@ -55,7 +55,9 @@ struct Settings {
   bool fused = true, realigned = true;
   int warmup = 3, reps = 10, pieces = 1;
   std::vector<int> emulate;  // emulated rank counts
-  std::vector<std::string> routes{"copies", "fused", "realigned", "strided"}, modes{"full", "dealiased"};
+  std::vector<std::string> routes{"copies", "fused", "realigned", "strided", "placed"},
+      modes{"full", "dealiased"};
+  std::string own_rows = "auto";
   std::vector<std::string> splits{"even"};  // fft::SpectralSplit names
   std::string log;
 };
@@ -98,6 +100,9 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.strided_exchange = s.strided == "always"  ? StridedExchange::always
                              : s.strided == "never" ? StridedExchange::never
                                                     : StridedExchange::automatic;
+  options.own_rows = s.own_rows == "placed"   ? OwnRows::placed
+                     : s.own_rows == "copied" ? OwnRows::copied
+                                              : OwnRows::automatic;
   const Modes modes = s.dealiased ? Modes::dealiased : Modes::all;
   SlabFFT<Real> fft(n, MPI_COMM_WORLD, device, options);
   const auto& l = fft.layout();
@@ -385,8 +390,9 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
               const bool packing_route = route == "fused" || route == "realigned";
               options.pack_in_ffts = packing_route;
               options.realigned_planes = route == "realigned";
-              options.strided_exchange =
-                  route == "strided" ? StridedExchange::always : StridedExchange::never;
+              const bool strided = route == "strided" || route == "placed";
+              options.strided_exchange = strided ? StridedExchange::always : StridedExchange::never;
+              options.own_rows = route == "placed" ? OwnRows::placed : OwnRows::copied;
               if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
               SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
               fill_random(data, 0, 2 * fft.layout().alloc_complex());
@@ -400,9 +406,9 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
               for (int q = 0; q < ranks; ++q) {
                 if (q == rank) continue;
                 // Dealiased, the strided route sends the kept ky rows whole (the dropped kz with them).
-                const double values = modes == Modes::all  ? l.packed_count(q)
-                                      : route == "strided" ? double(l.x_count()) * l.kept_y_count(q) * l.nzc()
-                                                           : l.compact_packed_count(q);
+                const double values = modes == Modes::all ? l.packed_count(q)
+                                      : strided           ? double(l.x_count()) * l.kept_y_count(q) * l.nzc()
+                                                          : l.compact_packed_count(q);
                 sent += 2.0 * values * sizeof(Complex<Real>);
               }
               const double ideal = one_gpu_ms / ranks;
@@ -476,13 +482,17 @@ int main(int argc, char** argv) {
          "copy engines move them (auto), wherever the exchange can (always: also MPI on the host), "
          "or never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
+  app.add_option("--own-rows", s.own_rows,
+                 "several GPU ranks, the strided route: the own rows placed by the plane transforms, copied, "
+                 "or auto (dealiased placed, full by timing)")
+      ->check(CLI::IsMember({"auto", "placed", "copied"}));
   app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
       ->check(CLI::PositiveNumber);
   app.add_option("--routes", s.routes,
                  "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
                  "planes, callbacks in the x FFTs), strided (the exchange copies rows between the FFTs' "
-                 "layouts)")
-      ->check(CLI::IsMember({"copies", "fused", "realigned", "strided"}));
+                 "layouts, the own rows by a copy), placed (strided, the own rows placed by the plane FFTs)")
+      ->check(CLI::IsMember({"copies", "fused", "realigned", "strided", "placed"}));
   app.add_option("--modes", s.modes, "emulated ranks: full and/or dealiased")
       ->check(CLI::IsMember({"full", "dealiased"}));
   app.add_option("--spectral-split", s.splits,

@@ -9,7 +9,8 @@ docs/results/fft_emulated_ranks_h100_phases.log. For a pair on P GPUs of a targe
                    from the GPU of the log to the target GPU by the ratio of their one-GPU pairs;
   exchange    E  = the bytes rank 0 sends to other ranks in a pair / the link bandwidth per GPU;
   no overlap     : C + E; the strided route (route=strided): the own chunk's copy runs while the peers'
-                   chunks cross the links, so per direction C' + max(own chunk, E/2), C' the rest of C;
+                   chunks cross the links, so per direction C' + max(own chunk, E/2), C' the rest of C
+                   (route=placed: the plane FFTs place the own rows, no own chunk: C + E);
   overlap (k pieces, as FftOptions::exchange_pieces does): per direction, the work before the exchange A
                    (forward: plane FFTs, packing, own chunk; backward: x FFTs, packing, own chunk) and after
                    it B (forward: x FFTs, unpacking; backward: unpacking, zeroing, plane FFTs), the exchange
@@ -48,24 +49,26 @@ CUFFTXT_MS = {
 }
 
 
-def read_phases(path):
-    """PHASES lines as dicts keyed by (n, precision, modes, ranks, route): rank 0's, with the ky planes split
-    evenly (lines of other ranks and of the kept-row split, which kolmo_fft_bench --spectral-split adds, are
-    left out: the model is of the even split, whose slowest rank is rank 0)."""
+def read_phases(paths):
+    """PHASES lines of one log or several (a later one's case replacing an earlier one's) as dicts keyed by
+    (n, precision, modes, ranks, route): rank 0's, with the ky planes split evenly (lines of other ranks and
+    of the kept-row split, which kolmo_fft_bench --spectral-split adds, are left out: the model is of the even
+    split, whose slowest rank is rank 0)."""
     cases = {}
-    with open(path) as f:
-        for line in f:
-            if not line.startswith("PHASES "):
-                continue
-            fields = dict(item.split("=", 1) for item in line.split()[1:])
-            case = {k: v for k, v in fields.items()}
-            for k, v in fields.items():
-                if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", v):
-                    case[k] = float(v)
-            if fields.get("split", "even") != "even" or fields.get("rank", "0") != "0":
-                continue
-            key = (int(case["n"]), case["precision"], case["modes"], int(case["ranks"]), case["route"])
-            cases[key] = case
+    for path in [paths] if isinstance(paths, str) else paths:
+        with open(path) as f:
+            for line in f:
+                if not line.startswith("PHASES "):
+                    continue
+                fields = dict(item.split("=", 1) for item in line.split()[1:])
+                case = {k: v for k, v in fields.items()}
+                for k, v in fields.items():
+                    if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", v):
+                        case[k] = float(v)
+                if fields.get("split", "even") != "even" or fields.get("rank", "0") != "0":
+                    continue
+                key = (int(case["n"]), case["precision"], case["modes"], int(case["ranks"]), case["route"])
+                cases[key] = case
     return cases
 
 
@@ -91,7 +94,7 @@ def computation(case):
 def pair_ms(case, bandwidth_gbs, pieces=1):
     """Modelled pair time, ms: without overlap for pieces = 1, else with the exchange in `pieces` pieces."""
     exchange = case["sent_bytes"] / (bandwidth_gbs * 1e9) * 1e3
-    if case.get("route") == "strided":
+    if case.get("route") in ("strided", "placed"):  # placed: no own chunk to copy
         own = {d: phase(case, d, "own_chunk") for d in ("fwd", "bwd")}
         return computation(case) - sum(own.values()) + sum(max(t, exchange / 2) for t in own.values())
     if pieces <= 1:
@@ -176,7 +179,8 @@ def measured_table(cases, routes):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--phases", required=True, help="log of kolmo_fft_bench --emulate-ranks --log")
+    parser.add_argument("--phases", required=True, nargs="+",
+                        help="logs of kolmo_fft_bench --emulate-ranks --log (a later log's cases replace an earlier's)")
     parser.add_argument("--source", default="H100", choices=sorted(ONE_GPU_PAIR_MS), help="GPU of the log")
     parser.add_argument("--target", default="H200", choices=sorted(ONE_GPU_PAIR_MS), help="GPU modelled")
     parser.add_argument("--bandwidth", default="2:306,4:330,8:330",
@@ -208,8 +212,8 @@ def main(argv=None):
           f"phases; link {args.bandwidth} GB/s per GPU; overlap = exchange in {args.pieces} pieces; "
           "2048^3 extrapolated from 1024^3")
     print("| P | grid | precision | modes | before: no overlap | after: no overlap | after: overlap | "
-          "strided | cuFFTXt measured |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "strided | placed | cuFFTXt measured |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for ranks in (2, 4, 8):
         for n in (512, 1024, 2048):
             for precision in ("single", "double"):
@@ -220,13 +224,16 @@ def main(argv=None):
                         continue
                     factor = gpu_factor(n, precision, args.source, args.target)
                     before, after = scaled(before, factor), scaled(after, factor)
-                    strided = case_for(cases, n, precision, modes, ranks, "strided")
                     bw = bandwidths[ranks]
                     xt = CUFFTXT_MS.get((ranks, n, precision)) if modes == "full" else None
+
+                    def modelled(route):
+                        case = case_for(cases, n, precision, modes, ranks, route)
+                        return f"{pair_ms(scaled(case, factor), bw):.2f} ms" if case else ""
+
                     print(f"| {ranks} | {n}^3 | {precision} | {modes} | {pair_ms(before, bw):.2f} ms | "
                           f"{pair_ms(after, bw):.2f} ms | {pair_ms(after, bw, args.pieces):.2f} ms | "
-                          + (f"{pair_ms(scaled(strided, factor), bw):.2f} ms" if strided else "")
-                          + f" | {f'{xt:.2f} ms' if xt else ''} |")
+                          f"{modelled('strided')} | {modelled('placed')} | {f'{xt:.2f} ms' if xt else ''} |")
     return status
 
 
