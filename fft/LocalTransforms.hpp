@@ -25,9 +25,9 @@
 //   own chunk: forward writes the planes [x][y][kz] to out, except the own ky rows, which go to their places
 //   in the spectral slab `arrived` [kx][ky][kz] (fixed when made: where the x transforms read); backward
 //   reads the own rows from the spectral slab that its out holds (where the x transforms left them) and the
-//   others from in. Full: every mode (cuFFT's 1D transforms along z); dealiased:
-//   the pruned planes' modes. nullptr where there are none (the host, one rank, a rank of no x
-//   plane, Ny not a length the column FFTs take; dealiased: nor Nx).
+//   others from in. Full: every mode (cuFFT's 1D transforms along z); dealiased: the pruned planes' modes.
+//   nullptr where there are none (the host, one rank, a rank of no x plane, Ny not a length the column FFTs
+//   take; dealiased: nor Nx).
 // - row_split() (CUDA, one rank): the pruned route split at its rows along z (fft/RowSplit.hpp); nullptr
 //   where the pruned route has no row FFTs (Nz not a power of two from 16 to 4096) or there are several
 //   ranks (their planes arrive in another buffer than the spectral slab).
