@@ -333,6 +333,12 @@ ColumnSets full_columns(const SlabLayout& layout) {
 // its x planes have their places in its spectral slab [kx][ky][kz], at kx = x_offset + the plane. The y
 // column FFTs store them there (forward, into the slab the x transforms read) and load them from there
 // (backward, where the x transforms left them).
+// Whether a rank places its own rows (CudaTransforms::placing_planes): several ranks, x planes here, and Ny
+// (dealiased: Nx too) a length the column FFTs take.
+bool places_own_rows(const SlabLayout& layout, bool dealiased) {
+  return layout.ranks() > 1 && layout.x_count() > 0 && column_fft_supports(layout.ny()) &&
+         (!dealiased || column_fft_supports(layout.nx()));
+}
 void place_own_rows(ColumnSets& columns, const SlabLayout& layout) {
   ColumnMoves& own = columns.own_forward;
   own.first = layout.y_offset();
@@ -517,8 +523,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return column_planes(pruned_columns(layout_), true, nullptr);
   }
   std::unique_ptr<PlaneTransform<Real>> placing_planes(bool dealiased, C* arrived) override {
-    if (layout_.ranks() < 2 || layout_.x_count() == 0 || !(dealiased ? prunable() : column_fft_supports(ny_)))
-      return nullptr;
+    if (!places_own_rows(layout_, dealiased)) return nullptr;
     ColumnSets columns = dealiased ? pruned_columns(layout_) : full_columns(layout_);
     place_own_rows(columns, layout_);
     return column_planes(columns, dealiased, arrived);
@@ -785,7 +790,7 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
   // take.
   const bool z_plans = (column_fft_supports(layout.nx()) && column_fft_supports(layout.ny()) &&
                         !row_fft_supports(layout.nz())) ||
-                       (layout.ranks() > 1 && column_fft_supports(layout.ny()));
+                       places_own_rows(layout, false);
   if (planes > 0) {
     for (const bool forward : {true, false}) {
       KOLMO_CHECK_CUFFT(planes_2d<Real>(cufftGetSizeMany64, handle, layout, planes, forward, &size));

@@ -585,6 +585,7 @@ void SlabFFT<Real>::choose_strided() {
     own_rows_placed_[0] = false;
     const double copied = pair_ms(false);
     own_rows_placed_[0] = placing_planes_[0] && placed < 0.97 * copied;
+    if (!own_rows_placed_[0]) placing_planes_[0].reset();  // no route uses them
     times += "; full, a pair with the own rows placed " + format_ms(placed) + ", copied " + format_ms(copied);
   }
   if (timed) {
