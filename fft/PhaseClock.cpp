@@ -1,6 +1,9 @@
 #include "fft/PhaseClock.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <thread>
 
 #if defined(KOLMO_HAVE_CUDA)
 #include "core/CudaCheck.hpp"
@@ -9,20 +12,43 @@
 
 namespace kolmo::fft {
 
-// One mark per lap plus the start: CUDA events made once and reused, or host clock readings.
+// One mark per lap plus the start: CUDA events made once and reused, or host clock readings; and the host
+// clock at start().
 struct PhaseClock::Marks {
   std::vector<std::chrono::steady_clock::time_point> host;
+  std::chrono::steady_clock::time_point started;
 #if defined(KOLMO_HAVE_CUDA)
   std::vector<UniqueHandle<cudaEvent_t, cudaEventDestroy>> events;
 #endif
 };
 
-PhaseClock::PhaseClock(std::shared_ptr<Device> device) : device_(std::move(device)), marks_(new Marks) {}
+namespace {
+
+#if defined(KOLMO_HAVE_CUDA)
+// The hold: a host function on the device's queue (cudaLaunchHostFunc) that sleeps. Its length travels in
+// the user-data pointer itself, so that nothing it reads can be freed before it runs.
+void hold_queue(void* microseconds) {
+  std::this_thread::sleep_for(std::chrono::microseconds(reinterpret_cast<std::uintptr_t>(microseconds)));
+}
+#endif
+
+}  // namespace
+
+PhaseClock::PhaseClock(std::shared_ptr<Device> device, bool held)
+    : device_(std::move(device)), marks_(new Marks), held_(held) {}
 
 PhaseClock::~PhaseClock() = default;
 
 void PhaseClock::start() {
   slots_.clear();
+#if defined(KOLMO_HAVE_CUDA)
+  if (held_ && device_->backend() == Backend::cuda) {
+    const double hold = std::clamp(2 * longest_queued_, 1e-4, 2e-2);
+    KOLMO_CHECK_CUDA(cudaLaunchHostFunc(static_cast<cudaStream_t>(device_->stream()), hold_queue,
+                                        reinterpret_cast<void*>(std::uintptr_t(hold * 1e6))));
+  }
+#endif
+  marks_->started = std::chrono::steady_clock::now();
   lap(-1);
 }
 
@@ -47,6 +73,8 @@ void PhaseClock::lap(int slot) {
 }
 
 void PhaseClock::add_to(double* seconds) {
+  queued_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - marks_->started).count();
+  longest_queued_ = std::max(longest_queued_, queued_);
   if (slots_.empty()) return;
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) {

@@ -4,7 +4,13 @@
 //
 // Contract: start() before the first phase; lap(slot) after the work of a phase has been queued (the time
 // since the previous mark counts for that slot); add_to(seconds) waits for the device, adds each lap's time
-// to seconds[slot] and forgets the laps.
+// to seconds[slot] and forgets the laps. queued_seconds(): the host's time from start() to add_to() of the
+// last transform (queuing its work, and on the host doing it).
+// - held (GPUs): start() first queues a wait of twice the longest queuing time seen so far (at least 0.1
+//   ms, at most 20 ms) before the first mark, so that the device starts a transform once the host has
+//   queued it, as it does when the host runs ahead in a solver: the laps time the device's work. Unheld,
+//   the device starts the first phase as soon as its first launch arrives, and the host's launching of the
+//   rest counts wherever the device waits for it (with small transforms, mostly in the first phase).
 #pragma once
 
 #include <memory>
@@ -16,7 +22,7 @@ namespace kolmo::fft {
 
 class PhaseClock {
  public:
-  explicit PhaseClock(std::shared_ptr<Device> device);
+  PhaseClock(std::shared_ptr<Device> device, bool held);
   ~PhaseClock();
   PhaseClock(const PhaseClock&) = delete;
   PhaseClock& operator=(const PhaseClock&) = delete;
@@ -24,12 +30,15 @@ class PhaseClock {
   void start();
   void lap(int slot);
   void add_to(double* seconds);
+  double queued_seconds() const { return queued_; }
 
  private:
   struct Marks;
   std::shared_ptr<Device> device_;
   std::unique_ptr<Marks> marks_;
   std::vector<int> slots_;
+  bool held_;
+  double queued_ = 0, longest_queued_ = 0;
 };
 
 }  // namespace kolmo::fft

@@ -234,7 +234,7 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
     else
       receive_ = Buffer<C>();
   }
-  if (options_.profile) clock_ = std::make_unique<PhaseClock>(device_);
+  if (options_.profile) clock_ = std::make_unique<PhaseClock>(device_, options_.profile_held);
   if (narrow_wire()) {
     wire_send_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
     wire_receive_ = Buffer<Complex<float>>(device_, layout_.alloc_complex());
@@ -939,6 +939,7 @@ void SlabFFT<Real>::end_profile() {
   if (!clock_) return;
   double seconds[2 * kPhaseCount] = {};
   clock_->add_to(seconds);
+  times_.queued += clock_->queued_seconds();
   double* phases = profiling_ == 0 ? times_.forward : times_.backward;
   for (int p = 0; p < kPhaseCount; ++p) {
     const double t = seconds[profiling_ * kPhaseCount + p];

@@ -95,6 +95,10 @@ struct FftOptions {
   // Time each phase of every transform (PhaseTimes): marks between phases on the device's queue (CUDA events
   // on a GPU), the device synchronised once at the end of each transform. For benchmarks.
   bool profile = false;
+  // Profiles on a GPU: the device starts each transform once the host has queued it (fft/PhaseClock.hpp), as
+  // when the host runs ahead, so that the phases are the device's work; false: the host's launching counts
+  // wherever the device waits for it (with small transforms, mostly in the first phase).
+  bool profile_held = true;
   // Double precision only: compute in double, send single precision through the all-to-all (half the bytes;
   // the spectrum then carries single-precision rounding, about 1e-7 relative). Costs two half-size buffers.
   // Ignored for float and on one rank.
@@ -172,6 +176,7 @@ struct PhaseTimes {
   double compute = 0;                                            // every phase but the exchange
   double communication = 0;                                      // the exchange
   double forward[kPhaseCount] = {}, backward[kPhaseCount] = {};  // per phase, indexed by Phase
+  double queued = 0;  // the host's time to queue the transforms (fft/PhaseClock.hpp)
   long transforms = 0;
 };
 

@@ -9,8 +9,10 @@
 // --emulate-ranks 2 4 8: one process does rank 0's complete work of a transform over P ranks (the slowest
 // rank where slabs are uneven: it holds the most x planes, and the most ky planes with the even split and the
 // most kept ones with the kept-row split), the all-to-all replaced by local copies of the same bytes
-// (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times) and the ratio of the
-// computation (every phase but the exchange) to (one device's pair) / P, timed the same way in the same run;
+// (FftOptions::emulated_ranks), and prints each phase (medians of CUDA-event times; each transform starts
+// on the device once the host has queued it, FftOptions::profile_held, unless --profile-unheld) and the
+// ratio of the computation (every phase but the exchange) to (one device's pair) / P, timed the same way in
+// the same run;
 // by the copies, the fused routes and the strided one, its own rows copied or placed (--routes), full and
 // dealiased (--modes), out of place, with the ky planes split evenly and/or by kept rows (--spectral-split;
 // where another rank holds more ky planes than rank 0, as the middle ranks do with kept_rows, that rank's
@@ -52,7 +54,7 @@ struct Settings {
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory(), strided = "auto";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
-  bool fused = true, realigned = true;
+  bool fused = true, realigned = true, unheld = false;
   int warmup = 3, reps = 10, pieces = 1;
   std::vector<int> emulate;  // emulated rank counts
   std::vector<std::string> routes{"copies", "fused", "realigned", "strided", "placed"},
@@ -152,6 +154,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   // not slowed by the measurement.
   FftOptions profiling = options;
   profiling.profile = true;
+  profiling.profile_held = !s.unheld;
   SlabFFT<Real> profiled(n, MPI_COMM_WORLD, device, profiling);
   // Each phase of each direction (fft::Phase), then the computation and the communication: the slowest
   // rank's time, median over the repetitions.
@@ -284,14 +287,15 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
 // Medians over repetitions of one pair's phases (event times, ms) and of its wall-clock time.
 struct PairProfile {
   double wall_ms = 0, compute_ms = 0, exchange_ms = 0;
-  double first_ms = 0;  // the first pair, the making of plans included
+  double queued_ms = 0;  // the host's time to queue a pair
+  double first_ms = 0;   // the first pair, the making of plans included
   double forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
 };
 
 template <class Real>
 PairProfile profile_pairs(SlabFFT<Real>& fft, Modes modes, Real* data, Complex<Real>* spectral,
                           const Settings& s) {
-  std::vector<double> wall, compute, exchange, forward[kPhaseCount], backward[kPhaseCount];
+  std::vector<double> wall, compute, exchange, queued, forward[kPhaseCount], backward[kPhaseCount];
   double first_ms = 0;
   for (int r = 0; r < s.warmup + s.reps; ++r) {
     fft.reset_times();
@@ -306,12 +310,13 @@ PairProfile profile_pairs(SlabFFT<Real>& fft, Modes modes, Real* data, Complex<R
     wall.push_back((MPI_Wtime() - start) * 1e3);
     compute.push_back(t.compute * 1e3);
     exchange.push_back(t.communication * 1e3);
+    queued.push_back(t.queued * 1e3);
     for (int p = 0; p < kPhaseCount; ++p) {
       forward[p].push_back(t.forward[p] * 1e3);
       backward[p].push_back(t.backward[p] * 1e3);
     }
   }
-  PairProfile result{median(wall), median(compute), median(exchange), first_ms};
+  PairProfile result{median(wall), median(compute), median(exchange), median(queued), first_ms};
   for (int p = 0; p < kPhaseCount; ++p) {
     result.forward[p] = median(forward[p]);
     result.backward[p] = median(backward[p]);
@@ -349,7 +354,8 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   };
   FftOptions profiling;
   profiling.profile = true;
-  char text[512];
+  profiling.profile_held = !s.unheld;
+  char text[640];
   std::snprintf(text, sizeof(text),
                 "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: one rank's work (rank 0's, and "
                 "the widest's), "
@@ -370,8 +376,10 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
     SlabFFT<Real> one(n, MPI_COMM_SELF, device, profiling);
     const PairProfile p = profile_pairs(one, modes_of(mode_name), data.data(), spectral.data(), s);
     one_gpu[mode_name] = p.compute_ms + p.exchange_ms;
-    std::snprintf(text, sizeof(text), "ONEGPU n=%ld precision=%s modes=%s pair_ms=%.4f wall_ms=%.4f", n[0],
-                  s.precision.c_str(), mode_name.c_str(), one_gpu[mode_name], p.wall_ms);
+    std::snprintf(text, sizeof(text),
+                  "ONEGPU n=%ld precision=%s modes=%s held=%d pair_ms=%.4f wall_ms=%.4f queued_ms=%.4f", n[0],
+                  s.precision.c_str(), mode_name.c_str(), s.unheld ? 0 : 1, one_gpu[mode_name], p.wall_ms,
+                  p.queued_ms);
     say(text + phase_fields(p));
     std::fflush(nullptr);
   }
@@ -414,13 +422,14 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
               const double ideal = one_gpu_ms / ranks;
               std::snprintf(text, sizeof(text),
                             "PHASES n=%ld precision=%s modes=%s ranks=%d rank=%d route=%s split=%s "
-                            "y_count=%ld kept_y=%ld "
+                            "y_count=%ld kept_y=%ld held=%d "
                             "fused=%d one_gpu_pair_ms=%.4f compute_ms=%.4f exchange_ms=%.4f wall_ms=%.4f "
-                            "first_pair_ms=%.1f "
+                            "queued_ms=%.4f first_pair_ms=%.1f "
                             "ratio=%.4f sent_bytes=%.0f",
                             n[0], s.precision.c_str(), mode_name.c_str(), ranks, rank, route.c_str(),
-                            split_name.c_str(), l.y_count(), l.kept_y_count(), fused ? 1 : 0, one_gpu_ms,
-                            p.compute_ms, p.exchange_ms, p.wall_ms, p.first_ms, p.compute_ms / ideal, sent);
+                            split_name.c_str(), l.y_count(), l.kept_y_count(), s.unheld ? 0 : 1,
+                            fused ? 1 : 0, one_gpu_ms, p.compute_ms, p.exchange_ms, p.wall_ms, p.queued_ms,
+                            p.first_ms, p.compute_ms / ideal, sent);
               if (log != nullptr) std::fprintf(log, "%s%s\n", text, phase_fields(p).c_str());
               auto phases = [](const double* t) {
                 char row[128];
@@ -499,6 +508,9 @@ int main(int argc, char** argv) {
                  "how the ky planes are split among ranks: even, kept_rows (the kept rows of dealiased "
                  "transforms balanced); emulated ranks: one or both, each timed; real ranks: the first")
       ->check(CLI::IsMember(spectral_split_names()));
+  app.add_flag("--profile-unheld", s.unheld,
+               "profiles: the device starts each transform as soon as its first work is queued (the host's "
+               "launching then counts in the phases), not once the host has queued it all");
   app.add_option("--log", s.log, "emulated ranks: append the results to this file, one line per case");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);

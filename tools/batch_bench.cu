@@ -1,0 +1,180 @@
+// How the passes of the plane transforms slow down per plane as the batch of planes shrinks: one rank of P
+// holds Nx / P planes, and at 512^3 on 8 ranks a pass over 64 planes lasts a few tens of microseconds. For
+// each batch of N x N planes: kolmo's row FFTs along z (R2C, the 2/3 rule's kz written), its column FFTs
+// along y (the kept kz columns, in place), the two back to back (the dealiased plane transforms), cuFFT's 2D
+// R2C plan of the batch (the full ones), and a device-to-device copy of as many bytes as the planes hold
+// (reals) — the memory system's own cost of a short pass. Each is the time of 50 launches queued back to
+// back, after 3, divided by 50 (CUDA events), the launches going round disjoint windows of the largest
+// batch's arrays, so that a small batch's data are not still in L2 from the launch before; "per plane" is
+// relative to the largest batch.
+//
+//   kolmo_batch_bench --n 512 --precision single --batches 16 32 64 128 256 512
+#include <cufft.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/Complex.hpp"
+#include "core/CudaCheck.hpp"
+#include "core/Error.hpp"
+#include "core/UniqueHandle.hpp"
+#include "fft/ColumnFft.hpp"
+#include "fft/RowFft.hpp"
+#include "fft/SlabLayout.hpp"
+#include "fft/StockhamPasses.hpp"
+
+using namespace kolmo;
+using namespace kolmo::fft;
+
+namespace {
+
+using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
+using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
+using CufftPlan = UniqueHandle<cufftHandle, cufftDestroy>;
+
+template <class T>
+struct DeviceArray {
+  T* data = nullptr;
+  explicit DeviceArray(std::size_t count) {
+    KOLMO_CHECK_CUDA(cudaMalloc(&data, count * sizeof(T)));
+    KOLMO_CHECK_CUDA(cudaMemset(data, 0, count * sizeof(T)));
+  }
+  ~DeviceArray() { cudaFree(data); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+// Microseconds per launch of f(window): 50 queued back to back after 3, window going round 0 .. windows - 1.
+template <class F>
+double per_launch_us(cudaStream_t stream, long windows, F&& f) {
+  constexpr int warmup = 3, launches = 50;
+  cudaEvent_t a = nullptr, b = nullptr;
+  KOLMO_CHECK_CUDA(cudaEventCreate(&a));
+  const Event start(a);
+  KOLMO_CHECK_CUDA(cudaEventCreate(&b));
+  const Event stop(b);
+  for (int r = 0; r < warmup; ++r) f(r % windows);
+  KOLMO_CHECK_CUDA(cudaEventRecord(a, stream));
+  for (int r = 0; r < launches; ++r) f(r % windows);
+  KOLMO_CHECK_CUDA(cudaEventRecord(b, stream));
+  KOLMO_CHECK_CUDA(cudaEventSynchronize(b));
+  float ms = 0;
+  KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+  return 1e3 * ms / launches;
+}
+
+template <class Real>
+int run(long n, const std::vector<long>& batches) {
+  using C = Complex<Real>;
+  long most = 0;
+  for (long b : batches) most = std::max(most, b);
+  const long nzc = n / 2 + 1;
+  const SlabLayout plane({1, n, n}, 1, 0);
+  const long kept_z = plane.kept_z();
+  long kept_below = 0, kept_from = n;  // the kept ky: [0, kept_below) and [kept_from, n)
+  while (kept_below < n && SlabLayout::kept(kept_below, n)) ++kept_below;
+  while (kept_from > kept_below && SlabLayout::kept(kept_from - 1, n)) --kept_from;
+  cudaStream_t s = nullptr;
+  KOLMO_CHECK_CUDA(cudaStreamCreate(&s));
+  const Stream stream(s);
+  const std::vector<C> host_table = stockham_twiddles<Real>(n);
+  DeviceArray<C> table(n);
+  KOLMO_CHECK_CUDA(cudaMemcpy(table.data, host_table.data(), n * sizeof(C), cudaMemcpyHostToDevice));
+  DeviceArray<Real> real(std::size_t(most) * n * n);
+  DeviceArray<C> spectral(std::size_t(most) * n * nzc);
+  const bool single = sizeof(Real) == 4;
+  std::printf(
+      "kolmo_batch_bench: %ld x %ld planes, %s precision; us per launch (50 back to back), and per "
+      "plane relative to %ld planes\n",
+      n, n, single ? "single" : "double", most);
+  std::printf("%7s | %9s %9s %9s %9s %9s | %6s %6s %6s %6s\n", "planes", "rows z", "columns y", "both",
+              "cuFFT 2D", "copy", "both", "cuFFT", "copy", "");
+  struct Times {
+    double rows, columns, both, cufft, copy;
+  };
+  std::vector<Times> times;
+  for (long batch : batches) {
+    const RowSet rows{n, batch * n, n, nzc, kept_z};
+    ColumnSet y;
+    y.n = n;
+    y.stride = nzc;
+    y.outer_stride = n * nzc;
+    y.outer_count[0] = batch;
+    y.inner = y.computed = kept_z;
+    y.kept_below = kept_below;
+    y.kept_from = kept_from;
+    y.store_kept_only = true;
+    const long windows = most / batch;
+    auto real_at = [&](long w) { return real.data + w * batch * n * n; };
+    auto spectral_at = [&](long w) { return spectral.data + w * batch * n * nzc; };
+    auto row_pass = [&](long w) { row_fft_r2c<Real>(rows, real_at(w), spectral_at(w), table.data, s); };
+    auto column_pass = [&](long w) {
+      column_fft<Real>(y, spectral_at(w), spectral_at(w), table.data, -1, s);
+    };
+    cufftHandle handle = 0;
+    int dims[2] = {int(n), int(n)};
+    KOLMO_REQUIRE(cufftPlanMany(&handle, 2, dims, nullptr, 1, 0, nullptr, 1, 0,
+                                single ? CUFFT_R2C : CUFFT_D2Z, int(batch)) == CUFFT_SUCCESS,
+                  "cuFFT refused a 2D plan of " + std::to_string(batch) + " planes");
+    const CufftPlan plan(handle);
+    KOLMO_REQUIRE(cufftSetStream(handle, s) == CUFFT_SUCCESS, "cuFFT refused the stream");
+    auto cufft_pass = [&](long w) {
+      if constexpr (sizeof(Real) == 4)
+        cufftExecR2C(handle, real_at(w), reinterpret_cast<cufftComplex*>(spectral_at(w)));
+      else
+        cufftExecD2Z(handle, real_at(w), reinterpret_cast<cufftDoubleComplex*>(spectral_at(w)));
+    };
+    const std::size_t bytes = std::size_t(batch) * n * n * sizeof(Real);
+    auto copy = [&](long w) {
+      cudaMemcpyAsync(spectral_at(w), real_at(w), bytes, cudaMemcpyDeviceToDevice, s);
+    };
+    auto both = [&](long w) {
+      row_pass(w);
+      column_pass(w);
+    };
+    times.push_back({per_launch_us(s, windows, row_pass), per_launch_us(s, windows, column_pass),
+                     per_launch_us(s, windows, both), per_launch_us(s, windows, cufft_pass),
+                     per_launch_us(s, windows, copy)});
+    KOLMO_CHECK_CUDA(cudaGetLastError());
+  }
+  std::size_t largest = 0;  // the reference: the largest batch
+  for (std::size_t i = 0; i < batches.size(); ++i)
+    if (batches[i] == most) largest = i;
+  const Times& ref = times[largest];
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    const Times& t = times[i];
+    const double scale = double(most) / double(batches[i]);
+    std::printf("%7ld | %9.1f %9.1f %9.1f %9.1f %9.1f | %6.3f %6.3f %6.3f\n", batches[i], t.rows, t.columns,
+                t.both, t.cufft, t.copy, t.both * scale / ref.both, t.cufft * scale / ref.cufft,
+                t.copy * scale / ref.copy);
+    std::printf(
+        "RESULT batch n=%ld precision=%s planes=%ld rows_us=%.2f columns_us=%.2f both_us=%.2f "
+        "cufft2d_us=%.2f copy_us=%.2f\n",
+        n, single ? "single" : "double", batches[i], t.rows, t.columns, t.both, t.cufft, t.copy);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long n = 512;
+  std::string precision = "single";
+  std::vector<long> batches{16, 32, 64, 128, 256, 512};
+  CLI::App app{"kolmo_batch_bench: the plane transforms' passes against the batch of planes, on one GPU"};
+  app.add_option("--n", n, "planes of n x n (a power of two the row and column FFTs take)");
+  app.add_option("--precision", precision, "single or double")->check(CLI::IsMember({"single", "double"}));
+  app.add_option("--batches", batches, "numbers of planes")->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+  try {
+    KOLMO_REQUIRE(
+        row_fft_supports(n) && column_fft_supports(n),
+        "--n " + std::to_string(n) + ": the row and column FFTs take powers of two from 16 to 2048");
+    return precision == "single" ? run<float>(n, batches) : run<double>(n, batches);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kolmo_batch_bench: %s\n", e.what());
+    return 1;
+  }
+}
