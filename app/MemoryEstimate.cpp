@@ -34,9 +34,12 @@ std::string bytes_text(double bytes) {
   return text;
 }
 
-// The exchange-in-pieces buffer: the largest piece's planes of the packed all-to-all (SlabFFTPieces.cpp).
-double pieces_bytes(const io::RunConfig& config, const fft::SlabLayout& layout, double complex_bytes) {
+// The exchange-in-pieces buffer: the largest piece's planes of the packed all-to-all, or where the strided
+// route runs (p2p) a spectral slab (SlabFFTPieces.cpp).
+double pieces_bytes(const io::RunConfig& config, const fft::SlabLayout& layout, double complex_bytes,
+                    fft::ExchangeMethod exchange) {
   if (layout.ranks() == 1 || config.fft.exchange_pieces == 1) return 0;
+  if (exchange == fft::ExchangeMethod::p2p) return double(layout.alloc_complex()) * complex_bytes;
   // 0: chosen at start among 1, 2, 4 and 8; two pieces need the largest buffer.
   const int pieces = config.fft.exchange_pieces == 0 ? 2 : static_cast<int>(config.fft.exchange_pieces);
   long largest = 0;
@@ -124,7 +127,7 @@ MemoryEstimate estimate_for(const io::RunConfig& config, const fft::SlabLayout& 
   // receives into memory its peers cannot write (a backward transform's output).
   const double receive = backend == Backend::cuda && ranks > 1 ? slab : 0;
   const double landing = exchange == fft::ExchangeMethod::p2p ? slab : 0;
-  estimate.solver = fields + slab + receive + landing + pieces_bytes(config, layout, complex_bytes);
+  estimate.solver = fields + slab + receive + landing + pieces_bytes(config, layout, complex_bytes, exchange);
   const bool mpi = exchange == fft::ExchangeMethod::isend_irecv || exchange == fft::ExchangeMethod::alltoallv;
   const bool staged = backend == Backend::cuda && mpi && !config.fft.cuda_aware_mpi;
   estimate.host = host_slabs + (staged ? 2 * slab : 0) + kProgramAllowance;

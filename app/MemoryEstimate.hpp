@@ -9,7 +9,8 @@
 //             slabs for rk2, 4 for rk3 and rk4, and per scalar 4 slabs for rk2, 5 for rk3 and rk4, one more
 //             for the buoyancy b; MHD's b 6 slabs for rk2, 9 for rk3 and rk4; Poisson: 2 slabs), each slab
 //             SlabLayout::alloc_complex()
-//             complex values, the FFT's scratch slab, the exchange-in-pieces buffer, p2p's landing slab,
+//             complex values, the FFT's scratch slab, the exchange-in-pieces buffer (with p2p a slab),
+//             p2p's landing slab,
 //             the band forcing's modes;
 //     device  on a GPU, solver plus a reserve for cuFFT's and NCCL's work areas; 0 on the host backend;
 //     host    on the host backend solver, plus on either backend the most host slabs the run holds at once

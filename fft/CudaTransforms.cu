@@ -285,7 +285,7 @@ ColumnSets pruned_columns(const SlabLayout& layout) {
   ColumnSets columns;
   // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
   // them and writes zeros to the dropped kz columns, which cuFFT's C2R along z reads (kolmo's row FFTs do
-  // not: pruned_planes() narrows the backward set to the kept columns for them).
+  // not: pruned_planes(count) narrows the backward set to the kept columns for them).
   ColumnSet& y = columns.y_forward;
   y.n = ny;
   y.stride = nzc;
@@ -518,9 +518,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
 
   // The pruned route's executors; nullptr where Nx or Ny is not a length the column FFTs take.
-  std::unique_ptr<PlaneTransform<Real>> pruned_planes() override {
+  std::unique_ptr<PlaneTransform<Real>> pruned_planes(long count) override {
     if (!prunable()) return nullptr;
-    return column_planes(pruned_columns(layout_), true, nullptr);
+    ColumnSets columns = pruned_columns(layout_);
+    columns.y_forward.outer_count[0] = columns.y_backward.outer_count[0] = count;
+    return column_planes(columns, true, nullptr);
   }
   std::unique_ptr<PlaneTransform<Real>> placing_planes(bool dealiased, C* arrived) override {
     if (!places_own_rows(layout_, dealiased)) return nullptr;
@@ -536,8 +538,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (!prunable() || !row_fft_supports(nz_) || layout_.ranks() != 1) return nullptr;
     ColumnSets columns = pruned_columns(layout_);
     columns.y_backward.inner = layout_.kept_z();
-    return std::make_unique<PrunedRowSplit<Real>>(pruned_x(), columns, pruned_rows(), twiddles(ny_),
-                                                  twiddles(nz_), stream_);
+    return std::make_unique<PrunedRowSplit<Real>>(pruned_x(), columns, pruned_rows(layout_.x_count()),
+                                                  twiddles(ny_), twiddles(nz_), stream_);
   }
 
   bool enable_fused(C* send, C* receive) override {
@@ -634,13 +636,14 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // otherwise, and for full transforms, cuFFT's 1D transforms (faster than kolmo's rows of every mode: one
   // rank of 2 and 4 at 512^3 and 1024^3 on an H100, a pair's plane transforms 6-13 % shorter, in two runs:
   // docs/results/fft_emulated_ranks_placed_h100_experiments.log).
+  // The planes: as many as the y column sets have outer indices.
   std::unique_ptr<PlaneTransform<Real>> column_planes(ColumnSets columns, bool dealiased, C* arrived) {
-    const long planes = layout_.x_count();
+    const long planes = columns.y_forward.outer_count[0];
     if (dealiased && row_fft_supports(nz_)) {
       columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
       return std::make_unique<ColumnPlanes<Real>>(
-          std::make_unique<RowPlanes<Real>>(pruned_rows(), twiddles(nz_), stream_), columns, twiddles(ny_),
-          stream_, arrived);
+          std::make_unique<RowPlanes<Real>>(pruned_rows(planes), twiddles(nz_), stream_), columns,
+          twiddles(ny_), stream_, arrived);
     }
     auto r2c = new_plan(), c2r = new_plan();
     std::size_t sizes[2] = {0, 0};
@@ -652,9 +655,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
         std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), planes), columns, twiddles(ny_),
         stream_, arrived);
   }
-  // The rows along z of the pruned route: every (x, y) of the rank's planes, Nz reals or Nzc modes apart;
-  // the kept kz count.
-  RowSet pruned_rows() const { return RowSet{nz_, layout_.x_count() * ny_, nz_, nzc_, layout_.kept_z()}; }
+  // The rows along z of the pruned route: every (x, y) of `planes` planes, Nz reals or Nzc modes apart; the
+  // kept kz count.
+  RowSet pruned_rows(long planes) const { return RowSet{nz_, planes * ny_, nz_, nzc_, layout_.kept_z()}; }
   // The column and row FFTs' table of length n, made once.
   const C* twiddles(long n) {
     auto& table = twiddles_[n];

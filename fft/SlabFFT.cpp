@@ -268,7 +268,7 @@ void SlabFFT<Real>::make_executors() {
   // docs/results/pruned_columns_h100.log), and then need no kept runs; one rank times them with the other
   // ways.
   auto make_pruned = [this] {
-    pruned_planes_ = transforms_->pruned_planes();
+    pruned_planes_ = transforms_->pruned_planes(layout_.x_count());
     pruned_x_ = transforms_->pruned_x();
   };
   if (layout_.ranks() > 1 && strided()) {
@@ -326,6 +326,8 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_route(bool dealiased
   // holds for dealiased transforms (about 4/9) but not for full ones (Nz + 2 > Nz values a row).
   const Modes modes = dealiased ? Modes::dealiased : Modes::all;
   const bool packed_fits = packed_plane(dealiased) * sizeof(C) <= layout_.ny() * layout_.nz() * sizeof(Real);
+  if (in_pieces(modes) && strided_routes_[dealiased] && !in_place)
+    return forward_strided_in_pieces(dealiased);
   if (in_pieces(modes) && (!in_place || packed_fits)) return forward_in_pieces(dealiased);
   if (layout_.ranks() == 1 && dealiased) return forward_one_rank(dealias_.forward, in_place);
   if (strided_routes_[dealiased] && !in_place) return forward_strided(dealiased);
@@ -340,6 +342,7 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_route(bool dealiased
 template <class Real>
 typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_route(bool dealiased) {
   const Modes modes = dealiased ? Modes::dealiased : Modes::all;
+  if (in_pieces(modes) && strided_routes_[dealiased]) return backward_strided_in_pieces(dealiased);
   if (in_pieces(modes)) return backward_in_pieces(dealiased);
   if (layout_.ranks() == 1 && dealiased) return backward_one_rank(dealias_.backward);
   if (strided_routes_[dealiased]) return backward_strided(dealiased);
@@ -469,21 +472,16 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided(bool dealias
   const Slot arrived = in_out ? Slot::out : Slot::scratch;
   // Dealiased, kolmo's column FFTs where they exist: the plane transforms write only the kept ky of the kept
   // kz columns, the x transforms only the kept columns.
-  const bool pruned = dealiased && pruned_x_, placed = own_rows_placed_[dealiased];
+  const bool placed = own_rows_placed_[dealiased];
   PlaneTransform<Real>* plane_transform = strided_planes(dealiased);
   ForwardRoute route;
   route.add(Phase::planes, [plane_transform, this, planes](const Real* in, C* out) {
     plane_transform->forward(in, at(planes, out));
   });
   add_exchange(route, planes, arrived, forward_blocks_[dealiased], placed);
-  if (pruned)
-    route.add(Phase::x, [this, arrived](const Real*, C* out) { pruned_x_->forward(at(arrived, out), out); });
-  else if (dealiased)
-    route.add(Phase::x, [this, arrived](const Real*, C* out) {
-      for (const auto& run : run_x_) run->forward(at(arrived, out), out);
-    });
-  else
-    route.add(Phase::x, [this, arrived](const Real*, C* out) { x_->forward(at(arrived, out), out); });
+  route.add(Phase::x, [this, arrived, x = strided_x(dealiased, true)](const Real*, C* out) {
+    x(at(arrived, out), out);
+  });
   return route;
 }
 
@@ -497,23 +495,12 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
   C* scratch = scratch_.data();
   const bool placed = own_rows_placed_[dealiased];
   PlaneTransform<Real>* plane_transform = strided_planes(dealiased);
-  if (dealiased && pruned_x_) {
-    // kolmo's column FFTs: the plane transforms read only the kept ky and kz (fft/LocalTransforms.hpp).
-    route.add(Phase::x,
-              [this](const C* in, Real* out) { pruned_x_->backward(in, reinterpret_cast<C*>(out)); });
-    add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], placed);
-    route.add(Phase::planes,
-              [plane_transform, scratch](const C*, Real* out) { plane_transform->backward(scratch, out); });
-    return route;
-  }
-  if (dealiased)
-    route.add(Phase::x, [this](const C* in, Real* out) {
-      for (const auto& run : run_x_) run->backward(in, reinterpret_cast<C*>(out));
-    });
-  else
-    route.add(Phase::x, [this](const C* in, Real* out) { x_->backward(in, reinterpret_cast<C*>(out)); });
+  route.add(Phase::x,
+            [x = strided_x(dealiased, false)](const C* in, Real* out) { x(in, reinterpret_cast<C*>(out)); });
   add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], placed);
-  if (dealiased) {
+  // kolmo's column FFTs (dealiased, where they exist): the plane transforms read only the kept ky and kz
+  // (fft/LocalTransforms.hpp), nothing to zero.
+  if (dealiased && !pruned_x_) {
     const SlabLayout planes({layout_.x_count(), layout_.ny(), layout_.nz()}, 1, 0);
     route.add(Phase::zero,
               [this, planes, scratch](const C*, Real*) { zero_dropped_columns(*device_, planes, scratch); });
@@ -530,6 +517,20 @@ PlaneTransform<Real>* SlabFFT<Real>::strided_planes(bool dealiased) const {
   if (own_rows_placed_[dealiased]) return placing_planes_[dealiased].get();
   if (dealiased && pruned_x_) return pruned_planes_.get();
   return planes_.get();
+}
+
+template <class Real>
+std::function<void(const Complex<Real>*, Complex<Real>*)> SlabFFT<Real>::strided_x(bool dealiased,
+                                                                                   bool forward) const {
+  auto one = [forward](XTransform<Real>* x) -> std::function<void(const C*, C*)> {
+    if (forward) return [x](const C* in, C* out) { x->forward(in, out); };
+    return [x](const C* in, C* out) { x->backward(in, out); };
+  };
+  if (!dealiased) return one(x_.get());
+  if (pruned_x_) return one(pruned_x_.get());
+  return [this, forward](const C* in, C* out) {
+    for (const auto& run : run_x_) forward ? run->forward(in, out) : run->backward(in, out);
+  };
 }
 
 template <class Real>
@@ -610,28 +611,33 @@ std::string SlabFFT<Real>::own_rows_report() const {
 // Forward: to peer q, q's ky rows of every x plane here [x][y][kz] (dealiased: only its kept ky rows, whole,
 // the dropped kz with them: rows of many kz go through copy engines at full speed, rows of only the kept kz
 // at a tenth of it on an H100); from q, its x planes' rows of this rank's ky planes, to their place in the
-// spectral slab [kx][ky][kz]. Block k to q is block k that q receives from here: the same extents.
+// spectral slab [kx][ky][kz]. Block k to q is block k that q receives from here: the same extents. In
+// pieces, the x planes of piece j of each rank (SlabLayout::piece), no block for an empty piece.
 template <class Real>
-Chunks SlabFFT<Real>::strided_chunks(bool dealiased) const {
+Chunks SlabFFT<Real>::strided_chunks(bool dealiased, int piece, int pieces) const {
   const SlabLayout& l = layout_;
   const int me = l.rank();
   const std::size_t row = l.nzc() * sizeof(C);
   auto rows_of = [&](int q) {
     return dealiased ? l.kept_runs(q) : std::vector<SlabLayout::Run>{{l.y_offset(q), l.y_count(q)}};
   };
+  const SlabLayout::Planes mine = l.piece(me, piece, pieces);
+  const auto sent = static_cast<std::size_t>(mine.count);
   Chunks c;
   c.send_blocks.resize(l.ranks());
   c.recv_blocks.resize(l.ranks());
   for (int q = 0; q < l.ranks(); ++q) {
-    const auto mine = static_cast<std::size_t>(l.x_count(me)),
-               theirs = static_cast<std::size_t>(l.x_count(q));
+    const SlabLayout::Planes theirs = l.piece(q, piece, pieces);
+    const auto received = static_cast<std::size_t>(theirs.count);
     for (const auto& run : rows_of(q))
-      if (run.count > 0)
-        c.send_blocks[q].push_back({run.start * row, run.count * row, mine, 1, l.ny() * row, mine});
+      if (run.count > 0 && sent > 0)
+        c.send_blocks[q].push_back(
+            {(mine.first * l.ny() + run.start) * row, run.count * row, sent, 1, l.ny() * row, sent});
     for (const auto& run : rows_of(me))
-      if (run.count > 0)
-        c.recv_blocks[q].push_back({(l.x_offset(q) * l.y_count(me) + run.start - l.y_offset(me)) * row,
-                                    run.count * row, theirs, 1, l.y_count(me) * row, theirs});
+      if (run.count > 0 && received > 0)
+        c.recv_blocks[q].push_back(
+            {((l.x_offset(q) + theirs.first) * l.y_count(me) + run.start - l.y_offset(me)) * row,
+             run.count * row, received, 1, l.y_count(me) * row, received});
   }
   // Each chunk's first byte and total bytes, from its blocks.
   auto totals = [&](const std::vector<std::vector<Block>>& blocks, std::vector<std::size_t>& offsets,

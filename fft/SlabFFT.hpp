@@ -39,6 +39,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -281,10 +282,13 @@ class SlabFFT {
   // its routes.
   bool strided() const;
   void choose_strided();
-  Chunks strided_chunks(bool dealiased) const;
+  // Piece j of `pieces` (one piece: the whole exchange).
+  Chunks strided_chunks(bool dealiased, int piece = 0, int pieces = 1) const;
   ForwardRoute forward_strided(bool dealiased);
   BackwardRoute backward_strided(bool dealiased);
   PlaneTransform<Real>* strided_planes(bool dealiased) const;
+  // Its x transforms of one direction, from the first argument to the second.
+  std::function<void(const C*, C*)> strided_x(bool dealiased, bool forward) const;
   std::string own_rows_report() const;
   // Dealiased by copies: the kept modes packed compactly (several ranks; one rank where asked for by name).
   ForwardRoute forward_dealiased();
@@ -322,6 +326,10 @@ class SlabFFT {
   void use_pieces(int full, int dealiased);
   ForwardRoute forward_in_pieces(bool dealiased);
   BackwardRoute backward_in_pieces(bool dealiased);
+  // The strided route in pieces: its plane transforms of a piece's planes, its routes.
+  PlaneTransform<Real>* strided_piece_planes(bool dealiased, long count) const;
+  ForwardRoute forward_strided_in_pieces(bool dealiased);
+  BackwardRoute backward_strided_in_pieces(bool dealiased);
   template <class Transform>
   double median_ms(Transform transform);
   // median_ms on every rank, the slowest rank's time (collective): what a choice among routes goes by.
@@ -347,15 +355,18 @@ class SlabFFT {
   int profiling_ = -1;                 // the direction under way in a profile (0 forward, 1 backward), or -1
   DealiasChoice dealias_;
   // Exchange in pieces: the count for [full, dealiased] transforms, each piece's chunks for [full,
-  // dealiased] in each direction, and a buffer of one piece's planes [x][y][kz].
+  // dealiased] in each direction (packed, and strided: blocks), and a buffer
+  // of one piece's planes [x][y][kz] (the strided route: a spectral slab, where its backward x transforms
+  // write what the pieces send while the plane transforms of arrived pieces write the output).
   int pieces_[2] = {1, 1};
   std::string pieces_report_;
   std::vector<Chunks> forward_piece_chunks_[2], backward_piece_chunks_[2];
+  std::vector<Chunks> forward_piece_blocks_[2], backward_piece_blocks_[2];  // the strided route's
   Buffer<C> piece_;
   // Executors: the slab's plane transforms, the spectral and compact slabs' x transforms; one rank: the kept
   // column runs' and the masked x transforms, the pruned route's; the plane transforms of pieces, by plane
-  // count; the fused ones by [FusedRoute][forward][own_direct] (planes) and [FusedRoute][forward] (x), once
-  // tried.
+  // count (cuFFT's or FFTW's, and the pruned ones of the strided route's dealiased pieces); the fused ones by
+  // [FusedRoute][forward][own_direct] (planes) and [FusedRoute][forward] (x), once tried.
   std::unique_ptr<PlaneTransform<Real>> planes_;
   std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_, pruned_x_;
   std::unique_ptr<PlaneTransform<Real>> pruned_planes_;
@@ -363,7 +374,7 @@ class SlabFFT {
   std::unique_ptr<RowSplit<Real>> row_split_;
   std::size_t block_bytes_ = 0;  // the host routes' buffers of a block of planes (SlabFFT.cpp, PlaneBlocks)
   std::vector<std::unique_ptr<XTransform<Real>>> run_x_;
-  std::map<long, std::unique_ptr<PlaneTransform<Real>>> piece_planes_;
+  std::map<long, std::unique_ptr<PlaneTransform<Real>>> piece_planes_, pruned_piece_planes_;
   std::unique_ptr<PlaneTransform<Real>> fused_planes_[3][2][2];
   std::unique_ptr<XTransform<Real>> fused_x_[3][2];
   bool fused_tried_[3][2][2] = {};

@@ -4,6 +4,8 @@
 // each piece, the 2D FFTs of its planes into a piece buffer, packing into the send buffer, and the start of
 // its exchange; then all pieces are finished and the x FFTs run. Backward: the x FFTs, the start of every
 // piece's exchange, then for each piece in turn its arrival, unpacking into the piece buffer and its 2D FFTs.
+// The strided route in pieces packs nothing: the 2D FFTs of a piece write its planes [x][y][kz] where the
+// exchange copies each peer's rows from, and backward read them where they arrived.
 //
 // Layouts: the send (forward) and receive (backward) buffers are piece-major, [piece][q][x][y of q][kz]
 // (dealiased: kept y and kz only), so each piece's block for each peer is contiguous. What arrives in the
@@ -18,6 +20,7 @@
 #include <cstdio>
 
 #include "core/Error.hpp"
+#include "fft/DroppedColumns.hpp"
 #include "fft/Executors.hpp"
 #include "fft/Reshapes.hpp"
 #include "fft/Route.hpp"
@@ -68,6 +71,8 @@ void SlabFFT<Real>::make_piece_chunks() {
   for (int d = 0; d < 2; ++d) {
     forward_piece_chunks_[d].clear();
     backward_piece_chunks_[d].clear();
+    forward_piece_blocks_[d].clear();
+    backward_piece_blocks_[d].clear();
     if (pieces_[d] == 1) continue;
     const std::size_t shift = backward_receive_start(d == 1) * sizeof(C);
     for (int j = 0; j < pieces_[d]; ++j) {
@@ -75,6 +80,9 @@ void SlabFFT<Real>::make_piece_chunks() {
       Chunks backward = forward_piece_chunks_[d].back().reversed();
       for (auto& offset : backward.recv_offset) offset += shift;
       backward_piece_chunks_[d].push_back(backward);
+      if (!strided_routes_[d]) continue;
+      forward_piece_blocks_[d].push_back(strided_chunks(d == 1, j, pieces_[d]));
+      backward_piece_blocks_[d].push_back(forward_piece_blocks_[d].back().reversed());
     }
   }
 }
@@ -85,14 +93,20 @@ void SlabFFT<Real>::use_pieces(int full, int dealiased) {
   pieces_[1] = dealiased;
   make_piece_chunks();
   long largest = 0;
-  for (int pieces : pieces_)
-    if (pieces > 1)
-      for (int j = 0; j < pieces; ++j) {
-        const long count = layout_.piece(layout_.rank(), j, pieces).count;
+  bool strided_pieces = false;
+  for (int d = 0; d < 2; ++d)
+    if (pieces_[d] > 1) {
+      strided_pieces = strided_pieces || strided_routes_[d];
+      for (int j = 0; j < pieces_[d]; ++j) {
+        const long count = layout_.piece(layout_.rank(), j, pieces_[d]).count;
         largest = std::max(largest, count);
         if (piece_planes_.count(count) == 0) piece_planes_[count] = transforms_->planes(count);
+        if (d == 1 && strided_routes_[d] && pruned_x_ && count > 0 && pruned_piece_planes_.count(count) == 0)
+          pruned_piece_planes_[count] = transforms_->pruned_planes(count);
       }
-  const std::size_t size = largest * layout_.packed_plane();
+    }
+  const std::size_t size =
+      strided_pieces ? static_cast<std::size_t>(layout_.alloc_complex()) : largest * layout_.packed_plane();
   if (piece_.size() != size) piece_ = size > 0 ? Buffer<C>(device_, size) : Buffer<C>();
   assemble_routes();
 }
@@ -220,18 +234,90 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_in_pieces(bool dea
   return route;
 }
 
+// The strided route's plane transforms of `count` planes: the pruned ones (dealiased, where they exist) or
+// cuFFT's (FFTW's). The own rows go with the exchange, as a copy.
+template <class Real>
+PlaneTransform<Real>* SlabFFT<Real>::strided_piece_planes(bool dealiased, long count) const {
+  if (dealiased && pruned_x_) return pruned_piece_planes_.at(count).get();
+  return piece_planes_.at(count).get();
+}
+
+// Strided, forward (out of place): each piece's plane transforms write its planes where the exchange copies
+// each peer's rows from, and its exchange starts; then all pieces are finished and the x FFTs run (as
+// forward_strided's: the planes in out and the chunks arriving in the scratch slab, or the other way round
+// where x transforms run faster in place). All but the x transforms counts as exchange.
+template <class Real>
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided_in_pieces(bool dealiased) {
+  const int d = dealiased ? 1 : 0;
+  const bool in_out = transforms_->x_faster_in_place();
+  const Slot planes = in_out ? Slot::scratch : Slot::out;
+  const Slot arrived = in_out ? Slot::out : Slot::scratch;
+  ForwardRoute route;
+  route.add(Phase::exchange, [this, d, dealiased, planes, arrived](const Real* in, C* out) {
+    const SlabLayout& l = layout_;
+    for (int j = 0; j < pieces_[d]; ++j) {
+      const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
+      if (count > 0)
+        strided_piece_planes(dealiased, count)
+            ->forward(in + first * l.ny() * l.nz(), at(planes, out) + first * l.ny() * l.nzc());
+      exchange_->start(at(planes, out), at(arrived, out), forward_piece_blocks_[d][j], j);
+    }
+    for (int j = 0; j < pieces_[d]; ++j) exchange_->finish(j);
+  });
+  route.add(Phase::x, [this, arrived, x = strided_x(dealiased, true)](const Real*, C* out) {
+    x(at(arrived, out), out);
+  });
+  return route;
+}
+
+// Strided, backward: the x transforms into the piece slab (so that the plane transforms of arrived pieces
+// write the output while later pieces are still being sent from it), every piece's exchange started, then for
+// each piece in turn its arrival in the scratch slab and its plane transforms (dealiased without the pruned
+// ones: after zeroing its dropped modes). The input stays intact.
+template <class Real>
+typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided_in_pieces(bool dealiased) {
+  const int d = dealiased ? 1 : 0;
+  BackwardRoute route;
+  route.add(Phase::x, [this, x = strided_x(dealiased, false)](const C* in, Real*) { x(in, piece_.data()); });
+  // Each piece's planes as a one-rank layout, whose dropped columns are those of the planes.
+  std::vector<SlabLayout> piece_planes;
+  for (int j = 0; j < pieces_[d]; ++j)
+    piece_planes.emplace_back(
+        std::array<long, 3>{std::max(1L, layout_.piece(layout_.rank(), j, pieces_[d]).count), layout_.ny(),
+                            layout_.nz()},
+        1, 0);
+  route.add(Phase::exchange, [this, d, dealiased, piece_planes](const C*, Real* out) {
+    const SlabLayout& l = layout_;
+    C* scratch = scratch_.data();
+    for (int j = 0; j < pieces_[d]; ++j)
+      exchange_->start(piece_.data(), scratch, backward_piece_blocks_[d][j], j);
+    for (int j = 0; j < pieces_[d]; ++j) {
+      exchange_->finish(j);
+      const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
+      if (count == 0) continue;
+      C* planes = scratch + first * l.ny() * l.nzc();
+      if (dealiased && !pruned_x_) zero_dropped_columns(*device_, piece_planes[j], planes);
+      strided_piece_planes(dealiased, count)->backward(planes, out + first * l.ny() * l.nz());
+    }
+  });
+  return route;
+}
+
 // SlabFFT itself is instantiated in fft/SlabFFT.cpp; these are its members defined here.
-#define KOLMO_SLAB_FFT_PIECES(Real)                                           \
-  template Chunks SlabFFT<Real>::piece_chunks(int, int, bool) const;          \
-  template long SlabFFT<Real>::packed_plane(bool) const;                      \
-  template std::size_t SlabFFT<Real>::backward_receive_start(bool) const;     \
-  template void SlabFFT<Real>::make_chunks();                                 \
-  template void SlabFFT<Real>::make_piece_chunks();                           \
-  template void SlabFFT<Real>::use_pieces(int, int);                          \
-  template bool SlabFFT<Real>::in_pieces(Modes) const;                        \
-  template void SlabFFT<Real>::choose_pieces();                               \
-  template Route<Real, Complex<Real>> SlabFFT<Real>::forward_in_pieces(bool); \
-  template Route<Complex<Real>, Real> SlabFFT<Real>::backward_in_pieces(bool);
+#define KOLMO_SLAB_FFT_PIECES(Real)                                                     \
+  template Chunks SlabFFT<Real>::piece_chunks(int, int, bool) const;                    \
+  template long SlabFFT<Real>::packed_plane(bool) const;                                \
+  template std::size_t SlabFFT<Real>::backward_receive_start(bool) const;               \
+  template void SlabFFT<Real>::make_chunks();                                           \
+  template void SlabFFT<Real>::make_piece_chunks();                                     \
+  template void SlabFFT<Real>::use_pieces(int, int);                                    \
+  template bool SlabFFT<Real>::in_pieces(Modes) const;                                  \
+  template void SlabFFT<Real>::choose_pieces();                                         \
+  template Route<Real, Complex<Real>> SlabFFT<Real>::forward_in_pieces(bool);           \
+  template Route<Complex<Real>, Real> SlabFFT<Real>::backward_in_pieces(bool);          \
+  template PlaneTransform<Real>* SlabFFT<Real>::strided_piece_planes(bool, long) const; \
+  template Route<Real, Complex<Real>> SlabFFT<Real>::forward_strided_in_pieces(bool);   \
+  template Route<Complex<Real>, Real> SlabFFT<Real>::backward_strided_in_pieces(bool);
 KOLMO_SLAB_FFT_PIECES(float)
 KOLMO_SLAB_FFT_PIECES(double)
 #undef KOLMO_SLAB_FFT_PIECES

@@ -33,8 +33,9 @@ double tolerance() {
 enum class Packing { copies, plane_callbacks, realigned, strided };
 
 FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks,
-                    SpectralSplit split = SpectralSplit::even) {
+                    SpectralSplit split = SpectralSplit::even, int pieces = 1) {
   FftOptions options;
+  options.exchange_pieces = pieces;
   options.spectral_split = split;
   options.emulated_ranks = ranks;
   options.emulated_rank = rank;
@@ -190,14 +191,16 @@ TEMPLATE_TEST_CASE("rank 0 of P emulated transforms a field on its own planes as
   for (auto n : kUnevenGrids)
     for (int ranks : {2, 3, 4})
       for (Packing packing : {Packing::copies, Packing::strided})
-        for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows}) {
-          SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, emulated(ranks, 0, packing, split));
-          for (bool in_place : {false, true}) {
-            INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", " << ranks << " emulated ranks, strided "
-                         << (packing == Packing::strided) << ", split " << to_string(split));
-            check_rank_zero_alone(fft, in_place);
+        for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows})
+          for (int pieces : {1, 3}) {  // 3: more than some ranks have planes (empty pieces)
+            SlabFFT<TestType> fft(n, MPI_COMM_WORLD, host, emulated(ranks, 0, packing, split, pieces));
+            for (bool in_place : {false, true}) {
+              INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", " << ranks
+                           << " emulated ranks, strided " << (packing == Packing::strided) << ", split "
+                           << to_string(split) << ", pieces " << pieces);
+              check_rank_zero_alone(fft, in_place);
+            }
           }
-        }
 }
 
 TEST_CASE("with even slabs any emulated rank's forward and backward pair returns the field", "[fft]") {

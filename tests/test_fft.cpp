@@ -87,12 +87,14 @@ std::vector<Case> host_cases() {
     for (bool in_place : {false, true})
       cases.push_back({host, ExchangeMethod::isend_irecv, in_place, pieces});
   cases.push_back({host, ExchangeMethod::isend_irecv, false, 0});  // count chosen by timing
-  // The strided route, the blocks moved by MPI datatypes (in place, forward transforms go by copies).
-  for (bool in_place : {false, true}) {
-    Case strided{host, ExchangeMethod::isend_irecv, in_place};
-    strided.strided = StridedExchange::always;
-    cases.push_back(strided);
-  }
+  // The strided route, the blocks moved by MPI datatypes (in place, forward transforms go by copies), whole
+  // and in pieces (3: empty pieces on the small grids).
+  for (int pieces : {1, 2, 3})
+    for (bool in_place : {false, true}) {
+      Case strided{host, ExchangeMethod::isend_irecv, in_place, pieces};
+      strided.strided = StridedExchange::always;
+      cases.push_back(strided);
+    }
   // The ky planes split by kept rows (uneven slabs of other sizes): every method, in one piece and in
   // pieces, by copies and strided.
   std::vector<Case> kept_rows;
@@ -100,9 +102,11 @@ std::vector<Case> host_cases() {
     for (bool in_place : {false, true}) kept_rows.push_back({host, method, in_place});
   for (bool in_place : {false, true}) {
     kept_rows.push_back({host, ExchangeMethod::isend_irecv, in_place, 2});
-    Case strided{host, ExchangeMethod::isend_irecv, in_place};
-    strided.strided = StridedExchange::always;
-    kept_rows.push_back(strided);
+    for (int pieces : {1, 2}) {
+      Case strided{host, ExchangeMethod::isend_irecv, in_place, pieces};
+      strided.strided = StridedExchange::always;
+      kept_rows.push_back(strided);
+    }
   }
   for (Case& c : kept_rows) {
     c.split = SpectralSplit::kept_rows;
@@ -121,8 +125,12 @@ std::vector<Case> gpu_cases(const std::string& name) {
   if (nccl_usable(MPI_COMM_WORLD)) methods.push_back(ExchangeMethod::nccl);
   for (auto method : methods)
     for (bool in_place : {false, true}) cases.push_back({gpu, method, in_place});
+  // In pieces: p2p by the strided route (automatic there), and by the copies.
   for (auto method : methods)
     if (method != ExchangeMethod::alltoallv) cases.push_back({gpu, method, false, 3});
+  Case p2p_copies{gpu, ExchangeMethod::p2p, false, 3};
+  p2p_copies.strided = StridedExchange::never;
+  cases.push_back(p2p_copies);
   // Several ranks: the other ways of packing, realigned planes and the copies.
   if (kolmo::testing::world_size() > 1)
     for (bool in_place : {false, true}) {
@@ -131,13 +139,16 @@ std::vector<Case> gpu_cases(const std::string& name) {
       Case fused{gpu, ExchangeMethod::p2p, in_place};  // p2p without the strided route
       fused.strided = StridedExchange::never;
       cases.push_back(fused);
-      // The ky planes split by kept rows, p2p strided (out of place) and fused.
+      // The ky planes split by kept rows, p2p strided (out of place; whole and in pieces) and fused.
       for (StridedExchange strided : {StridedExchange::automatic, StridedExchange::never}) {
         Case kept_rows{gpu, ExchangeMethod::p2p, in_place};
         kept_rows.strided = strided;
         kept_rows.split = SpectralSplit::kept_rows;
         cases.push_back(kept_rows);
       }
+      Case kept_rows_pieces{gpu, ExchangeMethod::p2p, in_place, 2};
+      kept_rows_pieces.split = SpectralSplit::kept_rows;
+      cases.push_back(kept_rows_pieces);
     }
   // The strided route (out of place: forward in place takes another) with the own rows placed by the plane
   // transforms (where Ny is a power of two) on both splits, and copied, whatever a timing would choose.
