@@ -50,6 +50,12 @@ with tempfile.TemporaryDirectory() as work:
     strided = dict(case, route="strided")
     check(close(fft_model.pair_ms(strided, 300), 7.2 + 10), "strided: the own chunk overlaps the exchange")
     check(close(fft_model.pair_ms(strided, 1e9), 7.2 + 0.2), "strided: or the own chunk is the longer")
+    # The strided route in two pieces: the own chunk (0.1 ms) goes beside the exchange (5 ms each way).
+    # Forward: before 1.5 (planes, packing), after 2: (1.5 + 5)/2 + max(1.5, 5)/2 + 2 = 7.75. Backward:
+    # before 2 (x, packing), after 1.7: 2 + (5 + 1.7)/2 + max(5, 1.7)/2 = 7.85. On a fast link the own chunk
+    # is the longer: (1.5 + 0.1)/2 + 1.5/2 + 2 + 2 + (0.1 + 1.7)/2 + 1.7/2 = 7.3.
+    check(close(fft_model.pair_ms(strided, 300, 2), 7.75 + 7.85), "strided in pieces: the own chunk beside")
+    check(close(fft_model.pair_ms(strided, 1e9, 2), 7.3), "strided in pieces: the own chunk the longer")
     # Own rows placed by the plane FFTs: no own chunk phase, the computation and the exchange add up.
     placed = dict(strided, route="placed", fwd_own_chunk=0.0, bwd_own_chunk=0.0)
     check(close(fft_model.pair_ms(placed, 300), 7.2 + 10), "placed: computation + bytes / bandwidth")

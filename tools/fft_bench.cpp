@@ -17,6 +17,8 @@
 // dealiased (--modes), out of place, with the ky planes split evenly and/or by kept rows (--spectral-split;
 // where another rank holds more ky planes than rank 0, as the middle ranks do with kept_rows, that rank's
 // work as well). --log FILE appends one line per case (ONEGPU, PHASES: key=value) for tools/fft_model.py.
+// With --pieces k the exchange goes in k pieces (the local work of the pieces then counts as exchange, and
+// their copies run one after the other on the one GPU: the pair, compute + exchange, is what it costs).
 //
 //   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
 //   kolmo_fft_bench --n 512 --backend cuda --emulate-ranks 4 8 --routes strided --spectral-split even
@@ -394,6 +396,7 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
               FftOptions options = profiling;
               options.emulated_ranks = ranks;
               options.emulated_rank = rank;
+              options.exchange_pieces = s.pieces;
               options.spectral_split = parse_spectral_split(split_name);
               const bool packing_route = route == "fused" || route == "realigned";
               options.pack_in_ffts = packing_route;
@@ -422,14 +425,14 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
               const double ideal = one_gpu_ms / ranks;
               std::snprintf(text, sizeof(text),
                             "PHASES n=%ld precision=%s modes=%s ranks=%d rank=%d route=%s split=%s "
-                            "y_count=%ld kept_y=%ld held=%d "
+                            "y_count=%ld kept_y=%ld pieces=%d held=%d "
                             "fused=%d one_gpu_pair_ms=%.4f compute_ms=%.4f exchange_ms=%.4f wall_ms=%.4f "
                             "queued_ms=%.4f first_pair_ms=%.1f "
                             "ratio=%.4f sent_bytes=%.0f",
                             n[0], s.precision.c_str(), mode_name.c_str(), ranks, rank, route.c_str(),
-                            split_name.c_str(), l.y_count(), l.kept_y_count(), s.unheld ? 0 : 1,
-                            fused ? 1 : 0, one_gpu_ms, p.compute_ms, p.exchange_ms, p.wall_ms, p.queued_ms,
-                            p.first_ms, p.compute_ms / ideal, sent);
+                            split_name.c_str(), l.y_count(), l.kept_y_count(), fft.exchange_pieces(modes),
+                            s.unheld ? 0 : 1, fused ? 1 : 0, one_gpu_ms, p.compute_ms, p.exchange_ms,
+                            p.wall_ms, p.queued_ms, p.first_ms, p.compute_ms / ideal, sent);
               if (log != nullptr) std::fprintf(log, "%s%s\n", text, phase_fields(p).c_str());
               auto phases = [](const double* t) {
                 char row[128];

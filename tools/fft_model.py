@@ -15,7 +15,10 @@ docs/results/fft_emulated_ranks_h100_phases.log. For a pair on P GPUs of a targe
                    (forward: plane FFTs, packing, own chunk; backward: x FFTs, packing, own chunk) and after
                    it B (forward: x FFTs, unpacking; backward: unpacking, zeroing, plane FFTs), the exchange
                    E/2 each way. Forward: (A + E/2)/k + (k-1)/k max(A, E/2) + B; backward the mirror image:
-                   A + (E/2 + B)/k + (k-1)/k max(E/2, B).
+                   A + (E/2 + B)/k + (k-1)/k max(E/2, B). The strided route in pieces: the same with the own
+                   chunk out of A and E/2 replaced by max(E/2, own chunk). Pieces cost nothing here; on one
+                   GPU, where nothing overlaps, 4 pieces made one rank's pair 1-10 % longer at 1024^3 and 6-38 %
+                   at 512^3 (docs/results/fft_pieces_emulated_h100.log).
 
 2048^3 is not measured: its phases are those of 1024^3 times 8 (copies) or 8 x 11/10 (FFTs, N log N), its
 bytes times 8. This is a model, not a measurement.
@@ -53,7 +56,7 @@ def read_phases(paths):
     """PHASES lines of one log or several (a later one's case replacing an earlier one's) as dicts keyed by
     (n, precision, modes, ranks, route): rank 0's, with the ky planes split evenly (lines of other ranks and
     of the kept-row split, which kolmo_fft_bench --spectral-split adds, are left out: the model is of the even
-    split, whose slowest rank is rank 0)."""
+    split, whose slowest rank is rank 0; lines of transforms in pieces too)."""
     cases = {}
     for path in [paths] if isinstance(paths, str) else paths:
         with open(path) as f:
@@ -66,6 +69,8 @@ def read_phases(paths):
                     if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", v):
                         case[k] = float(v)
                 if fields.get("split", "even") != "even" or fields.get("rank", "0") != "0":
+                    continue
+                if fields.get("pieces", "1") != "1":  # in pieces the phases are lumped into the exchange
                     continue
                 key = (int(case["n"]), case["precision"], case["modes"], int(case["ranks"]), case["route"])
                 cases[key] = case
@@ -94,16 +99,20 @@ def computation(case):
 def pair_ms(case, bandwidth_gbs, pieces=1):
     """Modelled pair time, ms: without overlap for pieces = 1, else with the exchange in `pieces` pieces."""
     exchange = case["sent_bytes"] / (bandwidth_gbs * 1e9) * 1e3
-    if case.get("route") in ("strided", "placed"):  # placed: no own chunk to copy
-        own = {d: phase(case, d, "own_chunk") for d in ("fwd", "bwd")}
-        return computation(case) - sum(own.values()) + sum(max(t, exchange / 2) for t in own.values())
+    strided = case.get("route") in ("strided", "placed")  # placed: no own chunk to copy
+    own = {d: phase(case, d, "own_chunk") for d in ("fwd", "bwd")}
     if pieces <= 1:
+        if strided:
+            return computation(case) - sum(own.values()) + sum(max(t, exchange / 2) for t in own.values())
         return computation(case) + exchange
-    k, half = float(pieces), exchange / 2
-    before = {d: sum(phase(case, d, p) for p in BEFORE[d]) for d in ("fwd", "bwd")}
+    # In pieces the strided route's own chunk goes with the exchange, beside the peers' chunks.
+    k = float(pieces)
+    half = {d: max(exchange / 2, own[d]) if strided else exchange / 2 for d in ("fwd", "bwd")}
+    kept = {d: [p for p in BEFORE[d] if not (strided and p == "own_chunk")] for d in ("fwd", "bwd")}
+    before = {d: sum(phase(case, d, p) for p in kept[d]) for d in ("fwd", "bwd")}
     after = {d: sum(phase(case, d, p) for p in AFTER[d]) for d in ("fwd", "bwd")}
-    forward = (before["fwd"] + half) / k + (k - 1) / k * max(before["fwd"], half) + after["fwd"]
-    backward = before["bwd"] + (half + after["bwd"]) / k + (k - 1) / k * max(half, after["bwd"])
+    forward = (before["fwd"] + half["fwd"]) / k + (k - 1) / k * max(before["fwd"], half["fwd"]) + after["fwd"]
+    backward = before["bwd"] + (half["bwd"] + after["bwd"]) / k + (k - 1) / k * max(half["bwd"], after["bwd"])
     return forward + backward
 
 
@@ -212,8 +221,8 @@ def main(argv=None):
           f"phases; link {args.bandwidth} GB/s per GPU; overlap = exchange in {args.pieces} pieces; "
           "2048^3 extrapolated from 1024^3")
     print("| P | grid | precision | modes | before: no overlap | after: no overlap | after: overlap | "
-          "strided | placed | cuFFTXt measured |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "strided | placed | strided: overlap | cuFFTXt measured |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for ranks in (2, 4, 8):
         for n in (512, 1024, 2048):
             for precision in ("single", "double"):
@@ -227,13 +236,14 @@ def main(argv=None):
                     bw = bandwidths[ranks]
                     xt = CUFFTXT_MS.get((ranks, n, precision)) if modes == "full" else None
 
-                    def modelled(route):
+                    def modelled(route, pieces=1):
                         case = case_for(cases, n, precision, modes, ranks, route)
-                        return f"{pair_ms(scaled(case, factor), bw):.2f} ms" if case else ""
+                        return f"{pair_ms(scaled(case, factor), bw, pieces):.2f} ms" if case else ""
 
                     print(f"| {ranks} | {n}^3 | {precision} | {modes} | {pair_ms(before, bw):.2f} ms | "
                           f"{pair_ms(after, bw):.2f} ms | {pair_ms(after, bw, args.pieces):.2f} ms | "
-                          f"{modelled('strided')} | {modelled('placed')} | {f'{xt:.2f} ms' if xt else ''} |")
+                          f"{modelled('strided')} | {modelled('placed')} | {modelled('strided', args.pieces)} | "
+                          f"{f'{xt:.2f} ms' if xt else ''} |")
     return status
 
 
