@@ -19,7 +19,7 @@
 //   goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results are the same.
 //   On several GPU ranks cuFFT's own kernels do the packing and unpacking (FftOptions::pack_in_ffts), or,
 //   where the exchange copies strided blocks (p2p, emulated ranks), nothing is packed: the exchange copies
-//   each peer's rows between the two layouts (FftOptions::strided_exchange).
+//   each peer's rows between the two layouts (FftOptions::strided_exchange), whole or in pieces.
 // - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
 //   alone, for benchmarks and tests; the communicator is not used then.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
@@ -143,8 +143,11 @@ struct FftOptions {
   // FFTs and packing of one piece run while earlier pieces are in flight (forward), and the unpacking and
   // plane FFTs of arrived pieces while later ones are (backward). 1: one exchange, no overlap. 0: chosen at
   // construction by timing 1, 2, 4 and 8 pieces (full and dealiased transforms separately). Costs a buffer
-  // of one piece's planes. Ignored on one rank, with single_precision_wire, and for full (not dealiased)
-  // forward transforms in place (the packing of early pieces would overwrite the input of later ones).
+  // of one piece's planes, or where the strided route runs a spectral slab (its backward x transforms write
+  // there what the pieces send while arrived pieces' plane transforms write the output). Ignored on one
+  // rank, with single_precision_wire, and for full (not dealiased) forward transforms in place (the packing
+  // of early pieces would overwrite the input of later ones; the strided route's forward transforms in place
+  // go by the copies).
   int exchange_pieces = 1;
   // Host backend: FFTW times its algorithms for each transform at construction and keeps the fastest
   // (measure; seconds for large grids unless the wisdom below holds them already), or picks by its heuristics

@@ -29,7 +29,7 @@ constexpr std::array keys = {
               "the MPI library accepts GPU pointers (MPI exchanges then skip staging through host memory)"},
     SchemaKey{"fft.exchange_pieces", integer, "1", ">= 0", "",
               "several ranks: split each all-to-all into this many pieces so that FFTs and packing overlap "
-              "the exchange; 0: chosen at start by timing 1, 2, 4 and 8"},
+              "the exchange (with p2p, one spectral slab more); 0: chosen at start by timing 1, 2, 4 and 8"},
     SchemaKey{"fft.spectral_split", choice, "even", "even | kept_rows", "",
               "several ranks: how the ky planes of the spectral slab are shared: even, or balanced by the "
               "planes dealiased transforms keep (|n_y| < Ny/3), which evens out their exchange and x FFTs "
