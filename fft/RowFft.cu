@@ -1,8 +1,10 @@
-// The row FFT kernels (fft/RowFft.hpp): a block per few rows, 8 values a thread, the Stockham passes of
-// fft/StockhamPasses.hpp over the pairs of each row in shared memory, and the pass that pairs modes
-// (fft/RowPasses.cuh).
+// The row FFT kernels (fft/RowFft.hpp): a block per few rows (double precision: blocks that stay and take
+// group after group), 8 values a thread, the Stockham passes of fft/StockhamPasses.hpp over the pairs of
+// each row in shared memory, and the pass that pairs modes (fft/RowPasses.cuh).
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/CudaCheck.hpp"
 #include "core/Error.hpp"
@@ -50,13 +52,118 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
       });
 }
 
+// The same by blocks that stay (double precision): block b takes the groups of rows b, b + gridDim.x, ...,
+// and loads the next group's values into registers while it transforms the current one, so that the memory
+// is busy while the passes run from the first group on. Its registers leave one block a multiprocessor, yet
+// on an H100, against the kernels above in the same run, the R2C of 512-real rows took 12 % less time over
+// 64 planes and 3.5 % over 512, of 1024-real rows 10-14 % at every batch; the C2R from 1 % more to 3 % less;
+// the one-GPU dealiased double pair 1.7 % (512^3) and 2.9 % (1024^3) less
+// (docs/results/row_fft_staying_h100.log). In single precision it ran up to 5 % slower at 512 planes
+// (docs/results/batch_bench_h100.log): not used.
+template <class Real, int Log2M>
+__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
+    row_r2c_staying_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
+                           const Complex<Real>* __restrict__ table, long groups) {
+  using S = RowTile<Real, Log2M>;
+  using C = Complex<Real>;
+  __shared__ C shared[S::rows * S::pitch];
+  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
+  C* mine = shared + r * S::pitch;
+  C next[S::V];  // pair t + q M / V of the next group's row, as row_passes loads it
+  auto fetch = [&](long group) {
+    const long row = group * S::rows + r;
+    const C* z = reinterpret_cast<const C*>(in + (row < set.rows ? row : 0) * set.row_pitch_real);
+#pragma unroll
+    for (int q = 0; q < S::V; ++q) next[q] = row < set.rows ? z[t + q * (S::M / S::V)] : C(0, 0);
+  };
+  if (blockIdx.x < groups) fetch(blockIdx.x);
+  for (long g = blockIdx.x; g < groups; g += gridDim.x) {
+    C current[S::V];
+#pragma unroll
+    for (int q = 0; q < S::V; ++q) current[q] = next[q];
+    if (g + gridDim.x < groups) fetch(g + gridDim.x);
+    const long row = g * S::rows + r;
+    row_passes<Real, Log2M, 0>(
+        mine, table, -1, t, [&](int, int q) { return current[q]; },
+        [&](int e, int, C value) { mine[S::slot(e)] = value; });
+    __syncthreads();
+    if (row < set.rows)
+      pair_forward<Real, Log2M>(mine, out + row * set.row_pitch_complex, set.kept, table, t);
+    __syncthreads();  // every pair read before the next group's passes write the row
+  }
+}
+
+template <class Real, int Log2M>
+__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
+    row_c2r_staying_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
+                           const Complex<Real>* __restrict__ table, long groups) {
+  using S = RowTile<Real, Log2M>;
+  using C = Complex<Real>;
+  __shared__ C shared[S::rows * S::pitch];
+  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
+  C* mine = shared + r * S::pitch;
+  C next[S::V + 1];  // the next group's modes this thread pairs, by pair_backward_from's slots
+  auto fetch = [&](long group) {
+    const long row = group * S::rows + r;
+    const C* x = in + (row < set.rows ? row : 0) * set.row_pitch_complex;
+    const long kept = row < set.rows ? set.kept : 0;
+    auto get = [&](int k) { return k < kept ? x[k] : C(0, 0); };
+#pragma unroll
+    for (int s = 0; s < S::V / 2; ++s) {
+      next[s] = get(t + s * S::T);
+      next[S::V / 2 + s] = get(S::M - t - s * S::T);
+    }
+    next[S::V] = t == 0 ? get(S::M / 2) : C(0, 0);
+  };
+  if (blockIdx.x < groups) fetch(blockIdx.x);
+  for (long g = blockIdx.x; g < groups; g += gridDim.x) {
+    C current[S::V + 1];
+#pragma unroll
+    for (int q = 0; q <= S::V; ++q) current[q] = next[q];
+    if (g + gridDim.x < groups) fetch(g + gridDim.x);
+    const long row = g * S::rows + r;
+    pair_backward_from<Real, Log2M>(
+        mine, [&](int, int slot) { return current[slot]; }, table, t);
+    __syncthreads();
+    auto* z = reinterpret_cast<C*>(out + (row < set.rows ? row : 0) * set.row_pitch_real);
+    row_passes<Real, Log2M, 0>(
+        mine, table, 1, t, [&](int e, int) { return mine[S::slot(e)]; },
+        [&](int e, int, C value) {
+          if (row < set.rows) z[e] = value;
+        });
+    __syncthreads();  // every pair read before the next group's pairing writes the row
+  }
+}
+
+// The staying kernels' grid: the blocks resident at once, or fewer where there are fewer groups.
+template <class Kernel>
+unsigned staying_blocks(Kernel kernel, int threads, long groups) {
+  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
+  KOLMO_CHECK_CUDA(cudaGetDevice(&device));
+  KOLMO_CHECK_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  KOLMO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, 0));
+  return unsigned(std::min<long>(groups, long(std::max(1, per_multiprocessor)) * multiprocessors));
+}
+
 template <class Real, int Log2M>
 void launch(bool forward, const RowSet& set, const Real* real_in, const Complex<Real>* complex_in,
             Real* real_out, Complex<Real>* complex_out, const Complex<Real>* table, cudaStream_t stream) {
   using S = RowTile<Real, Log2M>;
   const long blocks = (set.rows + S::rows - 1) / S::rows;
   if (blocks == 0) return;
-  if (forward) {
+  if constexpr (std::is_same_v<Real, double>) {
+    if (forward) {
+      auto kernel = row_r2c_staying_kernel<Real, Log2M>;
+      kernel<<<staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream>>>(set, real_in, complex_out,
+                                                                                    table, blocks);
+      KOLMO_CHECK_LAUNCH("row_r2c_staying_kernel");
+    } else {
+      auto kernel = row_c2r_staying_kernel<Real, Log2M>;
+      kernel<<<staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream>>>(set, complex_in, real_out,
+                                                                                    table, blocks);
+      KOLMO_CHECK_LAUNCH("row_c2r_staying_kernel");
+    }
+  } else if (forward) {
     row_r2c_kernel<Real, Log2M>
         <<<unsigned(blocks), S::threads, 0, stream>>>(set, real_in, complex_out, table);
     KOLMO_CHECK_LAUNCH("row_r2c_kernel");

@@ -16,9 +16,11 @@
 //   before it writes `row` again only where its own writes could overtake another thread's reads.
 // - pair_backward(row, x, kept, table, t): the pass before the passes of a C2R: the modes k < kept of the
 //   complex row x (the others count as zero; the imaginary parts of X[0] and X[M] as zero) to the pairs of
-//   `row`. pair_forward(row, x, kept, table, t): the pass after the passes of an R2C: from the pairs of `row`
-//   to the modes k < kept of x (the others left as they are). Thread t does k = t + s T for s < 4 with
-//   M - k, thread 0 also M / 2 (fft/StockhamPasses.hpp, real_forward_pair and real_backward_pair).
+//   `row`. pair_backward_from(row, get, table, t): the same of the modes get(k, slot) gives (slot: which of
+//   the thread's V + 1 modes, a constant once unrolled: get may read registers). pair_forward(row, x, kept,
+//   table, t): the pass after the passes of an R2C: from the pairs of `row` to the modes k < kept of x (the
+//   others left as they are). Thread t does k = t + s T for s < 4 with M - k, thread 0 also M / 2
+//   (fft/StockhamPasses.hpp, real_forward_pair and real_backward_pair).
 // - with_row_length(n, f): calls f(std::integral_constant<int, Log2M>()) for rows of n = 2^(Log2M + 1)
 //   reals, where row_length_supported(n) (a power of two from 16 to 4096); nothing otherwise.
 #pragma once
@@ -106,22 +108,33 @@ void with_row_length(long n, F f) {
   with_row_length(n, f, std::make_integer_sequence<int, kStockhamMaxLog2 - kStockhamMinLog2 + 1>());
 }
 
-template <class Real, int Log2M>
-__device__ __forceinline__ void pair_backward(Complex<Real>* row, const Complex<Real>* x, long kept,
-                                              const Complex<Real>* table, int t) {
+// get(k, slot): mode k of the row, for slot = s (k = t + s T), V/2 + s (k = M - t - s T) or V (k = M/2);
+// the slot is a constant once the loop is unrolled, so that the modes may come from registers.
+template <class Real, int Log2M, class Get>
+__device__ __forceinline__ void pair_backward_from(Complex<Real>* row, Get get, const Complex<Real>* table,
+                                                   int t) {
   using S = RowTile<Real, Log2M>;
-  auto get = [&](int k) { return k < kept ? x[k] : Complex<Real>(0, 0); };
 #pragma unroll
   for (int s = 0; s < S::V / 2; ++s) {
     const int k = t + s * S::T;
-    Complex<Real> low = get(k), high = get(S::M - k);
+    Complex<Real> low = get(k, s), high = get(S::M - k, S::V / 2 + s);
     if (k == 0) low.im = high.im = 0;  // X[0] and X[2M / 2] of a real row are real
     const ModePair<Real> pairs = real_backward_pair(low, high, table[k]);
     row[S::slot(k)] = pairs.low;
     row[S::slot((S::M - k) % S::M)] = pairs.high;  // k = 0: the same value again
   }
   constexpr int h = S::M / 2;
-  if (t == 0) row[S::slot(h)] = real_backward_pair(get(h), get(h), table[h]).low;
+  if (t == 0) {
+    const Complex<Real> middle = get(h, S::V);
+    row[S::slot(h)] = real_backward_pair(middle, middle, table[h]).low;
+  }
+}
+
+template <class Real, int Log2M>
+__device__ __forceinline__ void pair_backward(Complex<Real>* row, const Complex<Real>* x, long kept,
+                                              const Complex<Real>* table, int t) {
+  pair_backward_from<Real, Log2M>(
+      row, [&](int k, int) { return k < kept ? x[k] : Complex<Real>(0, 0); }, table, t);
 }
 
 template <class Real, int Log2M>

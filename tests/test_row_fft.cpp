@@ -1,6 +1,7 @@
 // kolmo's row FFTs (fft/RowFft.hpp) against cuFFT's 1D R2C and C2R, an independent implementation, on random
 // rows: R2C writes cuFFT's modes k < kept and nothing else; C2R of the kept modes gives cuFFT's C2R of the
 // row whose other modes are zero, whatever they hold (NaN included), and writes nothing past a row's n reals.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -144,17 +145,19 @@ TEMPLATE_TEST_CASE("GPU: kolmo's row FFTs equal cuFFT's 1D R2C and C2R on the ke
   auto gpu = kolmo::testing::gpu_or_skip("row FFTs");
   if (!gpu || kolmo::testing::world_size() > 1) return;
 #ifdef KOLMO_HAVE_CUDA
-  // 549 rows: two blocks of the shortest rows' 256 and part of a third.
-  const long rows = 549;
+  // 549 rows: two blocks of the shortest rows' 256 and part of a third. And 400 blocks' worth (a block takes
+  // 4096 / n rows, one at least), so that the double-precision kernels' staying blocks, one a multiprocessor,
+  // each take several groups of rows in turn (fft/RowFft.cu; 132 multiprocessors on an H100).
   for (long n = 16; n <= 4096; n *= 2)
-    for (long kept : {n / 2 + 1, (n - 1) / 3 + 1})
-      for (bool padded : {false, true}) {
-        // The slab's pitches, and padded ones.
-        const RowSet s{n, rows, padded ? n + 6 : n, padded ? n / 2 + 4 : n / 2 + 1, kept};
-        INFO("length " << n << " kept " << kept << " pitches " << s.row_pitch_real << " "
-                       << s.row_pitch_complex);
-        check_rows<TestType>(gpu, s);
-      }
+    for (long rows : {549L, 400 * std::max(1L, 4096 / n)})
+      for (long kept : {n / 2 + 1, (n - 1) / 3 + 1})
+        for (bool padded : {false, true}) {
+          // The slab's pitches, and padded ones.
+          const RowSet s{n, rows, padded ? n + 6 : n, padded ? n / 2 + 4 : n / 2 + 1, kept};
+          INFO("length " << n << " rows " << rows << " kept " << kept << " pitches " << s.row_pitch_real
+                         << " " << s.row_pitch_complex);
+          check_rows<TestType>(gpu, s);
+        }
   // Lengths and sets outside the contract are refused.
   Buffer<TestType> real(gpu, 8192);
   Buffer<Complex<TestType>> modes(gpu, 8192);
