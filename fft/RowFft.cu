@@ -60,6 +60,17 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
 // the one-GPU dealiased double pair 1.7 % (512^3) and 2.9 % (1024^3) less
 // (docs/results/row_fft_staying_h100.log). In single precision it ran up to 5 % slower at 512 planes
 // (docs/results/batch_bench_h100.log): not used.
+// A thread's place in a staying block: its share t of a row, the block's row r it takes in every group, and
+// that row's stretch of the block's shared memory.
+template <class Real, int Log2M>
+struct StayingPlace {
+  using S = RowTile<Real, Log2M>;
+  int t, r;
+  Complex<Real>* mine;
+  __device__ explicit StayingPlace(Complex<Real>* shared)
+      : t(int(threadIdx.x) % S::T), r(int(threadIdx.x) / S::T), mine(shared + r * S::pitch) {}
+};
+
 template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
     row_r2c_staying_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
@@ -67,8 +78,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
   using S = RowTile<Real, Log2M>;
   using C = Complex<Real>;
   __shared__ C shared[S::rows * S::pitch];
-  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
-  C* mine = shared + r * S::pitch;
+  const auto [t, r, mine] = StayingPlace<Real, Log2M>(shared);
   C next[S::V];  // pair t + q M / V of the next group's row, as row_passes loads it
   auto fetch = [&](long group) {
     const long row = group * S::rows + r;
@@ -100,8 +110,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
   using S = RowTile<Real, Log2M>;
   using C = Complex<Real>;
   __shared__ C shared[S::rows * S::pitch];
-  const int t = int(threadIdx.x) % S::T, r = int(threadIdx.x) / S::T;
-  C* mine = shared + r * S::pitch;
+  const auto [t, r, mine] = StayingPlace<Real, Log2M>(shared);
   C next[S::V + 1];  // the next group's modes this thread pairs, by pair_backward_from's slots
   auto fetch = [&](long group) {
     const long row = group * S::rows + r;
