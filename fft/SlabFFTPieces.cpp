@@ -279,14 +279,16 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided_in_pieces(
   const int d = dealiased ? 1 : 0;
   BackwardRoute route;
   route.add(Phase::x, [this, x = strided_x(dealiased, false)](const C* in, Real*) { x(in, piece_.data()); });
-  // Each piece's planes as a one-rank layout, whose dropped columns are those of the planes.
+  // Without the pruned plane transforms, dealiased: each piece's planes as a one-rank layout, whose dropped
+  // columns (zeroed before the plane transforms read them) are those of the planes.
+  const bool zeroed = dealiased && !pruned_x_;
   std::vector<SlabLayout> piece_planes;
-  for (int j = 0; j < pieces_[d]; ++j)
+  for (int j = 0; zeroed && j < pieces_[d]; ++j)
     piece_planes.emplace_back(
         std::array<long, 3>{std::max(1L, layout_.piece(layout_.rank(), j, pieces_[d]).count), layout_.ny(),
                             layout_.nz()},
         1, 0);
-  route.add(Phase::exchange, [this, d, dealiased, piece_planes](const C*, Real* out) {
+  route.add(Phase::exchange, [this, d, dealiased, zeroed, piece_planes](const C*, Real* out) {
     const SlabLayout& l = layout_;
     C* scratch = scratch_.data();
     for (int j = 0; j < pieces_[d]; ++j)
@@ -296,7 +298,7 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided_in_pieces(
       const auto [first, count] = l.piece(l.rank(), j, pieces_[d]);
       if (count == 0) continue;
       C* planes = scratch + first * l.ny() * l.nzc();
-      if (dealiased && !pruned_x_) zero_dropped_columns(*device_, piece_planes[j], planes);
+      if (zeroed) zero_dropped_columns(*device_, piece_planes[j], planes);
       strided_piece_planes(dealiased, count)->backward(planes, out + first * l.ny() * l.nz());
     }
   });

@@ -13,12 +13,16 @@
 #include <cufft.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/Buffer.hpp"
 #include "core/Complex.hpp"
 #include "core/CudaCheck.hpp"
+#include "core/Device.hpp"
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/ColumnFft.hpp"
@@ -32,20 +36,7 @@ using namespace kolmo::fft;
 namespace {
 
 using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
-using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
 using CufftPlan = UniqueHandle<cufftHandle, cufftDestroy>;
-
-template <class T>
-struct DeviceArray {
-  T* data = nullptr;
-  explicit DeviceArray(std::size_t count) {
-    KOLMO_CHECK_CUDA(cudaMalloc(&data, count * sizeof(T)));
-    KOLMO_CHECK_CUDA(cudaMemset(data, 0, count * sizeof(T)));
-  }
-  ~DeviceArray() { cudaFree(data); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
 
 // Microseconds per launch of f(window): 50 queued back to back after 3, window going round 0 .. windows - 1.
 template <class F>
@@ -74,17 +65,16 @@ int run(long n, const std::vector<long>& batches) {
   const long nzc = n / 2 + 1;
   const SlabLayout plane({1, n, n}, 1, 0);
   const long kept_z = plane.kept_z();
-  long kept_below = 0, kept_from = n;  // the kept ky: [0, kept_below) and [kept_from, n)
-  while (kept_below < n && SlabLayout::kept(kept_below, n)) ++kept_below;
-  while (kept_from > kept_below && SlabLayout::kept(kept_from - 1, n)) --kept_from;
-  cudaStream_t s = nullptr;
-  KOLMO_CHECK_CUDA(cudaStreamCreate(&s));
-  const Stream stream(s);
-  const std::vector<C> host_table = stockham_twiddles<Real>(n);
-  DeviceArray<C> table(n);
-  KOLMO_CHECK_CUDA(cudaMemcpy(table.data, host_table.data(), n * sizeof(C), cudaMemcpyHostToDevice));
-  DeviceArray<Real> real(std::size_t(most) * n * n);
-  DeviceArray<C> spectral(std::size_t(most) * n * nzc);
+  // The kept ky: [0, kept_below) and [kept_from, n), one rank's two runs.
+  const long kept_below = plane.kept_runs(0).front().count, kept_from = plane.kept_runs(0).back().start;
+  const std::shared_ptr<Device> device = Device::create(Backend::cuda);
+  auto s = static_cast<cudaStream_t>(device->stream());
+  Buffer<C> table(device, n);
+  table.assign_from_host(stockham_twiddles<Real>(n));
+  Buffer<Real> real(device, std::size_t(most) * n * n);
+  Buffer<C> spectral(device, std::size_t(most) * n * nzc);
+  real.fill_zero();
+  spectral.fill_zero();
   const bool single = sizeof(Real) == 4;
   std::printf(
       "kolmo_batch_bench: %ld x %ld planes, %s precision; us per launch (50 back to back), and per "
@@ -108,12 +98,12 @@ int run(long n, const std::vector<long>& batches) {
     y.kept_from = kept_from;
     y.store_kept_only = true;
     const long windows = most / batch;
-    auto real_at = [&](long w) { return real.data + w * batch * n * n; };
-    auto spectral_at = [&](long w) { return spectral.data + w * batch * n * nzc; };
-    auto row_pass = [&](long w) { row_fft_r2c<Real>(rows, real_at(w), spectral_at(w), table.data, s); };
-    auto row_back = [&](long w) { row_fft_c2r<Real>(rows, spectral_at(w), real_at(w), table.data, s); };
+    auto real_at = [&](long w) { return real.data() + w * batch * n * n; };
+    auto spectral_at = [&](long w) { return spectral.data() + w * batch * n * nzc; };
+    auto row_pass = [&](long w) { row_fft_r2c<Real>(rows, real_at(w), spectral_at(w), table.data(), s); };
+    auto row_back = [&](long w) { row_fft_c2r<Real>(rows, spectral_at(w), real_at(w), table.data(), s); };
     auto column_pass = [&](long w) {
-      column_fft<Real>(y, spectral_at(w), spectral_at(w), table.data, -1, s);
+      column_fft<Real>(y, spectral_at(w), spectral_at(w), table.data(), -1, s);
     };
     cufftHandle handle = 0;
     int dims[2] = {int(n), int(n)};
@@ -129,9 +119,7 @@ int run(long n, const std::vector<long>& batches) {
         cufftExecD2Z(handle, real_at(w), reinterpret_cast<cufftDoubleComplex*>(spectral_at(w)));
     };
     const std::size_t bytes = std::size_t(batch) * n * n * sizeof(Real);
-    auto copy = [&](long w) {
-      cudaMemcpyAsync(spectral_at(w), real_at(w), bytes, cudaMemcpyDeviceToDevice, s);
-    };
+    auto copy = [&](long w) { device->copy(spectral_at(w), real_at(w), bytes); };
     auto both = [&](long w) {
       row_pass(w);
       column_pass(w);
