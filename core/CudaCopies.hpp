@@ -1,6 +1,6 @@
-// Strided copies on a given CUDA stream (CUDA translation units only): the one place that fills
-// cudaMemcpy3DParms, for the Device's copies (core/CudaDevice.cu) and the p2p exchange's copies on streams of
-// its own (fft/P2pExchange.cu).
+// Strided copies by the copy engines on a given CUDA stream (CUDA translation units only): the one place that
+// fills cudaMemcpy3DParms, for the p2p exchange's copies into peers' memory on streams of its own
+// (fft/P2pExchange.cu). Copies within one GPU go by a kernel, which is faster there (core/StridedCopy.hpp).
 //
 // Contract: depth slices of rows rows of width bytes, from src (rows spitch bytes apart, slices srows rows
 // apart) to dst (dpitch, drows), asynchronous on stream; any memory of the unified address space (this GPU's,

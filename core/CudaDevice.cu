@@ -2,8 +2,8 @@
 #include <cuda_runtime.h>
 
 #include "core/CudaCheck.hpp"
-#include "core/CudaCopies.hpp"
 #include "core/Device.hpp"
+#include "core/StridedCopy.hpp"
 #include "core/UniqueHandle.hpp"
 
 namespace kolmo {
@@ -45,13 +45,11 @@ class CudaDevice final : public Device {
   }
   void copy_2d(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
                std::size_t rows) override {
-    if (rows == 0 || width == 0) return;
-    KOLMO_CHECK_CUDA(
-        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, stream_.get()));
+    strided_copy(stream_.get(), dst, dpitch, rows, src, spitch, rows, width, rows, 1);
   }
   void copy_3d(void* dst, std::size_t dpitch, std::size_t drows, const void* src, std::size_t spitch,
                std::size_t srows, std::size_t width, std::size_t rows, std::size_t depth) override {
-    copy_3d_on(stream_.get(), dst, dpitch, drows, src, spitch, srows, width, rows, depth);
+    strided_copy(stream_.get(), dst, dpitch, drows, src, spitch, srows, width, rows, depth);
   }
   void fill_zero(void* dst, std::size_t bytes) override {
     KOLMO_CHECK_CUDA(cudaMemsetAsync(dst, 0, bytes, stream_.get()));

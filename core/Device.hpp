@@ -9,6 +9,8 @@
 //   it.
 // - Copies are asynchronous on the device's stream; copy_to_host / copy_from_host return when the data have
 //   arrived (they synchronise), because the host is about to read or the source is about to change.
+//   copy_2d and copy_3d take memory the device addresses (on a GPU: its own, a peer's with peer access,
+//   pinned host memory), not overlapping; a GPU runs them as a kernel (core/StridedCopy.hpp).
 // - With several ranks on a node, each rank takes GPU (node-local rank mod GPU count).
 #pragma once
 
