@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/CudaCheck.hpp"
+#include "core/DependentLaunch.cuh"
 #include "core/StridedCopy.hpp"
 
 namespace kolmo {
@@ -15,6 +16,7 @@ template <class Unit>
 __global__ void strided_copy_kernel(char* dst, std::size_t dpitch, std::size_t drows, const char* src,
                                     std::size_t spitch, std::size_t srows, std::size_t units,
                                     std::size_t rows, std::size_t lines) {
+  wait_for_previous_kernel();
   for (std::size_t line = std::size_t(blockIdx.y) * blockDim.y + threadIdx.y; line < lines;
        line += std::size_t(gridDim.y) * blockDim.y) {
     const std::size_t row = line % rows, slice = line / rows;
@@ -36,10 +38,8 @@ void launch(cudaStream_t stream, void* dst, std::size_t dpitch, std::size_t drow
   const dim3 block{unsigned(along), unsigned(across)};
   const dim3 grid{unsigned(std::min(grid_limit, (units + along - 1) / along)),
                   unsigned(std::min(grid_limit, (lines + across - 1) / across))};
-  strided_copy_kernel<Unit><<<grid, block, 0, stream>>>(static_cast<char*>(dst), dpitch, drows,
-                                                        static_cast<const char*>(src), spitch, srows, units,
-                                                        rows, lines);
-  KOLMO_CHECK_LAUNCH("strided_copy_kernel");
+  launch_dependent(strided_copy_kernel<Unit>, grid, block, 0, stream, static_cast<char*>(dst), dpitch, drows,
+                   static_cast<const char*>(src), spitch, srows, units, rows, lines);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The column FFT kernels (fft/ColumnFft.hpp): one block per tile of neighbouring columns, 8 or 16 values per
 // thread, the Stockham passes of fft/StockhamPasses.hpp with shared memory between them.
 #include "core/CudaCheck.hpp"
+#include "core/DependentLaunch.cuh"
 #include "core/Error.hpp"
 #include "fft/ColumnFft.hpp"
 #include "fft/StockhamPasses.hpp"
@@ -128,6 +129,7 @@ template <class Real, int Log2N>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
     column_fft_kernel(ColumnSet set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
                       int sign) {
+  wait_for_previous_kernel();
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<Real, Log2N> column(set);
@@ -143,6 +145,7 @@ template <class Real, int Log2N>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
     moved_column_fft_kernel(ColumnSet set, ColumnMoves moves, const Complex<Real>* in, Complex<Real>* out,
                             const Complex<Real>* table, int sign, Complex<Real>* moved) {
+  wait_for_previous_kernel();
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<Real, Log2N> column(set);
@@ -173,13 +176,13 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
   };
   if (moves != nullptr && moves->count > 0) {
     allow(moved_column_fft_kernel<Real, Log2N>);
-    moved_column_fft_kernel<Real, Log2N>
-        <<<grid, S::threads, shared, stream>>>(set, *moves, in, out, table, sign, moved);
+    launch_dependent(moved_column_fft_kernel<Real, Log2N>, grid, S::threads, shared, stream, set, *moves, in,
+                     out, table, sign, moved);
   } else {
     allow(column_fft_kernel<Real, Log2N>);
-    column_fft_kernel<Real, Log2N><<<grid, S::threads, shared, stream>>>(set, in, out, table, sign);
+    launch_dependent(column_fft_kernel<Real, Log2N>, grid, S::threads, shared, stream, set, in, out, table,
+                     sign);
   }
-  KOLMO_CHECK_LAUNCH("column_fft_kernel");
 }
 
 template <class Real, int Log2N = kStockhamMinLog2>

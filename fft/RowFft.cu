@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "core/CudaCheck.hpp"
+#include "core/DependentLaunch.cuh"
 #include "core/Error.hpp"
 #include "fft/RowFft.hpp"
 #include "fft/RowPasses.cuh"
@@ -21,6 +22,7 @@ template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
     row_r2c_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
                    const Complex<Real>* __restrict__ table) {
+  wait_for_previous_kernel();
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
   const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
@@ -38,6 +40,7 @@ template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
     row_c2r_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
                    const Complex<Real>* __restrict__ table) {
+  wait_for_previous_kernel();
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
   const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
@@ -75,6 +78,7 @@ template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
     row_r2c_staying_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
                            const Complex<Real>* __restrict__ table, long groups) {
+  wait_for_previous_kernel();
   using S = RowTile<Real, Log2M>;
   using C = Complex<Real>;
   __shared__ C shared[S::rows * S::pitch];
@@ -107,6 +111,7 @@ template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
     row_c2r_staying_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
                            const Complex<Real>* __restrict__ table, long groups) {
+  wait_for_previous_kernel();
   using S = RowTile<Real, Log2M>;
   using C = Complex<Real>;
   __shared__ C shared[S::rows * S::pitch];
@@ -163,23 +168,19 @@ void launch(bool forward, const RowSet& set, const Real* real_in, const Complex<
   if constexpr (std::is_same_v<Real, double>) {
     if (forward) {
       auto kernel = row_r2c_staying_kernel<Real, Log2M>;
-      kernel<<<staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream>>>(set, real_in, complex_out,
-                                                                                    table, blocks);
-      KOLMO_CHECK_LAUNCH("row_r2c_staying_kernel");
+      launch_dependent(kernel, staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream, set,
+                       real_in, complex_out, table, blocks);
     } else {
       auto kernel = row_c2r_staying_kernel<Real, Log2M>;
-      kernel<<<staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream>>>(set, complex_in, real_out,
-                                                                                    table, blocks);
-      KOLMO_CHECK_LAUNCH("row_c2r_staying_kernel");
+      launch_dependent(kernel, staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream, set,
+                       complex_in, real_out, table, blocks);
     }
   } else if (forward) {
-    row_r2c_kernel<Real, Log2M>
-        <<<unsigned(blocks), S::threads, 0, stream>>>(set, real_in, complex_out, table);
-    KOLMO_CHECK_LAUNCH("row_r2c_kernel");
+    launch_dependent(row_r2c_kernel<Real, Log2M>, unsigned(blocks), S::threads, 0, stream, set, real_in,
+                     complex_out, table);
   } else {
-    row_c2r_kernel<Real, Log2M>
-        <<<unsigned(blocks), S::threads, 0, stream>>>(set, complex_in, real_out, table);
-    KOLMO_CHECK_LAUNCH("row_c2r_kernel");
+    launch_dependent(row_c2r_kernel<Real, Log2M>, unsigned(blocks), S::threads, 0, stream, set, complex_in,
+                     real_out, table);
   }
 }
 

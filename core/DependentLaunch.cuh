@@ -1,0 +1,53 @@
+// Kernels that may be launched while the kernel before them on the stream is still running (programmatic
+// dependent launch, GPUs of compute capability 9.0 and up), so that the start of one pass hides behind the
+// end of the last (CUDA translation units only).
+//
+// Contract:
+// - launch_dependent(kernel, grid, block, shared, stream, args...) queues kernel<<<grid, block, shared,
+//   stream>>>(args...), allowed to start before the stream's previous kernel has finished. Where the GPU
+//   cannot (compute capability below 9.0) it is an ordinary launch. Errors as KOLMO_CHECK_CUDA.
+// - A kernel so launched calls wait_for_previous_kernel() before it reads or writes global memory: it
+//   returns once everything queued before the kernel has finished and its writes are visible. Called in a
+//   kernel launched the ordinary way it returns at once.
+//
+// Why: on an H100, the row FFTs then the column FFTs of 64 planes of 512^2 (single precision) took 87.0
+// instead of 90.5 us back to back, 156 instead of 160 over 128 planes; in a transform, one rank's work of 8
+// at 512^3 (dealiased, single precision) took 1.5 % less, the one-GPU pair 0.3 % less
+// (docs/results/dependent_launch_h100.log).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "core/CudaCheck.hpp"
+
+namespace kolmo {
+
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+template <class... Params, class... Args>
+void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared,
+                      cudaStream_t stream, Args&&... args) {
+  int device = 0, major = 0;
+  KOLMO_CHECK_CUDA(cudaGetDevice(&device));
+  KOLMO_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared;
+  config.stream = stream;
+  config.attrs = &early;
+  config.numAttrs = major >= 9 ? 1 : 0;
+  KOLMO_CHECK_CUDA(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+}  // namespace kolmo
