@@ -819,7 +819,7 @@ void SlabFFT<Real>::add_exchange(Route<In, Out>& route, Slot send, Slot receive,
   };
   const Chunks others = without_own(chunks, self);
   if (chunks.strided()) {
-    // The own chunk is copied while the peers' chunks are under way (on copy engines or in MPI).
+    // The own chunk is copied by a kernel while the peers' chunks are under way (copy engines or MPI).
     route.add(Phase::exchange, [this, send, receive, others](const In*, Out* out) {
       exchange_->start(at(send, out), at(receive, out), others, 0);
     });
