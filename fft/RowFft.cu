@@ -55,14 +55,26 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
       });
 }
 
-// The same by blocks that stay (double precision): block b takes the groups of rows b, b + gridDim.x, ...,
-// and loads the next group's values into registers while it transforms the current one, so that the memory
-// is busy while the passes run from the first group on. Its registers leave one block a multiprocessor, yet
-// on an H100, against the kernels above in the same run, the R2C of 512-real rows took 12 % less time over
-// 64 planes and 3.5 % over 512, of 1024-real rows 10-14 % at every batch; the C2R from 1 % more to 3 % less;
-// the one-GPU dealiased double pair 1.7 % (512^3) and 2.9 % (1024^3) less
-// (docs/results/row_fft_staying_h100.log). In single precision it ran up to 5 % slower at 512 planes
-// (docs/results/batch_bench_h100.log): not used.
+// The same by blocks that stay: block b takes the groups of rows b, b + gridDim.x, ..., and loads the next
+// group's values into registers while it transforms the current one, so that the memory is busy while the
+// passes run from the first group on. Their registers leave one block a multiprocessor in double precision,
+// two in single (StayingTile). Against the kernels above, alternating in one run on an H100:
+// - double precision: the R2C of 512-real rows took 12 % less time over 64 planes and 3.5 % over 512, of
+//   1024-real rows 10-14 % at every batch; the C2R from 1 % more to 3 % less; the one-GPU dealiased double
+//   pair 1.7 % (512^3) and 2.9 % (1024^3) less (docs/results/row_fft_staying_h100.log);
+// - single precision: the C2R 4-22 % less at every length from 128 to 4096 reals and every batch; the R2C
+//   9-39 % less for 1024 reals and more, but for 512 reals and fewer it depends on the rows: up to 65536
+//   rows from 25 % less to 2.5 % more, from 131072 rows 3-5 % more
+//   (docs/results/row_fft_staying_single_h100.log).
+// Which kernel a launch takes (stays): the staying ones but for those R2C of short rows.
+template <class Real>
+struct StayingTile {
+  static constexpr int per_multiprocessor = std::is_same_v<Real, double> ? 1 : 2;
+};
+template <class Real, int Log2M>
+bool stays(bool forward, long rows) {
+  return std::is_same_v<Real, double> || !forward || RowTile<Real, Log2M>::M >= 512 || rows <= 65536;
+}
 // A thread's place in a staying block: its share t of a row, the block's row r it takes in every group, and
 // that row's stretch of the block's shared memory.
 template <class Real, int Log2M>
@@ -75,7 +87,7 @@ struct StayingPlace {
 };
 
 template <class Real, int Log2M>
-__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
+__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, StayingTile<Real>::per_multiprocessor)
     row_r2c_staying_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
                            const Complex<Real>* __restrict__ table, long groups) {
   wait_for_previous_kernel();
@@ -108,7 +120,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
 }
 
 template <class Real, int Log2M>
-__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, 1)
+__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, StayingTile<Real>::per_multiprocessor)
     row_c2r_staying_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
                            const Complex<Real>* __restrict__ table, long groups) {
   wait_for_previous_kernel();
@@ -165,7 +177,7 @@ void launch(bool forward, const RowSet& set, const Real* real_in, const Complex<
   using S = RowTile<Real, Log2M>;
   const long blocks = (set.rows + S::rows - 1) / S::rows;
   if (blocks == 0) return;
-  if constexpr (std::is_same_v<Real, double>) {
+  if (stays<Real, Log2M>(forward, set.rows)) {
     if (forward) {
       auto kernel = row_r2c_staying_kernel<Real, Log2M>;
       launch_dependent(kernel, staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream, set,

@@ -17,8 +17,8 @@
 // - Method: the complex FFT of length n/2 of the pairs z = x_2e + i x_2e+1 by the Stockham passes of
 //   fft/StockhamPasses.hpp, and the pass that pairs mode k with n/2 - k (real_forward_pair,
 //   real_backward_pair). A block transforms a few rows at once in shared memory; loads and stores go along
-//   the rows. In double precision the blocks stay, each taking group of rows after group, and load the next
-//   group while they transform the current one.
+//   the rows. The blocks stay (but for the R2C of many short rows in single precision),
+//   each taking group of rows after group, and load the next group while they transform the current one.
 #pragma once
 
 #include <cuda_runtime.h>

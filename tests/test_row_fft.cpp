@@ -145,19 +145,22 @@ TEMPLATE_TEST_CASE("GPU: kolmo's row FFTs equal cuFFT's 1D R2C and C2R on the ke
   auto gpu = kolmo::testing::gpu_or_skip("row FFTs");
   if (!gpu || kolmo::testing::world_size() > 1) return;
 #ifdef KOLMO_HAVE_CUDA
-  // 549 rows: two blocks of the shortest rows' 256 and part of a third. And 400 blocks' worth (a block takes
-  // 4096 / n rows, one at least), so that the double-precision kernels' staying blocks, one a multiprocessor,
-  // each take several groups of rows in turn (fft/RowFft.cu; 132 multiprocessors on an H100).
+  // 549 rows: two blocks of the shortest rows' 256 and part of a third. And 800 blocks' worth (a block takes
+  // 4096 / n rows, one at least), so that the staying blocks, one a multiprocessor in double precision and
+  // two in single, each take several groups of rows in turn (fft/RowFft.cu; 132 multiprocessors on an H100).
+  // The single-precision R2C of 512 reals and fewer takes the plain kernel beyond 65536 rows: 65537 rows of
+  // them.
   for (long n = 16; n <= 4096; n *= 2)
-    for (long rows : {549L, 400 * std::max(1L, 4096 / n)})
+    for (long rows : {549L, 800 * std::max(1L, 4096 / n), n <= 512 ? 65537L : 0L})
       for (long kept : {n / 2 + 1, (n - 1) / 3 + 1})
-        for (bool padded : {false, true}) {
-          // The slab's pitches, and padded ones.
-          const RowSet s{n, rows, padded ? n + 6 : n, padded ? n / 2 + 4 : n / 2 + 1, kept};
-          INFO("length " << n << " rows " << rows << " kept " << kept << " pitches " << s.row_pitch_real
-                         << " " << s.row_pitch_complex);
-          check_rows<TestType>(gpu, s);
-        }
+        if (rows > 0)
+          for (bool padded : {false, true}) {
+            // The slab's pitches, and padded ones.
+            const RowSet s{n, rows, padded ? n + 6 : n, padded ? n / 2 + 4 : n / 2 + 1, kept};
+            INFO("length " << n << " rows " << rows << " kept " << kept << " pitches " << s.row_pitch_real
+                           << " " << s.row_pitch_complex);
+            check_rows<TestType>(gpu, s);
+          }
   // Lengths and sets outside the contract are refused.
   Buffer<TestType> real(gpu, 8192);
   Buffer<Complex<TestType>> modes(gpu, 8192);
