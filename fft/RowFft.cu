@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
 // The same by blocks that stay: block b takes the groups of rows b, b + gridDim.x, ..., and loads the next
 // group's values into registers while it transforms the current one, so that the memory is busy while the
 // passes run from the first group on. Their registers leave one block a multiprocessor in double precision,
-// two in single (StayingTile). Against the kernels above, alternating in one run on an H100:
+// two in single (StayingOccupancy). Against the kernels above, alternating in one run on an H100:
 // - double precision: the R2C of 512-real rows took 12 % less time over 64 planes and 3.5 % over 512, of
 //   1024-real rows 10-14 % at every batch; the C2R from 1 % more to 3 % less; the one-GPU dealiased double
 //   pair 1.7 % (512^3) and 2.9 % (1024^3) less (docs/results/row_fft_staying_h100.log);
@@ -68,13 +68,14 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
 //   (docs/results/row_fft_staying_single_h100.log).
 // Which kernel a launch takes (stays): the staying ones but for those R2C of short rows.
 template <class Real>
-struct StayingTile {
-  static constexpr int per_multiprocessor = std::is_same_v<Real, double> ? 1 : 2;
+struct StayingOccupancy {
+  static constexpr int blocks_per_multiprocessor = std::is_same_v<Real, double> ? 1 : 2;
 };
 template <class Real, int Log2M>
 bool stays(bool forward, long rows) {
   return std::is_same_v<Real, double> || !forward || RowTile<Real, Log2M>::M >= 512 || rows <= 65536;
 }
+
 // A thread's place in a staying block: its share t of a row, the block's row r it takes in every group, and
 // that row's stretch of the block's shared memory.
 template <class Real, int Log2M>
@@ -87,7 +88,8 @@ struct StayingPlace {
 };
 
 template <class Real, int Log2M>
-__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, StayingTile<Real>::per_multiprocessor)
+__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads,
+                                  StayingOccupancy<Real>::blocks_per_multiprocessor)
     row_r2c_staying_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
                            const Complex<Real>* __restrict__ table, long groups) {
   wait_for_previous_kernel();
@@ -120,7 +122,8 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, StayingTile<Rea
 }
 
 template <class Real, int Log2M>
-__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads, StayingTile<Real>::per_multiprocessor)
+__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads,
+                                  StayingOccupancy<Real>::blocks_per_multiprocessor)
     row_c2r_staying_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
                            const Complex<Real>* __restrict__ table, long groups) {
   wait_for_previous_kernel();
