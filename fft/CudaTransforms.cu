@@ -4,6 +4,7 @@
 #include <cufftXt.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -351,19 +352,27 @@ void place_own_rows(ColumnSets& columns, const SlabLayout& layout) {
 }
 
 // The transforms along z of every row by kolmo's row FFTs (fft/RowFft.hpp), which write and read only the
-// kept kz modes: the pruned route's where Nz is a length they take (CudaPlanes' 1D plans otherwise).
+// kept kz modes: the pruned route's where Nz is a length they take (CudaPlanes' 1D plans otherwise). The
+// rows from `first` on (GroupedPlanes' groups), in and out pointing at row 0.
 template <class Real>
 class RowPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
 
  public:
-  RowPlanes(const RowSet& rows, const C* twiddles, cudaStream_t stream)
-      : rows_(rows), twiddles_(twiddles), stream_(stream) {}
-  void forward(const Real* in, C* out) override { row_fft_r2c<Real>(rows_, in, out, twiddles_, stream_); }
-  void backward(C* in, Real* out) override { row_fft_c2r<Real>(rows_, in, out, twiddles_, stream_); }
+  RowPlanes(const RowSet& rows, long first, const C* twiddles, cudaStream_t stream)
+      : rows_(rows), first_(first), twiddles_(twiddles), stream_(stream) {}
+  void forward(const Real* in, C* out) override {
+    row_fft_r2c<Real>(rows_, in + first_ * rows_.row_pitch_real, out + first_ * rows_.row_pitch_complex,
+                      twiddles_, stream_);
+  }
+  void backward(C* in, Real* out) override {
+    row_fft_c2r<Real>(rows_, in + first_ * rows_.row_pitch_complex, out + first_ * rows_.row_pitch_real,
+                      twiddles_, stream_);
+  }
 
  private:
   RowSet rows_;
+  long first_;
   const C* twiddles_;
   cudaStream_t stream_;
 };
@@ -398,6 +407,58 @@ class ColumnPlanes final : public PlaneTransform<Real> {
   const C* twiddles_;
   cudaStream_t stream_;
   C* arrived_;
+};
+
+// Plane transforms in groups of consecutive planes (each a ColumnPlanes of its own planes, made on its
+// stream), which the device's stream and a second one take in turn: the second is forked from the device's
+// stream by an event and joined back to it by another, so that what follows on the device's stream waits
+// for every group. A group's intermediate planes [x][y][kz], about a quarter of L2, are still there when its
+// column FFTs read them, and each stream's passes run beside the other's ramps and tails. One H100, 512^2
+// planes, the dealiased plane transforms: 64 planes (one rank of 8 at 512^3) in 4 groups (single precision)
+// or 8 (double) took 7 and 9 % less in the transform; 512 planes (one GPU) backward in 29 and 57 groups 2
+// and 6 % less, forward 4 % more in single precision; groups of 1024^2 planes small enough for L2 (2 to 4
+// planes) from 2 % less to 7 % more, so the construction times them. The x transforms in groups (one pass,
+// nothing to keep in L2) took from 2 % less to 38 % more, mostly more, and stay whole
+// (docs/results/plane_groups_h100.log). Groups touch disjoint planes, so any order of them gives the same
+// results; a direction whose groups would not be independent (the placing backward transforms) is made with
+// one group.
+template <class Real>
+class GroupedPlanes final : public PlaneTransform<Real> {
+  using C = Complex<Real>;
+  using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
+
+ public:
+  using Groups = std::vector<std::unique_ptr<PlaneTransform<Real>>>;
+  GroupedPlanes(Groups forward, Groups backward, cudaStream_t stream, cudaStream_t second)
+      : forward_(std::move(forward)), backward_(std::move(backward)), stream_(stream), second_(second) {
+    fork_ = new_event();
+    join_ = new_event();
+  }
+  void forward(const Real* in, C* out) override {
+    in_turn(forward_, [&](PlaneTransform<Real>& group) { group.forward(in, out); });
+  }
+  void backward(C* in, Real* out) override {
+    in_turn(backward_, [&](PlaneTransform<Real>& group) { group.backward(in, out); });
+  }
+
+ private:
+  static Event new_event() {
+    cudaEvent_t event = nullptr;
+    KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    return Event(event);
+  }
+  template <class Run>
+  void in_turn(Groups& groups, Run run) {
+    if (groups.size() == 1) return run(*groups.front());
+    KOLMO_CHECK_CUDA(cudaEventRecord(fork_.get(), stream_));
+    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(second_, fork_.get()));
+    for (auto& group : groups) run(*group);
+    KOLMO_CHECK_CUDA(cudaEventRecord(join_.get(), second_));
+    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream_, join_.get()));
+  }
+  Groups forward_, backward_;
+  cudaStream_t stream_, second_;
+  Event fork_, join_;
 };
 
 // Its x transforms: the column FFTs along x of the kept columns, out of place (or in place, as the row split
@@ -471,7 +532,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   using C = Complex<Real>;
 
  public:
-  CudaTransforms(const SlabLayout& layout, const std::shared_ptr<Device>& device)
+  CudaTransforms(const SlabLayout& layout, const std::shared_ptr<Device>& device, int plane_groups)
       : layout_(layout),
         device_(device),
         nx_(layout.nx()),
@@ -479,7 +540,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
         nz_(layout.nz()),
         nzc_(layout.nzc()),
         stream_(static_cast<cudaStream_t>(device->stream())),
-        work_(device, stream_) {}
+        work_(device, stream_),
+        plane_groups_(plane_groups) {}
 
   std::unique_ptr<PlaneTransform<Real>> planes(long count) override {
     if (count == 0) return std::make_unique<CudaPlanes<Real>>(nullptr, nullptr, 0);
@@ -624,6 +686,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   std::string fused_refusal() const override { return refusal_; }
 
+  std::string planning_report() const override { return groups_report_; }
+
   std::size_t work_bytes() const override {
     std::size_t bytes = work_.bytes() + mask_.bytes();
     for (const auto& [n, table] : twiddles_) bytes += table.bytes();
@@ -641,9 +705,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     const long planes = columns.y_forward.outer_count[0];
     if (dealiased && row_fft_supports(nz_)) {
       columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
-      return std::make_unique<ColumnPlanes<Real>>(
-          std::make_unique<RowPlanes<Real>>(pruned_rows(planes), twiddles(nz_), stream_), columns,
-          twiddles(ny_), stream_, arrived);
+      return grouped_planes(columns, arrived);
     }
     auto r2c = new_plan(), c2r = new_plan();
     std::size_t sizes[2] = {0, 0};
@@ -654,6 +716,119 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return std::make_unique<ColumnPlanes<Real>>(
         std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), planes), columns, twiddles(ny_),
         stream_, arrived);
+  }
+  // Row and column FFTs of the planes of these column sets (their outer indices) in groups (GroupedPlanes):
+  // FftOptions::plane_groups where asked for, otherwise per direction by a timing.
+  std::unique_ptr<PlaneTransform<Real>> grouped_planes(const ColumnSets& columns, C* arrived) {
+    const long planes = columns.y_forward.outer_count[0];
+    // The placing backward transforms' column FFTs load the own rows from the memory that their row FFTs
+    // then overwrite with real planes: every load must come first.
+    const bool backward_groups = arrived == nullptr;
+    auto make = [&](long forward, long backward) {
+      return std::make_unique<GroupedPlanes<Real>>(groups(columns, forward, arrived),
+                                                   groups(columns, backward_groups ? backward : 1, arrived),
+                                                   stream_, second_stream());
+    };
+    if (plane_groups_ > 0) return make(plane_groups_, plane_groups_);
+    // Groups whose intermediate planes [x][y][kz] (the kept kz) take about a quarter of L2, if those make 2
+    // to 64 groups (more would be more launches than work at the lengths measured).
+    int device = 0, l2 = 0;
+    KOLMO_CHECK_CUDA(cudaGetDevice(&device));
+    KOLMO_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    const long plane_bytes = ny_ * layout_.kept_z() * long(sizeof(C));
+    const long per_group = std::max(1L, l2 / 4 / plane_bytes), count = (planes + per_group - 1) / per_group;
+    if (count < 2 || count > 64) return make(1, 1);
+    // The times, on the device's stream, of each direction in one group and in `count`, on planes of their
+    // own (at most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not where they would
+    // take more than half the free memory.
+    const std::size_t real_count = std::size_t(planes) * ny_ * nz_,
+                      spectral_count = std::size_t(planes) * ny_ * nzc_;
+    std::size_t free = 0, total = 0;
+    KOLMO_CHECK_CUDA(cudaMemGetInfo(&free, &total));
+    if (2 * (real_count * sizeof(Real) + spectral_count * sizeof(C)) > free) return make(1, 1);
+    Buffer<Real> real(device_, real_count);
+    Buffer<C> spectral(device_, spectral_count);
+    real.fill_zero();
+    spectral.fill_zero();
+    auto one = make(1, 1), several = make(count, count);
+    double ms[2][2] = {};  // [direction][one, several]
+    for (int d = 0; d < (backward_groups ? 2 : 1); ++d)
+      for (int g = 0; g < 2; ++g) {
+        PlaneTransform<Real>& planes_of = g == 0 ? *one : *several;
+        ms[d][g] = queued_ms([&] {
+          d == 0 ? planes_of.forward(real.data(), spectral.data())
+                 : planes_of.backward(spectral.data(), real.data());
+        });
+      }
+    // Groups where they are faster by more than the timing's noise (the results are the same either way).
+    const long forward = ms[0][1] < 0.99 * ms[0][0] ? count : 1;
+    const long backward = backward_groups && ms[1][1] < 0.99 * ms[1][0] ? count : 1;
+    if (!groups_report_.empty()) groups_report_ += "; ";
+    groups_report_ += "plane transforms of " + std::to_string(planes) + " planes: forward in " +
+                      std::to_string(forward) + " group(s), backward in " + std::to_string(backward) +
+                      " (forward in one group " + format(ms[0][0]) + ", in " + std::to_string(count) + " " +
+                      format(ms[0][1]) +
+                      (backward_groups ? "; backward " + format(ms[1][0]) + " and " + format(ms[1][1])
+                                       : std::string("; backward placing the own rows: one group")) +
+                      ")";
+    return make(forward, backward);
+  }
+  // `count` groups of the planes of these column sets, as even as can be, taken in turn by the device's
+  // stream and the second one.
+  typename GroupedPlanes<Real>::Groups groups(ColumnSets columns, long count, C* arrived) {
+    const long planes = columns.y_forward.outer_count[0];
+    count = std::clamp(count, 1L, std::max(planes, 1L));
+    typename GroupedPlanes<Real>::Groups made;
+    for (long g = 0; g < count; ++g) {
+      const long first = planes * g / count, size = planes * (g + 1) / count - first;
+      cudaStream_t stream = g % 2 == 0 ? stream_ : second_stream();
+      for (ColumnSet* y : {&columns.y_forward, &columns.y_backward}) {
+        y->outer_first[0] = first;
+        y->outer_count[0] = size;
+      }
+      made.push_back(std::make_unique<ColumnPlanes<Real>>(
+          std::make_unique<RowPlanes<Real>>(pruned_rows(size), first * ny_, twiddles(nz_), stream), columns,
+          twiddles(ny_), stream, arrived));
+    }
+    return made;
+  }
+  // Milliseconds a run of run() takes on the device's stream, queued back to back as a transform's passes
+  // are: the median of 3 rounds of 10 after 3.
+  template <class Run>
+  double queued_ms(Run run) {
+    using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
+    cudaEvent_t a = nullptr, b = nullptr;
+    KOLMO_CHECK_CUDA(cudaEventCreate(&a));
+    const Event start(a);
+    KOLMO_CHECK_CUDA(cudaEventCreate(&b));
+    const Event stop(b);
+    for (int i = 0; i < 3; ++i) run();
+    std::vector<double> rounds;
+    for (int r = 0; r < 3; ++r) {
+      KOLMO_CHECK_CUDA(cudaEventRecord(a, stream_));
+      for (int i = 0; i < 10; ++i) run();
+      KOLMO_CHECK_CUDA(cudaEventRecord(b, stream_));
+      KOLMO_CHECK_CUDA(cudaEventSynchronize(b));
+      float ms = 0;
+      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+      rounds.push_back(ms / 10);
+    }
+    std::sort(rounds.begin(), rounds.end());
+    return rounds[1];
+  }
+  static std::string format(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.3f ms", ms);
+    return text;
+  }
+  // The second stream of GroupedPlanes, made when first asked for.
+  cudaStream_t second_stream() {
+    if (!second_) {
+      cudaStream_t stream = nullptr;
+      KOLMO_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      second_ = UniqueHandle<cudaStream_t, cudaStreamDestroy>(stream);
+    }
+    return second_.get();
   }
   // The rows along z of the pruned route: every (x, y) of `planes` planes, Nz reals or Nzc modes apart; the
   // kept kz count.
@@ -765,8 +940,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
   long nx_, ny_, nz_, nzc_;
   cudaStream_t stream_;
   WorkArea work_;
-  Buffer<KeptModeMask> mask_;           // the dealiasing callbacks' caller info (one rank)
-  std::map<long, Buffer<C>> twiddles_;  // the column and row FFTs' tables, by length
+  int plane_groups_;                                      // FftOptions::plane_groups
+  UniqueHandle<cudaStream_t, cudaStreamDestroy> second_;  // GroupedPlanes' second stream
+  std::string groups_report_;                             // planning_report()
+  Buffer<KeptModeMask> mask_;                             // the dealiasing callbacks' caller info (one rank)
+  std::map<long, Buffer<C>> twiddles_;                    // the column and row FFTs' tables, by length
   // The fused executors' slabs (several ranks), and why cuFFT refused a plan, if it did.
   C* send_ = nullptr;
   C* receive_ = nullptr;
@@ -777,8 +955,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
 template <class Real>
 std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout,
-                                                            const std::shared_ptr<Device>& device) {
-  return std::make_unique<CudaTransforms<Real>>(layout, device);
+                                                            const std::shared_ptr<Device>& device,
+                                                            int plane_groups) {
+  return std::make_unique<CudaTransforms<Real>>(layout, device, plane_groups);
 }
 
 template <class Real>
@@ -813,8 +992,10 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
 template std::size_t cuda_work_bytes<float>(const SlabLayout&);
 template std::size_t cuda_work_bytes<double>(const SlabLayout&);
 template std::unique_ptr<LocalTransforms<float>> make_cuda_transforms<float>(const SlabLayout&,
-                                                                             const std::shared_ptr<Device>&);
-template std::unique_ptr<LocalTransforms<double>> make_cuda_transforms<double>(
-    const SlabLayout&, const std::shared_ptr<Device>&);
+                                                                             const std::shared_ptr<Device>&,
+                                                                             int);
+template std::unique_ptr<LocalTransforms<double>> make_cuda_transforms<double>(const SlabLayout&,
+                                                                               const std::shared_ptr<Device>&,
+                                                                               int);
 
 }  // namespace kolmo::fft

@@ -43,7 +43,8 @@
 //   SlabFFT's constructor). FFTW: where plans were measured, every rank makes them again from the wisdom the
 //   file then holds, so that ranks with the same problem and later runs that load the file plan alike (runs
 //   repeat bit for bit), and the choices go to the wisdom file. Nothing to do for cuFFT.
-//   planning_report() says how plans were made (empty for cuFFT).
+//   planning_report() says how plans were made (FFTW), or in how many groups the plane transforms run
+//   (cuFFT; FftOptions::plane_groups), with the times that chose them.
 // - work_bytes(): bytes of library work space (0 for FFTW, the shared cuFFT work area for CUDA).
 #pragma once
 
@@ -116,9 +117,11 @@ std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& la
                                                             const std::shared_ptr<Device>& device,
                                                             FftwPlanning planning,
                                                             const std::string& wisdom_directory);
+// plane_groups: FftOptions::plane_groups.
 template <class Real>
 std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout,
-                                                            const std::shared_ptr<Device>& device);
+                                                            const std::shared_ptr<Device>& device,
+                                                            int plane_groups);
 // The largest cuFFT work area the slab's plane and x transforms of this layout ask for, by cuFFT's own
 // sizing (cufftGetSizeMany64: nothing is planned or allocated): for memory estimates before a run, since at
 // some sizes it is a whole slab (1080^3 single: 4.7 GiB). CUDA builds only, with a current device.

@@ -209,8 +209,11 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   KOLMO_REQUIRE(options_.exchange_pieces >= 0,
                 "exchange pieces must be 0 (automatic) or a positive count, not " +
                     std::to_string(options_.exchange_pieces));
+  KOLMO_REQUIRE(options_.plane_groups >= 0, "plane groups must be 0 (automatic) or a positive count, not " +
+                                                std::to_string(options_.plane_groups));
 #if defined(KOLMO_HAVE_CUDA)
-  if (device_->backend() == Backend::cuda) transforms_ = make_cuda_transforms<Real>(layout_, device_);
+  if (device_->backend() == Backend::cuda)
+    transforms_ = make_cuda_transforms<Real>(layout_, device_, options_.plane_groups);
 #endif
   if (!transforms_)
     transforms_ =

@@ -149,6 +149,15 @@ struct FftOptions {
   // of early pieces would overwrite the input of later ones; the strided route's forward transforms in place
   // go by the copies).
   int exchange_pieces = 1;
+  // GPU, dealiased plane transforms by kolmo's row and column FFTs (the pruned and the strided routes, where
+  // Nz is a length the row FFTs take): the planes go in this many groups, which the device's stream and a
+  // second one take in turn, so that one group's passes fill the ramps and tails of the other's and a group's
+  // intermediate planes are still in L2 when its column FFTs read them (fft/CudaTransforms.cu). 1: one
+  // group. 0: chosen at construction, each direction by a timing of one group against groups of about a
+  // quarter of L2, where those make from 2 to 64 groups. The backward transforms that place the rank's own
+  // rows (FftOptions::own_rows) stay in one group: their column FFTs read memory that their row FFTs then
+  // overwrite. The results are the same, bit for bit. Ignored on the host.
+  int plane_groups = 0;
   // Host backend: FFTW times its algorithms for each transform at construction and keeps the fastest
   // (measure; seconds for large grids unless the wisdom below holds them already), or picks by its heuristics
   // (estimate; instant, up to 2 x slower above 64^3); automatic measures grids of kMeasuredPoints points or

@@ -363,3 +363,77 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
         }
       }
 }
+
+// The dealiased plane transforms by kolmo's row and column FFTs in groups on two streams (FftOptions::
+// plane_groups; the timing that chooses them at construction picks groups only for planes far larger than a
+// test's) touch disjoint planes: the same results, bit for bit, as in one group. One rank (the pruned
+// route, in and out of place), and ranks 0 and 2 of 3 emulated on the strided route that places the own
+// rows (uneven slabs; in one piece and in two, whose plane transforms are made per piece); 2 and 3 groups
+// (uneven), and more groups than planes (one plane a group).
+TEMPLATE_TEST_CASE("GPU: plane transforms in groups give the results of one group bit for bit", "[fft][gpu]",
+                   float, double) {
+  auto gpu = kolmo::testing::gpu_or_skip("plane groups on the GPU");
+  if (!gpu || kolmo::testing::world_size() > 1) return;
+  struct Way {
+    int ranks, rank, pieces;
+    bool in_place;
+  };
+  const std::vector<Way> ways{{1, 0, 1, false}, {1, 0, 1, true},  {3, 0, 1, false},
+                              {3, 2, 1, false}, {3, 0, 2, false}, {3, 2, 2, false}};
+  for (auto n : {std::array<long, 3>{32, 16, 32}, std::array<long, 3>{64, 32, 16}})
+    for (const Way& way : ways) {
+      auto options = [&](int groups) {
+        FftOptions o = way.ranks == 1
+                           ? FftOptions{}
+                           : emulated(way.ranks, way.rank, Packing::strided, SpectralSplit::even, way.pieces);
+        if (way.ranks == 1) o.one_rank_dealiasing = OneRankDealiasing::pruned;
+        o.own_rows = way.ranks == 1 ? OwnRows::automatic : OwnRows::placed;
+        o.plane_groups = groups;
+        return o;
+      };
+      SlabFFT<TestType> one(n, MPI_COMM_WORLD, gpu, options(1));
+      const auto& l = one.layout();
+      const auto f = slab_of<TestType>(l, random_field);
+      // Forward: the kept modes; backward: the real slab.
+      auto run = [&](SlabFFT<TestType>& fft, std::vector<Complex<TestType>>& spectrum,
+                     std::vector<TestType>& back) {
+        auto data = fft.make_real(), out = fft.make_real();
+        data.assign_from_host(f);
+        auto spectral_buffer = fft.make_spectral();
+        spectral_buffer.fill_zero();
+        auto* spectral =
+            way.in_place ? reinterpret_cast<Complex<TestType>*>(data.data()) : spectral_buffer.data();
+        fft.forward(data.data(), spectral, Modes::dealiased);
+        spectrum.resize(l.spectral_size());
+        gpu->copy_to_host(spectrum.data(), spectral, spectrum.size() * sizeof(Complex<TestType>));
+        for (long i = 0; i < l.nx(); ++i)
+          for (long j = 0; j < l.y_count(); ++j)
+            for (long k = 0; k < l.nzc(); ++k)
+              if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
+                spectrum[(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+        fft.backward(spectral, way.in_place ? data.data() : out.data(), Modes::dealiased);
+        back.resize(l.real_size());
+        gpu->copy_to_host(back.data(), way.in_place ? data.data() : out.data(),
+                          back.size() * sizeof(TestType));
+      };
+      std::vector<Complex<TestType>> spectrum_one, spectrum;
+      std::vector<TestType> back_one, back;
+      run(one, spectrum_one, back_one);
+      for (int groups : {2, 3, 100}) {
+        INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << way.rank << " of " << way.ranks
+                     << ", pieces " << way.pieces << ", in place " << way.in_place << ", groups " << groups);
+        SlabFFT<TestType> grouped(n, MPI_COMM_WORLD, gpu, options(groups));
+        run(grouped, spectrum, back);
+        CHECK(relative_difference(spectrum, spectrum_one, l.spectral_size()) == 0.0);
+        CHECK(relative_difference(back, back_one, l.real_size()) == 0.0);
+      }
+    }
+}
+
+TEST_CASE("a negative count of plane groups is refused", "[fft]") {
+  FftOptions negative;
+  negative.plane_groups = -1;
+  CHECK_THROWS_WITH(
+      SlabFFT<double>(std::array<long, 3>{8, 8, 8}, MPI_COMM_WORLD, Device::create(Backend::host), negative),
+      Catch::Contains("plane groups"));
+}

@@ -57,7 +57,7 @@ struct Settings {
   std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory(), strided = "auto";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
   bool fused = true, realigned = true, unheld = false;
-  int warmup = 3, reps = 10, pieces = 1;
+  int warmup = 3, reps = 10, pieces = 1, plane_groups = 0;
   std::vector<int> emulate;  // emulated rank counts
   std::vector<std::string> routes{"copies", "fused", "realigned", "strided", "placed"},
       modes{"full", "dealiased"};
@@ -94,6 +94,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.single_precision_wire = s.single_wire;
   options.one_rank_dealiasing = parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
+  options.plane_groups = s.plane_groups;
   options.spectral_split = parse_spectral_split(s.splits.at(0));
   options.fftw_planning = s.planning == "measure"    ? FftwPlanning::measure
                           : s.planning == "estimate" ? FftwPlanning::estimate
@@ -210,7 +211,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
                 to_string(fft.exchange_method()).c_str(), s.in_place ? "in place" : "out of place",
                 s.dealiased ? ", dealiased" : "");
     if (s.dealiased) std::printf("  dealiasing: %s\n", fft.dealiasing_report().c_str());
-    if (device->backend() == Backend::host) std::printf("  planning: %s\n", fft.planning_report().c_str());
+    if (!fft.planning_report().empty()) std::printf("  planning: %s\n", fft.planning_report().c_str());
     if (ranks > 1)
       std::printf("  %s\n  %s\n", fft.exchange_pieces_report().c_str(), fft.strided_report().c_str());
     std::printf("  workspace %.1f MiB per rank (scratch slab + FFT work area); field %.1f MiB\n",
@@ -357,6 +358,7 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   FftOptions profiling;
   profiling.profile = true;
   profiling.profile_held = !s.unheld;
+  profiling.plane_groups = s.plane_groups;
   char text[640];
   std::snprintf(text, sizeof(text),
                 "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: one rank's work (rank 0's, and "
@@ -383,6 +385,8 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
                   s.precision.c_str(), mode_name.c_str(), s.unheld ? 0 : 1, one_gpu[mode_name], p.wall_ms,
                   p.queued_ms);
     say(text + phase_fields(p));
+    if (!one.planning_report().empty())
+      std::printf("  (one GPU %s: %s)\n", mode_name.c_str(), one.planning_report().c_str());
     std::fflush(nullptr);
   }
   // Route by route, so that the copies are measured even if the other route should fail.
@@ -449,6 +453,7 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
                           mode_name.c_str(), ranks, route.c_str(), split_name.c_str(), rank,
                           phases(p.forward).c_str(), phases(p.backward).c_str(), p.exchange_ms, p.compute_ms,
                           ideal, p.compute_ms / ideal, fused == packing_route ? "" : " (copies)");
+              if (!fft.planning_report().empty()) std::printf("    (%s)\n", fft.planning_report().c_str());
               std::fflush(nullptr);  // what was measured survives a crash or a time limit later on
             } catch (const std::exception& e) {
               std::printf("  %-9s %2d %-9s %-9s %4d FAILED: %s\n", mode_name.c_str(), ranks, route.c_str(),
@@ -477,6 +482,10 @@ int main(int argc, char** argv) {
   app.add_flag("--dealiased", s.dealiased, "dealiased transforms (2/3-rule modes only; the peer stays full)");
   app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased transforms drop modes")
       ->check(CLI::IsMember(one_rank_dealiasing_names()));
+  app.add_option("--plane-groups", s.plane_groups,
+                 "GPU, dealiased plane transforms by row and column FFTs: in this many groups on two streams "
+                 "(0: chosen by timing; 1: one group)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-peer", s.peer, "skip the library's own 3D plan (cuFFT's or FFTW's)");
