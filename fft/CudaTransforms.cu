@@ -351,6 +351,20 @@ void place_own_rows(ColumnSets& columns, const SlabLayout& layout) {
   columns.own_backward.loads = true;
 }
 
+// The same placement done by the x transforms backward (the strided route's dealiased backward transforms,
+// whose plane transforms then read every row from the planes, in groups): the x column FFTs store the
+// elements of the rank's own kx (its x planes) of each of its ky planes to their place in the planes
+// [x][y][kz], where the exchange would have put the own chunk.
+ColumnMoves own_rows_by_x(const SlabLayout& layout) {
+  ColumnMoves own;
+  own.first = layout.x_offset();
+  own.count = layout.x_count();
+  own.stride = layout.ny() * layout.nzc();
+  own.outer_stride = layout.nzc();
+  own.offset = layout.y_offset() * layout.nzc();
+  return own;
+}
+
 // The transforms along z of every row by kolmo's row FFTs (fft/RowFft.hpp), which write and read only the
 // kept kz modes: the pruned route's where Nz is a length they take (CudaPlanes' 1D plans otherwise). The
 // rows from `first` on (GroupedPlanes' groups), in and out pointing at row 0.
@@ -470,15 +484,23 @@ class PrunedLines final : public XTransform<Real> {
  public:
   PrunedLines(const ColumnSet& columns, const C* twiddles, cudaStream_t stream)
       : columns_(columns), twiddles_(twiddles), stream_(stream) {}
+  // With `own` (own_rows_by_x): backward stores the own rows into the planes at `planes` instead of
+  // to out.
+  PrunedLines(const ColumnSet& columns, const ColumnMoves& own, C* planes, const C* twiddles,
+              cudaStream_t stream)
+      : columns_(columns), own_(own), planes_(planes), twiddles_(twiddles), stream_(stream) {}
   void forward(const C* in, C* out) override {
     column_fft<Real>(columns_, in, out, twiddles_, CUFFT_FORWARD, stream_);
   }
   void backward(const C* in, C* out) override {
-    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_INVERSE, stream_);
+    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_INVERSE, stream_, planes_ ? &own_ : nullptr,
+                     planes_);
   }
 
  private:
   ColumnSet columns_;
+  ColumnMoves own_;
+  C* planes_ = nullptr;
   const C* twiddles_;
   cudaStream_t stream_;
 };
@@ -595,6 +617,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
   std::unique_ptr<XTransform<Real>> pruned_x() override {
     if (!prunable()) return nullptr;
     return std::make_unique<PrunedLines<Real>>(pruned_columns(layout_).x, twiddles(nx_), stream_);
+  }
+  std::unique_ptr<XTransform<Real>> placing_x(C* planes) override {
+    if (!prunable() || !places_own_rows(layout_, true)) return nullptr;
+    return std::make_unique<PrunedLines<Real>>(pruned_columns(layout_).x, own_rows_by_x(layout_), planes,
+                                               twiddles(nx_), stream_);
   }
   std::unique_ptr<RowSplit<Real>> row_split() override {
     if (!prunable() || !row_fft_supports(nz_) || layout_.ranks() != 1) return nullptr;

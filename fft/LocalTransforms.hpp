@@ -29,6 +29,11 @@
 //   others from in. Full: every mode (cuFFT's 1D transforms along z); dealiased: the pruned planes' modes.
 //   nullptr where there are none (the host, one rank, a rank of no x plane, Ny not a length the column FFTs
 //   take; dealiased: nor Nx).
+// - placing_x(planes) (CUDA, where placing_planes(true, ...) exists): the dealiased route's x transforms
+//   (pruned_x) whose backward stores the rank's own ky rows of its x planes (the kx of its x planes) to their
+//   places in the planes [x][y][kz] at `planes` (fixed when made: where the plane transforms read), the rest
+//   to out; forward as pruned_x. The strided route's dealiased backward transforms then read every row from
+//   the planes, and their plane transforms are the pruned ones. nullptr where there are none.
 // - row_split() (CUDA, one rank): the pruned route split at its rows along z (fft/RowSplit.hpp); nullptr
 //   where the pruned route has no row FFTs (Nz not a power of two from 16 to 4096) or there are several
 //   ranks (their planes arrive in another buffer than the spectral slab).
@@ -95,6 +100,7 @@ class LocalTransforms {
   virtual std::unique_ptr<PlaneTransform<Real>> placing_planes(bool /*dealiased*/, C* /*arrived*/) {
     return nullptr;
   }
+  virtual std::unique_ptr<XTransform<Real>> placing_x(C* /*planes*/) { return nullptr; }
   virtual std::unique_ptr<RowSplit<Real>> row_split() { return nullptr; }
   virtual bool enable_fused(C* /*send*/, C* /*receive*/) { return false; }
   virtual std::unique_ptr<PlaneTransform<Real>> fused_planes(FusedRoute, bool /*forward*/,

@@ -278,8 +278,13 @@ void SlabFFT<Real>::make_executors() {
     make_pruned();
     // Where the chunks arrive in the scratch slab (x transforms out of place), the plane transforms may
     // place the own rows there themselves.
-    if (options_.own_rows != OwnRows::copied && !transforms_->x_faster_in_place())
+    if (options_.own_rows != OwnRows::copied && !transforms_->x_faster_in_place()) {
       for (int d = 0; d < 2; ++d) placing_planes_[d] = transforms_->placing_planes(d == 1, scratch_.data());
+      // Dealiased backward, the x transforms place them where the plane transforms read: those are then the
+      // pruned ones, in groups (a placing plane transform's backward reads the own rows from the memory that
+      // it overwrites, and runs in one group).
+      if (placing_planes_[1]) placing_x_ = transforms_->placing_x(scratch_.data());
+    }
   }
   const bool runs = layout_.ranks() > 1
                         ? strided() && !pruned_x_
@@ -497,9 +502,12 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
   BackwardRoute route;
   C* scratch = scratch_.data();
   const bool placed = own_rows_placed_[dealiased];
-  PlaneTransform<Real>* plane_transform = strided_planes(dealiased);
-  route.add(Phase::x,
-            [x = strided_x(dealiased, false)](const C* in, Real* out) { x(in, reinterpret_cast<C*>(out)); });
+  // Dealiased, own rows placed: by the x transforms into the planes the pruned plane transforms read.
+  const bool placed_by_x = placed && dealiased && placing_x_;
+  PlaneTransform<Real>* plane_transform = placed_by_x ? pruned_planes_.get() : strided_planes(dealiased);
+  std::function<void(const C*, C*)> x = strided_x(dealiased, false);
+  if (placed_by_x) x = [placing = placing_x_.get()](const C* in, C* out) { placing->backward(in, out); };
+  route.add(Phase::x, [x](const C* in, Real* out) { x(in, reinterpret_cast<C*>(out)); });
   add_exchange(route, Slot::out, Slot::scratch, backward_blocks_[dealiased], placed);
   // kolmo's column FFTs (dealiased, where they exist): the plane transforms read only the kept ky and kz
   // (fft/LocalTransforms.hpp), nothing to zero.
@@ -606,7 +614,10 @@ void SlabFFT<Real>::choose_strided() {
 template <class Real>
 std::string SlabFFT<Real>::own_rows_report() const {
   auto how = [this](int d) {
-    return std::string(own_rows_placed_[d] ? "placed by the plane transforms" : "copied");
+    if (!own_rows_placed_[d]) return std::string("copied");
+    if (d == 1 && placing_x_)
+      return std::string("placed by the plane transforms forward, the x transforms backward");
+    return std::string("placed by the plane transforms");
   };
   return "; own rows: full " + how(0) + ", dealiased " + how(1);
 }

@@ -83,10 +83,12 @@ enum class StridedExchange { automatic, always, never };
 
 // On the strided route, how the rank's own rows go from the plane transforms' layout to the spectral slab:
 // placed there by the plane transforms themselves (kolmo's column FFTs along y: GPUs, Ny a power of two from
-// 8 to 2048; dealiased, Nx too), or copied as a chunk of the exchange. automatic: dealiased placed wherever
-// they can be (the same column FFTs as the pruned planes, the copy saved); full by timing a pair each way
-// at construction (cuFFT's 2D plane transforms and the copy against cuFFT's transforms along z and the
-// column FFTs along y: on one GPU the copy counts in full, on a node it runs beside the exchange).
+// 8 to 2048; dealiased, Nx too; dealiased backward transforms place them by their x transforms, kolmo's
+// column FFTs along x, into the planes their plane transforms read), or copied as a chunk of the exchange.
+// automatic: dealiased placed wherever they can be (the same column FFTs as the pruned planes, the copy
+// saved); full by timing a pair each way at construction (cuFFT's 2D plane transforms and the copy against
+// cuFFT's transforms along z and the column FFTs along y: on one GPU the copy counts in full, on a node it
+// runs beside the exchange).
 enum class OwnRows { automatic, placed, copied };
 
 struct FftOptions {
@@ -154,9 +156,10 @@ struct FftOptions {
   // second one take in turn, so that one group's passes fill the ramps and tails of the other's and a group's
   // intermediate planes are still in L2 when its column FFTs read them (fft/CudaTransforms.cu). 1: one
   // group. 0: chosen at construction, each direction by a timing of one group against groups of about a
-  // quarter of L2, where those make from 2 to 64 groups. The backward transforms that place the rank's own
-  // rows (FftOptions::own_rows) stay in one group: their column FFTs read memory that their row FFTs then
-  // overwrite. The results are the same, bit for bit. Ignored on the host.
+  // quarter of L2, where those make from 2 to 64 groups. Plane transforms that place the rank's own rows
+  // (FftOptions::own_rows) backward would stay in one group, their column FFTs reading memory that their row
+  // FFTs then overwrite; dealiased backward transforms place them by their x transforms instead. The results
+  // are the same, bit for bit. Ignored on the host.
   int plane_groups = 0;
   // Host backend: FFTW times its algorithms for each transform at construction and keeps the fastest
   // (measure; seconds for large grids unless the wisdom below holds them already), or picks by its heuristics
@@ -383,6 +386,7 @@ class SlabFFT {
   std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_, pruned_x_;
   std::unique_ptr<PlaneTransform<Real>> pruned_planes_;
   std::unique_ptr<PlaneTransform<Real>> placing_planes_[2];  // the strided route's, by [full, dealiased]
+  std::unique_ptr<XTransform<Real>> placing_x_;              // its dealiased backward x transforms
   std::unique_ptr<RowSplit<Real>> row_split_;
   std::size_t block_bytes_ = 0;  // the host routes' buffers of a block of planes (SlabFFT.cpp, PlaneBlocks)
   std::vector<std::unique_ptr<XTransform<Real>>> run_x_;
