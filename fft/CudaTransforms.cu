@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -779,14 +780,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
     spectral.fill_zero();
     auto one = make(1, 1), several = make(count, count);
     double ms[2][2] = {};  // [direction][one, several]
-    for (int d = 0; d < (backward_groups ? 2 : 1); ++d)
-      for (int g = 0; g < 2; ++g) {
-        PlaneTransform<Real>& planes_of = g == 0 ? *one : *several;
-        ms[d][g] = queued_ms([&] {
-          d == 0 ? planes_of.forward(real.data(), spectral.data())
-                 : planes_of.backward(spectral.data(), real.data());
-        });
-      }
+    std::tie(ms[0][0], ms[0][1]) = alternating_ms([&] { one->forward(real.data(), spectral.data()); },
+                                                  [&] { several->forward(real.data(), spectral.data()); });
+    if (backward_groups)
+      std::tie(ms[1][0], ms[1][1]) = alternating_ms([&] { one->backward(spectral.data(), real.data()); },
+                                                    [&] { several->backward(spectral.data(), real.data()); });
     // Groups where they are faster by more than the timing's noise (the results are the same either way).
     const long forward = ms[0][1] < 0.99 * ms[0][0] ? count : 1;
     const long backward = backward_groups && ms[1][1] < 0.99 * ms[1][0] ? count : 1;
@@ -819,29 +817,37 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     return made;
   }
-  // Milliseconds a run of run() takes on the device's stream, queued back to back as a transform's passes
-  // are: the median of 3 rounds of 10 after 3.
-  template <class Run>
-  double queued_ms(Run run) {
+  // Milliseconds a run of a() and of b() take on the device's stream, queued back to back as a transform's
+  // passes are: medians of 5 rounds of 10 after 3, the rounds of the two alternating, so that a passing
+  // disturbance falls on both (timed one after the other, the groups once took 15 % more than in every
+  // other construction of the same executor).
+  template <class A, class B>
+  std::pair<double, double> alternating_ms(A a, B b) {
     using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
-    cudaEvent_t a = nullptr, b = nullptr;
-    KOLMO_CHECK_CUDA(cudaEventCreate(&a));
-    const Event start(a);
-    KOLMO_CHECK_CUDA(cudaEventCreate(&b));
-    const Event stop(b);
-    for (int i = 0; i < 3; ++i) run();
-    std::vector<double> rounds;
-    for (int r = 0; r < 3; ++r) {
-      KOLMO_CHECK_CUDA(cudaEventRecord(a, stream_));
-      for (int i = 0; i < 10; ++i) run();
-      KOLMO_CHECK_CUDA(cudaEventRecord(b, stream_));
-      KOLMO_CHECK_CUDA(cudaEventSynchronize(b));
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    KOLMO_CHECK_CUDA(cudaEventCreate(&e0));
+    const Event start(e0);
+    KOLMO_CHECK_CUDA(cudaEventCreate(&e1));
+    const Event stop(e1);
+    auto round_ms = [&](auto run, int runs) {
+      KOLMO_CHECK_CUDA(cudaEventRecord(e0, stream_));
+      for (int i = 0; i < runs; ++i) run();
+      KOLMO_CHECK_CUDA(cudaEventRecord(e1, stream_));
+      KOLMO_CHECK_CUDA(cudaEventSynchronize(e1));
       float ms = 0;
-      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
-      rounds.push_back(ms / 10);
+      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+      return double(ms) / runs;
+    };
+    round_ms(a, 3);
+    round_ms(b, 3);
+    std::vector<double> ta, tb;
+    for (int r = 0; r < 5; ++r) {
+      ta.push_back(round_ms(a, 10));
+      tb.push_back(round_ms(b, 10));
     }
-    std::sort(rounds.begin(), rounds.end());
-    return rounds[1];
+    std::sort(ta.begin(), ta.end());
+    std::sort(tb.begin(), tb.end());
+    return {ta[2], tb[2]};
   }
   static std::string format(double ms) {
     char text[32];
