@@ -4,7 +4,6 @@
 #include <cufftXt.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +21,7 @@
 #include "fft/Executors.hpp"
 #include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
+#include "fft/PhaseClock.hpp"
 #include "fft/RowFft.hpp"
 #include "fft/StockhamPasses.hpp"
 
@@ -791,9 +791,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (!groups_report_.empty()) groups_report_ += "; ";
     groups_report_ += "plane transforms of " + std::to_string(planes) + " planes: forward in " +
                       std::to_string(forward) + " group(s), backward in " + std::to_string(backward) +
-                      " (forward in one group " + format(ms[0][0]) + ", in " + std::to_string(count) + " " +
-                      format(ms[0][1]) +
-                      (backward_groups ? "; backward " + format(ms[1][0]) + " and " + format(ms[1][1])
+                      " (forward in one group " + format_ms(ms[0][0]) + ", in " + std::to_string(count) +
+                      " " + format_ms(ms[0][1]) +
+                      (backward_groups ? "; backward " + format_ms(ms[1][0]) + " and " + format_ms(ms[1][1])
                                        : std::string("; backward placing the own rows: one group")) +
                       ")";
     return make(forward, backward);
@@ -848,11 +848,6 @@ class CudaTransforms final : public LocalTransforms<Real> {
     std::sort(ta.begin(), ta.end());
     std::sort(tb.begin(), tb.end());
     return {ta[2], tb[2]};
-  }
-  static std::string format(double ms) {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.3f ms", ms);
-    return text;
   }
   // The second stream of GroupedPlanes, made when first asked for.
   cudaStream_t second_stream() {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <thread>
 
 #if defined(KOLMO_HAVE_CUDA)
@@ -33,6 +34,12 @@ void hold_queue(void* microseconds) {
 #endif
 
 }  // namespace
+
+std::string format_ms(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f ms", ms);
+  return text;
+}
 
 PhaseClock::PhaseClock(std::shared_ptr<Device> device, bool held)
     : device_(std::move(device)), marks_(new Marks), held_(held) {}

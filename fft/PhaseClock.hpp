@@ -11,14 +11,18 @@
 //   queued it, as it does when the host runs ahead in a solver: the laps time the device's work. Unheld,
 //   the device starts the first phase as soon as its first launch arrives, and the host's launching of the
 //   rest counts wherever the device waits for it (with small transforms, mostly in the first phase).
+// - format_ms(ms): a time as the reports of choices made by timing print it ("1.234 ms").
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/Device.hpp"
 
 namespace kolmo::fft {
+
+std::string format_ms(double ms);
 
 class PhaseClock {
  public:

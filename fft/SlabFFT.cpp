@@ -85,12 +85,6 @@ const char* describe(OneRankDealiasing way) {
   }
 }
 
-std::string format_ms(double ms) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3f ms", ms);
-  return text;
-}
-
 // Whether full transforms go by PlaneBlocks (below): on the host, several ranks, where every plane starts
 // aligned (else FFTW would run unmeasured plans for unaligned arrays on blocks) and a complex plane takes at
 // most kPlaneBlockMax (a buffer of a plane a thread, which then stays in cache); not in place (forward: the
