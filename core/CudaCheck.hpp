@@ -1,5 +1,6 @@
 // Checks for CUDA runtime and cuFFT calls (CUDA translation units only): every call's status is checked and a
 // failure names the call, the file and line, and the library's own description.
+// current_device_attribute(attribute): an attribute of the current device (cudaDeviceGetAttribute), checked.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,6 +19,17 @@
 
 // After a kernel launch: launch configuration errors show up here, execution errors at the next sync.
 #define KOLMO_CHECK_LAUNCH(name) KOLMO_CHECK_CUDA(cudaGetLastError())
+
+namespace kolmo {
+
+inline int current_device_attribute(cudaDeviceAttr attribute) {
+  int device = 0, value = 0;
+  KOLMO_CHECK_CUDA(cudaGetDevice(&device));
+  KOLMO_CHECK_CUDA(cudaDeviceGetAttribute(&value, attribute, device));
+  return value;
+}
+
+}  // namespace kolmo
 
 #define KOLMO_CHECK_CUFFT(call)                                                                           \
   do {                                                                                                    \

@@ -34,9 +34,7 @@ __device__ __forceinline__ void wait_for_previous_kernel() {
 template <class... Params, class... Args>
 void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared,
                       cudaStream_t stream, Args&&... args) {
-  int device = 0, major = 0;
-  KOLMO_CHECK_CUDA(cudaGetDevice(&device));
-  KOLMO_CHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  const int major = current_device_attribute(cudaDevAttrComputeCapabilityMajor);
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;

@@ -760,9 +760,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (plane_groups_ > 0) return make(plane_groups_, plane_groups_);
     // Groups whose intermediate planes [x][y][kz] (the kept kz) take about a quarter of L2, if those make 2
     // to 64 groups (more would be more launches than work at the lengths measured).
-    int device = 0, l2 = 0;
-    KOLMO_CHECK_CUDA(cudaGetDevice(&device));
-    KOLMO_CHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    const int l2 = current_device_attribute(cudaDevAttrL2CacheSize);
     const long plane_bytes = ny_ * layout_.kept_z() * long(sizeof(C));
     const long per_group = std::max(1L, l2 / 4 / plane_bytes), count = (planes + per_group - 1) / per_group;
     if (count < 2 || count > 64) return make(1, 1);

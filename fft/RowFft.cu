@@ -1,6 +1,7 @@
-// The row FFT kernels (fft/RowFft.hpp): a block per few rows (double precision: blocks that stay and take
-// group after group), 8 values a thread, the Stockham passes of fft/StockhamPasses.hpp over the pairs of
-// each row in shared memory, and the pass that pairs modes (fft/RowPasses.cuh).
+// The row FFT kernels (fft/RowFft.hpp): blocks that stay and take group of rows after group (a block per few
+// rows for the single-precision R2C of many short rows), 8 values a thread, the Stockham passes of
+// fft/StockhamPasses.hpp over the pairs of each row in shared memory, and the pass that pairs modes
+// (fft/RowPasses.cuh).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -167,9 +168,8 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads,
 // The staying kernels' grid: the blocks resident at once, or fewer where there are fewer groups.
 template <class Kernel>
 unsigned staying_blocks(Kernel kernel, int threads, long groups) {
-  int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-  KOLMO_CHECK_CUDA(cudaGetDevice(&device));
-  KOLMO_CHECK_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  const int multiprocessors = current_device_attribute(cudaDevAttrMultiProcessorCount);
+  int per_multiprocessor = 0;
   KOLMO_CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, 0));
   return unsigned(std::min<long>(groups, long(std::max(1, per_multiprocessor)) * multiprocessors));
 }
