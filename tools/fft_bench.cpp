@@ -340,11 +340,23 @@ std::string phase_fields(const PairProfile& p) {
   return text;
 }
 
-// The ranks whose work an emulation times: rank 0, and the rank with the most ky planes where that is
-// another (the first of them).
-std::vector<int> emulated_ranks_of(std::array<long, 3> n, int ranks, SpectralSplit split) {
-  const int widest = SlabLayout(n, ranks, 0, split).widest_spectral_rank();
-  return widest == 0 ? std::vector<int>{0} : std::vector<int>{0, widest};
+// The ranks whose work an emulation times: rank 0, the rank with the most ky planes, and in dealiased
+// transforms the rank with the most kept ky planes (whose x transforms and exchange carry the most rows:
+// with the kept-row split rounded to sectors, not the widest), each the first of them, each once.
+std::vector<int> emulated_ranks_of(std::array<long, 3> n, int ranks, SpectralSplit split, Modes modes) {
+  const SlabLayout layout(n, ranks, 0, split);
+  std::vector<int> chosen{0};
+  auto add = [&](int q) {
+    if (std::find(chosen.begin(), chosen.end(), q) == chosen.end()) chosen.push_back(q);
+  };
+  add(layout.widest_spectral_rank());
+  if (modes == Modes::dealiased) {
+    int most_kept = 0;
+    for (int q = 1; q < ranks; ++q)
+      if (layout.kept_y_count(q) > layout.kept_y_count(most_kept)) most_kept = q;
+    add(most_kept);
+  }
+  return chosen;
 }
 
 template <class Real>
@@ -361,8 +373,8 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   profiling.plane_groups = s.plane_groups;
   char text[640];
   std::snprintf(text, sizeof(text),
-                "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: one rank's work (rank 0's, and "
-                "the widest's), "
+                "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: one rank's work (rank 0's, "
+                "the widest's, and dealiased the one with the most kept ky planes), "
                 "the exchange by local copies; medians of %d pairs after %d warm-up, ms (device events)",
                 n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
   std::printf("%s\n", text);
@@ -394,7 +406,8 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
     for (const std::string& mode_name : s.modes)
       for (const std::string& split_name : s.splits)
         for (int ranks : s.emulate)
-          for (int rank : emulated_ranks_of(n, ranks, parse_spectral_split(split_name))) try {
+          for (int rank : emulated_ranks_of(n, ranks, parse_spectral_split(split_name), modes_of(mode_name)))
+            try {
               const Modes modes = modes_of(mode_name);
               const double one_gpu_ms = one_gpu[mode_name];
               FftOptions options = profiling;
