@@ -941,6 +941,15 @@ bool SlabFFT<Real>::packs_in_ffts(Modes modes) {
 }
 
 template <class Real>
+std::string SlabFFT<Real>::route_name(Modes modes) {
+  const int d = modes == Modes::dealiased ? 1 : 0;
+  if (layout_.ranks() == 1) return "one rank";
+  if (strided_routes_[d]) return own_rows_placed_[d] ? "placed" : "strided";
+  if (packs_in_ffts(modes)) return fused_route(d == 1) == FusedRoute::full_realigned ? "realigned" : "fused";
+  return "copies";
+}
+
+template <class Real>
 void SlabFFT<Real>::begin_profile(int direction) {
   if (!clock_) return;
   profiling_ = direction;

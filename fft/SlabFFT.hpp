@@ -267,6 +267,11 @@ class SlabFFT {
   // Whether transforms of these modes, out of place, go by the fused route (cuFFT's kernels do the packing;
   // FftOptions::pack_in_ffts), making its plans if needed.
   bool packs_in_ffts(Modes modes);
+  // The route transforms of these modes take out of place across ranks, in kolmo_fft_bench's names (its
+  // --routes): "placed" (strided, the own rows placed), "strided", "realigned" or "fused" (packing in cuFFT's
+  // kernels), "copies" (packing by copies, whole or in pieces); "one rank" on one rank. For logs that a model
+  // of the route reads (tools/fft_model.py).
+  std::string route_name(Modes modes);
   // Why not, where cuFFT refused the callbacks of the fused route; empty otherwise.
   std::string packing_refusal() const { return transforms_->fused_refusal(); }
 

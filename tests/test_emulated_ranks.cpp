@@ -317,6 +317,11 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
                            << ", dealiased " << (modes == Modes::dealiased) << ", in place " << in_place
                            << ", route " << w << ": " << ffts[w]->packing_refusal());
               CHECK(ffts[w]->packs_in_ffts(modes) == (w == 1 || w == 2));
+              const std::string route = ffts[w]->route_name(modes);
+              if (w == 3)
+                CHECK((route == "strided" || route == "placed"));
+              else
+                CHECK(route == (w == 0 ? "copies" : w == 2 && modes == Modes::all ? "realigned" : "fused"));
               auto data = copies.make_real(), back = copies.make_real();
               data.assign_from_host(f);
               auto spectral_buffer = copies.make_spectral();
@@ -428,6 +433,19 @@ TEMPLATE_TEST_CASE("GPU: plane transforms in groups give the results of one grou
         CHECK(relative_difference(back, back_one, l.real_size()) == 0.0);
       }
     }
+}
+
+TEST_CASE("a transform names the route its options chose", "[fft]") {
+  auto host = Device::create(Backend::host);
+  const std::array<long, 3> n{12, 10, 8};
+  SlabFFT<double> one(n, MPI_COMM_SELF, host),
+      copies(n, MPI_COMM_SELF, host, emulated(3, 1, Packing::copies)),
+      strided(n, MPI_COMM_SELF, host, emulated(3, 1, Packing::strided));
+  for (Modes modes : {Modes::all, Modes::dealiased}) {
+    CHECK(one.route_name(modes) == "one rank");
+    CHECK(copies.route_name(modes) == "copies");
+    CHECK(strided.route_name(modes) == "strided");  // the host places no own rows
+  }
 }
 
 TEST_CASE("a negative count of plane groups is refused", "[fft]") {

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """tools/fft_model.py against cases computed by hand (run by ctest): the pair without overlap is the
 computation plus bytes / bandwidth; the pipelined one follows the two-stage formula; the GPU scaling, the
-2048^3 extrapolation and the check against an fft_bench log do what they say."""
+2048^3 extrapolation, the slowest timed rank of a split, and the check against fft_bench logs (RESULT and
+PAIR lines) do what they say."""
 import os
 import sys
 import tempfile
@@ -71,6 +72,38 @@ with tempfile.TemporaryDirectory() as work:
     rows, worst = fft_model.check(cases, [bench], {2: 300}, "H100", "H100")
     check(len(rows) == 1 and close(rows[0][5], 17.4) and close(worst, 1 - 17.4 / 20.88),
           "the check compares NCCL pairs only, model against measured")
+    # PAIR lines (kolmo_fft_bench --log on several GPUs) name their route, pieces and split: the placed route
+    # of the kept-row split, whose timed ranks 0 and 1 differ (rank 1's forward x 1 ms longer: computation
+    # 8.2 against 7.2, own chunks none). The slowest rank is modelled: 8.2 + 10 ms of exchange in one piece.
+    # In two pieces (5 ms each way, no own chunk): forward before 1.5, after 3: (1.5 + 5)/2 + 5/2 + 3 = 8.75;
+    # backward before 2, after 1.7: 2 + (5 + 1.7)/2 + 5/2 = 7.85. Host and single-wire pairs are left out.
+    placed_phases = {d: dict(phases[d], own_chunk=0.0) for d in phases}
+    kept = os.path.join(work, "kept.log")
+    with open(kept, "w") as f:
+        for rank, x in ((0, 2.0), (1, 3.0)):
+            timed = {d: dict(placed_phases[d], x=x if d == "fwd" else 2.0) for d in phases}
+            f.write(f"PHASES n=1024 precision=single modes=dealiased ranks=2 rank={rank} route=placed split=kept_rows "
+                    "pieces=1 sent_bytes=3e9 " + " ".join(f"{d}_{q}={t}" for d in timed for q, t in timed[d].items())
+                    + "\n")
+    kept_cases = fft_model.read_phases(kept, "kept_rows")
+    check(close(fft_model.computation(kept_cases[(1024, "single", "dealiased", 2, "placed")]), 8.2),
+          "the slowest timed rank of a split is the case")
+    check(fft_model.read_phases(kept) == {}, "another split's lines are left out")
+    pairs = os.path.join(work, "pairs.log")
+    with open(pairs, "w") as f:
+        common = "n=1024 precision=single modes=dealiased ranks=2 exchange=p2p split=kept_rows route=placed"
+        f.write(f"PAIR {common} backend=cuda wire=native pieces=1 pair_ms=20 compute_ms=9 exchange_ms=11\n"
+                f"PAIR {common} backend=cuda wire=native pieces=2 pair_ms=16 compute_ms=1 exchange_ms=15\n"
+                f"PAIR {common} backend=cuda wire=single pieces=1 pair_ms=15 compute_ms=9 exchange_ms=6\n"
+                f"PAIR {common} backend=host wire=native pieces=1 pair_ms=99 compute_ms=9 exchange_ms=90\n")
+    rows, worst = fft_model.check({}, [pairs], {2: 300}, "H100", "H100", {"kept_rows": kept_cases})
+    check(len(rows) == 2, "PAIR lines: single-wire and host pairs are left out")
+    one, two = rows
+    check(close(one[5], 18.2) and close(one[6], 18.2 / 20 - 1) and one[7:] == ("placed", 1, 9.0, one[10])
+          and close(one[10], 8.2), "PAIR in one piece: modelled pair and the computations side by side")
+    check(close(two[5], 8.75 + 7.85) and two[8] == 2 and two[9] is None and two[10] is None,
+          "PAIR in pieces: the pipelined model, no computation to compare")
+    check(close(worst, 1 - 18.2 / 20), "the largest error over the PAIR lines")
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

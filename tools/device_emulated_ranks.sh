@@ -13,7 +13,8 @@
 # Environment: RANKS (emulated rank counts, default 2 4 8), ROUTES (default: copies fused realigned
 # strided placed),
 # MODES (full dealiased), SPLITS (the spectral splits, --spectral-split: default even; "even kept_rows" times
-# both; the benchmark times rank 0, the widest rank and, dealiased, the rank with the most kept ky planes), SIZES (default 512 1024), PRECISIONS (single double),
+# both; the benchmark times rank 0, the widest rank and, dealiased, the rank with the most kept ky planes),
+# SIZES (default 512 1024), PRECISIONS (single double),
 # SKIP_EMULATION, SKIP_ONE_GPU, SKIP_TESTS (set: none of the emulation, cuFFT's pair, the GPU tests),
 # BENCH_TIMEOUT (s per size and precision, default 120), TEST_TIMEOUT, TESTS_NP1, TESTS_NP4.
 set -uo pipefail

@@ -86,6 +86,33 @@ void fill_random(Buffer<Real>& buffer, int seed, std::size_t count) {
                                    std::min(block, count - at) * sizeof(Real));
 }
 
+// Medians over repetitions of one pair's phases (event times, ms) and of its wall-clock time.
+struct PairProfile {
+  double wall_ms = 0, compute_ms = 0, exchange_ms = 0;
+  double queued_ms = 0;  // the host's time to queue a pair
+  double first_ms = 0;   // the first pair, the making of plans included
+  double forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
+};
+
+// key=value fields of a profile: fwd_planes=... bwd_zero=...
+std::string phase_fields(const PairProfile& p) {
+  std::string text;
+  char field[64];
+  for (int d = 0; d < 2; ++d)
+    for (int phase = 0; phase < kPhaseCount; ++phase) {
+      std::snprintf(field, sizeof(field), " %s_%s=%.4f", d == 0 ? "fwd" : "bwd", to_string(Phase(phase)),
+                    (d == 0 ? p.forward : p.backward)[phase]);
+      text += field;
+    }
+  return text;
+}
+
+// A log field's value: spaces as underscores ("one rank" -> one_rank).
+std::string spaceless(std::string text) {
+  std::replace(text.begin(), text.end(), ' ', '_');
+  return text;
+}
+
 template <class Real>
 int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device, int rank, int ranks) {
   FftOptions options;
@@ -243,11 +270,13 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
           sent / (median(communication) * 1e-3) / 1e9, plain_gbs);
     }
   }
+  double peer_ms = 0;  // the peer's pair in the same run, where one was timed
 #if defined(KOLMO_HAVE_CUDA)
   if (s.peer && ranks == 1 && device->backend() == Backend::cuda) {
     auto peer = tools::time_cufft_3d(n, std::is_same_v<Real, double>, s.warmup, s.reps);
     const double in_place = median(peer.in_place_ms), out_of_place = median(peer.out_of_place_ms);
     const double best = std::min(in_place, out_of_place);
+    peer_ms = best;
     std::printf("  cuFFT 3D plan pair: in place %.3f ms, out of place %.3f ms\n", in_place, out_of_place);
     std::printf("  RESULT n=%ldx%ldx%ld %s kolmo %.3f ms cuFFT(best) %.3f ms ratio %.3f\n", n[0], n[1], n[2],
                 s.precision.c_str(), total, best, total / best);
@@ -258,6 +287,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
     if (rank == 0) {
       const double xt =
           median(tools::time_cufftxt_3d(n, std::is_same_v<Real, double>, ranks, s.warmup, s.reps));
+      peer_ms = xt;
       std::printf("  cuFFTXt pair on %d GPUs: %.3f ms\n", ranks, xt);
       std::printf("  RESULT n=%ldx%ldx%ld %s%s%s gpus=%d kolmo %.3f ms cuFFTXt %.3f ms ratio %.3f\n", n[0],
                   n[1], n[2], s.precision.c_str(), s.single_wire ? "+single-wire" : "",
@@ -268,6 +298,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
 #endif
   if (rank == 0 && fftw) {
     const double peer = median(fftw_pairs);
+    peer_ms = peer;
     std::printf("  FFTW 3D plan pair (out of place, %d threads): median %.3f ms (min %.3f)\n",
                 omp_get_max_threads(), peer, *std::min_element(fftw_pairs.begin(), fftw_pairs.end()));
     std::printf(
@@ -284,16 +315,35 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
     std::printf("  RESULT n=%ldx%ldx%ld %s%s ranks=%d threads=%d kolmo %.3f ms\n", n[0], n[1], n[2],
                 s.precision.c_str(), s.dealiased ? "+dealiased" : "", ranks, omp_get_max_threads(), total);
   }
+  // With --log, one PAIR line per run for tools/fft_model.py --check: the case, the route and pieces that
+  // the timed pairs took (and the profiled ones, which chose their own), the pair, the slowest rank's
+  // computation and communication, and its phases.
+  const std::string route = fft.route_name(modes), profile_route = profiled.route_name(modes);
+  if (rank == 0 && !s.log.empty()) {
+    PairProfile p;
+    p.wall_ms = total;
+    p.compute_ms = median(compute);
+    p.exchange_ms = median(communication);
+    for (int phase = 0; phase < kPhaseCount; ++phase) {
+      p.forward[phase] = median(phase_ms[phase]);
+      p.backward[phase] = median(phase_ms[kPhaseCount + phase]);
+    }
+    FILE* log = std::fopen(s.log.c_str(), "a");
+    if (log == nullptr) throw Error("cannot open the log file " + s.log);
+    std::fprintf(log,
+                 "PAIR n=%ld precision=%s modes=%s ranks=%d backend=%s exchange=%s wire=%s split=%s "
+                 "route=%s pieces=%d profile_route=%s profile_pieces=%d pair_ms=%.4f compute_ms=%.4f "
+                 "exchange_ms=%.4f peer_ms=%.4f%s\n",
+                 n[0], s.precision.c_str(), s.dealiased ? "dealiased" : "full", ranks,
+                 to_string(device->backend()).c_str(), to_string(fft.exchange_method()).c_str(),
+                 s.single_wire ? "single" : "native", s.splits.at(0).c_str(), spaceless(route).c_str(),
+                 fft.exchange_pieces(modes), spaceless(profile_route).c_str(),
+                 profiled.exchange_pieces(modes), p.wall_ms, p.compute_ms, p.exchange_ms, peer_ms,
+                 phase_fields(p).c_str());
+    std::fclose(log);
+  }
   return 0;
 }
-
-// Medians over repetitions of one pair's phases (event times, ms) and of its wall-clock time.
-struct PairProfile {
-  double wall_ms = 0, compute_ms = 0, exchange_ms = 0;
-  double queued_ms = 0;  // the host's time to queue a pair
-  double first_ms = 0;   // the first pair, the making of plans included
-  double forward[kPhaseCount] = {}, backward[kPhaseCount] = {};
-};
 
 template <class Real>
 PairProfile profile_pairs(SlabFFT<Real>& fft, Modes modes, Real* data, Complex<Real>* spectral,
@@ -325,19 +375,6 @@ PairProfile profile_pairs(SlabFFT<Real>& fft, Modes modes, Real* data, Complex<R
     result.backward[p] = median(backward[p]);
   }
   return result;
-}
-
-// key=value fields of a profile: fwd_planes=... bwd_zero=...
-std::string phase_fields(const PairProfile& p) {
-  std::string text;
-  char field[64];
-  for (int d = 0; d < 2; ++d)
-    for (int phase = 0; phase < kPhaseCount; ++phase) {
-      std::snprintf(field, sizeof(field), " %s_%s=%.4f", d == 0 ? "fwd" : "bwd", to_string(Phase(phase)),
-                    (d == 0 ? p.forward : p.backward)[phase]);
-      text += field;
-    }
-  return text;
 }
 
 // The ranks whose work an emulation times: rank 0, the rank with the most ky planes, and in dealiased
@@ -536,7 +573,9 @@ int main(int argc, char** argv) {
   app.add_flag("--profile-unheld", s.unheld,
                "profiles: the device starts each transform as soon as its first work is queued (the host's "
                "launching then counts in the phases), not once the host has queued it all");
-  app.add_option("--log", s.log, "emulated ranks: append the results to this file, one line per case");
+  app.add_option("--log", s.log,
+                 "append the results to this file, one line per case: PHASES lines of emulated ranks, else a "
+                 "PAIR line (tools/fft_model.py reads both)");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
   app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);
   int status = 0;

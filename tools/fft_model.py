@@ -5,9 +5,10 @@ Input: the lines that `kolmo_fft_bench --emulate-ranks P... --log FILE` writes (
 P-rank transform on one GPU, the exchange by local copies; each phase timed with device events), e.g.
 docs/results/fft_emulated_ranks_h100_phases.log. For a pair on P GPUs of a target kind:
 
-  computation C  = the sum of rank 0's phases other than the exchange (rank 0 is the slowest rank), scaled
-                   from the GPU of the log to the target GPU by the ratio of their one-GPU pairs;
-  exchange    E  = the bytes rank 0 sends to other ranks in a pair / the link bandwidth per GPU;
+  computation C  = the sum of the slowest timed rank's phases other than the exchange (the ranks of the
+                   even split; read_phases), scaled from the GPU of the log to the target GPU by the ratio of
+                   their one-GPU pairs;
+  exchange    E  = the bytes that rank sends to other ranks in a pair / the link bandwidth per GPU;
   no overlap     : C + E; the strided route (route=strided): the own chunk's copy runs while the peers'
                    chunks cross the links, so per direction C' + max(own chunk, E/2), C' the rest of C
                    (route=placed: the plane FFTs place the own rows, no own chunk: C + E);
@@ -22,6 +23,12 @@ docs/results/fft_emulated_ranks_h100_phases.log. For a pair on P GPUs of a targe
 
 2048^3 is not measured: its phases are those of 1024^3 times 8 (copies) or 8 x 11/10 (FFTs, N log N), its
 bytes times 8. This is a model, not a measurement.
+
+--check compares it with measured pairs: the RESULT lines of NCCL pairs in fft_bench logs (the copies route),
+and the PAIR lines that `kolmo_fft_bench --log FILE` writes on several GPUs (each naming its route, pieces and
+spectral split, modelled from the emulated phases of the same route and split), with the slowest rank's
+computation measured beside the emulated one (tools/device_multi_gpu_check.sh runs both on a machine of
+several GPUs).
 
   /usr/bin/python3 tools/fft_model.py --phases docs/results/fft_emulated_ranks_h100_phases.log \\
       --check docs/results/fft_bench_2xh200.log docs/results/fft_bench_2xh200_wire_dealiased.log
@@ -52,29 +59,36 @@ CUFFTXT_MS = {
 }
 
 
-def read_phases(paths):
+def read_phases(paths, split="even"):
     """PHASES lines of one log or several (a later one's case replacing an earlier one's) as dicts keyed by
-    (n, precision, modes, ranks, route): rank 0's, with the ky planes split evenly (lines of other ranks and
-    of the kept-row split, which kolmo_fft_bench --spectral-split adds, are left out: the model is of the even
-    split, whose slowest rank is rank 0; lines of transforms in pieces too)."""
+    (n, precision, modes, ranks, route), of the ky planes split as `split` says (kolmo_fft_bench
+    --spectral-split): per case the slowest of the ranks timed (rank 0, the widest, the one with the most kept
+    planes), by computation. Lines of transforms in pieces are left out (their phases are lumped into the
+    exchange)."""
     cases = {}
     for path in [paths] if isinstance(paths, str) else paths:
+        ranks = {}  # this log's cases: by case, by rank, the last line of each
         with open(path) as f:
             for line in f:
                 if not line.startswith("PHASES "):
                     continue
-                fields = dict(item.split("=", 1) for item in line.split()[1:])
-                case = {k: v for k, v in fields.items()}
-                for k, v in fields.items():
-                    if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", v):
-                        case[k] = float(v)
-                if fields.get("split", "even") != "even" or fields.get("rank", "0") != "0":
-                    continue
-                if fields.get("pieces", "1") != "1":  # in pieces the phases are lumped into the exchange
+                case = numbers(line)
+                if case.get("split", "even") != split or case.get("pieces", "1") not in ("1", 1.0):
                     continue
                 key = (int(case["n"]), case["precision"], case["modes"], int(case["ranks"]), case["route"])
-                cases[key] = case
+                ranks.setdefault(key, {})[case.get("rank", "0")] = case
+        for key, timed in ranks.items():
+            cases[key] = max(timed.values(), key=computation)
     return cases
+
+
+def numbers(line):
+    """The key=value fields of a log line, numbers as floats."""
+    case = dict(item.split("=", 1) for item in line.split()[1:])
+    for k, v in case.items():
+        if re.fullmatch(r"-?[0-9.]+(e[-+]?[0-9]+)?", v):
+            case[k] = float(v)
+    return case
 
 
 def phase(case, direction, name):
@@ -117,6 +131,8 @@ def pair_ms(case, bandwidth_gbs, pieces=1):
 
 
 def gpu_factor(n, precision, source, target):
+    if source == target:
+        return 1.0
     size = min(n, 1024)
     return ONE_GPU_PAIR_MS[target][(size, precision)] / ONE_GPU_PAIR_MS[source][(size, precision)]
 
@@ -137,29 +153,48 @@ def parse_bandwidths(text):
     return {int(p): float(b) for p, b in (item.split(":") for item in text.split(","))}
 
 
-def check(cases, logs, bandwidths, source, target):
-    """Modelled against measured pairs in fft_bench logs (2 GPUs, NCCL, the copies, no pieces)."""
+def check(cases, logs, bandwidths, source, target, split_cases=None):
+    """Modelled against measured pairs in fft_bench logs: RESULT lines of NCCL pairs (the copies, no pieces,
+    the even split; logs before PAIR lines existed) and PAIR lines (kolmo_fft_bench --log on several GPUs:
+    the route, pieces and split they name; split_cases[split] the phases of that split, `cases` the even
+    split's). A row: (n, precision, modes, GPUs, measured pair, modelled pair, relative error, route, pieces,
+    measured computation of the slowest rank, modelled computation); the computations only for PAIR lines in
+    one piece (in pieces the work is lumped into the exchange), else None."""
+    split_cases = dict(split_cases or {})
+    split_cases.setdefault("even", cases)
     rows, worst = [], 0.0
+
+    def add(n, precision, modes, gpus, measured, route, pieces, split, computed=None):
+        nonlocal worst
+        case = case_for(split_cases.get(split, {}), n, precision, modes, gpus, route)
+        if case is None or gpus not in bandwidths:
+            return
+        case = scaled(case, gpu_factor(n, precision, source, target))
+        model = pair_ms(case, bandwidths[gpus], pieces)
+        error = model / measured - 1
+        worst = max(worst, abs(error))
+        one_piece = computed is not None and pieces == 1
+        rows.append((n, precision, modes, gpus, measured, model, error, route, pieces,
+                     computed if one_piece else None, computation(case) if one_piece else None))
+
     for path in logs:
         with open(path) as f:
             header = ""
             for line in f:
                 if line.startswith("kolmo slab FFT"):
                     header = line
+                if line.startswith("PAIR "):
+                    pair = numbers(line)
+                    if pair["backend"] != "cuda" or pair["wire"] != "native" or int(pair["ranks"]) < 2:
+                        continue  # the wire format and host MPI are not modelled
+                    add(int(pair["n"]), pair["precision"], pair["modes"], int(pair["ranks"]), pair["pair_ms"],
+                        pair["route"], int(pair["pieces"]), pair["split"], pair["compute_ms"])
+                    continue
                 m = re.search(r"RESULT n=(\d+)x\d+x\d+ (single|double)(\S*) gpus=(\d+) kolmo ([0-9.]+) ms", line)
-                if not m or "exchange nccl" not in header:
+                if not m or "exchange nccl" not in header or "single-wire" in m[3]:
                     continue
-                n, precision, flags, gpus, measured = int(m[1]), m[2], m[3], int(m[4]), float(m[5])
-                if "single-wire" in flags:
-                    continue  # the wire format is not modelled
-                modes = "dealiased" if "dealiased" in flags else "full"
-                case = case_for(cases, n, precision, modes, gpus, "copies")
-                if case is None:
-                    continue
-                model = pair_ms(scaled(case, gpu_factor(n, precision, source, target)), bandwidths[gpus])
-                error = model / measured - 1
-                worst = max(worst, abs(error))
-                rows.append((n, precision, modes, gpus, measured, model, error))
+                modes = "dealiased" if "dealiased" in m[3] else "full"
+                add(int(m[1]), m[2], modes, int(m[4]), float(m[5]), "copies", 1, "even")
     return rows, worst
 
 
@@ -200,21 +235,27 @@ def main(argv=None):
     parser.add_argument("--measured", action="store_true", help="print the measured per-phase table first")
     args = parser.parse_args(argv)
     cases = read_phases(args.phases)
+    split_cases = {"even": cases, "kept_rows": read_phases(args.phases, "kept_rows")}
     after_route = {"full": "realigned", "dealiased": "fused"}
     if args.measured:
-        print("Measured: one rank's work per pair (ms, device events, medians), rank 0 of P, the exchange left out")
+        print("Measured: one rank's work per pair (ms, device events, medians), the slowest timed rank of P, "
+              "the exchange left out")
         measured_table(cases, {"before": "copies", "after": after_route})
         print()
     bandwidths = parse_bandwidths(args.bandwidth)
     status = 0
     if args.check:
-        rows, worst = check(cases, args.check, bandwidths, args.source, args.target)
-        print(f"Check: the model (phases of the copies on an {args.source}, scaled to an {args.target} by the one-GPU "
-              f"pair ratio, link {bandwidths[2]:.0f} GB/s per GPU, no overlap) against measured 2-GPU pairs")
-        print("| grid | precision | modes | GPUs | measured | model | error |")
-        print("|---|---|---|---|---|---|---|")
-        for n, precision, modes, gpus, measured, model, error in rows:
-            print(f"| {n}^3 | {precision} | {modes} | {gpus} | {measured:.2f} ms | {model:.2f} ms | {100 * error:+.1f}% |")
+        rows, worst = check(cases, args.check, bandwidths, args.source, args.target, split_cases)
+        print(f"Check: the model (the phases of the measured pair's route on an {args.source}, scaled to an "
+              f"{args.target} by the one-GPU pair ratio, link {args.bandwidth} GB/s per GPU, its pieces) against "
+              "measured pairs; computation: the slowest rank's, measured on the GPUs and emulated")
+        print("| grid | precision | modes | GPUs | route | pieces | measured | model | error | computation: "
+              "measured | emulated |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for n, precision, modes, gpus, measured, model, error, route, pieces, computed, emulated in rows:
+            both = f"{computed:.2f} ms | {emulated:.2f} ms" if computed is not None else " | "
+            print(f"| {n}^3 | {precision} | {modes} | {gpus} | {route} | {pieces} | {measured:.2f} ms | "
+                  f"{model:.2f} ms | {100 * error:+.1f}% | {both} |")
         print(f"largest error {100 * worst:.1f}% (tolerance {100 * args.tolerance:.0f}%)\n")
         status = 0 if rows and worst <= args.tolerance else 1
     print(f"Model (not a measurement): pair on P {args.target} GPUs from one {args.source}'s emulated per-rank "
