@@ -14,6 +14,7 @@
 
 #include "core/Buffer.hpp"
 #include "core/CudaCheck.hpp"
+#include "core/CudaEvent.hpp"
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/ChunkRoutes.hpp"
@@ -440,15 +441,16 @@ class ColumnPlanes final : public PlaneTransform<Real> {
 template <class Real>
 class GroupedPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
-  using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
 
  public:
   using Groups = std::vector<std::unique_ptr<PlaneTransform<Real>>>;
   GroupedPlanes(Groups forward, Groups backward, cudaStream_t stream, cudaStream_t second)
-      : forward_(std::move(forward)), backward_(std::move(backward)), stream_(stream), second_(second) {
-    fork_ = new_event();
-    join_ = new_event();
-  }
+      : forward_(std::move(forward)),
+        backward_(std::move(backward)),
+        stream_(stream),
+        second_(second),
+        fork_(new_event(cudaEventDisableTiming)),
+        join_(new_event(cudaEventDisableTiming)) {}
   void forward(const Real* in, C* out) override {
     in_turn(forward_, [&](PlaneTransform<Real>& group) { group.forward(in, out); });
   }
@@ -457,11 +459,6 @@ class GroupedPlanes final : public PlaneTransform<Real> {
   }
 
  private:
-  static Event new_event() {
-    cudaEvent_t event = nullptr;
-    KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    return Event(event);
-  }
   template <class Run>
   void in_turn(Groups& groups, Run run) {
     if (groups.size() == 1) return run(*groups.front());
@@ -821,19 +818,14 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // other construction of the same executor).
   template <class A, class B>
   std::pair<double, double> alternating_ms(A a, B b) {
-    using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    KOLMO_CHECK_CUDA(cudaEventCreate(&e0));
-    const Event start(e0);
-    KOLMO_CHECK_CUDA(cudaEventCreate(&e1));
-    const Event stop(e1);
+    const Event start = new_event(cudaEventDefault), stop = new_event(cudaEventDefault);
     auto round_ms = [&](auto run, int runs) {
-      KOLMO_CHECK_CUDA(cudaEventRecord(e0, stream_));
+      KOLMO_CHECK_CUDA(cudaEventRecord(start.get(), stream_));
       for (int i = 0; i < runs; ++i) run();
-      KOLMO_CHECK_CUDA(cudaEventRecord(e1, stream_));
-      KOLMO_CHECK_CUDA(cudaEventSynchronize(e1));
+      KOLMO_CHECK_CUDA(cudaEventRecord(stop.get(), stream_));
+      KOLMO_CHECK_CUDA(cudaEventSynchronize(stop.get()));
       float ms = 0;
-      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
       return double(ms) / runs;
     };
     round_ms(a, 3);

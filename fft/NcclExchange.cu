@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/CudaCheck.hpp"
+#include "core/CudaEvent.hpp"
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/Exchange.hpp"
@@ -54,9 +55,9 @@ class NcclExchange final : public Exchange {
       cudaStream_t stream = nullptr;
       KOLMO_CHECK_CUDA(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest));
       stream_ = Stream(stream);
-      ready_ = untimed_event();
+      ready_ = new_event(cudaEventDisableTiming);
     }
-    while (static_cast<int>(done_.size()) <= piece) done_.push_back(untimed_event());
+    while (static_cast<int>(done_.size()) <= piece) done_.push_back(new_event(cudaEventDisableTiming));
     KOLMO_CHECK_CUDA(cudaEventRecord(ready_.get(), compute));
     KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream_.get(), ready_.get(), 0));
     exchange(send, recv, chunks, stream_.get());
@@ -88,13 +89,6 @@ class NcclExchange final : public Exchange {
 
   using NcclComm = UniqueHandle<ncclComm_t, ncclCommDestroy>;
   using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
-  using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
-
-  static Event untimed_event() {
-    cudaEvent_t event = nullptr;
-    KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    return Event(event);
-  }
 
   std::shared_ptr<Device> device_;
   int rank_ = 0, size_ = 1;

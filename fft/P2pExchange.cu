@@ -57,6 +57,7 @@
 #include "core/Communicator.hpp"
 #include "core/CudaCheck.hpp"
 #include "core/CudaCopies.hpp"
+#include "core/CudaEvent.hpp"
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/Exchange.hpp"
@@ -65,14 +66,12 @@ namespace kolmo::fft {
 
 namespace {
 
-using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;  // own events and opened IPC events alike
+// Event (core/CudaEvent.hpp) owns this rank's events and the peers' opened IPC events alike.
 using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
 using Mapping = UniqueHandle<void*, cudaIpcCloseMemHandle>;  // a peer's allocation opened here
 
 Event interprocess_event() {
-  cudaEvent_t event = nullptr;
-  KOLMO_CHECK_CUDA(cudaEventCreateWithFlags(&event, cudaEventInterprocess | cudaEventDisableTiming));
-  return Event(event);
+  return new_event(cudaEventInterprocess | cudaEventDisableTiming);
 }
 
 cudaIpcEventHandle_t handle_of(const Event& event) {

@@ -8,7 +8,7 @@
 
 #if defined(KOLMO_HAVE_CUDA)
 #include "core/CudaCheck.hpp"
-#include "core/UniqueHandle.hpp"
+#include "core/CudaEvent.hpp"
 #endif
 
 namespace kolmo::fft {
@@ -19,7 +19,7 @@ struct PhaseClock::Marks {
   std::vector<std::chrono::steady_clock::time_point> host;
   std::chrono::steady_clock::time_point started;
 #if defined(KOLMO_HAVE_CUDA)
-  std::vector<UniqueHandle<cudaEvent_t, cudaEventDestroy>> events;
+  std::vector<Event> events;
 #endif
 };
 
@@ -65,11 +65,7 @@ void PhaseClock::lap(int slot) {
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) {
     auto& events = marks_->events;
-    while (events.size() <= mark) {
-      cudaEvent_t event = nullptr;
-      KOLMO_CHECK_CUDA(cudaEventCreate(&event));
-      events.emplace_back(event);
-    }
+    while (events.size() <= mark) events.push_back(new_event(cudaEventDefault));
     KOLMO_CHECK_CUDA(cudaEventRecord(events[mark].get(), static_cast<cudaStream_t>(device_->stream())));
     return;
   }

@@ -1,23 +1,12 @@
 #include <cufft.h>
 
 #include "core/CudaCheck.hpp"
+#include "core/CudaEvent.hpp"
 #include "tools/CufftReference.hpp"
 
 namespace kolmo::tools {
 
 namespace {
-
-struct Events {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  Events() {
-    KOLMO_CHECK_CUDA(cudaEventCreate(&start));
-    KOLMO_CHECK_CUDA(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-};
 
 // One pair of plans, in place (padded z) or out of place.
 std::vector<double> time_pair(std::array<long, 3> n, bool dp, bool in_place, int warmup, int reps) {
@@ -41,15 +30,15 @@ std::vector<double> time_pair(std::array<long, 3> n, bool dp, bool in_place, int
       KOLMO_CHECK_CUFFT(cufftExecC2R(backward, (cufftComplex*)spectral, (float*)a));
     }
   };
-  Events events;
+  const Event start = new_event(cudaEventDefault), stop = new_event(cudaEventDefault);
   std::vector<double> times;
   for (int r = 0; r < warmup + reps; ++r) {
-    KOLMO_CHECK_CUDA(cudaEventRecord(events.start));
+    KOLMO_CHECK_CUDA(cudaEventRecord(start.get()));
     pair();
-    KOLMO_CHECK_CUDA(cudaEventRecord(events.stop));
-    KOLMO_CHECK_CUDA(cudaEventSynchronize(events.stop));
+    KOLMO_CHECK_CUDA(cudaEventRecord(stop.get()));
+    KOLMO_CHECK_CUDA(cudaEventSynchronize(stop.get()));
     float ms = 0;
-    KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, events.start, events.stop));
+    KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
     if (r >= warmup) times.push_back(ms);
   }
   cufftDestroy(forward);

@@ -22,6 +22,7 @@
 #include "core/Buffer.hpp"
 #include "core/Complex.hpp"
 #include "core/CudaCheck.hpp"
+#include "core/CudaEvent.hpp"
 #include "core/Device.hpp"
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
@@ -35,25 +36,20 @@ using namespace kolmo::fft;
 
 namespace {
 
-using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
 using CufftPlan = UniqueHandle<cufftHandle, cufftDestroy>;
 
 // Microseconds per launch of f(window): 50 queued back to back after 3, window going round 0 .. windows - 1.
 template <class F>
 double per_launch_us(cudaStream_t stream, long windows, F&& f) {
   constexpr int warmup = 3, launches = 50;
-  cudaEvent_t a = nullptr, b = nullptr;
-  KOLMO_CHECK_CUDA(cudaEventCreate(&a));
-  const Event start(a);
-  KOLMO_CHECK_CUDA(cudaEventCreate(&b));
-  const Event stop(b);
+  const Event start = new_event(cudaEventDefault), stop = new_event(cudaEventDefault);
   for (int r = 0; r < warmup; ++r) f(r % windows);
-  KOLMO_CHECK_CUDA(cudaEventRecord(a, stream));
+  KOLMO_CHECK_CUDA(cudaEventRecord(start.get(), stream));
   for (int r = 0; r < launches; ++r) f(r % windows);
-  KOLMO_CHECK_CUDA(cudaEventRecord(b, stream));
-  KOLMO_CHECK_CUDA(cudaEventSynchronize(b));
+  KOLMO_CHECK_CUDA(cudaEventRecord(stop.get(), stream));
+  KOLMO_CHECK_CUDA(cudaEventSynchronize(stop.get()));
   float ms = 0;
-  KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, a, b));
+  KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
   return 1e3 * ms / launches;
 }
 

@@ -7,9 +7,9 @@ if(status)
   message(FATAL_ERROR "cmake --install failed")
 endif()
 # Private headers are not installed.
-foreach(private core/CudaCheck.hpp core/ParallelFor.hpp fft/ChunkRoutes.hpp fft/DroppedColumns.hpp
-                fft/Executors.hpp fft/KeptModeMask.hpp fft/PhaseClock.hpp fft/Reshapes.hpp fft/Route.hpp
-                fft/WireFormat.hpp)
+foreach(private core/CudaCheck.hpp core/CudaEvent.hpp core/ParallelFor.hpp fft/ChunkRoutes.hpp
+                fft/DroppedColumns.hpp fft/Executors.hpp fft/KeptModeMask.hpp fft/PhaseClock.hpp fft/Reshapes.hpp
+                fft/Route.hpp fft/WireFormat.hpp)
   if(EXISTS ${WORK}/prefix/include/kolmo/${private})
     message(FATAL_ERROR "the private header ${private} was installed")
   endif()
