@@ -318,8 +318,8 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   // With --log, one PAIR line per run for tools/fft_model.py --check: the case, the route and pieces that
   // the timed pairs took (and the profiled ones, which chose their own), the pair, the slowest rank's
   // computation and communication, and its phases.
-  const std::string route = fft.route_name(modes), profile_route = profiled.route_name(modes);
   if (rank == 0 && !s.log.empty()) {
+    const std::string route = fft.route_name(modes), profile_route = profiled.route_name(modes);
     PairProfile p;
     p.wall_ms = total;
     p.compute_ms = median(compute);
