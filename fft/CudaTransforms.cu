@@ -600,11 +600,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
 
   // The pruned route's executors; nullptr where Nx or Ny is not a length the column FFTs take.
-  std::unique_ptr<PlaneTransform<Real>> pruned_planes(long count) override {
+  std::unique_ptr<PlaneTransform<Real>> pruned_planes(long count, bool forward_runs) override {
     if (!prunable()) return nullptr;
     ColumnSets columns = pruned_columns(layout_);
     columns.y_forward.outer_count[0] = columns.y_backward.outer_count[0] = count;
-    return column_planes(columns, true, nullptr);
+    return column_planes(columns, true, nullptr, forward_runs);
   }
   std::unique_ptr<PlaneTransform<Real>> placing_planes(bool dealiased, C* arrived) override {
     if (!places_own_rows(layout_, dealiased)) return nullptr;
@@ -726,11 +726,12 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // rank of 2 and 4 at 512^3 and 1024^3 on an H100, a pair's plane transforms 6-13 % shorter, in two runs:
   // docs/results/fft_emulated_ranks_placed_h100_experiments.log).
   // The planes: as many as the y column sets have outer indices.
-  std::unique_ptr<PlaneTransform<Real>> column_planes(ColumnSets columns, bool dealiased, C* arrived) {
+  std::unique_ptr<PlaneTransform<Real>> column_planes(ColumnSets columns, bool dealiased, C* arrived,
+                                                      bool forward_runs = true) {
     const long planes = columns.y_forward.outer_count[0];
     if (dealiased && row_fft_supports(nz_)) {
       columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
-      return grouped_planes(columns, arrived);
+      return grouped_planes(columns, arrived, forward_runs);
     }
     auto r2c = new_plan(), c2r = new_plan();
     std::size_t sizes[2] = {0, 0};
@@ -743,8 +744,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
         stream_, arrived);
   }
   // Row and column FFTs of the planes of these column sets (their outer indices) in groups (GroupedPlanes):
-  // FftOptions::plane_groups where asked for, otherwise per direction by a timing.
-  std::unique_ptr<PlaneTransform<Real>> grouped_planes(const ColumnSets& columns, C* arrived) {
+  // FftOptions::plane_groups where asked for, otherwise per direction by a timing (not of a forward that
+  // no route runs: one group).
+  std::unique_ptr<PlaneTransform<Real>> grouped_planes(const ColumnSets& columns, C* arrived,
+                                                       bool forward_runs) {
     const long planes = columns.y_forward.outer_count[0];
     // The placing backward transforms' column FFTs load the own rows from the memory that their row FFTs
     // then overwrite with real planes: every load must come first.
@@ -760,7 +763,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     const int l2 = current_device_attribute(cudaDevAttrL2CacheSize);
     const long plane_bytes = ny_ * layout_.kept_z() * long(sizeof(C));
     const long per_group = std::max(1L, l2 / 4 / plane_bytes), count = (planes + per_group - 1) / per_group;
-    if (count < 2 || count > 64) return make(1, 1);
+    if (count < 2 || count > 64 || (!forward_runs && !backward_groups)) return make(1, 1);
     // The times, on the device's stream, of each direction in one group and in `count`, on planes of their
     // own (at most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not where they would
     // take more than half the free memory.
@@ -775,19 +778,21 @@ class CudaTransforms final : public LocalTransforms<Real> {
     spectral.fill_zero();
     auto one = make(1, 1), several = make(count, count);
     double ms[2][2] = {};  // [direction][one, several]
-    std::tie(ms[0][0], ms[0][1]) = alternating_ms([&] { one->forward(real.data(), spectral.data()); },
-                                                  [&] { several->forward(real.data(), spectral.data()); });
+    if (forward_runs)
+      std::tie(ms[0][0], ms[0][1]) = alternating_ms([&] { one->forward(real.data(), spectral.data()); },
+                                                    [&] { several->forward(real.data(), spectral.data()); });
     if (backward_groups)
       std::tie(ms[1][0], ms[1][1]) = alternating_ms([&] { one->backward(spectral.data(), real.data()); },
                                                     [&] { several->backward(spectral.data(), real.data()); });
     // Groups where they are faster by more than the timing's noise (the results are the same either way).
-    const long forward = ms[0][1] < 0.99 * ms[0][0] ? count : 1;
+    const long forward = forward_runs && ms[0][1] < 0.99 * ms[0][0] ? count : 1;
     const long backward = backward_groups && ms[1][1] < 0.99 * ms[1][0] ? count : 1;
     if (!groups_report_.empty()) groups_report_ += "; ";
     groups_report_ += "plane transforms of " + std::to_string(planes) + " planes: forward in " +
                       std::to_string(forward) + " group(s), backward in " + std::to_string(backward) +
-                      " (forward in one group " + format_ms(ms[0][0]) + ", in " + std::to_string(count) +
-                      " " + format_ms(ms[0][1]) +
+                      (forward_runs ? " (forward in one group " + format_ms(ms[0][0]) + ", in " +
+                                          std::to_string(count) + " " + format_ms(ms[0][1])
+                                    : std::string(" (forward run by no route: one group")) +
                       (backward_groups ? "; backward " + format_ms(ms[1][0]) + " and " + format_ms(ms[1][1])
                                        : std::string("; backward placing the own rows: one group")) +
                       ")";

@@ -10,10 +10,11 @@
 //   dealiasing, the strided route's across ranks).
 // - x_masked() (one rank): the x transforms with the 2/3 mask inside the library's kernels (cuFFT callbacks);
 //   nullptr where there are none (the host; cuFFT refused them).
-// - pruned_planes(count), pruned_x() (CUDA): the pruned dealiased route's executors (one rank's, and the
-//   strided route's across ranks, whole or in pieces): the plane transforms of `count` consecutive planes,
-//   the x transforms of the slab. Planes: the transforms along z of every row and kolmo's column FFTs
-//   along y of the kept kz columns only
+// - pruned_planes(count, forward_runs), pruned_x() (CUDA): the pruned dealiased route's executors (one
+//   rank's, and the strided route's across ranks, whole or in pieces): the plane transforms of `count`
+//   consecutive planes, the x transforms of the slab. forward_runs false: no route will run the planes'
+//   forward (the placing planes take it), which is then made without a timing of its groups. Planes: the
+//   transforms along z of every row and kolmo's column FFTs along y of the kept kz columns only
 //   (fft/ColumnFft.hpp; forward writes only the kept ky of them, backward reads only those and overwrites
 //   its input). Along z, where Nz is a power of two from 16 to 4096, kolmo's row FFTs (fft/RowFft.hpp):
 //   forward writes only the kept kz modes, backward reads only those; otherwise cuFFT's 1D transforms, which
@@ -95,7 +96,9 @@ class LocalTransforms {
   virtual std::unique_ptr<XTransform<Real>> x_kept() = 0;
   virtual std::unique_ptr<XTransform<Real>> x_run(long first, long count) = 0;
   virtual std::unique_ptr<XTransform<Real>> x_masked() { return nullptr; }
-  virtual std::unique_ptr<PlaneTransform<Real>> pruned_planes(long /*count*/) { return nullptr; }
+  virtual std::unique_ptr<PlaneTransform<Real>> pruned_planes(long /*count*/, bool /*forward_runs*/ = true) {
+    return nullptr;
+  }
   virtual std::unique_ptr<XTransform<Real>> pruned_x() { return nullptr; }
   virtual std::unique_ptr<PlaneTransform<Real>> placing_planes(bool /*dealiased*/, C* /*arrived*/) {
     return nullptr;

@@ -264,12 +264,11 @@ void SlabFFT<Real>::make_executors() {
   // H100 faster than cuFFT's plane transforms and kept-row x transforms at every size measured,
   // docs/results/pruned_columns_h100.log), and then need no kept runs; one rank times them with the other
   // ways.
-  auto make_pruned = [this] {
-    pruned_planes_ = transforms_->pruned_planes(layout_.x_count());
+  auto make_pruned = [this](bool forward_runs) {
+    pruned_planes_ = transforms_->pruned_planes(layout_.x_count(), forward_runs);
     pruned_x_ = transforms_->pruned_x();
   };
   if (layout_.ranks() > 1 && strided()) {
-    make_pruned();
     // Where the chunks arrive in the scratch slab (x transforms out of place), the plane transforms may
     // place the own rows there themselves.
     if (options_.own_rows != OwnRows::copied && !transforms_->x_faster_in_place()) {
@@ -279,6 +278,8 @@ void SlabFFT<Real>::make_executors() {
       // it overwrites, and runs in one group).
       if (placing_planes_[1]) placing_x_ = transforms_->placing_x(scratch_.data());
     }
+    // Dealiased forward transforms that place the own rows run the placing planes, never the pruned ones.
+    make_pruned(!placing_planes_[1]);
   }
   const bool runs = layout_.ranks() > 1
                         ? strided() && !pruned_x_
@@ -291,7 +292,7 @@ void SlabFFT<Real>::make_executors() {
   if (gpu_automatic || way == OneRankDealiasing::masked_x) masked_x_ = transforms_->x_masked();
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
                 "masked dealiasing requested, but these transforms have no cuFFT mask");
-  if (gpu_automatic || way == OneRankDealiasing::pruned) make_pruned();
+  if (gpu_automatic || way == OneRankDealiasing::pruned) make_pruned(true);
   if (pruned_x_) row_split_ = transforms_->row_split();
   KOLMO_REQUIRE(
       pruned_x_ || way != OneRankDealiasing::pruned,
