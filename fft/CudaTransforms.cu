@@ -818,23 +818,27 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return made;
   }
   // Milliseconds a run of a() and of b() take on the device's stream, queued back to back as a transform's
-  // passes are: medians of 5 rounds of 10 after 3, the rounds of the two alternating, so that a passing
-  // disturbance falls on both (timed one after the other, the groups once took 15 % more than in every
-  // other construction of the same executor).
+  // passes are: medians of 5 rounds of 10 after one untimed round each, the rounds of the two alternating,
+  // so that a passing disturbance falls on both (timed one after the other, the groups once took 15 % more
+  // than in every other construction of the same executor). Each round is held (PhaseClock): the device
+  // starts it once the host has queued it all, as in a solver whose host runs ahead. Unheld, the groups,
+  // whose runs launch many more kernels than one group's, came out 1.1-3.8 x one group's time in 17 of 756
+  // timings on one H100 (held: 0.88-1.07 x, none over 1.1), and one group was kept for the transform's
+  // life (docs/results/held_group_timing_h100.log).
   template <class A, class B>
   std::pair<double, double> alternating_ms(A a, B b) {
-    const Event start = new_event(cudaEventDefault), stop = new_event(cudaEventDefault);
+    PhaseClock clock(device_, true);
     auto round_ms = [&](auto run, int runs) {
-      KOLMO_CHECK_CUDA(cudaEventRecord(start.get(), stream_));
+      double seconds = 0;
+      clock.start();
       for (int i = 0; i < runs; ++i) run();
-      KOLMO_CHECK_CUDA(cudaEventRecord(stop.get(), stream_));
-      KOLMO_CHECK_CUDA(cudaEventSynchronize(stop.get()));
-      float ms = 0;
-      KOLMO_CHECK_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-      return double(ms) / runs;
+      clock.lap(0);
+      clock.add_to(&seconds);
+      return seconds * 1e3 / runs;
     };
-    round_ms(a, 3);
-    round_ms(b, 3);
+    // Untimed rounds as long as the timed ones: the clock learns how long the host takes to queue one.
+    round_ms(a, 10);
+    round_ms(b, 10);
     std::vector<double> ta, tb;
     for (int r = 0; r < 5; ++r) {
       ta.push_back(round_ms(a, 10));
