@@ -288,7 +288,7 @@ ColumnSets pruned_columns(const SlabLayout& layout) {
   ColumnSets columns;
   // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
   // them and writes zeros to the dropped kz columns, which cuFFT's C2R along z reads (kolmo's row FFTs do
-  // not: pruned_planes(count) narrows the backward set to the kept columns for them).
+  // not: pruned_planes narrows the backward set to the kept columns for them).
   ColumnSet& y = columns.y_forward;
   y.n = ny;
   y.stride = nzc;

@@ -96,7 +96,7 @@ class LocalTransforms {
   virtual std::unique_ptr<XTransform<Real>> x_kept() = 0;
   virtual std::unique_ptr<XTransform<Real>> x_run(long first, long count) = 0;
   virtual std::unique_ptr<XTransform<Real>> x_masked() { return nullptr; }
-  virtual std::unique_ptr<PlaneTransform<Real>> pruned_planes(long /*count*/, bool /*forward_runs*/ = true) {
+  virtual std::unique_ptr<PlaneTransform<Real>> pruned_planes(long /*count*/, bool /*forward_runs*/) {
     return nullptr;
   }
   virtual std::unique_ptr<XTransform<Real>> pruned_x() { return nullptr; }

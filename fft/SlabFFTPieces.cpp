@@ -102,7 +102,7 @@ void SlabFFT<Real>::use_pieces(int full, int dealiased) {
         largest = std::max(largest, count);
         if (piece_planes_.count(count) == 0) piece_planes_[count] = transforms_->planes(count);
         if (d == 1 && strided_routes_[d] && pruned_x_ && count > 0 && pruned_piece_planes_.count(count) == 0)
-          pruned_piece_planes_[count] = transforms_->pruned_planes(count);
+          pruned_piece_planes_[count] = transforms_->pruned_planes(count, true);  // the pieces run both ways
       }
     }
   const std::size_t size =
