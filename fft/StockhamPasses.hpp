@@ -111,10 +111,10 @@ KOLMO_HD inline Complex<Real> stockham_twiddle(const Complex<Real>* table, long 
 
 // Butterfly j of a pass of radix R over sub-transforms of length ns: its R values v (as gathered) times their
 // twiddles, then their R-point DFT, in place. The twiddles of r = 1, 2 and 4 come from the table of length
-// n, the others are their products. Why: the GPU passes are bound by what goes through a multiprocessor's L1
-// and shared memory. With 3 loads a radix-8 butterfly instead of 7, a copy of the 512-point single-precision
-// column kernel ran 3.6 % faster over 512 planes and 5.6 % over 64 on an H100, no less accurate against
-// direct sums, and the dealiased 512^3 pair on one H100 0.7-0.9 % faster
+// n, the others are their products. Why: the GPU passes appear bound by what goes through a multiprocessor's
+// L1 and shared memory. With 3 loads a radix-8 butterfly instead of 7, a copy of the 512-point
+// single-precision column kernel ran 3.6 % faster over 512 planes and 5.6 % over 64 on an H100, no less
+// accurate against direct sums, and the dealiased 512^3 pair on one H100 0.7-0.9 % faster
 // (docs/results/small_kernels_h100.log, section 18).
 template <int R, class Real>
 KOLMO_HD inline void stockham_butterfly(Complex<Real>* v, const Complex<Real>* table, long j, long n, long ns,
