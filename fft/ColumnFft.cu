@@ -128,8 +128,8 @@ struct TileColumn {
 template <class Real, int Log2N>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
     column_fft_kernel(ColumnSet set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
-                      int sign) {
-  wait_for_previous_kernel();
+                      int sign, Dependence dependence) {
+  follow(dependence);
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<Real, Log2N> column(set);
@@ -144,8 +144,9 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
 template <class Real, int Log2N>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
     moved_column_fft_kernel(ColumnSet set, ColumnMoves moves, const Complex<Real>* in, Complex<Real>* out,
-                            const Complex<Real>* table, int sign, Complex<Real>* moved) {
-  wait_for_previous_kernel();
+                            const Complex<Real>* table, int sign, Complex<Real>* moved,
+                            Dependence dependence) {
+  follow(dependence);
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<Real, Log2N> column(set);
@@ -162,7 +163,8 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
 
 template <class Real, int Log2N>
 void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
-            int sign, cudaStream_t stream, const ColumnMoves* moves, Complex<Real>* moved) {
+            int sign, cudaStream_t stream, const ColumnMoves* moves, Complex<Real>* moved,
+            Dependence dependence) {
   using S = Tile<Real, Log2N>;
   const long outer = set.outer_count[0] + set.outer_count[1];
   const long tiles = (set.inner + 2 * S::C - 2) / S::C;  // the columns and an alignment shift of up to C - 1
@@ -177,21 +179,22 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
   if (moves != nullptr && moves->count > 0) {
     allow(moved_column_fft_kernel<Real, Log2N>);
     launch_dependent(moved_column_fft_kernel<Real, Log2N>, grid, S::threads, shared, stream, set, *moves, in,
-                     out, table, sign, moved);
+                     out, table, sign, moved, dependence);
   } else {
     allow(column_fft_kernel<Real, Log2N>);
     launch_dependent(column_fft_kernel<Real, Log2N>, grid, S::threads, shared, stream, set, in, out, table,
-                     sign);
+                     sign, dependence);
   }
 }
 
 template <class Real, int Log2N = kStockhamMinLog2>
 void dispatch(int log2n, const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
               const Complex<Real>* table, int sign, cudaStream_t stream, const ColumnMoves* moves,
-              Complex<Real>* moved) {
+              Complex<Real>* moved, Dependence dependence) {
   if constexpr (Log2N <= kStockhamMaxLog2) {
-    if (log2n == Log2N) return launch<Real, Log2N>(set, in, out, table, sign, stream, moves, moved);
-    dispatch<Real, Log2N + 1>(log2n, set, in, out, table, sign, stream, moves, moved);
+    if (log2n == Log2N)
+      return launch<Real, Log2N>(set, in, out, table, sign, stream, moves, moved, dependence);
+    dispatch<Real, Log2N + 1>(log2n, set, in, out, table, sign, stream, moves, moved, dependence);
   }
 }
 
@@ -204,19 +207,19 @@ bool column_fft_supports(long n) {
 template <class Real>
 void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
                 const Complex<Real>* twiddles, int sign, cudaStream_t stream, const ColumnMoves* moves,
-                Complex<Real>* moved) {
+                Complex<Real>* moved, Dependence dependence) {
   KOLMO_REQUIRE(column_fft_supports(set.n),
                 "internal: column FFTs of length " + std::to_string(set.n) + " are not supported");
   int log2n = 0;
   while ((1L << log2n) < set.n) ++log2n;
-  dispatch<Real>(log2n, set, in, out, twiddles, sign, stream, moves, moved);
+  dispatch<Real>(log2n, set, in, out, twiddles, sign, stream, moves, moved, dependence);
 }
 
 template void column_fft<float>(const ColumnSet&, const Complex<float>*, Complex<float>*,
-                                const Complex<float>*, int, cudaStream_t, const ColumnMoves*,
-                                Complex<float>*);
+                                const Complex<float>*, int, cudaStream_t, const ColumnMoves*, Complex<float>*,
+                                Dependence);
 template void column_fft<double>(const ColumnSet&, const Complex<double>*, Complex<double>*,
                                  const Complex<double>*, int, cudaStream_t, const ColumnMoves*,
-                                 Complex<double>*);
+                                 Complex<double>*, Dependence);
 
 }  // namespace kolmo::fft

@@ -20,6 +20,7 @@
 //   those in and out hold for the transform.
 // - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
 //   device.
+// - dependence: on the kernel before it on `stream` (core/DependentLaunch.cuh): by default it waits for it.
 // - column_fft_supports(n): n a power of two, 8 <= n <= 2048; column_fft throws kolmo::Error otherwise.
 // - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow, 64
 // at
@@ -30,6 +31,7 @@
 #include <cuda_runtime.h>
 
 #include "core/Complex.hpp"
+#include "core/Dependence.hpp"
 
 namespace kolmo::fft {
 
@@ -54,6 +56,7 @@ bool column_fft_supports(long n);
 template <class Real>
 void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
                 const Complex<Real>* twiddles, int sign, cudaStream_t stream,
-                const ColumnMoves* moves = nullptr, Complex<Real>* moved = nullptr);
+                const ColumnMoves* moves = nullptr, Complex<Real>* moved = nullptr,
+                Dependence dependence = {});
 
 }  // namespace kolmo::fft

@@ -4,10 +4,10 @@
 #include <cufftXt.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -369,21 +369,28 @@ ColumnMoves own_rows_by_x(const SlabLayout& layout) {
 
 // The transforms along z of every row by kolmo's row FFTs (fft/RowFft.hpp), which write and read only the
 // kept kz modes: the pruned route's where Nz is a length they take (CudaPlanes' 1D plans otherwise). The
-// rows from `first` on (GroupedPlanes' groups), in and out pointing at row 0.
+// rows from `first` on (GroupedPlanes' groups), in and out pointing at row 0; each direction's kernel
+// depends on the kernel before it on the stream as told (core/DependentLaunch.cuh).
 template <class Real>
 class RowPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
 
  public:
-  RowPlanes(const RowSet& rows, long first, const C* twiddles, cudaStream_t stream)
-      : rows_(rows), first_(first), twiddles_(twiddles), stream_(stream) {}
+  RowPlanes(const RowSet& rows, long first, const C* twiddles, cudaStream_t stream, Dependence forward = {},
+            Dependence backward = {})
+      : rows_(rows),
+        first_(first),
+        twiddles_(twiddles),
+        stream_(stream),
+        forward_(forward),
+        backward_(backward) {}
   void forward(const Real* in, C* out) override {
     row_fft_r2c<Real>(rows_, in + first_ * rows_.row_pitch_real, out + first_ * rows_.row_pitch_complex,
-                      twiddles_, stream_);
+                      twiddles_, stream_, forward_);
   }
   void backward(C* in, Real* out) override {
     row_fft_c2r<Real>(rows_, in + first_ * rows_.row_pitch_complex, out + first_ * rows_.row_pitch_real,
-                      twiddles_, stream_);
+                      twiddles_, stream_, backward_);
   }
 
  private:
@@ -391,6 +398,7 @@ class RowPlanes final : public PlaneTransform<Real> {
   long first_;
   const C* twiddles_;
   cudaStream_t stream_;
+  Dependence forward_, backward_;
 };
 
 // Plane transforms by kolmo's column FFTs along y (the pruned route's, of the kept kz columns; the strided
@@ -398,22 +406,29 @@ class RowPlanes final : public PlaneTransform<Real> {
 // CudaPlanes' 1D plans), then the column FFTs. Forward out and backward in are the planes [x][y][kz];
 // backward overwrites its input. With `arrived` (place_own_rows): forward stores the own rows into the
 // spectral slab arrived, backward loads them from the spectral slab its out holds, before z overwrites it.
+// Each direction's column FFTs depend on the kernel before them on the stream as told.
 template <class Real>
 class ColumnPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
 
  public:
   ColumnPlanes(std::unique_ptr<PlaneTransform<Real>> z, const ColumnSets& columns, const C* twiddles,
-               cudaStream_t stream, C* arrived = nullptr)
-      : z_(std::move(z)), columns_(columns), twiddles_(twiddles), stream_(stream), arrived_(arrived) {}
+               cudaStream_t stream, C* arrived = nullptr, Dependence forward = {}, Dependence backward = {})
+      : z_(std::move(z)),
+        columns_(columns),
+        twiddles_(twiddles),
+        stream_(stream),
+        arrived_(arrived),
+        forward_(forward),
+        backward_(backward) {}
   void forward(const Real* in, C* out) override {
     z_->forward(in, out);
     column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_,
-                     arrived_ ? &columns_.own_forward : nullptr, arrived_);
+                     arrived_ ? &columns_.own_forward : nullptr, arrived_, forward_);
   }
   void backward(C* in, Real* out) override {
     column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_,
-                     arrived_ ? &columns_.own_backward : nullptr, reinterpret_cast<C*>(out));
+                     arrived_ ? &columns_.own_backward : nullptr, reinterpret_cast<C*>(out), backward_);
     z_->backward(in, out);
   }
 
@@ -423,13 +438,17 @@ class ColumnPlanes final : public PlaneTransform<Real> {
   const C* twiddles_;
   cudaStream_t stream_;
   C* arrived_;
+  Dependence forward_, backward_;
 };
 
 // Plane transforms in groups of consecutive planes (each a ColumnPlanes of its own planes, made on its
 // stream), which the device's stream and a second one take in turn: the second is forked from the device's
 // stream by an event and joined back to it by another, so that what follows on the device's stream waits
-// for every group. A group's intermediate planes [x][y][kz], about a quarter of L2, are still there when its
-// column FFTs read them, and each stream's passes run beside the other's ramps and tails. One H100, 512^2
+// for every group. A group's intermediate planes [x][y][kz], a quarter or an eighth of L2, are still there
+// when its column FFTs read them, each stream's passes run beside the other's ramps and tails, and a group
+// starts on its stream as the group before it there ends (GroupedPlanes' groups(); 512 planes of 512^2 in
+// single precision in 64 groups so 7 % faster than in one, docs/results/small_kernels_h100.log section 19,
+// where each group had waited for the one before: 4 % slower). Earlier, one H100, 512^2
 // planes, the dealiased plane transforms: 64 planes (one rank of 8 at 512^3) in 4 groups (single precision)
 // or 8 (double) took 7 and 9 % less in the transform; 512 planes (one GPU) backward in 29 and 57 groups 2
 // and 6 % less, forward 4 % more in single precision; groups of 1024^2 planes small enough for L2 (2 to 4
@@ -752,57 +771,91 @@ class CudaTransforms final : public LocalTransforms<Real> {
     // The placing backward transforms' column FFTs load the own rows from the memory that their row FFTs
     // then overwrite with real planes: every load must come first.
     const bool backward_groups = arrived == nullptr;
-    auto make = [&](long forward, long backward) {
-      return std::make_unique<GroupedPlanes<Real>>(groups(columns, forward, arrived),
-                                                   groups(columns, backward_groups ? backward : 1, arrived),
-                                                   stream_, second_stream());
+    auto make = [&](PlaneGroups forward, PlaneGroups backward) {
+      return std::make_unique<GroupedPlanes<Real>>(
+          groups(columns, forward, arrived),
+          groups(columns, backward_groups ? backward : PlaneGroups{}, arrived), stream_, second_stream());
     };
-    if (plane_groups_ > 0) return make(plane_groups_, plane_groups_);
-    // Groups whose intermediate planes [x][y][kz] (the kept kz) take about a quarter of L2, if those make 2
-    // to 64 groups (more would be more launches than work at the lengths measured).
+    if (plane_groups_ > 0) return make({plane_groups_, true}, {plane_groups_, true});
+    // Groups whose intermediate planes [x][y][kz] (the kept kz) take about a quarter or an eighth of L2, of
+    // those that make 2 to 64 groups (more would be more launches than work at the lengths measured).
     const int l2 = current_device_attribute(cudaDevAttrL2CacheSize);
     const long plane_bytes = ny_ * layout_.kept_z() * long(sizeof(C));
-    const long per_group = std::max(1L, l2 / 4 / plane_bytes), count = (planes + per_group - 1) / per_group;
-    if (count < 2 || count > 64 || (!forward_runs && !backward_groups)) return make(1, 1);
-    // The times, on the device's stream, of each direction in one group and in `count`, on planes of their
-    // own (at most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not where they would
-    // take more than half the free memory.
+    std::vector<long> counts;  // the candidates, fewest groups first
+    for (long share : {4L, 8L}) {
+      const long per_group = std::max(1L, l2 / share / plane_bytes),
+                 count = (planes + per_group - 1) / per_group;
+      if (count >= 2 && count <= 64 && (counts.empty() || count != counts.back())) counts.push_back(count);
+    }
+    if (counts.empty() || (!forward_runs && !backward_groups)) return make({}, {});
+    // The times, on the device's stream, of each direction in one group and in each candidate's groups, on
+    // planes of their own (at most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not
+    // where they would take more than half the free memory.
     const std::size_t real_count = std::size_t(planes) * ny_ * nz_,
                       spectral_count = std::size_t(planes) * ny_ * nzc_;
     std::size_t free = 0, total = 0;
     KOLMO_CHECK_CUDA(cudaMemGetInfo(&free, &total));
-    if (2 * (real_count * sizeof(Real) + spectral_count * sizeof(C)) > free) return make(1, 1);
+    if (2 * (real_count * sizeof(Real) + spectral_count * sizeof(C)) > free) return make({}, {});
     Buffer<Real> real(device_, real_count);
     Buffer<C> spectral(device_, spectral_count);
     real.fill_zero();
     spectral.fill_zero();
-    auto one = make(1, 1), several = make(count, count);
-    double ms[2][2] = {};  // [direction][one, several]
-    if (forward_runs)
-      std::tie(ms[0][0], ms[0][1]) = alternating_ms([&] { one->forward(real.data(), spectral.data()); },
-                                                    [&] { several->forward(real.data(), spectral.data()); });
+    // Each count with the groups on a stream following one another early and waiting (which was faster in
+    // double precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19).
+    std::vector<PlaneGroups> candidates{{}};
+    for (long count : counts)
+      for (bool following : {false, true}) candidates.push_back({count, following});
+    std::vector<std::unique_ptr<GroupedPlanes<Real>>> made;
+    for (PlaneGroups each : candidates) made.push_back(make(each, each));
+    // Per direction, the candidate with the least time; groups only where they are faster than one group
+    // by more than the timing's noise (the results are the same either way).
+    auto choose = [&](bool forward, std::string& said) {
+      std::vector<std::function<void()>> runs;
+      for (auto& each : made)
+        runs.push_back(forward
+                           ? std::function<void()>([&] { each->forward(real.data(), spectral.data()); })
+                           : std::function<void()>([&] { each->backward(spectral.data(), real.data()); }));
+      const std::vector<double> ms = alternating_ms(runs);
+      std::size_t best = 0;
+      for (std::size_t k = 1; k < ms.size(); ++k)
+        if (ms[k] < 0.99 * ms[0] && ms[k] < ms[best]) best = k;
+      for (std::size_t k = 0; k < ms.size(); ++k)
+        said += std::string(k == 0 ? "" : ", ") + "in " + describe(candidates[k]) + " " + format_ms(ms[k]);
+      return candidates[best];
+    };
+    std::string forward_said = "forward run by no route: one group", backward_said = "backward ";
+    PlaneGroups forward, backward;
+    if (forward_runs) {
+      forward_said = "forward ";
+      forward = choose(true, forward_said);
+    }
     if (backward_groups)
-      std::tie(ms[1][0], ms[1][1]) = alternating_ms([&] { one->backward(spectral.data(), real.data()); },
-                                                    [&] { several->backward(spectral.data(), real.data()); });
-    // Groups where they are faster by more than the timing's noise (the results are the same either way).
-    const long forward = forward_runs && ms[0][1] < 0.99 * ms[0][0] ? count : 1;
-    const long backward = backward_groups && ms[1][1] < 0.99 * ms[1][0] ? count : 1;
+      backward = choose(false, backward_said);
+    else
+      backward_said = "backward placing the own rows: one group";
     if (!groups_report_.empty()) groups_report_ += "; ";
     groups_report_ += "plane transforms of " + std::to_string(planes) + " planes: forward in " +
-                      std::to_string(forward) + " group(s), backward in " + std::to_string(backward) +
-                      (forward_runs ? " (forward in one group " + format_ms(ms[0][0]) + ", in " +
-                                          std::to_string(count) + " " + format_ms(ms[0][1])
-                                    : std::string(" (forward run by no route: one group")) +
-                      (backward_groups ? "; backward " + format_ms(ms[1][0]) + " and " + format_ms(ms[1][1])
-                                       : std::string("; backward placing the own rows: one group")) +
-                      ")";
+                      describe(forward) + ", backward in " + describe(backward) + " (" + forward_said + "; " +
+                      backward_said + ")";
     return make(forward, backward);
   }
+  // How many groups, and whether each group follows the one before it on its stream early (groups()).
+  struct PlaneGroups {
+    long count = 1;
+    bool following = false;
+  };
+  static std::string describe(PlaneGroups groups) {
+    return std::to_string(groups.count) + (groups.count == 1 ? " group" : " groups") +
+           (groups.count > 2 && groups.following ? " following early" : "");
+  }
   // `count` groups of the planes of these column sets, as even as can be, taken in turn by the device's
-  // stream and the second one.
-  typename GroupedPlanes<Real>::Groups groups(ColumnSets columns, long count, C* arrived) {
+  // stream and the second one. Following early, group g + 2 follows group g on their stream without waiting
+  // for it: it touches other planes, and group g's first kernel waited for what came before. Group g's last
+  // kernel then lets it start once its own blocks have all started, so that group g + 2's blocks take the
+  // multiprocessors that group g's last ones leave (core/DependentLaunch.cuh).
+  typename GroupedPlanes<Real>::Groups groups(ColumnSets columns, PlaneGroups chosen, C* arrived) {
     const long planes = columns.y_forward.outer_count[0];
-    count = std::clamp(count, 1L, std::max(planes, 1L));
+    const long count = std::clamp(chosen.count, 1L, std::max(planes, 1L));
     typename GroupedPlanes<Real>::Groups made;
     for (long g = 0; g < count; ++g) {
       const long first = planes * g / count, size = planes * (g + 1) / count - first;
@@ -811,42 +864,44 @@ class CudaTransforms final : public LocalTransforms<Real> {
         y->outer_first[0] = first;
         y->outer_count[0] = size;
       }
+      const bool follows = chosen.following && g >= 2, followed = chosen.following && g + 2 < count;
+      const Dependence first_kernel{.waits = !follows}, last_kernel{.releases_early = followed};
       made.push_back(std::make_unique<ColumnPlanes<Real>>(
-          std::make_unique<RowPlanes<Real>>(pruned_rows(size), first * ny_, twiddles(nz_), stream), columns,
-          twiddles(ny_), stream, arrived));
+          std::make_unique<RowPlanes<Real>>(pruned_rows(size), first * ny_, twiddles(nz_), stream,
+                                            first_kernel, last_kernel),
+          columns, twiddles(ny_), stream, arrived, last_kernel, first_kernel));
     }
     return made;
   }
-  // Milliseconds a run of a() and of b() take on the device's stream, queued back to back as a transform's
-  // passes are: medians of 5 rounds of 10 after one untimed round each, the rounds of the two alternating,
-  // so that a passing disturbance falls on both (timed one after the other, the groups once took 15 % more
+  // Milliseconds each of runs takes on the device's stream, queued back to back as a transform's passes
+  // are: medians of 5 rounds of 10 after one untimed round each, the rounds of the runs alternating, so
+  // that a passing disturbance falls on all (timed one after the other, the groups once took 15 % more
   // than in every other construction of the same executor). Each round is held (PhaseClock): the device
   // starts it once the host has queued it all, as in a solver whose host runs ahead. Unheld, the groups,
   // whose runs launch many more kernels than one group's, came out 1.1-3.8 x one group's time in 17 of 756
   // timings on one H100 (held: 0.88-1.07 x, none over 1.1), and one group was kept for the transform's
   // life (docs/results/held_group_timing_h100.log).
-  template <class A, class B>
-  std::pair<double, double> alternating_ms(A a, B b) {
+  std::vector<double> alternating_ms(const std::vector<std::function<void()>>& runs) {
     PhaseClock clock(device_, true);
-    auto round_ms = [&](auto run, int runs) {
+    auto round_ms = [&](const std::function<void()>& run, int count) {
       double seconds = 0;
       clock.start();
-      for (int i = 0; i < runs; ++i) run();
+      for (int i = 0; i < count; ++i) run();
       clock.lap(0);
       clock.add_to(&seconds);
-      return seconds * 1e3 / runs;
+      return seconds * 1e3 / count;
     };
     // Untimed rounds as long as the timed ones: the clock learns how long the host takes to queue one.
-    round_ms(a, 10);
-    round_ms(b, 10);
-    std::vector<double> ta, tb;
-    for (int r = 0; r < 5; ++r) {
-      ta.push_back(round_ms(a, 10));
-      tb.push_back(round_ms(b, 10));
+    for (const auto& run : runs) round_ms(run, 10);
+    std::vector<std::vector<double>> times(runs.size());
+    for (int r = 0; r < 5; ++r)
+      for (std::size_t k = 0; k < runs.size(); ++k) times[k].push_back(round_ms(runs[k], 10));
+    std::vector<double> medians;
+    for (auto& t : times) {
+      std::sort(t.begin(), t.end());
+      medians.push_back(t[2]);
     }
-    std::sort(ta.begin(), ta.end());
-    std::sort(tb.begin(), tb.end());
-    return {ta[2], tb[2]};
+    return medians;
   }
   // The second stream of GroupedPlanes, made when first asked for.
   cudaStream_t second_stream() {

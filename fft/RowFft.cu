@@ -22,8 +22,8 @@ namespace {
 template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
     row_r2c_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
-                   const Complex<Real>* __restrict__ table) {
-  wait_for_previous_kernel();
+                   const Complex<Real>* __restrict__ table, Dependence dependence) {
+  follow(dependence);
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
   const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
@@ -40,8 +40,8 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
 template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
     row_c2r_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
-                   const Complex<Real>* __restrict__ table) {
-  wait_for_previous_kernel();
+                   const Complex<Real>* __restrict__ table, Dependence dependence) {
+  follow(dependence);
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
   const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
@@ -92,8 +92,8 @@ template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads,
                                   StayingOccupancy<Real>::blocks_per_multiprocessor)
     row_r2c_staying_kernel(RowSet set, const Real* __restrict__ in, Complex<Real>* __restrict__ out,
-                           const Complex<Real>* __restrict__ table, long groups) {
-  wait_for_previous_kernel();
+                           const Complex<Real>* __restrict__ table, long groups, Dependence dependence) {
+  follow(dependence);
   using S = RowTile<Real, Log2M>;
   using C = Complex<Real>;
   __shared__ C shared[S::rows * S::pitch];
@@ -126,8 +126,8 @@ template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads,
                                   StayingOccupancy<Real>::blocks_per_multiprocessor)
     row_c2r_staying_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
-                           const Complex<Real>* __restrict__ table, long groups) {
-  wait_for_previous_kernel();
+                           const Complex<Real>* __restrict__ table, long groups, Dependence dependence) {
+  follow(dependence);
   using S = RowTile<Real, Log2M>;
   using C = Complex<Real>;
   __shared__ C shared[S::rows * S::pitch];
@@ -176,7 +176,8 @@ unsigned staying_blocks(Kernel kernel, int threads, long groups) {
 
 template <class Real, int Log2M>
 void launch(bool forward, const RowSet& set, const Real* real_in, const Complex<Real>* complex_in,
-            Real* real_out, Complex<Real>* complex_out, const Complex<Real>* table, cudaStream_t stream) {
+            Real* real_out, Complex<Real>* complex_out, const Complex<Real>* table, cudaStream_t stream,
+            Dependence dependence) {
   using S = RowTile<Real, Log2M>;
   const long blocks = (set.rows + S::rows - 1) / S::rows;
   if (blocks == 0) return;
@@ -184,24 +185,25 @@ void launch(bool forward, const RowSet& set, const Real* real_in, const Complex<
     if (forward) {
       auto kernel = row_r2c_staying_kernel<Real, Log2M>;
       launch_dependent(kernel, staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream, set,
-                       real_in, complex_out, table, blocks);
+                       real_in, complex_out, table, blocks, dependence);
     } else {
       auto kernel = row_c2r_staying_kernel<Real, Log2M>;
       launch_dependent(kernel, staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream, set,
-                       complex_in, real_out, table, blocks);
+                       complex_in, real_out, table, blocks, dependence);
     }
   } else if (forward) {
     launch_dependent(row_r2c_kernel<Real, Log2M>, unsigned(blocks), S::threads, 0, stream, set, real_in,
-                     complex_out, table);
+                     complex_out, table, dependence);
   } else {
     launch_dependent(row_c2r_kernel<Real, Log2M>, unsigned(blocks), S::threads, 0, stream, set, complex_in,
-                     real_out, table);
+                     real_out, table, dependence);
   }
 }
 
 template <class Real>
 void run(bool forward, const RowSet& set, const Real* real_in, const Complex<Real>* complex_in,
-         Real* real_out, Complex<Real>* complex_out, const Complex<Real>* table, cudaStream_t stream) {
+         Real* real_out, Complex<Real>* complex_out, const Complex<Real>* table, cudaStream_t stream,
+         Dependence dependence) {
   const Real* real = forward ? real_in : real_out;
   KOLMO_REQUIRE(row_fft_supports(set.n),
                 "internal: row FFTs of length " + std::to_string(set.n) + " are not supported");
@@ -213,7 +215,7 @@ void run(bool forward, const RowSet& set, const Real* real_in, const Complex<Rea
                     std::to_string(set.row_pitch_complex) + " or a real array not aligned to two reals");
   with_row_length(set.n, [&](auto log2m) {
     launch<Real, decltype(log2m)::value>(forward, set, real_in, complex_in, real_out, complex_out, table,
-                                         stream);
+                                         stream, dependence);
   });
 }
 
@@ -225,22 +227,22 @@ bool row_fft_supports(long n) {
 
 template <class Real>
 void row_fft_r2c(const RowSet& set, const Real* in, Complex<Real>* out, const Complex<Real>* twiddles,
-                 cudaStream_t stream) {
-  run<Real>(true, set, in, nullptr, nullptr, out, twiddles, stream);
+                 cudaStream_t stream, Dependence dependence) {
+  run<Real>(true, set, in, nullptr, nullptr, out, twiddles, stream, dependence);
 }
 template <class Real>
 void row_fft_c2r(const RowSet& set, const Complex<Real>* in, Real* out, const Complex<Real>* twiddles,
-                 cudaStream_t stream) {
-  run<Real>(false, set, nullptr, in, out, nullptr, twiddles, stream);
+                 cudaStream_t stream, Dependence dependence) {
+  run<Real>(false, set, nullptr, in, out, nullptr, twiddles, stream, dependence);
 }
 
 template void row_fft_r2c<float>(const RowSet&, const float*, Complex<float>*, const Complex<float>*,
-                                 cudaStream_t);
+                                 cudaStream_t, Dependence);
 template void row_fft_r2c<double>(const RowSet&, const double*, Complex<double>*, const Complex<double>*,
-                                  cudaStream_t);
+                                  cudaStream_t, Dependence);
 template void row_fft_c2r<float>(const RowSet&, const Complex<float>*, float*, const Complex<float>*,
-                                 cudaStream_t);
+                                 cudaStream_t, Dependence);
 template void row_fft_c2r<double>(const RowSet&, const Complex<double>*, double*, const Complex<double>*,
-                                  cudaStream_t);
+                                  cudaStream_t, Dependence);
 
 }  // namespace kolmo::fft

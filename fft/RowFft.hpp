@@ -14,6 +14,7 @@
 //   there (NaN included), and the imaginary parts of X[0] and X[n/2] as zero (as cuFFT and FFTW do).
 // - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
 //   device. row_fft_r2c and row_fft_c2r throw kolmo::Error on a RowSet outside the contract.
+// - dependence: on the kernel before it on `stream` (core/DependentLaunch.cuh): by default it waits for it.
 // - Method: the complex FFT of length n/2 of the pairs z = x_2e + i x_2e+1 by the Stockham passes of
 //   fft/StockhamPasses.hpp, and the pass that pairs mode k with n/2 - k (real_forward_pair,
 //   real_backward_pair). A block transforms a few rows at once in shared memory; loads and stores go along
@@ -24,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include "core/Complex.hpp"
+#include "core/Dependence.hpp"
 #include "fft/RowSplit.hpp"
 
 namespace kolmo::fft {
@@ -32,9 +34,9 @@ bool row_fft_supports(long n);
 
 template <class Real>
 void row_fft_r2c(const RowSet& set, const Real* in, Complex<Real>* out, const Complex<Real>* twiddles,
-                 cudaStream_t stream);
+                 cudaStream_t stream, Dependence dependence = {});
 template <class Real>
 void row_fft_c2r(const RowSet& set, const Complex<Real>* in, Real* out, const Complex<Real>* twiddles,
-                 cudaStream_t stream);
+                 cudaStream_t stream, Dependence dependence = {});
 
 }  // namespace kolmo::fft
