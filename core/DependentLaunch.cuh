@@ -19,9 +19,10 @@
 // Why: on an H100, the row FFTs then the column FFTs of 64 planes of 512^2 (single precision) took 87.0
 // instead of 90.5 us back to back, 156 instead of 160 over 128 planes; in a transform, one rank's work of 8
 // at 512^3 (dealiased, single precision) took 1.5 % less, the one-GPU pair 0.3 % less
-// (docs/results/dependent_launch_h100.log). Consecutive plane groups on a stream that neither wait nor hold
-// back the next: the dealiased forward plane transforms of 512 planes of 512^2 single precision in 64 groups
-// 7 % faster than in one (docs/results/small_kernels_h100.log, section 19).
+// (docs/results/dependent_launch_h100.log). Consecutive plane groups on a stream that neither wait for nor
+// hold back the next (Dependence): the one-GPU dealiased forward plane transforms at 512^3 (single
+// precision) in 57 groups 5 % faster than in one, the pair 2 % (docs/results/small_kernels_h100.log,
+// section 19).
 #pragma once
 
 #include <cuda_runtime.h>

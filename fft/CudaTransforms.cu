@@ -445,10 +445,11 @@ class ColumnPlanes final : public PlaneTransform<Real> {
 // stream), which the device's stream and a second one take in turn: the second is forked from the device's
 // stream by an event and joined back to it by another, so that what follows on the device's stream waits
 // for every group. A group's intermediate planes [x][y][kz], a quarter or an eighth of L2, are still there
-// when its column FFTs read them, each stream's passes run beside the other's ramps and tails, and a group
-// starts on its stream as the group before it there ends (GroupedPlanes' groups(); 512 planes of 512^2 in
-// single precision in 64 groups so 7 % faster than in one, docs/results/small_kernels_h100.log section 19,
-// where each group had waited for the one before: 4 % slower). Earlier, one H100, 512^2
+// when its column FFTs read them, each stream's passes run beside the other's ramps and tails, and groups
+// may follow early: start on their stream as the group before them there ends (groups()). Following early,
+// the one-GPU forward plane transforms at 512^3 (dealiased, single precision) in 57 groups took 5 % less
+// than in one on an H100, where waiting they had taken 4-10 % more; the pair 2 % less
+// (docs/results/small_kernels_h100.log, section 19). Earlier, one H100, 512^2
 // planes, the dealiased plane transforms: 64 planes (one rank of 8 at 512^3) in 4 groups (single precision)
 // or 8 (double) took 7 and 9 % less in the transform; 512 planes (one GPU) backward in 29 and 57 groups 2
 // and 6 % less, forward 4 % more in single precision; groups of 1024^2 planes small enough for L2 (2 to 4
