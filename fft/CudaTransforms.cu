@@ -801,21 +801,25 @@ class CudaTransforms final : public LocalTransforms<Real> {
     Buffer<C> spectral(device_, spectral_count);
     real.fill_zero();
     spectral.fill_zero();
-    // Each count with the groups on a stream following one another early and waiting (which was faster in
-    // double precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19).
+    // Each count twice, the groups on a stream waiting for one another and following early (waiting was
+    // the faster in double precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19);
+    // two groups, one a stream, have no one to follow.
     std::vector<PlaneGroups> candidates{{}};
     for (long count : counts)
-      for (bool following : {false, true}) candidates.push_back({count, following});
+      for (bool following : {false, true})
+        if (!following || count > 2) candidates.push_back({count, following});
     std::vector<std::unique_ptr<GroupedPlanes<Real>>> made;
     for (PlaneGroups each : candidates) made.push_back(make(each, each));
     // Per direction, the candidate with the least time; groups only where they are faster than one group
     // by more than the timing's noise (the results are the same either way).
     auto choose = [&](bool forward, std::string& said) {
       std::vector<std::function<void()>> runs;
-      for (auto& each : made)
-        runs.push_back(forward
-                           ? std::function<void()>([&] { each->forward(real.data(), spectral.data()); })
-                           : std::function<void()>([&] { each->backward(spectral.data(), real.data()); }));
+      for (auto& each : made) {
+        GroupedPlanes<Real>* group = each.get();
+        runs.push_back(
+            forward ? std::function<void()>([&, group] { group->forward(real.data(), spectral.data()); })
+                    : std::function<void()>([&, group] { group->backward(spectral.data(), real.data()); }));
+      }
       const std::vector<double> ms = alternating_ms(runs);
       std::size_t best = 0;
       for (std::size_t k = 1; k < ms.size(); ++k)
