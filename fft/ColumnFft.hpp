@@ -22,10 +22,9 @@
 //   device.
 // - dependence: on the kernel before it on `stream` (core/DependentLaunch.cuh): by default it waits for it.
 // - column_fft_supports(n): n a power of two, 8 <= n <= 2048; column_fft throws kolmo::Error otherwise.
-// - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow, 64
-// at
-//   least), its tiles aligned to that width in memory; the passes run in shared memory with the rows swizzled
-//   against bank conflicts.
+// - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow,
+//   64 at least), its tiles aligned to that width in memory; the passes run in shared memory with the rows
+//   swizzled against bank conflicts.
 #pragma once
 
 #include <cuda_runtime.h>

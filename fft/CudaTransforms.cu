@@ -851,7 +851,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   };
   static std::string describe(PlaneGroups groups) {
     return std::to_string(groups.count) + (groups.count == 1 ? " group" : " groups") +
-           (groups.count > 2 && groups.following ? " following early" : "");
+           (groups.following ? " following early" : "");
   }
   // `count` groups of the planes of these column sets, as even as can be, taken in turn by the device's
   // stream and the second one. Following early, group g + 2 follows group g on their stream without waiting
