@@ -811,8 +811,12 @@ class CudaTransforms final : public LocalTransforms<Real> {
     std::vector<std::unique_ptr<GroupedPlanes<Real>>> made;
     for (PlaneGroups each : candidates) made.push_back(make(each, each));
     // Per direction, the candidate with the least time; groups only where they are faster than one group
-    // by more than the timing's noise (the results are the same either way).
-    auto choose = [&](bool forward, std::string& said) {
+    // by more than the timing's noise (the results are the same either way). And the times, for the report.
+    struct Choice {
+      PlaneGroups groups;
+      std::string said;
+    };
+    auto choose = [&](bool forward) {
       std::vector<std::function<void()>> runs;
       for (auto& each : made) {
         GroupedPlanes<Real>* group = each.get();
@@ -824,25 +828,19 @@ class CudaTransforms final : public LocalTransforms<Real> {
       std::size_t best = 0;
       for (std::size_t k = 1; k < ms.size(); ++k)
         if (ms[k] < 0.99 * ms[0] && ms[k] < ms[best]) best = k;
+      std::string said = forward ? "forward " : "backward ";
       for (std::size_t k = 0; k < ms.size(); ++k)
         said += std::string(k == 0 ? "" : ", ") + "in " + describe(candidates[k]) + " " + format_ms(ms[k]);
-      return candidates[best];
+      return Choice{candidates[best], said};
     };
-    std::string forward_said = "forward run by no route: one group", backward_said = "backward ";
-    PlaneGroups forward, backward;
-    if (forward_runs) {
-      forward_said = "forward ";
-      forward = choose(true, forward_said);
-    }
-    if (backward_groups)
-      backward = choose(false, backward_said);
-    else
-      backward_said = "backward placing the own rows: one group";
+    const Choice forward = forward_runs ? choose(true) : Choice{{}, "forward run by no route: one group"};
+    const Choice backward =
+        backward_groups ? choose(false) : Choice{{}, "backward placing the own rows: one group"};
     if (!groups_report_.empty()) groups_report_ += "; ";
     groups_report_ += "plane transforms of " + std::to_string(planes) + " planes: forward in " +
-                      describe(forward) + ", backward in " + describe(backward) + " (" + forward_said + "; " +
-                      backward_said + ")";
-    return make(forward, backward);
+                      describe(forward.groups) + ", backward in " + describe(backward.groups) + " (" +
+                      forward.said + "; " + backward.said + ")";
+    return make(forward.groups, backward.groups);
   }
   // How many groups, and whether each group follows the one before it on its stream early (groups()).
   struct PlaneGroups {
