@@ -753,9 +753,31 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_one_rank(OneRankDe
 }
 
 // One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
-// on a GPU per direction the faster of kept rows and the cuFFT mask by a short timing of the routes in place
-// on a temporary slab, used only where clearly faster than the full transform (backward: with the zeroing it
-// spares the caller).
+// on a GPU per direction the fastest of the kept rows, the cuFFT mask and the pruned columns by a short
+// timing of the routes in place on a temporary slab, used only where clearly faster than the full transform
+// (backward: with the zeroing it spares the caller). The routes take turns: timed one after the other, the
+// pruned columns once came out slower than the kept rows (a one-GPU dealiased pair of 2.42 ms at 512^3 in
+// single precision on an H100 instead of 1.56), as none of 12 constructions in a row then did
+// (docs/results/small_kernels_h100.log, section 20).
+template <class Real>
+std::vector<double> SlabFFT<Real>::medians_ms(const std::vector<std::function<void()>>& runs) {
+  std::vector<std::vector<double>> ms(runs.size());
+  for (int round = 0; round < 7; ++round)
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      device_->synchronize();
+      const double start = MPI_Wtime();
+      runs[k]();
+      device_->synchronize();
+      if (round >= 2) ms[k].push_back((MPI_Wtime() - start) * 1e3);
+    }
+  std::vector<double> medians;
+  for (auto& times : ms) {
+    std::sort(times.begin(), times.end());
+    medians.push_back(times[times.size() / 2]);
+  }
+  return medians;
+}
+
 template <class Real>
 void SlabFFT<Real>::choose_one_rank_dealiasing() {
   OneRankDealiasing requested = options_.one_rank_dealiasing;
@@ -773,40 +795,42 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   slab.fill_zero();
   C* spectral = slab.data();
   Real* real = reinterpret_cast<Real*>(slab.data());
-  const BackwardRoute full_backward_route = backward_full();
-  const ForwardRoute full_forward_route = forward_full(true);
-  const double full_backward = median_ms([&] { walk(full_backward_route, spectral, real); });
-  const double full_forward = median_ms([&] { walk(full_forward_route, real, spectral); });
   std::vector<OneRankDealiasing> ways{OneRankDealiasing::rows};
   if (masked_x_) ways.push_back(OneRankDealiasing::masked_x);
   if (pruned_x_) ways.push_back(OneRankDealiasing::pruned);
-  std::string text = "one GPU: backward full " + format_ms(full_backward);
-  // The fastest of `ways` by time_of(way), each time added to the report.
-  auto fastest = [&](auto time_of) {
-    std::pair<OneRankDealiasing, double> best{ways.front(), 0};
-    for (auto way : ways) {
-      const double ms = time_of(way);
-      text += std::string(", ") + describe(way) + " " + format_ms(ms);
-      if (best.second == 0 || ms < best.second) best = {way, ms};
+  // Per direction, the full transform's time and each way's, taking turns (medians_ms). Backward, the full
+  // transform is preceded by what its caller must then do, zero the dropped modes (a dealiased backward
+  // ignores them).
+  std::vector<BackwardRoute> backward_routes{backward_full()};
+  std::vector<ForwardRoute> forward_routes{forward_full(true)};
+  for (auto way : ways) {
+    backward_routes.push_back(backward_one_rank(way));
+    forward_routes.push_back(forward_one_rank(way, true));
+  }
+  std::vector<std::function<void()>> backward_runs{
+      [&] { zero_dropped_columns(*device_, layout_, spectral); }},
+      forward_runs;
+  for (const auto& route : backward_routes) backward_runs.push_back([&] { walk(route, spectral, real); });
+  for (const auto& route : forward_routes) forward_runs.push_back([&] { walk(route, real, spectral); });
+  const std::vector<double> backward_ms = medians_ms(backward_runs), forward_ms = medians_ms(forward_runs);
+  // The fastest way (ms: the full transform's time, then the ways'), each time added to the report.
+  std::string text = "one GPU: backward full " + format_ms(backward_ms[1]);
+  auto fastest = [&](const double* ms) {
+    std::pair<OneRankDealiasing, double> best{ways.front(), ms[1]};
+    for (std::size_t k = 0; k < ways.size(); ++k) {
+      text += std::string(", ") + describe(ways[k]) + " " + format_ms(ms[k + 1]);
+      if (ms[k + 1] < best.second) best = {ways[k], ms[k + 1]};
     }
     return best;
   };
   double best = 0;
-  std::tie(dealias_.backward, best) = fastest([&](OneRankDealiasing way) {
-    const BackwardRoute route = backward_one_rank(way);
-    return median_ms([&] { walk(route, spectral, real); });
-  });
-  // Against a full backward preceded by what its caller must then do, zero the dropped modes (a dealiased
-  // backward ignores them); with a clear margin, so that a near tie does not flip between runs.
-  const double zeroing = median_ms([&] { zero_dropped_columns(*device_, layout_, spectral); });
-  text += "; zeroing the dropped modes " + format_ms(zeroing);
-  dealias_.backward_saves = best < 0.97 * (full_backward + zeroing);
-  text += "; forward full " + format_ms(full_forward);
-  std::tie(dealias_.forward, best) = fastest([&](OneRankDealiasing way) {
-    const ForwardRoute route = forward_one_rank(way, true);
-    return median_ms([&] { walk(route, real, spectral); });
-  });
-  dealias_.forward_saves = best < 0.97 * full_forward;
+  std::tie(dealias_.backward, best) = fastest(backward_ms.data() + 1);
+  // With a clear margin, so that a near tie does not flip between runs.
+  text += "; zeroing the dropped modes " + format_ms(backward_ms[0]);
+  dealias_.backward_saves = best < 0.97 * (backward_ms[1] + backward_ms[0]);
+  text += "; forward full " + format_ms(forward_ms[0]);
+  std::tie(dealias_.forward, best) = fastest(forward_ms.data());
+  dealias_.forward_saves = best < 0.97 * forward_ms[0];
   text += std::string("; dealiased backward ") + (dealias_.backward_saves ? "faster" : "slower") +
           ", forward " + (dealias_.forward_saves ? "faster" : "slower");
   dealias_.report = text;

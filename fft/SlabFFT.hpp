@@ -352,8 +352,14 @@ class SlabFFT {
   PlaneTransform<Real>* strided_piece_planes(bool dealiased, long count) const;
   ForwardRoute forward_strided_in_pieces(bool dealiased);
   BackwardRoute backward_strided_in_pieces(bool dealiased);
+  // Milliseconds each of runs takes, synchronised before and after: medians of 5 rounds after 2 untimed
+  // ones, the runs taking turns within each round, so that a passing slowdown of the host or the device
+  // falls on all of them rather than on the one being timed. median_ms: one run's.
+  std::vector<double> medians_ms(const std::vector<std::function<void()>>& runs);
   template <class Transform>
-  double median_ms(Transform transform);
+  double median_ms(Transform transform) {
+    return medians_ms({transform}).front();
+  }
   // median_ms on every rank, the slowest rank's time (collective): what a choice among routes goes by.
   template <class Transform>
   double slowest_rank_ms(Transform transform);
@@ -408,21 +414,6 @@ class SlabFFT {
 };
 
 // Defined here because fft/SlabFFT.cpp and fft/SlabFFTPieces.cpp both use it.
-template <class Real>
-template <class Transform>
-double SlabFFT<Real>::median_ms(Transform transform) {
-  std::vector<double> ms;
-  for (int i = 0; i < 7; ++i) {
-    device_->synchronize();
-    const double start = MPI_Wtime();
-    transform();
-    device_->synchronize();
-    if (i >= 2) ms.push_back((MPI_Wtime() - start) * 1e3);
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 template <class Real>
 template <class Transform>
 double SlabFFT<Real>::slowest_rank_ms(Transform transform) {
