@@ -818,12 +818,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
     };
     auto choose = [&](bool forward) {
       std::vector<std::function<void()>> runs;
-      for (auto& each : made) {
-        GroupedPlanes<Real>* group = each.get();
-        runs.push_back(
-            forward ? std::function<void()>([&, group] { group->forward(real.data(), spectral.data()); })
-                    : std::function<void()>([&, group] { group->backward(spectral.data(), real.data()); }));
-      }
+      for (auto& each : made)
+        runs.push_back([&, group = each.get(), forward] {
+          forward ? group->forward(real.data(), spectral.data())
+                  : group->backward(spectral.data(), real.data());
+        });
       const std::vector<double> ms = alternating_ms(runs);
       std::size_t best = 0;
       for (std::size_t k = 1; k < ms.size(); ++k)
@@ -894,17 +893,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
       clock.add_to(&seconds);
       return seconds * 1e3 / count;
     };
-    // Untimed rounds as long as the timed ones: the clock learns how long the host takes to queue one.
-    for (const auto& run : runs) round_ms(run, 10);
-    std::vector<std::vector<double>> times(runs.size());
-    for (int r = 0; r < 5; ++r)
-      for (std::size_t k = 0; k < runs.size(); ++k) times[k].push_back(round_ms(runs[k], 10));
-    std::vector<double> medians;
-    for (auto& t : times) {
-      std::sort(t.begin(), t.end());
-      medians.push_back(t[2]);
-    }
-    return medians;
+    // An untimed round as long as the timed ones: the clock learns how long the host takes to queue one.
+    return medians_taking_turns(runs.size(), 1, 5, [&](std::size_t k) { return round_ms(runs[k], 10); });
   }
   // The second stream of GroupedPlanes, made when first asked for.
   cudaStream_t second_stream() {

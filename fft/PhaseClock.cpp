@@ -41,6 +41,22 @@ std::string format_ms(double ms) {
   return text;
 }
 
+std::vector<double> medians_taking_turns(std::size_t count, int untimed, int timed,
+                                         const std::function<double(std::size_t)>& time_of) {
+  std::vector<std::vector<double>> times(count);
+  for (int round = 0; round < untimed + timed; ++round)
+    for (std::size_t k = 0; k < count; ++k) {
+      const double t = time_of(k);
+      if (round >= untimed) times[k].push_back(t);
+    }
+  std::vector<double> medians;
+  for (auto& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t[t.size() / 2]);
+  }
+  return medians;
+}
+
 PhaseClock::PhaseClock(std::shared_ptr<Device> device, bool held)
     : device_(std::move(device)), marks_(new Marks), held_(held) {}
 

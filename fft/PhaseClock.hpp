@@ -12,8 +12,12 @@
 //   the device starts the first phase as soon as its first launch arrives, and the host's launching of the
 //   rest counts wherever the device waits for it (with small transforms, mostly in the first phase).
 // - format_ms(ms): a time as the reports of choices made by timing print it ("1.234 ms").
+// - medians_taking_turns(count, untimed, timed, time_of): for choices among `count` candidates, time_of(k)
+//   for every k in turn, `untimed` rounds discarded and then `timed` rounds; each candidate's median. In
+//   turns, a passing slowdown of the host or the device falls on all candidates, not on the one being timed.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +27,9 @@
 namespace kolmo::fft {
 
 std::string format_ms(double ms);
+
+std::vector<double> medians_taking_turns(std::size_t count, int untimed, int timed,
+                                         const std::function<double(std::size_t)>& time_of);
 
 class PhaseClock {
  public:

@@ -761,21 +761,13 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_one_rank(OneRankDe
 // (docs/results/small_kernels_h100.log, section 20).
 template <class Real>
 std::vector<double> SlabFFT<Real>::medians_ms(const std::vector<std::function<void()>>& runs) {
-  std::vector<std::vector<double>> ms(runs.size());
-  for (int round = 0; round < 7; ++round)
-    for (std::size_t k = 0; k < runs.size(); ++k) {
-      device_->synchronize();
-      const double start = MPI_Wtime();
-      runs[k]();
-      device_->synchronize();
-      if (round >= 2) ms[k].push_back((MPI_Wtime() - start) * 1e3);
-    }
-  std::vector<double> medians;
-  for (auto& times : ms) {
-    std::sort(times.begin(), times.end());
-    medians.push_back(times[times.size() / 2]);
-  }
-  return medians;
+  return medians_taking_turns(runs.size(), 2, 5, [&](std::size_t k) {
+    device_->synchronize();
+    const double start = MPI_Wtime();
+    runs[k]();
+    device_->synchronize();
+    return (MPI_Wtime() - start) * 1e3;
+  });
 }
 
 template <class Real>

@@ -353,8 +353,7 @@ class SlabFFT {
   ForwardRoute forward_strided_in_pieces(bool dealiased);
   BackwardRoute backward_strided_in_pieces(bool dealiased);
   // Milliseconds each of runs takes, synchronised before and after: medians of 5 rounds after 2 untimed
-  // ones, the runs taking turns within each round, so that a passing slowdown of the host or the device
-  // falls on all of them rather than on the one being timed. median_ms: one run's.
+  // ones, the runs taking turns (medians_taking_turns, fft/PhaseClock.hpp). median_ms: one run's.
   std::vector<double> medians_ms(const std::vector<std::function<void()>>& runs);
   template <class Transform>
   double median_ms(Transform transform) {

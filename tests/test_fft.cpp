@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "fft/PhaseClock.hpp"
 #include "fft/SlabFFT.hpp"
 #include "tests/TestSupport.hpp"
 
@@ -412,6 +413,22 @@ std::vector<OneRankDealiasing> one_rank_ways(bool gpu) {
                                       OneRankDealiasing::rows};
   if (gpu) ways.push_back(OneRankDealiasing::masked_x);
   return ways;
+}
+
+TEST_CASE("timed choices take the candidates in turns and keep the timed rounds' medians", "[fft]") {
+  // Candidate k's timed rounds give 10 k + {5, 1, 4, 2, 3} (median 10 k + 3); its untimed ones far more,
+  // which would move the median if they counted.
+  const double timed[5] = {5, 1, 4, 2, 3};
+  std::vector<std::size_t> order;
+  const std::vector<double> medians = kolmo::fft::medians_taking_turns(3, 2, 5, [&](std::size_t k) {
+    const int round = int(order.size() / 3);
+    order.push_back(k);
+    return round < 2 ? 1e9 : 10.0 * k + timed[round - 2];
+  });
+  REQUIRE(order.size() == 21);
+  for (std::size_t i = 0; i < order.size(); ++i) CHECK(order[i] == i % 3);
+  REQUIRE(medians.size() == 3);
+  for (std::size_t k = 0; k < 3; ++k) CHECK(medians[k] == 10.0 * k + 3);
 }
 
 TEST_CASE("one-rank dealiasing ways are named for the benchmarks, and an unknown name is refused", "[fft]") {
