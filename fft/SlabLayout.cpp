@@ -16,10 +16,10 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank, SpectralSplit
                 "invalid rank " + std::to_string(rank) + " of " + std::to_string(ranks));
   KOLMO_REQUIRE(ranks <= nx_, "cannot split Nx = " + std::to_string(nx_) + " x planes over " +
                                   std::to_string(ranks) + " ranks: use at most " + std::to_string(nx_) +
-                                  " ranks");
+                                  (nx_ == 1 ? " rank" : " ranks"));
   KOLMO_REQUIRE(ranks <= ny_, "cannot split Ny = " + std::to_string(ny_) + " ky planes over " +
                                   std::to_string(ranks) + " ranks: use at most " + std::to_string(ny_) +
-                                  " ranks");
+                                  (ny_ == 1 ? " rank" : " ranks"));
   x_split_ = Split{nx_, ranks_};
   y_starts_ = spectral_starts(split_, ny_, ranks_, sector_granule(nz_ / 2 + 1));
   kept_runs_.resize(ranks_);
