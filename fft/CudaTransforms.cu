@@ -1,5 +1,6 @@
-// LocalTransforms on one GPU with cuFFT: executors (fft/Executors.hpp) owning their plans, every plan sharing
-// one work area, all on the device's stream.
+// LocalTransforms on one GPU: executors (fft/Executors.hpp) of cuFFT's plans, every plan sharing one work
+// area, and of kolmo's own row and column FFTs (fft/RowFft.hpp, fft/ColumnFft.hpp); all on the device's
+// stream, but for the plane groups, which a second stream forked from it and joined back to it shares.
 #include <cufft.h>
 #include <cufftXt.h>
 
@@ -280,20 +281,32 @@ struct ColumnSets {
   ColumnSet y_forward, y_backward, x;     // x: the pruned route's only
   ColumnMoves own_forward, own_backward;  // place_own_rows
 };
+
+// Full transforms' y column FFTs: every kz column of every x plane, whole.
+ColumnSets full_columns(const SlabLayout& layout) {
+  ColumnSets columns;
+  ColumnSet& y = columns.y_forward;
+  y.n = layout.ny();
+  y.stride = layout.nzc();
+  y.outer_stride = layout.ny() * layout.nzc();
+  y.outer_count[0] = layout.x_count();
+  y.inner = y.computed = layout.nzc();
+  y.kept_below = y.kept_from = y.n;
+  columns.y_backward = y;
+  return columns;
+}
+
+// The pruned route's: y along the kept kz columns, x along the kept (ky, kz) columns.
 ColumnSets pruned_columns(const SlabLayout& layout) {
   const long ny = layout.ny(), nzc = layout.nzc(), kept_z = layout.kept_z();
   long a = 0, b = ny;  // the kept ky of every plane: [0, a) and [b, Ny)
   while (a < ny && SlabLayout::kept(a, ny)) ++a;
   while (b > a && SlabLayout::kept(b - 1, ny)) --b;
-  ColumnSets columns;
+  ColumnSets columns = full_columns(layout);
   // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
   // them and writes zeros to the dropped kz columns, which cuFFT's C2R along z reads (kolmo's row FFTs do
   // not: pruned_planes narrows the backward set to the kept columns for them).
   ColumnSet& y = columns.y_forward;
-  y.n = ny;
-  y.stride = nzc;
-  y.outer_stride = ny * nzc;
-  y.outer_count[0] = layout.x_count();
   y.inner = y.computed = kept_z;
   y.kept_below = a;
   y.kept_from = b;
@@ -315,20 +328,6 @@ ColumnSets pruned_columns(const SlabLayout& layout) {
   }
   x.inner = x.computed = kept_z;
   x.kept_below = x.kept_from = x.n;
-  return columns;
-}
-
-// Full transforms' y column FFTs: every kz column of every x plane, whole.
-ColumnSets full_columns(const SlabLayout& layout) {
-  ColumnSets columns;
-  ColumnSet& y = columns.y_forward;
-  y.n = layout.ny();
-  y.stride = layout.nzc();
-  y.outer_stride = layout.ny() * layout.nzc();
-  y.outer_count[0] = layout.x_count();
-  y.inner = y.computed = layout.nzc();
-  y.kept_below = y.kept_from = y.n;
-  columns.y_backward = y;
   return columns;
 }
 
@@ -585,13 +584,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
   std::unique_ptr<PlaneTransform<Real>> planes(long count) override {
     if (count == 0) return std::make_unique<CudaPlanes<Real>>(nullptr, nullptr, 0);
-    auto r2c = new_plan(), c2r = new_plan();
-    std::size_t sizes[2] = {0, 0};
-    KOLMO_CHECK_CUFFT(shape_r2c(r2c->get(), count, &sizes[0]));
-    KOLMO_CHECK_CUFFT(shape_c2r(c2r->get(), count, &sizes[1]));
-    r2c->attach(sizes[0]);
-    c2r->attach(sizes[1]);
-    return std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), count);
+    return plan_pair(count, [this, count](bool forward, cufftHandle h, std::size_t* size) {
+      return planes_2d<Real>(cufftMakePlanMany64, h, layout_, count, forward, size);
+    });
   }
   // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
   std::unique_ptr<XTransform<Real>> x_slab() override { return lines(slab_columns(), slab_columns(), 0); }
@@ -662,17 +657,19 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (route == FusedRoute::full_realigned) {
       // Plain cuFFT plans between the real slab and the realigned planes [ky][x][kz] (advanced layout).
       std::size_t size = 0;
-      KOLMO_CHECK_CUFFT(forward ? shape_r2c_lines(plan->get(), &size) : shape_c2r_lines(plan->get(), &size));
+      KOLMO_CHECK_CUFFT(shape_lines(forward, plan->get(), &size));
       plan->attach(size);
     } else {
       const bool dealiased = route == FusedRoute::dealiased;
       const auto& ir = kolmo_exchange_callbacks;
       if (forward) {
         void* table = upload_route(*plan, plane_route(layout_, dealiased, own_direct), send_, receive_);
-        plan = callback_plan(std::move(plan), {callback(T::store_chunks, T::store, table, ir)}, r2c_shape());
+        plan = callback_plan(std::move(plan), {callback(T::store_chunks, T::store, table, ir)},
+                             plane_shape(true));
       } else {
         void* table = upload_route(*plan, plane_route(layout_, dealiased, false), receive_, receive_);
-        plan = callback_plan(std::move(plan), {callback(T::load_chunks, T::load, table, ir)}, c2r_shape());
+        plan = callback_plan(std::move(plan), {callback(T::load_chunks, T::load, table, ir)},
+                             plane_shape(false));
       }
       if (!plan) return nullptr;
     }
@@ -753,15 +750,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
       columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
       return grouped_planes(columns, arrived, forward_runs);
     }
-    auto r2c = new_plan(), c2r = new_plan();
-    std::size_t sizes[2] = {0, 0};
-    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, r2c->get(), layout_, planes, true, &sizes[0]));
-    KOLMO_CHECK_CUFFT(z_rows<Real>(cufftMakePlanMany64, c2r->get(), layout_, planes, false, &sizes[1]));
-    r2c->attach(sizes[0]);
-    c2r->attach(sizes[1]);
-    return std::make_unique<ColumnPlanes<Real>>(
-        std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), planes), columns, twiddles(ny_),
-        stream_, arrived);
+    auto z = plan_pair(planes, [this, planes](bool forward, cufftHandle h, std::size_t* size) {
+      return z_rows<Real>(cufftMakePlanMany64, h, layout_, planes, forward, size);
+    });
+    return std::make_unique<ColumnPlanes<Real>>(std::move(z), columns, twiddles(ny_), stream_, arrived);
   }
   // Row and column FFTs of the planes of these column sets (their outer indices) in groups (GroupedPlanes):
   // FftOptions::plane_groups where asked for, otherwise per direction by a timing (not of a forward that
@@ -791,7 +783,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (counts.empty() || (!forward_runs && !backward_groups)) return make({}, {});
     // The times, on the device's stream, of each direction in one group and in each candidate's groups, on
     // planes of their own (at most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not
-    // where they would take more than half the free memory.
+    // where they would take more than half the free memory. (Placing forward transforms also store the own
+    // rows into `arrived`, which holds nothing yet at construction.)
     const std::size_t real_count = std::size_t(planes) * ny_ * nz_,
                       spectral_count = std::size_t(planes) * ny_ * nzc_;
     std::size_t free = 0, total = 0;
@@ -921,38 +914,39 @@ class CudaTransforms final : public LocalTransforms<Real> {
   long compact_columns() const { return layout_.kept_y_count() * layout_.kept_z(); }
   long slab_columns() const { return layout_.y_count() * layout_.nzc(); }
   PlanHandle new_plan() { return std::make_shared<Plan>(work_, stream_); }
-  // The plan shapes; each puts the work bytes it needs into *size. The 2D R2C or C2R transforms of `planes`
-  // consecutive yz planes:
-  cufftResult shape_r2c(cufftHandle plan, long long planes, std::size_t* size) const {
-    return planes_2d<Real>(cufftMakePlanMany64, plan, layout_, planes, true, size);
+  // Plane transforms of `count` planes by an R2C plan and a C2R plan, each shaped by shape(forward, handle,
+  // &work bytes) and attached to the work area.
+  template <class Shape>
+  std::unique_ptr<CudaPlanes<Real>> plan_pair(long count, Shape shape) {
+    auto r2c = new_plan(), c2r = new_plan();
+    std::size_t sizes[2] = {0, 0};
+    KOLMO_CHECK_CUFFT(shape(true, r2c->get(), &sizes[0]));
+    KOLMO_CHECK_CUFFT(shape(false, c2r->get(), &sizes[1]));
+    r2c->attach(sizes[0]);
+    c2r->attach(sizes[1]);
+    return std::make_unique<CudaPlanes<Real>>(std::move(r2c), std::move(c2r), count);
   }
-  cufftResult shape_c2r(cufftHandle plan, long long planes, std::size_t* size) const {
-    return planes_2d<Real>(cufftMakePlanMany64, plan, layout_, planes, false, size);
-  }
+  // The plan shapes; each puts the work bytes it needs into *size.
   // The x transforms (a C2C plan serves both directions) of `count` adjacent columns of a slab whose x lines
   // have `stride`.
   cufftResult shape_x(cufftHandle plan, long long stride, long long count, std::size_t* size) const {
     return x_c2c<Real>(cufftMakePlanMany64, plan, layout_, stride, count, size);
   }
-  // Realigned planes [ky][x][kz]: rows of Nzc values c Nzc apart, neighbouring planes Nzc apart.
-  cufftResult shape_r2c_lines(cufftHandle plan, std::size_t* size) const {
+  // The R2C (forward) or C2R transforms between the real slab and realigned planes [ky][x][kz]: rows of
+  // Nzc values x_count Nzc apart, neighbouring planes Nzc apart.
+  cufftResult shape_lines(bool forward, cufftHandle plan, std::size_t* size) const {
     const long long planes = layout_.x_count();
     long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, lines_embed[2] = {ny_, planes * nzc_};
-    return cufftMakePlanMany64(plan, 2, plane, real_embed, 1, ny_ * nz_, lines_embed, 1, nzc_, T::r2c, planes,
-                               size);
-  }
-  cufftResult shape_c2r_lines(cufftHandle plan, std::size_t* size) const {
-    const long long planes = layout_.x_count();
-    long long plane[2] = {ny_, nz_}, real_embed[2] = {ny_, nz_}, lines_embed[2] = {ny_, planes * nzc_};
-    return cufftMakePlanMany64(plan, 2, plane, lines_embed, 1, nzc_, real_embed, 1, ny_ * nz_, T::c2r, planes,
-                               size);
+    long long *in = real_embed, *out = lines_embed, in_dist = ny_ * nz_, out_dist = nzc_;
+    if (!forward) std::swap(in, out), std::swap(in_dist, out_dist);
+    return cufftMakePlanMany64(plan, 2, plane, in, 1, in_dist, out, 1, out_dist, forward ? T::r2c : T::c2r,
+                               planes, size);
   }
   // The shapes of the slab's plane transforms and x transforms (dealiased: of the compact columns).
-  auto r2c_shape() const {
-    return [this](cufftHandle h, std::size_t* size) { return shape_r2c(h, layout_.x_count(), size); };
-  }
-  auto c2r_shape() const {
-    return [this](cufftHandle h, std::size_t* size) { return shape_c2r(h, layout_.x_count(), size); };
+  auto plane_shape(bool forward) const {
+    return [this, forward](cufftHandle h, std::size_t* size) {
+      return planes_2d<Real>(cufftMakePlanMany64, h, layout_, layout_.x_count(), forward, size);
+    };
   }
   auto x_shape(bool dealiased) const {
     const long long columns = dealiased ? compact_columns() : slab_columns();

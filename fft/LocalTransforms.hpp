@@ -51,7 +51,8 @@
 //   repeat bit for bit), and the choices go to the wisdom file. Nothing to do for cuFFT.
 //   planning_report() says how plans were made (FFTW), or in how many groups the plane transforms run
 //   (cuFFT; FftOptions::plane_groups), with the times that chose them.
-// - work_bytes(): bytes of library work space (0 for FFTW, the shared cuFFT work area for CUDA).
+// - work_bytes(): bytes of work space (0 for FFTW; for CUDA the shared cuFFT work area, the dealiasing mask
+//   and the row and column FFTs' twiddle tables).
 #pragma once
 
 #include <mpi.h>

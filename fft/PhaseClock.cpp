@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <thread>
 
 #if defined(KOLMO_HAVE_CUDA)
@@ -43,6 +44,7 @@ std::string format_ms(double ms) {
 
 std::vector<double> medians_taking_turns(std::size_t count, int untimed, int timed,
                                          const std::function<double(std::size_t)>& time_of) {
+  if (timed < 1) throw std::logic_error("medians_taking_turns: no timed round");  // an internal fault
   std::vector<std::vector<double>> times(count);
   for (int round = 0; round < untimed + timed; ++round)
     for (std::size_t k = 0; k < count; ++k) {

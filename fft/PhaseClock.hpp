@@ -3,9 +3,9 @@
 // phases run back to back, unslowed by synchronisation.
 //
 // Contract: start() before the first phase; lap(slot) after the work of a phase has been queued (the time
-// since the previous mark counts for that slot); add_to(seconds) waits for the device, adds each lap's time
-// to seconds[slot] and forgets the laps. queued_seconds(): the host's time from start() to add_to() of the
-// last transform (queuing its work, and on the host doing it).
+// since the previous mark counts for that slot); add_to(seconds) waits for the device (where laps were
+// taken), adds each lap's time to seconds[slot] and forgets the laps. queued_seconds(): the host's time from
+// start() to add_to() of the last transform (queuing its work, and on the host doing it).
 // - held (GPUs): start() first queues a wait of twice the longest queuing time seen so far (at least 0.1
 //   ms, at most 20 ms) before the first mark, so that the device starts a transform once the host has
 //   queued it, as it does when the host runs ahead in a solver: the laps time the device's work. Unheld,
@@ -13,8 +13,9 @@
 //   rest counts wherever the device waits for it (with small transforms, mostly in the first phase).
 // - format_ms(ms): a time as the reports of choices made by timing print it ("1.234 ms").
 // - medians_taking_turns(count, untimed, timed, time_of): for choices among `count` candidates, time_of(k)
-//   for every k in turn, `untimed` rounds discarded and then `timed` rounds; each candidate's median. In
-//   turns, a passing slowdown of the host or the device falls on all candidates, not on the one being timed.
+//   for every k in turn, `untimed` rounds discarded and then `timed` rounds (at least one); each
+//   candidate's median. In turns, a passing slowdown of the host or the device falls on all candidates, not
+//   on the one being timed.
 #pragma once
 
 #include <functional>

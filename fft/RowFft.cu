@@ -35,31 +35,11 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
   if (live) pair_forward<Real, Log2M>(mine, out + row * set.row_pitch_complex, set.kept, table, t);
 }
 
-// C2R: each thread pairs the kept modes k and M - k for its k < M / 2 (loads along the row; thread 0 also
-// mode M / 2) into shared memory, then the passes, whose last stores the pairs along the real row.
-template <class Real, int Log2M>
-__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
-    row_c2r_kernel(RowSet set, const Complex<Real>* __restrict__ in, Real* __restrict__ out,
-                   const Complex<Real>* __restrict__ table, Dependence dependence) {
-  follow(dependence);
-  using S = RowTile<Real, Log2M>;
-  __shared__ Complex<Real> shared[S::rows * S::pitch];
-  const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
-  pair_backward<Real, Log2M>(mine, in + (live ? row : 0) * set.row_pitch_complex, live ? set.kept : 0, table,
-                             t);
-  __syncthreads();
-  auto* z = reinterpret_cast<Complex<Real>*>(out + (live ? row : 0) * set.row_pitch_real);
-  row_passes<Real, Log2M, 0>(
-      mine, table, 1, t, [&](int e, int) { return mine[S::slot(e)]; },
-      [&](int e, int, Complex<Real> value) {
-        if (live) z[e] = value;
-      });
-}
-
-// The same by blocks that stay: block b takes the groups of rows b, b + gridDim.x, ..., and loads the next
-// group's values into registers while it transforms the current one, so that the memory is busy while the
-// passes run from the first group on. Their registers leave one block a multiprocessor in double precision,
-// two in single (StayingOccupancy). Against the kernels above, alternating in one run on an H100:
+// Blocks that stay: block b takes the groups of rows b, b + gridDim.x, ..., and loads the next group's
+// values into registers while it transforms the current one, so that the memory is busy while the passes
+// run from the first group on. Their registers leave one block a multiprocessor in double precision, two in
+// single (StayingOccupancy). Against plain kernels of a block per group (the R2C above; the C2R's, which no
+// launch took any more, has been removed), alternating in one run on an H100:
 // - double precision: the R2C of 512-real rows took 12 % less time over 64 planes and 3.5 % over 512, of
 //   1024-real rows 10-14 % at every batch; the C2R from 1 % more to 3 % less; the one-GPU dealiased double
 //   pair 1.7 % (512^3) and 2.9 % (1024^3) less (docs/results/row_fft_staying_h100.log);
@@ -122,6 +102,8 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads,
   }
 }
 
+// C2R: each thread pairs the kept modes k and M - k for its k < M / 2 (loads along the row; thread 0 also
+// mode M / 2) into shared memory, then the passes, whose last stores the pairs along the real row.
 template <class Real, int Log2M>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads,
                                   StayingOccupancy<Real>::blocks_per_multiprocessor)
@@ -191,12 +173,9 @@ void launch(bool forward, const RowSet& set, const Real* real_in, const Complex<
       launch_dependent(kernel, staying_blocks(kernel, S::threads, blocks), S::threads, 0, stream, set,
                        complex_in, real_out, table, blocks, dependence);
     }
-  } else if (forward) {
+  } else {
     launch_dependent(row_r2c_kernel<Real, Log2M>, unsigned(blocks), S::threads, 0, stream, set, real_in,
                      complex_out, table, dependence);
-  } else {
-    launch_dependent(row_c2r_kernel<Real, Log2M>, unsigned(blocks), S::threads, 0, stream, set, complex_in,
-                     real_out, table, dependence);
   }
 }
 

@@ -1,12 +1,14 @@
-// kolmo's own batched real FFTs along contiguous rows, on a GPU: the transforms along z of the pruned
-// one-rank route (fft/CudaTransforms.cu, OneRankDealiasing::pruned), which read (C2R) and write (R2C) only
-// the kept kz modes, where cuFFT's 1D transforms read and write all Nz/2 + 1 of them.
+// kolmo's own batched real FFTs along contiguous rows, on a GPU: the transforms along z of the dealiased
+// plane transforms by column FFTs (fft/CudaTransforms.cu: the pruned one-rank route, the strided route
+// across ranks, the row split), which read (C2R) and write (R2C) only the kept kz modes, where cuFFT's 1D
+// transforms read and write all Nz/2 + 1 of them.
 //
 // Contract (CUDA builds; calls are queued on `stream`):
 // - RowSet (fft/RowSplit.hpp): row r < rows of the real array is the n reals at r row_pitch_real, of the
 //   complex array the n/2 + 1 modes at r row_pitch_complex. n is a power of two, 16 <= n <= 4096
-//   (row_fft_supports), and 1 <= kept <= n/2 + 1; row_pitch_real is even and the real array aligned to two
-//   reals (the rows are read and written as pairs). The arrays do not overlap.
+//   (row_fft_supports), and 1 <= kept <= n/2 + 1; row_pitch_real >= n is even, row_pitch_complex >= n/2 + 1,
+//   and the real array is aligned to two reals (the rows are read and written as pairs). The arrays do not
+//   overlap.
 // - row_fft_r2c: X[k] = sum_e x[e] exp(-2 pi i k e / n), unnormalised, written for k < kept only; the other
 //   modes of out are left as they are.
 // - row_fft_c2r: x[e] = sum_{k<n} X[k] exp(+2 pi i k e / n) with X[n - k] = conj X[k], unnormalised (n x

@@ -15,7 +15,15 @@
 //     backward:         pack (gather kept modes, in -> scratch) | x (compact) | own_chunk, exchange
 //                       (scratch -> out) | zero (scratch) | unpack (out -> scratch) | planes (scratch -> out)
 //   one rank, dealiased by kept rows: planes | x (each run of kept columns); backward: x (runs) | zero
-//                       (dropped columns) | planes; by the mask in x: planes | x (masked), and back
+//                       (dropped columns) | planes; by the mask in x: planes | x (masked), and back; by the
+//                       pruned columns: planes (kolmo's row and column FFTs, kept modes, in -> scratch) | x
+//                       (kept columns, scratch -> out), and back
+//   strided (several ranks): planes (in -> out) | own_chunk?, exchange (each peer's rows copied between the
+//                       layouts, out -> scratch) | x (scratch -> out); where x runs faster in place (FFTW)
+//                       planes -> scratch, exchange -> out, x in place; plane transforms that place the own
+//                       rows store them where they arrive instead of own_chunk. Backward: x (in -> out; own
+//                       rows placed into scratch) | own_chunk?, exchange (out -> scratch) | zero? | planes
+//                       (scratch -> out)
 //   fused (several GPU ranks): planes (cuFFT packs into the send slab) | own_chunk?, exchange (send ->
 //                       receive) | x (cuFFT reads what arrived); backward: x | own_chunk?, exchange | planes
 //   in pieces (fft/SlabFFTPieces.cpp): exchange (planes, pack and exchange of each piece) | x [| unpack];
@@ -563,8 +571,8 @@ void SlabFFT<Real>::choose_strided() {
     return;
   }
   for (int d = 0; d < 2; ++d) own_rows_placed_[d] = placing_planes_[d] != nullptr;
-  // Whether any rank has full plane transforms that place its own rows (a rank of no x plane has none): the
-  // timings below are collective.
+  // Whether any rank has full plane transforms that place its own rows (every rank decides alike today:
+  // the lengths decide): the timings below are collective.
   int placing = placing_planes_[0] != nullptr;
   KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &placing, 1, MPI_INT, MPI_MAX, comm_.get()));
   const bool timed = options_.strided_exchange != StridedExchange::always,
@@ -576,31 +584,37 @@ void SlabFFT<Real>::choose_strided() {
   Buffer<Real> real(device_, 2 * layout_.alloc_complex());
   Buffer<C> spectral(device_, layout_.alloc_complex());
   real.fill_zero();
-  auto pair_ms = [&](bool dealiased) {
-    const ForwardRoute forward = forward_route(dealiased, false);
-    const BackwardRoute backward = backward_route(dealiased);
-    return slowest_rank_ms([&] {
-      walk(forward, real.data(), spectral.data());
-      walk(backward, spectral.data(), real.data());
+  // A pair with `flag` set (where `settable`) and with it cleared, taking turns: the flag changes the routes
+  // that forward_route and backward_route build. The slowest rank's times; the flag is left cleared.
+  ForwardRoute forward;
+  BackwardRoute backward;
+  const std::function<void()> pair = [&] {
+    walk(forward, real.data(), spectral.data());
+    walk(backward, spectral.data(), real.data());
+  };
+  auto set_and_cleared_ms = [&](bool dealiased, bool& flag, bool settable) {
+    const std::vector<double> ms = slowest_rank_medians_ms({pair, pair}, [&](std::size_t k) {
+      flag = k == 0 && settable;
+      forward = forward_route(dealiased, false);
+      backward = backward_route(dealiased);
     });
+    flag = false;
+    return ms;
   };
   std::string times;
   if (time_placing) {
     // Full transforms: cuFFT's transforms along z and kolmo's column FFTs along y, placing the own rows, or
     // cuFFT's 2D plane transforms and the own chunk's copy.
-    const double placed = pair_ms(false);
-    own_rows_placed_[0] = false;
-    const double copied = pair_ms(false);
-    own_rows_placed_[0] = placing_planes_[0] && placed < 0.97 * copied;
+    const bool here = placing_planes_[0] != nullptr;
+    const std::vector<double> ms = set_and_cleared_ms(false, own_rows_placed_[0], here);
+    own_rows_placed_[0] = here && ms[0] < 0.97 * ms[1];    // a clear margin, so that near ties do not flip
     if (!own_rows_placed_[0]) placing_planes_[0].reset();  // no route uses them
-    times += "; full, a pair with the own rows placed " + format_ms(placed) + ", copied " + format_ms(copied);
+    times += "; full, a pair with the own rows placed " + format_ms(ms[0]) + ", copied " + format_ms(ms[1]);
   }
   if (timed) {
-    const double by_strided = pair_ms(true);
-    strided_routes_[1] = false;
-    const double otherwise = pair_ms(true);
-    strided_routes_[1] = by_strided < 0.97 * otherwise;  // a clear margin, so that near ties do not flip
-    times += "; dealiased, a pair strided " + format_ms(by_strided) + ", otherwise " + format_ms(otherwise);
+    const std::vector<double> ms = set_and_cleared_ms(true, strided_routes_[1], true);
+    strided_routes_[1] = ms[0] < 0.97 * ms[1];
+    times += "; dealiased, a pair strided " + format_ms(ms[0]) + ", otherwise " + format_ms(ms[1]);
   }
   strided_report_ = std::string("strided route for full transforms; dealiased ") +
                     (strided_routes_[1] ? "strided" : "by the other route") + own_rows_report() + times;
@@ -752,16 +766,11 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_one_rank(OneRankDe
   return route;
 }
 
-// One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
-// on a GPU per direction the fastest of the kept rows, the cuFFT mask and the pruned columns by a short
-// timing of the routes in place on a temporary slab, used only where clearly faster than the full transform
-// (backward: with the zeroing it spares the caller). The routes take turns: timed one after the other, the
-// pruned columns once came out slower than the kept rows (a one-GPU dealiased pair of 2.42 ms at 512^3 in
-// single precision on an H100 instead of 1.56), as none of 12 constructions in a row then did
-// (docs/results/small_kernels_h100.log, section 20).
 template <class Real>
-std::vector<double> SlabFFT<Real>::medians_ms(const std::vector<std::function<void()>>& runs) {
+std::vector<double> SlabFFT<Real>::medians_ms(const std::vector<std::function<void()>>& runs,
+                                              const std::function<void(std::size_t)>& prepare) {
   return medians_taking_turns(runs.size(), 2, 5, [&](std::size_t k) {
+    if (prepare) prepare(k);
     device_->synchronize();
     const double start = MPI_Wtime();
     runs[k]();
@@ -770,6 +779,21 @@ std::vector<double> SlabFFT<Real>::medians_ms(const std::vector<std::function<vo
   });
 }
 
+template <class Real>
+std::vector<double> SlabFFT<Real>::slowest_rank_medians_ms(const std::vector<std::function<void()>>& runs,
+                                                           const std::function<void(std::size_t)>& prepare) {
+  std::vector<double> ms = medians_ms(runs, prepare);
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, ms.data(), int(ms.size()), MPI_DOUBLE, MPI_MAX, comm_.get()));
+  return ms;
+}
+
+// One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
+// on a GPU per direction the fastest of the kept rows, the cuFFT mask and the pruned columns by a short
+// timing of the routes in place on a temporary slab, used only where clearly faster than the full transform
+// (backward: with the zeroing it spares the caller). The routes take turns: timed one after the other, the
+// pruned columns once came out slower than the kept rows (a one-GPU dealiased pair of 2.42 ms at 512^3 in
+// single precision on an H100 instead of 1.56), as none of 12 constructions in a row then did
+// (docs/results/small_kernels_h100.log, section 20).
 template <class Real>
 void SlabFFT<Real>::choose_one_rank_dealiasing() {
   OneRankDealiasing requested = options_.one_rank_dealiasing;
@@ -817,8 +841,8 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   };
   double best = 0;
   std::tie(dealias_.backward, best) = fastest(backward_ms.data() + 1);
-  // With a clear margin, so that a near tie does not flip between runs.
   text += "; zeroing the dropped modes " + format_ms(backward_ms[0]);
+  // With a clear margin, so that a near tie does not flip between runs.
   dealias_.backward_saves = best < 0.97 * (backward_ms[1] + backward_ms[0]);
   text += "; forward full " + format_ms(forward_ms[0]);
   std::tie(dealias_.forward, best) = fastest(forward_ms.data());

@@ -229,10 +229,11 @@ class SlabFFT {
   void backward(const C* in, Real* out, Modes modes = Modes::all);
   // Whether Modes::dealiased is faster than Modes::all here, per direction: always across ranks (less to
   // exchange) and on one host rank (x transforms of 2/3 of the columns). On one GPU the construction times
-  // the kept rows and the cuFFT masks against the full transform (cuFFT's callback kernels are not always as
-  // fast as its plain ones, and the zeroing of dropped columns costs a pass over part of the slab); a
-  // backward is compared with a full one plus the zeroing of the dropped modes that a caller of the full
-  // transform must do first. dealiasing_report() says what was chosen, with the times.
+  // the kept rows, the cuFFT masks and the pruned columns against the full transform, in turns (cuFFT's
+  // callback kernels are not always as fast as its plain ones, and the zeroing of dropped columns costs a
+  // pass over part of the slab); a backward is compared with a full one plus the zeroing of the dropped
+  // modes that a caller of the full transform must do first. dealiasing_report() says what was chosen, with
+  // the times.
   bool dealiased_backward_saves_work() const { return dealias_.backward_saves; }
   bool dealiased_forward_saves_work() const { return dealias_.forward_saves; }
   const std::string& dealiasing_report() const { return dealias_.report; }
@@ -353,15 +354,13 @@ class SlabFFT {
   ForwardRoute forward_strided_in_pieces(bool dealiased);
   BackwardRoute backward_strided_in_pieces(bool dealiased);
   // Milliseconds each of runs takes, synchronised before and after: medians of 5 rounds after 2 untimed
-  // ones, the runs taking turns (medians_taking_turns, fft/PhaseClock.hpp). median_ms: one run's.
-  std::vector<double> medians_ms(const std::vector<std::function<void()>>& runs);
-  template <class Transform>
-  double median_ms(Transform transform) {
-    return medians_ms({transform}).front();
-  }
-  // median_ms on every rank, the slowest rank's time (collective): what a choice among routes goes by.
-  template <class Transform>
-  double slowest_rank_ms(Transform transform);
+  // ones, the runs taking turns (medians_taking_turns, fft/PhaseClock.hpp), prepare(k) (if given) before
+  // run k each time, untimed: what switches the object to candidate k. slowest_rank_medians_ms: the slowest
+  // rank's (collective): what a choice among routes or pieces goes by.
+  std::vector<double> medians_ms(const std::vector<std::function<void()>>& runs,
+                                 const std::function<void(std::size_t)>& prepare = nullptr);
+  std::vector<double> slowest_rank_medians_ms(const std::vector<std::function<void()>>& runs,
+                                              const std::function<void(std::size_t)>& prepare = nullptr);
 
   Communicator comm_;
   std::shared_ptr<Device> device_;
@@ -411,15 +410,6 @@ class SlabFFT {
   std::unique_ptr<ForwardRoute> forward_routes_[2][2];
   std::unique_ptr<BackwardRoute> backward_routes_[2];
 };
-
-// Defined here because fft/SlabFFT.cpp and fft/SlabFFTPieces.cpp both use it.
-template <class Real>
-template <class Transform>
-double SlabFFT<Real>::slowest_rank_ms(Transform transform) {
-  double ms = median_ms(transform);
-  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &ms, 1, MPI_DOUBLE, MPI_MAX, comm_.get()));
-  return ms;
-}
 
 extern template class SlabFFT<float>;
 extern template class SlabFFT<double>;

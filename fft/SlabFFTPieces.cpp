@@ -130,7 +130,7 @@ void SlabFFT<Real>::choose_pieces() {
     return;
   }
   // Automatic: time a forward-backward pair with 1, 2, 4, 8 pieces (no more than the fewest planes a rank
-  // has), the slowest rank's time counting; full and dealiased transforms separately.
+  // has) in turns, the slowest rank's time counting; full and dealiased transforms separately.
   std::vector<int> candidates;
   for (int pieces : {1, 2, 4, 8})
     if (pieces <= layout_.x_count(layout_.ranks() - 1)) candidates.push_back(pieces);
@@ -141,21 +141,24 @@ void SlabFFT<Real>::choose_pieces() {
   std::string text = "all-to-all pieces chosen by timing a pair (ms)";
   for (int d = 0; d < 2; ++d) {
     const Modes modes = d == 1 ? Modes::dealiased : Modes::all;
+    // The candidates take turns, each switched to (untimed) before its pair.
+    const std::vector<std::function<void()>> pairs(candidates.size(), [&] {
+      forward(real.data(), spectral.data(), modes);
+      backward(spectral.data(), real.data(), modes);
+    });
+    const std::vector<double> ms = slowest_rank_medians_ms(pairs, [&](std::size_t k) {
+      use_pieces(d == 0 ? candidates[k] : best[0], d == 1 ? candidates[k] : 1);
+    });
     double best_ms = 1e300;
     text += d == 1 ? "; dealiased:" : "; full:";
-    for (int pieces : candidates) {
-      use_pieces(d == 0 ? pieces : best[0], d == 1 ? pieces : 1);
-      const double ms = slowest_rank_ms([&] {
-        forward(real.data(), spectral.data(), modes);
-        backward(spectral.data(), real.data(), modes);
-      });
+    for (std::size_t k = 0; k < candidates.size(); ++k) {
       char entry[64];
-      std::snprintf(entry, sizeof(entry), " %d: %.3f", pieces, ms);
+      std::snprintf(entry, sizeof(entry), " %d: %.3f", candidates[k], ms[k]);
       text += entry;
       // Fewer pieces unless more are clearly faster, so that near ties do not flip between runs.
-      if (ms < 0.97 * best_ms) {
-        best_ms = ms;
-        best[d] = pieces;
+      if (ms[k] < 0.97 * best_ms) {
+        best_ms = ms[k];
+        best[d] = candidates[k];
       }
     }
   }

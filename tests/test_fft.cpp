@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "fft/PhaseClock.hpp"
@@ -429,6 +430,9 @@ TEST_CASE("timed choices take the candidates in turns and keep the timed rounds'
   for (std::size_t i = 0; i < order.size(); ++i) CHECK(order[i] == i % 3);
   REQUIRE(medians.size() == 3);
   for (std::size_t k = 0; k < 3; ++k) CHECK(medians[k] == 10.0 * k + 3);
+  // No timed round leaves no median to take: an internal fault, not a user's error.
+  CHECK_THROWS_AS(kolmo::fft::medians_taking_turns(2, 1, 0, [](std::size_t) { return 1.0; }),
+                  std::logic_error);
 }
 
 TEST_CASE("one-rank dealiasing ways are named for the benchmarks, and an unknown name is refused", "[fft]") {
