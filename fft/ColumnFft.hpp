@@ -1,6 +1,6 @@
 // kolmo's own batched 1D FFTs along a strided axis, on a GPU, over a set of columns that cuFFT's advanced
 // layout cannot name: the kept (ky, kz) columns of a one-rank dealiased transform are a box of two batch
-// indices, and one cuFFT plan has one. These kernels make the pruned one-rank route (fft/CudaTransforms.cu,
+// indices, and one cuFFT plan has one. These kernels make the pruned one-rank route (fft/ColumnExecutors.cuh,
 // OneRankDealiasing::pruned): x transforms of 4/9 of the columns, y transforms of 2/3, instead of all; and
 // across ranks the strided route's y transforms (placing the rank's own rows) and dealiased x transforms.
 //

@@ -1,5 +1,5 @@
 // kolmo's own batched real FFTs along contiguous rows, on a GPU: the transforms along z of the dealiased
-// plane transforms by column FFTs (fft/CudaTransforms.cu: the pruned one-rank route, the strided route
+// plane transforms by column FFTs (fft/ColumnExecutors.cuh: the pruned one-rank route, the strided route
 // across ranks, the row split), which read (C2R) and write (R2C) only the kept kz modes, where cuFFT's 1D
 // transforms read and write all Nz/2 + 1 of them.
 //

@@ -153,15 +153,15 @@ struct FftOptions {
   int exchange_pieces = 1;
   // GPU, dealiased plane transforms by kolmo's row and column FFTs (the pruned and the strided routes, where
   // Nz is a length the row FFTs take): the planes go in this many groups, which the device's stream and a
-  // second one take in turn, so that one group's passes fill the ramps and tails of the other's and a group's
-  // intermediate planes are still in L2 when its column FFTs read them (fft/CudaTransforms.cu); groups after
-  // the first two may start on their stream as the group before them there ends ("following early", as a
-  // count given here does). 1: one group. 0: chosen at construction, each direction by a timing of one group
-  // against groups of about a quarter and an eighth of L2, where those make from 2 to 64 groups, with and
-  // without following early. Plane transforms that place the rank's own rows (FftOptions::own_rows) backward
-  // would stay in one group, their column FFTs reading memory that their row FFTs then overwrite; dealiased
-  // backward transforms place them by their x transforms instead. The results are the same, bit for bit.
-  // Ignored on the host.
+  // second one take in turn, so that one group's passes fill the ramps and tails of the other's and a
+  // group's intermediate planes are still in L2 when its column FFTs read them (fft/ColumnExecutors.cuh);
+  // groups after the first two may start on their stream as the group before them there ends ("following
+  // early", as a count given here does). 1: one group. 0: chosen at construction, each direction by a timing
+  // of one group against groups of about a quarter and an eighth of L2, where those make from 2 to 64 groups,
+  // with and without following early. Plane transforms that place the rank's own rows (FftOptions::own_rows)
+  // backward would stay in one group, their column FFTs reading memory that their row FFTs then overwrite;
+  // dealiased backward transforms place them by their x transforms instead. The results are the same, bit
+  // for bit. Ignored on the host.
   int plane_groups = 0;
   // Host backend: FFTW times its algorithms for each transform at construction and keeps the fastest
   // (measure; seconds for large grids unless the wisdom below holds them already), or picks by its heuristics
