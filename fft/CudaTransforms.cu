@@ -527,7 +527,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
           forward ? group->forward(real.data(), spectral.data())
                   : group->backward(spectral.data(), real.data());
         });
-      const std::vector<double> ms = alternating_ms(runs);
+      // Held rounds of 10 runs after one untimed round, taking turns (timed one after the other, the groups
+      // once took 15 % more than in every other construction of the same executor; unheld, the groups, whose
+      // runs launch many more kernels than one group's, came out 1.1-3.8 x one group's time in 17 of 756
+      // timings on one H100, held 0.88-1.07 x, none over 1.1: docs/results/held_group_timing_h100.log).
+      const std::vector<double> ms = held_medians_ms(device_, runs, 10, 1);
       std::size_t best = 0;
       for (std::size_t k = 1; k < ms.size(); ++k)
         if (ms[k] < 0.99 * ms[0] && ms[k] < ms[best]) best = k;
@@ -578,27 +582,6 @@ class CudaTransforms final : public LocalTransforms<Real> {
           columns, twiddles(ny_), stream, arrived, last_kernel, first_kernel));
     }
     return made;
-  }
-  // Milliseconds each of runs takes on the device's stream, queued back to back as a transform's passes
-  // are: medians of 5 rounds of 10 after one untimed round each, the rounds of the runs alternating, so
-  // that a passing disturbance falls on all (timed one after the other, the groups once took 15 % more
-  // than in every other construction of the same executor). Each round is held (PhaseClock): the device
-  // starts it once the host has queued it all, as in a solver whose host runs ahead. Unheld, the groups,
-  // whose runs launch many more kernels than one group's, came out 1.1-3.8 x one group's time in 17 of 756
-  // timings on one H100 (held: 0.88-1.07 x, none over 1.1), and one group was kept for the transform's
-  // life (docs/results/held_group_timing_h100.log).
-  std::vector<double> alternating_ms(const std::vector<std::function<void()>>& runs) {
-    PhaseClock clock(device_, true);
-    auto round_ms = [&](const std::function<void()>& run, int count) {
-      double seconds = 0;
-      clock.start();
-      for (int i = 0; i < count; ++i) run();
-      clock.lap(0);
-      clock.add_to(&seconds);
-      return seconds * 1e3 / count;
-    };
-    // An untimed round as long as the timed ones: the clock learns how long the host takes to queue one.
-    return medians_taking_turns(runs.size(), 1, 5, [&](std::size_t k) { return round_ms(runs[k], 10); });
   }
   // The second stream of GroupedPlanes, made when first asked for.
   cudaStream_t second_stream() {

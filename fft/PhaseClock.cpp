@@ -116,4 +116,19 @@ void PhaseClock::add_to(double* seconds) {
   slots_.clear();
 }
 
+std::vector<double> held_medians_ms(const std::shared_ptr<Device>& device,
+                                    const std::vector<std::function<void()>>& runs, int repeats,
+                                    int untimed) {
+  if (repeats < 1 || untimed < 1) throw std::logic_error("held_medians_ms: no run or no untimed round");
+  PhaseClock clock(device, true);
+  return medians_taking_turns(runs.size(), untimed, 5, [&](std::size_t k) {
+    double seconds = 0;
+    clock.start();
+    for (int i = 0; i < repeats; ++i) runs[k]();
+    clock.lap(0);
+    clock.add_to(&seconds);
+    return seconds * 1e3 / repeats;
+  });
+}
+
 }  // namespace kolmo::fft

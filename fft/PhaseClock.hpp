@@ -16,6 +16,11 @@
 //   for every k in turn, `untimed` rounds discarded and then `timed` rounds (at least one); each
 //   candidate's median. In turns, a passing slowdown of the host or the device falls on all candidates, not
 //   on the one being timed.
+// - held_medians_ms(device, runs, repeats, untimed): the device's milliseconds per run of each of `runs`,
+//   for choices among routes that involve no other rank: rounds of `repeats` runs queued back to back
+//   behind a hold (a held PhaseClock), `untimed` rounds discarded (at least one: the clock learns how long
+//   the host takes to queue a round) and 5 timed, taking turns; each run's median. Held, a route of many
+//   small launches is timed as a solver whose host runs ahead sees it, not by how fast this host launches.
 #pragma once
 
 #include <functional>
@@ -31,6 +36,9 @@ std::string format_ms(double ms);
 
 std::vector<double> medians_taking_turns(std::size_t count, int untimed, int timed,
                                          const std::function<double(std::size_t)>& time_of);
+
+std::vector<double> held_medians_ms(const std::shared_ptr<Device>& device,
+                                    const std::vector<std::function<void()>>& runs, int repeats, int untimed);
 
 class PhaseClock {
  public:

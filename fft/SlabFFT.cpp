@@ -767,9 +767,9 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_one_rank(OneRankDe
 }
 
 template <class Real>
-std::vector<double> SlabFFT<Real>::medians_ms(const std::vector<std::function<void()>>& runs,
-                                              const std::function<void(std::size_t)>& prepare) {
-  return medians_taking_turns(runs.size(), 2, 5, [&](std::size_t k) {
+std::vector<double> SlabFFT<Real>::slowest_rank_medians_ms(const std::vector<std::function<void()>>& runs,
+                                                           const std::function<void(std::size_t)>& prepare) {
+  std::vector<double> ms = medians_taking_turns(runs.size(), 2, 5, [&](std::size_t k) {
     if (prepare) prepare(k);
     device_->synchronize();
     const double start = MPI_Wtime();
@@ -777,12 +777,6 @@ std::vector<double> SlabFFT<Real>::medians_ms(const std::vector<std::function<vo
     device_->synchronize();
     return (MPI_Wtime() - start) * 1e3;
   });
-}
-
-template <class Real>
-std::vector<double> SlabFFT<Real>::slowest_rank_medians_ms(const std::vector<std::function<void()>>& runs,
-                                                           const std::function<void(std::size_t)>& prepare) {
-  std::vector<double> ms = medians_ms(runs, prepare);
   KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, ms.data(), int(ms.size()), MPI_DOUBLE, MPI_MAX, comm_.get()));
   return ms;
 }
@@ -790,10 +784,12 @@ std::vector<double> SlabFFT<Real>::slowest_rank_medians_ms(const std::vector<std
 // One rank. The requested way, or on the host the kept rows (no timing, so that runs repeat bit for bit), or
 // on a GPU per direction the fastest of the kept rows, the cuFFT mask and the pruned columns by a short
 // timing of the routes in place on a temporary slab, used only where clearly faster than the full transform
-// (backward: with the zeroing it spares the caller). The routes take turns: timed one after the other, the
-// pruned columns once came out slower than the kept rows (a one-GPU dealiased pair of 2.42 ms at 512^3 in
-// single precision on an H100 instead of 1.56), as none of 12 constructions in a row then did
-// (docs/results/small_kernels_h100.log, section 20).
+// (backward: with the zeroing it spares the caller). The routes take turns, and each is timed held
+// (held_medians_ms): the device's time, as a solver whose host runs ahead sees it, unmoved by how fast this
+// host launches the pruned forward's ~100 small kernels. Timed one after the other, the pruned columns once
+// came out slower than the kept rows (a one-GPU dealiased pair of 2.42 ms at 512^3 in single precision on
+// an H100 instead of 1.56); in turns but on the host's clock, once again (1.93 ms). Held, their times
+// spread 1-2 % over 12 constructions against 15 % (docs/results/one_rank_choice_held_h100.log).
 template <class Real>
 void SlabFFT<Real>::choose_one_rank_dealiasing() {
   OneRankDealiasing requested = options_.one_rank_dealiasing;
@@ -814,9 +810,8 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   std::vector<OneRankDealiasing> ways{OneRankDealiasing::rows};
   if (masked_x_) ways.push_back(OneRankDealiasing::masked_x);
   if (pruned_x_) ways.push_back(OneRankDealiasing::pruned);
-  // Per direction, the full transform's time and each way's, taking turns (medians_ms). Backward, the full
-  // transform is preceded by what its caller must then do, zero the dropped modes (a dealiased backward
-  // ignores them).
+  // Per direction, the full transform's time and each way's. Backward, the full transform is preceded by
+  // what its caller must then do, zero the dropped modes (a dealiased backward ignores them).
   std::vector<BackwardRoute> backward_routes{backward_full()};
   std::vector<ForwardRoute> forward_routes{forward_full(true)};
   for (auto way : ways) {
@@ -828,7 +823,8 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
       forward_runs;
   for (const auto& route : backward_routes) backward_runs.push_back([&] { walk(route, spectral, real); });
   for (const auto& route : forward_routes) forward_runs.push_back([&] { walk(route, real, spectral); });
-  const std::vector<double> backward_ms = medians_ms(backward_runs), forward_ms = medians_ms(forward_runs);
+  const std::vector<double> backward_ms = held_medians_ms(device_, backward_runs, 1, 2),
+                            forward_ms = held_medians_ms(device_, forward_runs, 1, 2);
   // The fastest way (ms: the full transform's time, then the ways'), each time added to the report.
   std::string text = "one GPU: backward full " + format_ms(backward_ms[1]);
   auto fastest = [&](const double* ms) {

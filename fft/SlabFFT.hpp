@@ -229,7 +229,8 @@ class SlabFFT {
   void backward(const C* in, Real* out, Modes modes = Modes::all);
   // Whether Modes::dealiased is faster than Modes::all here, per direction: always across ranks (less to
   // exchange) and on one host rank (x transforms of 2/3 of the columns). On one GPU the construction times
-  // the kept rows, the cuFFT masks and the pruned columns against the full transform, in turns (cuFFT's
+  // the kept rows, the cuFFT masks and the pruned columns against the full transform, in turns and by the
+  // device's time, each queued before the device starts it as in a solver whose host runs ahead (cuFFT's
   // callback kernels are not always as fast as its plain ones, and the zeroing of dropped columns costs a
   // pass over part of the slab); a backward is compared with a full one plus the zeroing of the dropped
   // modes that a caller of the full transform must do first. dealiasing_report() says what was chosen, with
@@ -353,12 +354,10 @@ class SlabFFT {
   PlaneTransform<Real>* strided_piece_planes(bool dealiased, long count) const;
   ForwardRoute forward_strided_in_pieces(bool dealiased);
   BackwardRoute backward_strided_in_pieces(bool dealiased);
-  // Milliseconds each of runs takes, synchronised before and after: medians of 5 rounds after 2 untimed
-  // ones, the runs taking turns (medians_taking_turns, fft/PhaseClock.hpp), prepare(k) (if given) before
-  // run k each time, untimed: what switches the object to candidate k. slowest_rank_medians_ms: the slowest
-  // rank's (collective): what a choice among routes or pieces goes by.
-  std::vector<double> medians_ms(const std::vector<std::function<void()>>& runs,
-                                 const std::function<void(std::size_t)>& prepare = nullptr);
+  // Milliseconds each of runs takes on the slowest rank (collective), synchronised before and after:
+  // medians of 5 rounds after 2 untimed ones, the runs taking turns (medians_taking_turns,
+  // fft/PhaseClock.hpp), prepare(k) (if given) before run k each time, untimed: what switches the object to
+  // candidate k. What a choice among routes or pieces goes by: wall time, as the exchange may need the host.
   std::vector<double> slowest_rank_medians_ms(const std::vector<std::function<void()>>& runs,
                                               const std::function<void(std::size_t)>& prepare = nullptr);
 

@@ -3,12 +3,14 @@
 #include <fftw3.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "fft/PhaseClock.hpp"
@@ -433,6 +435,29 @@ TEST_CASE("timed choices take the candidates in turns and keep the timed rounds'
   // No timed round leaves no median to take: an internal fault, not a user's error.
   CHECK_THROWS_AS(kolmo::fft::medians_taking_turns(2, 1, 0, [](std::size_t) { return 1.0; }),
                   std::logic_error);
+}
+
+TEST_CASE("held timing gives each run's time per call, after its untimed rounds", "[fft]") {
+  // On the host the held clock reads the wall clock around the runs' synchronous work. Run k sleeps 1 + 3 k
+  // ms a call; sleeps last at least what they ask.
+  auto host = Device::create(Backend::host);
+  std::vector<int> calls(2, 0);
+  std::vector<std::function<void()>> runs;
+  for (int k = 0; k < 2; ++k)
+    runs.push_back([&calls, k] {
+      ++calls[k];
+      std::this_thread::sleep_for(std::chrono::milliseconds(1 + 3 * k));
+    });
+  const std::vector<double> ms = kolmo::fft::held_medians_ms(host, runs, 4, 2);
+  CHECK(calls == std::vector<int>{28, 28});  // 2 untimed + 5 timed rounds of 4 calls each
+  REQUIRE(ms.size() == 2);
+  CHECK(ms[0] >= 1.0);
+  CHECK(ms[1] >= 4.0);
+  CHECK(ms[1] < 12.0);  // 16 ms if a round's time were not shared among its 4 calls
+  CHECK(ms[0] < ms[1]);
+  // No call or no untimed round (the clock must learn how long queuing takes): an internal fault.
+  CHECK_THROWS_AS(kolmo::fft::held_medians_ms(host, runs, 0, 1), std::logic_error);
+  CHECK_THROWS_AS(kolmo::fft::held_medians_ms(host, runs, 1, 0), std::logic_error);
 }
 
 TEST_CASE("one-rank dealiasing ways are named for the benchmarks, and an unknown name is refused", "[fft]") {

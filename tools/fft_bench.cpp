@@ -443,6 +443,8 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
     say(text + phase_fields(p));
     if (!one.planning_report().empty())
       std::printf("  (one GPU %s: %s)\n", mode_name.c_str(), one.planning_report().c_str());
+    if (modes_of(mode_name) == Modes::dealiased)
+      std::printf("  (one GPU dealiasing: %s)\n", one.dealiasing_report().c_str());
     std::fflush(nullptr);
   }
   // Route by route, so that the copies are measured even if the other route should fail.
