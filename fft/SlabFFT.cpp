@@ -818,16 +818,16 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
     backward_routes.push_back(backward_one_rank(way));
     forward_routes.push_back(forward_one_rank(way, true));
   }
-  std::vector<std::function<void()>> backward_runs{
-      [&] { zero_dropped_columns(*device_, layout_, spectral); }},
-      forward_runs;
+  std::vector<std::function<void()>> backward_runs, forward_runs;
   for (const auto& route : backward_routes) backward_runs.push_back([&] { walk(route, spectral, real); });
+  backward_runs.push_back([&] { zero_dropped_columns(*device_, layout_, spectral); });
   for (const auto& route : forward_routes) forward_runs.push_back([&] { walk(route, real, spectral); });
+  // Each direction's times: the full transform's, then the ways' (backward, then the zeroing's).
   const std::vector<double> backward_ms = held_medians_ms(device_, backward_runs, 1, 2),
                             forward_ms = held_medians_ms(device_, forward_runs, 1, 2);
-  // The fastest way (ms: the full transform's time, then the ways'), each time added to the report.
-  std::string text = "one GPU: backward full " + format_ms(backward_ms[1]);
-  auto fastest = [&](const double* ms) {
+  // The fastest way, each time added to the report.
+  std::string text = "one GPU: backward full " + format_ms(backward_ms[0]);
+  auto fastest = [&](const std::vector<double>& ms) {
     std::pair<OneRankDealiasing, double> best{ways.front(), ms[1]};
     for (std::size_t k = 0; k < ways.size(); ++k) {
       text += std::string(", ") + describe(ways[k]) + " " + format_ms(ms[k + 1]);
@@ -836,12 +836,13 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
     return best;
   };
   double best = 0;
-  std::tie(dealias_.backward, best) = fastest(backward_ms.data() + 1);
-  text += "; zeroing the dropped modes " + format_ms(backward_ms[0]);
+  std::tie(dealias_.backward, best) = fastest(backward_ms);
+  const double zeroing = backward_ms.back();
+  text += "; zeroing the dropped modes " + format_ms(zeroing);
   // With a clear margin, so that a near tie does not flip between runs.
-  dealias_.backward_saves = best < 0.97 * (backward_ms[1] + backward_ms[0]);
+  dealias_.backward_saves = best < 0.97 * (backward_ms[0] + zeroing);
   text += "; forward full " + format_ms(forward_ms[0]);
-  std::tie(dealias_.forward, best) = fastest(forward_ms.data());
+  std::tie(dealias_.forward, best) = fastest(forward_ms);
   dealias_.forward_saves = best < 0.97 * forward_ms[0];
   text += std::string("; dealiased backward ") + (dealias_.backward_saves ? "faster" : "slower") +
           ", forward " + (dealias_.forward_saves ? "faster" : "slower");
