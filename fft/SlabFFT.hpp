@@ -6,20 +6,22 @@
 //   options. All ranks of the communicator construct it and call forward/backward together.
 // - layout() says which real-space x planes and which spectral ky planes this rank holds and how data are
 //   ordered (see SlabLayout.hpp). Buffers passed in must hold layout().alloc_complex() complex values and
-//   live in the Device's memory (device pointers on the CUDA backend).
+//   live in the Device's memory (device pointers on the CUDA backend). A spectral array, and a real array
+//   transformed in place, must be aligned as Complex<Real> is (2 sizeof(Real) bytes; every allocation is);
+//   arrays need not be aligned as FFTW's SIMD code wants (fft/HostTransforms.cpp plans for them apart).
 // - forward(in, out): real slab -> spectral slab, F(k) = sum_x f(x) exp(-i k.x), unnormalised.
 //   backward(in, out): spectral slab -> real slab, f(x) = sum_k F(k) exp(+i k.x), unnormalised as well, so
 //   backward(forward(f)) = Nx Ny Nz f. (The solver folds 1/(Nx Ny Nz) into its pointwise kernels, which saves
 //   a pass over memory.) in == out (in place) is allowed for both. Out of place, forward leaves its input
 //   intact and backward leaves its input intact too. Both are asynchronous on the Device's stream.
 // - Algorithm: forward = 2D R2C on each yz plane, pack each peer's chunk contiguously, all-to-all (own chunk
-// by
-//   a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so no
-//   transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the all-to-all
-//   goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results are the same.
-//   On several GPU ranks cuFFT's own kernels do the packing and unpacking (FftOptions::pack_in_ffts), or,
-//   where the exchange copies strided blocks (p2p, emulated ranks), nothing is packed: the exchange copies
-//   each peer's rows between the two layouts (FftOptions::strided_exchange), whole or in pieces.
+//   by a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so
+//   no transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the
+//   all-to-all goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results
+//   are the same. On several GPU ranks cuFFT's own kernels do the packing and unpacking
+//   (FftOptions::pack_in_ffts), or, where the exchange copies strided blocks (p2p, emulated ranks), nothing
+//   is packed: the exchange copies each peer's rows between the two layouts (FftOptions::strided_exchange),
+//   whole or in pieces.
 // - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
 //   alone, for benchmarks and tests; the communicator is not used then.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:

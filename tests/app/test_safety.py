@@ -288,14 +288,19 @@ output: {directory: out, checkpoint_every: 100}
     # grid adds) within 10 %. One rank started directly, so that its own peak is measured. RK4 holds 12 slabs
     # of fields (with the FFT's scratch), lsrk4 9: a count off by one vector field (3 slabs) is 15 % of it.
     # MHD with lsrk4 holds 15 (its own divergence form with b's state and stage field).
-    work = root / "memory"
-    work.mkdir()
-    mhd_physics = "physics: {magnetic: {type: mhd, prandtl: 1, initial: {type: orszag_tang, amplitude: 0.8}}}"
-    for integrator, physics, initial, fields in (
-            ("rk4", "", "taylor_green", "velocity, vorticity, pressure"),
-            ("lsrk4", "", "taylor_green", "velocity, vorticity, pressure"),
-            ("lsrk4", mhd_physics, "orszag_tang", "velocity, magnetic, current")):
-        (work / "big.yaml").write_text(f"""
+    # Under AddressSanitizer (tools/check_sanitizers.sh) freed memory is held back and every allocation
+    # padded, so the peak says nothing of kolmo's own: skipped there, and said so.
+    if os.environ.get("KOLMO_SANITIZED"):
+        print("skipped: the memory estimate against the measured peak (KOLMO_SANITIZED: a sanitizer's peak)")
+    else:
+        work = root / "memory"
+        work.mkdir()
+        mhd_physics = "physics: {magnetic: {type: mhd, prandtl: 1, initial: {type: orszag_tang, amplitude: 0.8}}}"
+        for integrator, physics, initial, fields in (
+                ("rk4", "", "taylor_green", "velocity, vorticity, pressure"),
+                ("lsrk4", "", "taylor_green", "velocity, vorticity, pressure"),
+                ("lsrk4", mhd_physics, "orszag_tang", "velocity, magnetic, current")):
+            (work / "big.yaml").write_text(f"""
 grid: {{n: 128}}
 backend: host
 {physics}
@@ -304,23 +309,23 @@ initial: {{type: {initial}}}
 output: {{directory: out, overwrite: true, fields: [{fields}], fields_every: 1,
          checkpoint_every: 1}}
 """)
-        measured, estimated = {}, {}
-        for n in (16, 128):
-            r = kolmo(1, "check", "big.yaml", "--set", f"grid.n={n}", cwd=work)
-            found = re.search(r"# memory: host ([0-9.]+) MiB", r.stdout)
-            estimated[n] = float(found.group(1)) if found else float("nan")
-            probe = ("import resource, subprocess, sys\n"
-                     "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
-                     "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
-            out = subprocess.run([sys.executable, "-c", probe, args.kolmo, "run", "big.yaml", "--set",
-                                  f"grid.n={n}"], cwd=work, capture_output=True, text=True,
-                                 env=dict(os.environ, OMP_NUM_THREADS="1"))
-            code, kib = out.stdout.split()
-            measured[n] = int(kib) / 1024 if code == "0" else float("nan")
-        grown, predicted = measured[128] - measured[16], estimated[128] - estimated[16]
-        check(all(measured[n] <= estimated[n] for n in measured) and abs(grown - predicted) <= 0.1 * predicted,
-              f"{integrator}{' MHD' if physics else ''}: memory per rank, estimated against measured peak: {estimated} MiB against "
-              f"{measured} MiB; the 128^3 grid adds {predicted:.1f} MiB estimated, {grown:.1f} MiB measured")
+            measured, estimated = {}, {}
+            for n in (16, 128):
+                r = kolmo(1, "check", "big.yaml", "--set", f"grid.n={n}", cwd=work)
+                found = re.search(r"# memory: host ([0-9.]+) MiB", r.stdout)
+                estimated[n] = float(found.group(1)) if found else float("nan")
+                probe = ("import resource, subprocess, sys\n"
+                         "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+                         "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+                out = subprocess.run([sys.executable, "-c", probe, args.kolmo, "run", "big.yaml", "--set",
+                                      f"grid.n={n}"], cwd=work, capture_output=True, text=True,
+                                     env=dict(os.environ, OMP_NUM_THREADS="1"))
+                code, kib = out.stdout.split()
+                measured[n] = int(kib) / 1024 if code == "0" else float("nan")
+            grown, predicted = measured[128] - measured[16], estimated[128] - estimated[16]
+            check(all(measured[n] <= estimated[n] for n in measured) and abs(grown - predicted) <= 0.1 * predicted,
+                  f"{integrator}{' MHD' if physics else ''}: memory per rank, estimated against measured peak: {estimated} MiB against "
+                  f"{measured} MiB; the 128^3 grid adds {predicted:.1f} MiB estimated, {grown:.1f} MiB measured")
 
 print(f"broken inputs: {len(broken)} tried, {sum(ok for _, ok in broken)} refused with one line, exit status 1 "
       f"and nothing written")
