@@ -7,10 +7,10 @@
 #   STAGE=solver  memcheck over every [gpu] case of kolmo_solver_tests (its single-precision cases took 18-33 s
 #                 each on an H200; the whole stage has not been run yet)
 #   STAGE=racecheck, STAGE=synccheck  that tool over the cases of kolmo's own shared-memory kernels (row and
-#                 column FFTs, plane groups, products between row FFTs; not run yet: these tools are slower than memcheck)
-# Each stage is meant to fit in one call of the device tool (10 minutes); CASE_TIMEOUT (default 150 s) bounds each case. API errors are
-# not reported: NCCL's initialisation probes kernels built for other architectures (cudaFuncGetAttributes,
-# "no kernel image"), which it handles. A line per case, and the sanitizer's log under $OUT.
+#                 column FFTs, plane groups, products between row FFTs; not run yet: slower than memcheck)
+# Each stage is meant to fit in one call of the device tool (10 minutes); CASE_TIMEOUT (default 150 s) bounds
+# each case. API errors are not reported: NCCL's initialisation probes kernels built for other architectures
+# (cudaFuncGetAttributes, "no kernel image"), which it handles. A line per case, and the sanitizer's log under $OUT.
 set -uo pipefail
 tar xJf .device/bundle.tar.xz -C /opt && source /opt/devbundle/env.sh
 out=${OUT:-/tmp}
