@@ -571,6 +571,16 @@ void check_scalar_name(Reader& in, const std::string& path, const std::string& n
   for (const char* reserved : {"u", "v", "w", "pressure", "vorticity_x", "vorticity_y", "vorticity_z", "bx",
                                "by", "bz", "jx", "jy", "jz"})
     if (name == reserved) in.fail(path, "'" + name + "' is the name of a field dump's own dataset");
+  // Names that other outputs are built on: a scalar's spectrum and series columns (<name>_spectrum,
+  // <name>_dissipation, ...) would repeat theirs, and a field file's vectors are named in its XDMF.
+  // Reserved in every run, so that a name means one thing in every output kolmo writes.
+  const std::pair<const char*, const char*> built_on[] = {
+      {"energy", "energy_spectrum"},
+      {"magnetic", "magnetic_spectrum, magnetic_dissipation (MHD)"},
+      {"velocity", "the field files' vector of u, v, w"},
+      {"current", "the field files' vector of jx, jy, jz (MHD)"}};
+  for (const auto& [reserved, output] : built_on)
+    if (name == reserved) in.fail(path, "'" + name + "' is taken by another output: " + output);
   if (std::find(taken.begin(), taken.end(), name) != taken.end())
     in.fail(path, "'" + name +
                       "' names another field too (the scalars' names must differ, and b is the "
