@@ -260,8 +260,10 @@ std::string read_string_attribute(hid_t object, const std::string& name) {
   if (KOLMO_CHECK_HDF5(H5Tget_class(type.get())) != H5T_STRING)
     throw Error("attribute '" + name + "' is not a string");
   if (KOLMO_CHECK_HDF5(H5Tis_variable_str(type.get())) > 0) {
+    // In the file's character set: HDF5 converts none into another, and h5py writes a str as UTF-8.
     Type memory(KOLMO_CHECK_HDF5(H5Tcopy(H5T_C_S1)));
     KOLMO_CHECK_HDF5(H5Tset_size(memory.get(), H5T_VARIABLE));
+    KOLMO_CHECK_HDF5(H5Tset_cset(memory.get(), KOLMO_CHECK_HDF5(H5Tget_cset(type.get()))));
     char* text = nullptr;
     KOLMO_CHECK_HDF5(H5Aread(attribute.get(), memory.get(), &text));
     std::string value = text != nullptr ? text : "";

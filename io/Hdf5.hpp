@@ -23,7 +23,8 @@
 //   collective calls. Writers therefore make sure a close has nothing left to write that could fail: see
 //   DiskSpace.hpp.
 // - Attributes: scalars, small arrays and strings on a file or object; strings are written as fixed-length,
-//   read back from fixed- or variable-length (files written by h5py). Reading a missing attribute throws an
+//   read back from fixed- or variable-length, ASCII or UTF-8 (h5py writes a Python str as variable-length
+//   UTF-8). Reading a missing attribute throws an
 //   error naming it; the caller adds the file.
 #pragma once
 
