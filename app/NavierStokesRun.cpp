@@ -11,6 +11,7 @@
 #include "app/RunStatus.hpp"
 #include "app/Runs.hpp"
 #include "app/StopRequest.hpp"
+#include "app/Text.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Checkpoint.hpp"
@@ -254,6 +255,15 @@ class NavierStokesRun {
       flow_.magnetic_field().buffer(int(d)).assign_from_host(state.magnetic_modes[d]);
     flow_.set_clock(state.info.time, state.info.step, state.info.dt);
     last_checkpoint_ = step_and_time(state.info.step, state.info.time);
+    // A run cannot go back: an end before the checkpoint would leave output past it, marked finished. An end
+    // at the checkpoint is a finished run restarted, which takes no step.
+    const auto& time = config_.time;
+    if (time.t_end && state.info.time > *time.t_end * (1 + 1e-12))
+      throw Error("time.t_end = " + number_text(*time.t_end, 10) + " is before the checkpoint's " +
+                  last_checkpoint_ + ": a restart continues from there, so raise time.t_end");
+    if (time.steps && state.info.step > *time.steps)
+      throw Error("time.steps = " + std::to_string(*time.steps) + " is below the checkpoint's " +
+                  last_checkpoint_ + ": a restart continues from there, so raise time.steps");
     char text[512];
     std::snprintf(text, sizeof text, "restarting from %s: step %ld, t = %.6g (written in %s precision)",
                   state.path.c_str(), state.info.step, state.info.time, state.info.precision.c_str());

@@ -3,7 +3,8 @@
 
 - Restart: N steps in one go and N/2 + restart + N/2 give bitwise-identical checkpoints on the same rank
   count, also with measured FFTW plans kept in the wisdom file; a restart on a different rank count continues
-  to the same state within round-off; the time series holds each step once.
+  to the same state within round-off; the time series holds each step once; an end before the checkpoint
+  is refused.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it.
@@ -88,6 +89,15 @@ with tempfile.TemporaryDirectory() as tmp:
     difference = max(np.abs(x - y).max() for x, y in zip(a, c))
     check(step_c == 12 and difference <= 1e-10 * scale,
           f"restart on 3 ranks matches within round-off (difference {difference:.2e}, scale {scale:.2e})")
+    # A restart cannot go back: an end before the checkpoint (step 12) is refused on every rank, with the key
+    # named, before anything is written.
+    status = (three / "out/status").read_text()
+    for end in ("time.steps=6", "time.t_end=0.001"):
+        r = kolmo(3, "run", str(root / "run.yaml"), "--set", end, "--restart", cwd=three)
+        key = end.split("=")[0]
+        check(r.returncode != 0 and f"{key} = " in r.stderr and "checkpoint's step 12" in r.stderr
+              and (three / "out/status").read_text() == status,
+              f"a restart with {end}, before the checkpoint, is refused ({r.stderr.strip()[:200]})")
     # And on 4 ranks with the ky planes split by kept rows (fft.spectral_split; 18 ky planes keep 11, which
     # the even split shares 5, 1, 1, 4 and this one 2 or 3 each): checkpoints hold the global spectrum.
     four = root / "four"
