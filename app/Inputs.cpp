@@ -71,6 +71,15 @@ std::string forcing_text(const io::ForcingConfig& forcing) {
 
 }  // namespace
 
+bool RunOptions::continues_in(const std::string& directory) const {
+  if (restart) return true;
+  if (checkpoint.empty()) return false;
+  std::error_code file_error, own_error;  // a path that cannot be resolved names no file of directory
+  const auto file = std::filesystem::weakly_canonical(checkpoint, file_error);
+  const auto own = std::filesystem::weakly_canonical(io::output_paths(directory).checkpoints, own_error);
+  return !file_error && !own_error && file.parent_path() == own;
+}
+
 // A vector field from a field file (its three real datasets) or a checkpoint (their <name>_hat), for the
 // configuration key `key`.
 template <class Real>

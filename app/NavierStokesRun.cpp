@@ -101,9 +101,10 @@ class NavierStokesRun {
   }
 
   int run() {
-    const bool restart = options_.restart || !options_.checkpoint.empty();
+    // restart: the run continues its own output; a checkpoint of another run starts a new one from its state.
+    const bool restart = options_.continues_in(config_.output.directory);
     // Everything is read and checked before anything is written: a refused run leaves no trace.
-    if (restart)
+    if (options_.from_checkpoint())
       restart_from_checkpoint();
     else
       set_initial_condition();
@@ -129,9 +130,10 @@ class NavierStokesRun {
       auto spectrum = solver::compute_spectrum(flow_, true);
       spectra_ =
           std::make_unique<io::SpectraFile>(paths_.spectra, spectrum.k, spectra_names(flow_), opening, comm_);
-      if (restart) {
+      if (restart) {  // what came after the checkpoint belongs to a history this run replaces
         series_->truncate_after_step(flow_.step_count());
         spectra_->truncate_after_step(flow_.step_count());
+        removed_dumps_ = io::remove_field_dumps_after(paths_.fields, flow_.step_count(), comm_);
       }
       print_header();
       return time_loop(restart, spectrum, blow_up, unit);
@@ -277,6 +279,9 @@ class NavierStokesRun {
     const auto& layout = fft_.layout();
     const double field_bytes = double(layout.nx()) * layout.ny() * layout.nz() * sizeof(Real) / ranks_;
     if (!restart_report_.empty()) std::printf("%s\n", restart_report_.c_str());
+    if (removed_dumps_ > 0)
+      std::printf("removed %ld field dump(s) past the checkpoint's step: the history this run replaces\n",
+                  removed_dumps_);
     std::printf("kolmo %s: incompressible %s\n", KOLMO_VERSION, flow_.magnetic() ? "MHD" : "Navier-Stokes");
     std::printf("  grid      %s, box %.6g x %.6g x %.6g\n", layout.describe().c_str(), config_.grid.box[0],
                 config_.grid.box[1], config_.grid.box[2]);
@@ -436,6 +441,8 @@ class NavierStokesRun {
     info.rng_state = static_cast<std::uint64_t>(config_.initial.seed);
     io::write_checkpoint<Real>(paths_.checkpoints, info, layout, datasets, comm_);
     last_checkpoint_ = step_and_time(info.step, info.time);
+    // status says how far the run got that a restart keeps: one small file a checkpoint, not a step.
+    write_run_status(paths_.root, "running: " + last_checkpoint_ + " (checkpoint written)", comm_);
   }
 
   int time_loop(bool restart, const solver::Spectrum& initial_spectrum, BlowUpCheck& blow_up, double unit) {
@@ -493,13 +500,16 @@ class NavierStokesRun {
         MPI_Bcast(&due, 1, MPI_INT, 0, comm_);  // rank 0's clock decides, so all ranks agree
         wall_due = due != 0;
       }
-      if (flow_.time() >= next_checkpoint * (1 - 1e-12) || wall_due || (finishing && checkpoints)) {
+      const bool checkpoint_due =
+          flow_.time() >= next_checkpoint * (1 - 1e-12) || wall_due || (finishing && checkpoints);
+      if (checkpoint_due) {
         write_checkpoint();
         next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every);
         if (wall_due) last_wall_checkpoint = progress.elapsed_seconds();
       }
       if (stop_requested(comm_)) {
-        if (!(finishing && checkpoints)) write_checkpoint();
+        // Not twice at one step: the second would make checkpoint.prev.h5 this state too, losing the earlier.
+        if (!checkpoint_due) write_checkpoint();
         const std::string where = step_and_time(step, flow_.time());
         progress.message("stopped by a signal at " + where + "; checkpoint written to " +
                          io::checkpoint_path(paths_.checkpoints).string() + " (continue with --restart)");
@@ -528,6 +538,7 @@ class NavierStokesRun {
   std::unique_ptr<io::SeriesFile> series_;
   std::unique_ptr<io::SpectraFile> spectra_;
   std::string restart_report_, physics_changes_;  // for the header
+  long removed_dumps_ = 0;                        // field dumps of steps after the restart's checkpoint
   std::string last_checkpoint_;                   // "step S, t = T" of the newest checkpoint, if any
 };
 

@@ -5,8 +5,9 @@
 // checkpoint, right-hand side) is read and checked, and the initial state found sound (app/BlowUp.hpp),
 // before anything is written: a refused run leaves no trace. A dry run (kolmo check) stops there. Output goes
 // to config.output.directory; an earlier run's output there is refused unless output.overwrite (or a restart,
-// which continues its own run). The run keeps <dir>/status current (app/RunStatus.hpp). Errors throw
-// kolmo::Error. Returns the process exit status (0, or 130 when stopped by a signal after checkpointing).
+// which continues its own run: RunOptions::continues_in). The run keeps <dir>/status current
+// (app/RunStatus.hpp). Errors throw kolmo::Error. Returns the process exit status (0, or 130 when stopped by
+// a signal after checkpointing).
 #pragma once
 
 #include <mpi.h>
@@ -25,6 +26,12 @@ struct RunOptions {
   std::string config_text;    // the resolved configuration, saved as config.yaml
   std::string memory_report;  // the memory estimate per rank and what is available, for the header
   bool dry_run = false;       // kolmo check: everything a run does before it writes, then return 0
+
+  bool from_checkpoint() const { return restart || !checkpoint.empty(); }
+  // Whether the run continues the one whose output is in directory: --restart, or --checkpoint naming a file
+  // of directory/checkpoints/. Only then is that output kept and its series cut at the checkpoint; a
+  // checkpoint of another run starts a new one there, guarded like any new run (output.overwrite).
+  bool continues_in(const std::string& directory) const;
 };
 
 // The FFT options a configuration asks for (fft.*).

@@ -30,8 +30,7 @@ using namespace kolmo;
 // written and with one message (io::prepare_output_directory checks again, collectively, when the run
 // starts).
 void refuse_earlier_output(const io::RunConfig& config, const app::RunOptions& options) {
-  const bool restart = options.restart || !options.checkpoint.empty();
-  if (restart || config.output.overwrite) return;
+  if (options.continues_in(config.output.directory) || config.output.overwrite) return;
   int rank = 0, found = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::string first;

@@ -1,6 +1,7 @@
 #include "io/OutputDirectory.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <system_error>
 
@@ -83,6 +84,36 @@ void prepare_output_directory(const std::filesystem::path& directory, ExistingOu
       KOLMO_REQUIRE(!error, "cannot create output directory " + folder.string() + ": " + error.message());
     }
   });
+}
+
+long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm) {
+  long removed = 0;
+  on_root(comm, [&] {
+    std::error_code error;
+    if (!std::filesystem::is_directory(fields, error)) return;
+    std::vector<std::filesystem::path> later;
+    for (const auto& entry : std::filesystem::directory_iterator(fields, error)) {
+      const std::string name = entry.path().filename().string();
+      // fields_<step>.h5 or .xmf, the step in decimal digits
+      const auto dot = name.find('.');
+      if (!starts_with(name, "fields_") || dot == std::string::npos || !ends_with_any(name, {".h5", ".xmf"}))
+        continue;
+      const std::string digits = name.substr(7, dot - 7);
+      if (digits.empty() || digits.size() > 18 ||
+          !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+        continue;
+      if (std::stol(digits) > step) {
+        later.push_back(entry.path());
+        if (entry.path().extension() == ".h5") ++removed;
+      }
+    }
+    for (const auto& path : later) {
+      std::filesystem::remove(path, error);
+      KOLMO_REQUIRE(!error, "cannot remove " + path.string() + ": " + error.message());
+    }
+  });
+  KOLMO_CHECK_MPI(MPI_Bcast(&removed, 1, MPI_LONG, 0, comm));
+  return removed;
 }
 
 }  // namespace kolmo::io

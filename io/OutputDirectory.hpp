@@ -18,6 +18,11 @@
 //                              of a longer earlier run is mistaken for this run's;
 //     ExistingOutput::keep     keeps everything (a restart continuing its own run).
 //   Call it before writing anything.
+// - remove_field_dumps_after(fields, step, comm), collective likewise: a restart continuing its own run from
+// a
+//   checkpoint at step removes the dumps fields_NNNNNN.{h5,xmf} of later steps (a killed run's, or the rest
+//   of a history restarted from an earlier checkpoint), as the series are cut there; returns how many steps'
+//   dumps it removed.
 #pragma once
 
 #include <mpi.h>
@@ -40,6 +45,8 @@ std::vector<std::filesystem::path> kolmo_output_files(const std::filesystem::pat
 enum class ExistingOutput { refuse, replace, keep };
 
 void prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing, MPI_Comm comm);
+
+long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm);
 
 // overwrite = false refuses existing output, true replaces it.
 inline void prepare_output_directory(const std::filesystem::path& directory, bool overwrite, MPI_Comm comm) {

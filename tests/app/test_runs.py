@@ -4,7 +4,9 @@
 - Restart: N steps in one go and N/2 + restart + N/2 give bitwise-identical checkpoints on the same rank
   count, also with measured FFTW plans kept in the wisdom file; a restart on a different rank count continues
   to the same state within round-off; the time series holds each step once; an end before the checkpoint
-  is refused.
+  is refused; a restart from an earlier checkpoint removes the field dumps after it; another run's
+  checkpoint starts a new run, refused where output exists.
+- SIGKILL leaves status naming the newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it.
@@ -111,6 +113,43 @@ with tempfile.TemporaryDirectory() as tmp:
     check(step_c == 12 and difference <= 1e-10 * scale,
           f"restart on 4 ranks, kept-row split, matches within round-off (difference {difference:.2e})")
 
+    # --checkpoint FILE of another run starts a new run: into a directory holding output it is refused, nothing
+    # touched (it used to continue there, cutting that run's series at FILE's step); into a new one it runs.
+    other = root / "one_1/out/checkpoints/checkpoint.h5"
+    before = (three / "out/series.h5").read_bytes()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--checkpoint", str(other), "--set", "time.steps=14", cwd=three)
+    check(r.returncode != 0 and "already holds kolmo output" in r.stderr
+          and (three / "out/series.h5").read_bytes() == before,
+          f"another run's checkpoint is refused where output exists, nothing touched ({r.stderr.strip()[:160]})")
+    branch = root / "branch"
+    branch.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--checkpoint", str(other), "--set", "time.steps=14", cwd=branch)
+    with h5py.File(branch / "out/series.h5", "r") as f:
+        steps = list(f["step"][...])
+    check(r.returncode == 0 and steps == [12, 13, 14],
+          f"another run's checkpoint starts a new run in a new directory (series steps {steps})")
+
+    # A restart from an earlier checkpoint replaces the history after it: field dumps of later steps go, as
+    # the series rows do, so the dumps hold one history (here dumps at 0, ..., 12; checkpoints at 6 and 12,
+    # continued from 6 to 9).
+    history = root / "history"
+    history.mkdir()
+    dumps = ["--set", "output.fields_every=0.05"]
+    r = kolmo(1, "run", str(root / "run.yaml"), *dumps, "--set", "time.steps=6", cwd=history)
+    r = kolmo(1, "run", str(root / "run.yaml"), *dumps, "--restart", cwd=history)
+    dump_steps = lambda: sorted(int(p.stem[7:]) for p in (history / "out/fields").glob("fields_*.h5"))
+    written = dump_steps()
+    r = kolmo(1, "run", str(root / "run.yaml"), *dumps, "--set", "time.steps=9", "--checkpoint",
+              str(history / "out/checkpoints/checkpoint.prev.h5"), cwd=history)
+    kept = dump_steps()
+    with h5py.File(history / "out/series.h5", "r") as f:
+        steps = list(f["step"][...])
+    check(r.returncode == 0 and max(written) == 12 and max(kept) <= 9 and steps == list(range(10))
+          and [s for s in written if s <= 6] == [s for s in kept if s <= 6]
+          and "removed" in r.stdout and (history / f"out/fields/fields_{max(kept):06d}.xmf").exists()
+          and not (history / "out/fields/fields_000012.xmf").exists(),
+          f"a restart from step 6 removes the dumps after it ({written} -> {kept}), series {steps}")
+
     # Existing output is refused without overwrite, and nothing in it is touched.
     before = sorted(p.name for p in (root / "one_1/out").rglob("*"))
     r = kolmo(1, "run", str(root / "run.yaml"), cwd=root / "one_1")
@@ -145,6 +184,27 @@ with tempfile.TemporaryDirectory() as tmp:
     _, continued_step, _ = velocity(signal_dir / "out/checkpoints/checkpoint.h5")
     check(r.returncode == 0 and stopped_step > 0 and continued_step == stopped_step + 3,
           f"the signal's checkpoint (step {stopped_step}) restarts and continues to step {continued_step}")
+
+    # SIGKILL: no handler runs, so status still says running, from the newest checkpoint on (or the one before
+    # it, if the kill fell between the checkpoint and the status line).
+    killed = root / "killed"
+    killed.mkdir()
+    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *long_run, "--set",
+                                "output.checkpoint_every=0.004"],
+                               cwd=killed, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+    progress_lines = 0
+    for line in process.stdout:  # past a few checkpoints (every 8 steps)
+        progress_lines += line.strip().split(" ")[0].isdigit()
+        if progress_lines >= 3:
+            break
+    process.kill()
+    process.communicate(timeout=300)
+    status = (killed / "out/status").read_text().strip()
+    _, newest, _ = velocity(killed / "out/checkpoints/checkpoint.h5")
+    _, earlier, _ = velocity(killed / "out/checkpoints/checkpoint.prev.h5")
+    check(newest > 0 and any(status.startswith(f"running: step {s}, ") for s in (newest, earlier)),
+          f"after SIGKILL, status names a checkpoint's step ({status!r}; checkpoints {earlier}, {newest})")
 
 
 finish()
