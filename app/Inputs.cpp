@@ -216,9 +216,16 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   if (state.info.viscosity != config.physics.viscosity)
     state.physics_changes.push_back("physics.viscosity " + number_text(state.info.viscosity) + " -> " +
                                     number_text(config.physics.viscosity));
-  if (state.info.box != config.grid.box)
+  if (state.info.box != config.grid.box) {
+    // The shells of the spectra depend on the box: the run's spectra.h5 cannot take the new ones.
+    if (options.continues_in(config.output.directory) && std::filesystem::is_regular_file(paths.spectra))
+      throw Error("grid.box: " + list_text(config.grid.box) + " differs from the checkpoint's " +
+                  list_text(state.info.box) + ", and " + paths.spectra.string() +
+                  " holds the old box's shells: continue with a new box in another output.directory "
+                  "(--checkpoint FILE)");
     state.physics_changes.push_back("grid.box " + list_text(state.info.box) + " -> " +
                                     list_text(config.grid.box));
+  }
   if (options.checkpoint.empty() && std::filesystem::is_regular_file(paths.config)) {
     std::optional<io::RunConfig> previous;
     try {

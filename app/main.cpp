@@ -19,6 +19,7 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/Exchange.hpp"
+#include "io/Collective.hpp"
 #include "io/Config.hpp"
 #include "io/OutputDirectory.hpp"
 
@@ -26,24 +27,22 @@ namespace {
 
 using namespace kolmo;
 
-// A run that would find an earlier run's output is refused with the configuration errors, before anything is
-// written and with one message (io::prepare_output_directory checks again, collectively, when the run
-// starts).
-void refuse_earlier_output(const io::RunConfig& config, const app::RunOptions& options) {
-  if (options.continues_in(config.output.directory) || config.output.overwrite) return;
-  int rank = 0, found = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::string first;
-  if (rank == 0) {
-    const auto files = io::kolmo_output_files(config.output.directory);
-    found = static_cast<int>(files.size());
-    if (found > 0) first = files.front().string();
-  }
-  KOLMO_CHECK_MPI(MPI_Bcast(&found, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  if (found > 0)
-    throw Error("output.directory: " + config.output.directory + " already holds kolmo output (" + first +
-                (found > 1 ? " and " + std::to_string(found - 1) + " more" : std::string()) +
-                "): choose another directory, set output.overwrite: true, or continue it with --restart");
+// The output directory as the run will find it, checked with the configuration, before anything is written
+// and with one message (io::prepare_output_directory checks again, collectively, when the run starts): one
+// it can create or write, holding no earlier run's output unless the run continues that one or may overwrite.
+void check_output_directory(const io::RunConfig& config, const app::RunOptions& options) {
+  const std::string& directory = config.output.directory;
+  io::on_root(MPI_COMM_WORLD, [&] {
+    if (const std::string problem = io::output_directory_problem(directory); !problem.empty())
+      throw Error("output.directory: " + problem);
+    if (options.continues_in(directory) || config.output.overwrite) return;
+    const auto files = io::kolmo_output_files(directory);
+    if (!files.empty())
+      throw Error("output.directory: " + directory + " already holds kolmo output (" +
+                  files.front().string() +
+                  (files.size() > 1 ? " and " + std::to_string(files.size() - 1) + " more" : std::string()) +
+                  "): choose another directory, set output.overwrite: true, or continue it with --restart");
+  });
 }
 
 // Whether every rank of comm reached this call within a few seconds (all failed together). comm is used for
@@ -120,7 +119,10 @@ int main(int argc, char** argv) {
     config = io::load_config(config_path, overrides);
     io::check_ranks(config, ranks);
     options.config_text = io::to_yaml(config);
-    refuse_earlier_output(config, options);  // kolmo check says what the run would refuse
+    if (config.problem == io::Problem::poisson && options.from_checkpoint())
+      throw Error(std::string(options.restart ? "--restart" : "--checkpoint") +
+                  ": a Poisson problem is solved in one go and writes no checkpoint to continue from");
+    check_output_directory(config, options);  // kolmo check says what the run would refuse
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
     return 1;

@@ -5,6 +5,8 @@
 #include <string>
 #include <system_error>
 
+#include <unistd.h>
+
 #include "core/Error.hpp"
 #include "io/Collective.hpp"
 
@@ -114,6 +116,27 @@ long remove_field_dumps_after(const std::filesystem::path& fields, long step, MP
   });
   KOLMO_CHECK_MPI(MPI_Bcast(&removed, 1, MPI_LONG, 0, comm));
   return removed;
+}
+
+std::string output_directory_problem(const std::filesystem::path& directory) {
+  std::error_code error;
+  auto writable = [](const std::filesystem::path& folder) {
+    return ::access(folder.c_str(), W_OK | X_OK) == 0;  // the caller's rights, and read-only file systems
+  };
+  if (std::filesystem::exists(directory, error)) {
+    if (!std::filesystem::is_directory(directory, error)) return directory.string() + " is not a directory";
+    if (!writable(directory)) return directory.string() + " is not writable";
+    return "";
+  }
+  // The nearest existing folder above it, where the run would create it.
+  std::filesystem::path above = std::filesystem::absolute(directory, error).parent_path();
+  while (!above.empty() && !std::filesystem::exists(above, error) && above != above.root_path())
+    above = above.parent_path();
+  if (!std::filesystem::is_directory(above, error))
+    return directory.string() + " cannot be created: " + above.string() + " is not a directory";
+  if (!writable(above))
+    return directory.string() + " cannot be created: " + above.string() + " is not writable";
+  return "";
 }
 
 }  // namespace kolmo::io

@@ -28,6 +28,7 @@
 #include <mpi.h>
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace kolmo::io {
@@ -47,6 +48,11 @@ enum class ExistingOutput { refuse, replace, keep };
 void prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing, MPI_Comm comm);
 
 long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm);
+
+// Why directory could not take a run's output ("" if it could), looking only: it exists and is no directory
+// or not writable, or the nearest existing folder above it is no directory or not writable. Lets kolmo check
+// say what prepare_output_directory would meet.
+std::string output_directory_problem(const std::filesystem::path& directory);
 
 // overwrite = false refuses existing output, true replaces it.
 inline void prepare_output_directory(const std::filesystem::path& directory, bool overwrite, MPI_Comm comm) {

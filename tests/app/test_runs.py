@@ -5,7 +5,8 @@
   count, also with measured FFTW plans kept in the wisdom file; a restart on a different rank count continues
   to the same state within round-off; the time series holds each step once; an end before the checkpoint
   is refused; a restart from an earlier checkpoint removes the field dumps after it; another run's
-  checkpoint starts a new run, refused where output exists.
+  checkpoint starts a new run, refused where output exists; a changed box is refused where the run's spectra
+  are; kolmo check refuses an output directory that cannot be one.
 - SIGKILL leaves status naming the newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
@@ -100,6 +101,18 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode != 0 and f"{key} = " in r.stderr and "checkpoint's step 12" in r.stderr
               and (three / "out/status").read_text() == status,
               f"a restart with {end}, before the checkpoint, is refused ({r.stderr.strip()[:200]})")
+    # A changed box cannot continue here (the spectra's shells change with it): refused before anything is
+    # written; kolmo check says so too.
+    for command in ("run", "check"):
+        r = kolmo(3, command, str(root / "run.yaml"), "--set", "grid.box=4", "--restart", cwd=three)
+        check(r.returncode != 0 and "grid.box" in r.stderr and (three / "out/status").read_text() == status,
+              f"kolmo {command}: a restart with another box is refused here ({r.stderr.strip()[:200]})")
+    # An output directory that cannot be one: kolmo check says so, as the run would.
+    (root / "a_file").write_text("x")
+    for directory in ("a_file", "a_file/out"):
+        r = kolmo(2, "check", str(root / "run.yaml"), "--set", f"output.directory={directory}", cwd=root)
+        check(r.returncode != 0 and "output.directory" in r.stderr and "a_file is not a directory" in r.stderr,
+              f"kolmo check refuses output.directory={directory} ({r.stderr.strip()[:200]})")
     # And on 4 ranks with the ky planes split by kept rows (fft.spectral_split; 18 ky planes keep 11, which
     # the even split shares 5, 1, 1, 4 and this one 2 or 3 each): checkpoints hold the global spectrum.
     four = root / "four"

@@ -13,7 +13,8 @@
   it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
 - Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
 - The run ends at t_end exactly; a restart with another viscosity says so in its header;
-  poisson.subtract_mean removes a right-hand side's mean; <dir>/status holds "finished".
+  poisson.subtract_mean removes a right-hand side's mean; <dir>/status holds "finished"; --restart is
+  refused.
 """
 import os
 import pathlib
@@ -167,8 +168,9 @@ with tempfile.TemporaryDirectory() as tmp:
     before = snapshot(work)
     refused("--restart on another grid", run_and_check(work, "flow.yaml", "--restart", "--set", "grid.n=48"),
             ["grid.n", "[48, 48, 48]", "checkpoint.h5", "[16, 18, 12]"], work, before)
+    # (into a new directory: a file outside out/checkpoints starts a new run, refused where output exists)
     refused("--checkpoint of a file that is not HDF5",
-            run_and_check(work, "flow.yaml", "--checkpoint", "flow.yaml"),
+            run_and_check(work, "flow.yaml", "--checkpoint", "flow.yaml", "--set", "output.directory=new"),
             ["--checkpoint", "flow.yaml", "not an HDF5 file"], work, before)
     poisoned = root / "restart_poisoned"
     shutil.copytree(work, poisoned)
@@ -223,6 +225,9 @@ with tempfile.TemporaryDirectory() as tmp:
         error = np.abs(phi - np.cos(x)[:, None, None]).max()
         ok = error < 1e-10
     check(ok, f"poisson.subtract_mean: the shifted right-hand side gives phi = cos x ({r.stderr.strip()[:200]})")
+    r = kolmo(2, "run", "subtract.yaml", "--restart", cwd=work)
+    check(r.returncode != 0 and "--restart: a Poisson problem" in r.stderr,
+          f"a Poisson run refuses --restart, which it cannot honour ({r.stderr.strip()[:200]})")
 
     # --- Blow-ups.
     work = root / "blow_up"
