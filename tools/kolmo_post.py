@@ -12,11 +12,16 @@ Layout read (written by the solver, see io/OutputDirectory.hpp):
 
 Subcommands:
     spectrum DIR [-o PNG] [--time T]       E(k) at the last (or the nearest to T) time, log-log, with a k^-5/3
-                                           guide line through the data
+                                           guide line through the data (E(k) as spectra.h5 holds it: the sum
+                                           over a shell of width dk = 2 pi / L_min)
     scalars DIR [-o PNG] [--time T]        each scalar's variance spectrum E_theta(k) (and b's), log-log, with a
                                            k^-5/3 (Obukhov-Corrsin) guide line through the first
     series DIR [-o PNG]                    energy, and dissipation both as written and from the energy balance
-                                           (-dE/dt, plus the injection when the run is forced)
+                                           (-dE/dt, plus the injection when the run is forced), of the energy
+                                           the series closes: kinetic E; E + E_b with MHD (dissipation
+                                           nu <|omega|^2> + eta <|j|^2>, injection of u and of b); E + E_p with
+                                           buoyancy (E_p = <b^2>/(2 N2), dissipation nu <|omega|^2> +
+                                           chi_b/(2 N2)); prints the largest mismatch of the balance
     slice DIR [--field u] [--z K] [--step N] [-o PNG]
                                            a z-plane of a field of the last (or chosen) dump
     mhd DIR [OTHER ...] [-o PNG] [--time T]
@@ -37,7 +42,9 @@ Subcommands:
                                            E_V, E_M, Omega_V, Omega_M and eps, e.g. the lattice Boltzmann
                                            series.dat of M3LB), is drawn and measured the same way
     summary DIR                            grid, steps, final time, energy, dissipation, Re_lambda, k_max eta,
-                                           each scalar's variance and dissipation chi, files present
+                                           each scalar's variance and dissipation chi, files present; with MHD
+                                           the energy and dissipation kinetic, magnetic and total, with
+                                           buoyancy the potential energy
     compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
                                            time series (columns t, E, -dE/dt, enstrophy, '#' comments: the
                                            format of the high-order CFD workshop's Taylor-Green files, e.g.
@@ -48,12 +55,16 @@ Subcommands:
                                            T0 <= t <= T1: the flux correlation coefficient rho = <u_g theta> /
                                            (u' theta') along the gradient, the mechanical-to-scalar time-scale
                                            ratio r = (E / eps) / (<theta^2> / chi), the variance budget, and a
-                                           plot of E_theta(k) and E(k) compensated by Obukhov-Corrsin and
-                                           Kolmogorov scaling against k eta
-    all DIR                                every plot into DIR/plots/ and the summary; plots whose input is
-                                           missing are skipped with a line saying so
+                                           plot of the spectral densities E_theta(k)/dk and E(k)/dk compensated
+                                           by Obukhov-Corrsin and Kolmogorov scaling against k eta (means over
+                                           time by the trapezoid rule: rows need not be evenly spaced)
+    all DIR                                every plot that needs nothing but DIR (spectrum, scalars, series,
+                                           slice, mhd) into DIR/plots/ and the summary; plots whose input is
+                                           missing are skipped with a line saying so, and mixing, compare and
+                                           tgmhd, which need more than DIR, are named with their command line
 
-A missing file or dataset gives one line on stderr and exit code 1.
+A missing file or dataset, or a series too short for what is asked, gives one line on stderr and exit
+code 1.
 """
 
 import argparse
@@ -114,6 +125,16 @@ def load_series(run):
         if name not in columns:
             raise PostError(f"{path} has no dataset '{name}'")
     return columns
+
+
+def require_rows(series, path, count, what, why):
+    """A series of at least count rows, or a PostError naming the file, its rows and what needs them (a run
+    with output.series_every = 0 writes none, one stopped early only the row of t = 0)."""
+    rows = series["time"].size
+    if rows < count:
+        hint = "; output.series_every = 0 writes none" if rows == 0 else ""
+        raise PostError(f"{path} holds {rows} row{'' if rows == 1 else 's'}: too short for {what} (it needs "
+                        f"{count} or more: {why}{hint})")
 
 
 def load_spectra(run):
@@ -196,13 +217,20 @@ def load_reference(path):
 # ---------------------------------------------------------------------------------------------- numbers
 
 
+def _increasing_rows(time, energy):
+    """The rows dissipation_from_energy keeps: finite, each later than the one before."""
+    time, energy = np.asarray(time, dtype=float), np.asarray(energy, dtype=float)
+    keep = np.isfinite(time) & np.isfinite(energy)
+    keep[1:] &= np.diff(time) > 0
+    return keep
+
+
 def dissipation_from_energy(time, energy, injection=None):
     """The dissipation the energy balance implies, injection - dE/dt, by second-order finite differences
     (one-sided at the ends; uneven time steps allowed). Rows with repeated or non-finite times are dropped."""
     time = np.asarray(time, dtype=float)
     energy = np.asarray(energy, dtype=float)
-    keep = np.isfinite(time) & np.isfinite(energy)
-    keep[1:] &= np.diff(time) > 0
+    keep = _increasing_rows(time, energy)
     time, energy = time[keep], energy[keep]
     if time.size < 3:
         return time, np.full(time.shape, np.nan)
@@ -210,6 +238,102 @@ def dissipation_from_energy(time, energy, injection=None):
     if injection is not None:
         balance = balance + np.nan_to_num(np.asarray(injection, dtype=float)[keep])
     return time, balance
+
+
+def time_mean(time, values):
+    """The mean over time of rows (along the first axis) at the given times, by the trapezoid rule: rows need
+    not be evenly spaced (an adaptive dt, spectra written every so many steps); a single row, or rows all at
+    one time, is its plain mean."""
+    time, values = np.asarray(time, dtype=float), np.asarray(values, dtype=float)
+    span = time[-1] - time[0] if time.size else 0.0
+    if time.size < 2 or not span > 0:
+        return np.mean(values, axis=0)
+    steps = np.diff(time).reshape((-1,) + (1,) * (values.ndim - 1))
+    return np.sum(0.5 * (values[1:] + values[:-1]) * steps, axis=0) / span
+
+
+def shell_width(k):
+    """dk of spectra.h5's shells, k[s] = s dk with dk = 2 pi / L_min (solver/Spectrum.hpp): the spacing of k.
+    E(k) there is the sum over a shell, so the spectral density is E(k) / dk (the same in a 2 pi box)."""
+    steps = np.diff(np.asarray(k, dtype=float))
+    steps = steps[np.isfinite(steps) & (steps > 0)]
+    if not steps.size:
+        raise PostError("spectra.h5's k has fewer than two shells: no shell width")
+    return float(np.min(steps))
+
+
+def energy_budget(series):
+    """The energy whose balance a series closes, with its dissipation and injection as written: d(energy)/dt
+    = injection - dissipation. Kinetic E alone exchanges energy with b under MHD (the Lorentz force's work)
+    and with the potential energy under buoyancy (the buoyancy flux), so (solver/Diagnostics.hpp):
+    - MHD (magnetic_energy): E + E_b, dissipation nu <|omega|^2> + eta <|j|^2>, injection of u and of b.
+    - buoyancy (potential_energy = <b^2>/(2 N2)): d<b^2>/dt = -2 N2 buoyancy_flux - chi_b, so E + E_p decays
+      at nu <|omega|^2> + chi_b/(2 N2), chi_b the column b_dissipation; 1/(2 N2) is potential_energy /
+      b_variance (not written itself). Without b's columns, E's own balance with the buoyancy flux as an
+      injection; without that either, no balance (the note says so).
+    Returns energy, its name, dissipation (None when not written) and its name, injection (None when
+    nothing is injected) and its name, the parts [(name, values)] of the energy, and a note (None when the
+    balance closes)."""
+    energy = np.asarray(series["energy"], dtype=float)
+    dissipation = series.get("dissipation")
+    budget = {"energy": energy, "energy_name": "E", "dissipation": dissipation,
+              "dissipation_name": "nu<w^2>", "parts": [("E (kinetic)", energy)], "note": None}
+    injections = [("injection", series.get("injection"))]
+    if "magnetic_energy" in series:
+        budget["energy"] = budget["energy"] + series["magnetic_energy"]
+        budget["energy_name"] += " + E_b"
+        budget["parts"].append(("E_b (magnetic)", series["magnetic_energy"]))
+        if dissipation is not None and "magnetic_dissipation" in series:
+            budget["dissipation"] = budget["dissipation"] + series["magnetic_dissipation"]
+            budget["dissipation_name"] += " + eta<j^2>"
+        else:
+            budget["dissipation"] = None
+        injections.append(("magnetic injection", series.get("magnetic_injection")))
+    if "potential_energy" in series:
+        if "b_variance" in series and "b_dissipation" in series:
+            # 1/(2 N2) is a constant of the run: read at the row of the largest variance (round-off where b is
+            # still zero); a b that is zero throughout has chi_b = 0, so any factor does.
+            variance, potential = series["b_variance"], series["potential_energy"]
+            finite = np.isfinite(variance) & np.isfinite(potential) & (variance != 0)
+            row = int(np.argmax(np.where(finite, np.abs(variance), -1.0))) if finite.any() else None
+            factor = potential[row] / variance[row] if row is not None else 0.0
+            budget["energy"] = budget["energy"] + potential
+            budget["energy_name"] += " + E_p"
+            budget["parts"].append(("E_p (potential)", potential))
+            if budget["dissipation"] is not None:
+                budget["dissipation"] = budget["dissipation"] + factor * series["b_dissipation"]
+                budget["dissipation_name"] += " + chi_b/(2N2)"
+        elif "buoyancy_flux" in series:
+            injections.append(("buoyancy flux", series["buoyancy_flux"]))
+        else:
+            budget["note"] = "the buoyancy's exchange is not in the series: no balance"
+    present = [(name, np.asarray(values, dtype=float)) for name, values in injections
+               if values is not None and np.nanmax(np.abs(values), initial=0.0) > 0]
+    budget["injection"] = sum(np.nan_to_num(values) for _, values in present) if present else None
+    budget["injection_name"] = " + ".join(name for name, _ in present) if present else None
+    if budget["dissipation"] is None and budget["note"] is None:
+        budget["note"] = "no dissipation written: no balance"
+    return budget
+
+
+def balance_line(time, budget):
+    """The largest mismatch of the energy balance, injection - d(energy)/dt against the dissipation written,
+    over the rows where the difference is defined; None without a dissipation or three distinct times."""
+    if budget["dissipation"] is None or budget["note"] is not None:
+        return None
+    balance_time, balance = dissipation_from_energy(time, budget["energy"], budget["injection"])
+    rows = _increasing_rows(time, budget["energy"])
+    written = np.asarray(budget["dissipation"], dtype=float)[rows]
+    good = np.isfinite(balance) & np.isfinite(written)
+    if np.count_nonzero(good) < 3:
+        return None
+    worst = float(np.max(np.abs(balance[good] - written[good])))
+    scale = float(np.max(np.abs(written[good])))
+    relative = f" ({worst / scale:.2%} of the largest)" if scale > 0 else ""
+    rate = (f"{budget['injection_name']} - " if budget["injection"] is not None else "-") + \
+        f"d({budget['energy_name']})/dt"
+    return (f"energy balance of {budget['energy_name']}: max |({rate}) - ({budget['dissipation_name']})| = "
+            f"{worst:.3g}{relative}")
 
 
 def five_thirds_guide(k, spectrum):
@@ -229,6 +353,8 @@ def peak(time, values):
     """The largest value and its time, refined by the parabola through the largest sample and its neighbours
     (the reference is sampled every 0.01, a run at its own steps)."""
     time, values = np.asarray(time, dtype=float), np.asarray(values, dtype=float)
+    if not np.isfinite(values).any():  # callers check their rows first; this keeps the contract's one line
+        raise PostError(f"no finite value among {values.size} to find a peak in")
     i = int(np.nanargmax(values))
     if 0 < i < values.size - 1:
         (t0, t1, t2), (v0, v1, v2) = time[i - 1:i + 2], values[i - 1:i + 2]
@@ -241,9 +367,10 @@ def peak(time, values):
     return values[i], time[i]
 
 
-def comparison(series, reference):
+def comparison(series, reference, path="series.h5"):
     """The run's energy and -dE/dt (from the energy balance, and 2 nu * enstrophy as the series writes it)
-    against a reference, at the reference's times inside the run's time span."""
+    against a reference, at the reference's times inside the run's time span (path: the series', for errors)."""
+    require_rows(series, path, 3, "compare", "-dE/dt by second-order differences")
     balance_time, balance = dissipation_from_energy(series["time"], series["energy"])
     inside = (reference["time"] >= balance_time[0]) & (reference["time"] <= balance_time[-1])
     if inside.sum() < 3:
@@ -323,10 +450,20 @@ def plot_spectrum(run, output=None, time=None):
     return _save(figure, output or Path(run) / "plots" / "spectrum.png")
 
 
+def is_mhd_spectra(spectra):
+    """Whether spectra.h5 is an MHD run's: magnetic_spectrum without a magnetic_flux (every scalar writes
+    <name>_spectrum, _transfer and _flux; MHD writes magnetic_spectrum and magnetic_transfer only, so
+    magnetic_transfer alone does not tell them apart). Runs of solvers before the name 'magnetic' was refused
+    for a scalar may hold a scalar of that name."""
+    return "magnetic_spectrum" in spectra and "magnetic_flux" not in spectra
+
+
 def scalar_names(spectra):
-    """The scalars of a run, sorted by name: every <name>_spectrum of spectra.h5 but the energy's."""
+    """The scalars of a run, sorted by name: every <name>_spectrum of spectra.h5 but the energy's and, in an
+    MHD run, the magnetic field's."""
+    exclude = {"energy_spectrum"} | ({"magnetic_spectrum"} if is_mhd_spectra(spectra) else set())
     return sorted(name[: -len("_spectrum")] for name in spectra
-                  if name.endswith("_spectrum") and name not in ("energy_spectrum", "magnetic_spectrum"))
+                  if name.endswith("_spectrum") and name not in exclude)
 
 
 def plot_scalar_spectra(run, output=None, time=None):
@@ -363,9 +500,9 @@ OBUKHOV_CORRSIN_CONSTANT = 0.67
 
 
 def mixing_statistics(run, scalar="theta", start=None, end=None):
-    """Time averages over start <= t <= end (default: the second half of the series) of a scalar with a mean
-    gradient. The flux along the gradient is the flux component of largest mean magnitude; u' = sqrt(2E/3)
-    (isotropy). d<theta^2>/dt over the window closes the budget production - chi."""
+    """Time averages (trapezoid rule over t) over start <= t <= end (default: the second half of the series)
+    of a scalar with a mean gradient. The flux along the gradient is the flux component of largest mean
+    magnitude; u' = sqrt(2E/3) (isotropy). d<theta^2>/dt over the window closes the budget production - chi."""
     series = load_series(run)
     names = [f"{scalar}_{part}" for part in ("variance", "dissipation", "production", "flux_x", "flux_y",
                                               "flux_z")]
@@ -373,13 +510,15 @@ def mixing_statistics(run, scalar="theta", start=None, end=None):
     if missing:
         raise PostError(f"{Path(run) / 'series.h5'} has no {', '.join(missing)} (a scalar with a mean gradient "
                         f"named '{scalar}'?)")
+    require_rows(series, Path(run) / "series.h5", 2, "mixing", "a mean over time")
     time = series["time"]
     start = time[-1] / 2 if start is None else start
     end = time[-1] if end is None else end
     rows = (time >= start) & (time <= end)
     if np.count_nonzero(rows) < 2:
         raise PostError(f"fewer than two rows of {Path(run) / 'series.h5'} between t = {start} and {end}")
-    mean = {name: float(np.mean(values[rows])) for name, values in series.items()}
+    # Means over time, not over rows: with an adaptive dt the rows crowd where the flow is fast.
+    mean = {name: float(time_mean(time[rows], values[rows])) for name, values in series.items()}
     fluxes = {axis: mean[f"{scalar}_flux_{axis}"] for axis in "xyz"}
     axis = max(fluxes, key=lambda a: abs(fluxes[a]))
     variance, chi, energy, eps = (mean[f"{scalar}_variance"], mean[f"{scalar}_dissipation"], mean["energy"],
@@ -411,7 +550,10 @@ def mixing_lines(result, scalar="theta"):
     return lines
 
 
-def plot_mixing(run, result, scalar="theta", output=None):
+def mixing_spectra(run, result, scalar="theta"):
+    """k eta and the time means over the window of result (mixing_statistics) of E(k) and E_theta(k) as
+    spectral densities compensated by Kolmogorov and Obukhov-Corrsin scaling, E(k)/dk k^(5/3) eps^(-2/3)
+    and E_theta(k)/dk k^(5/3) eps^(1/3) / eps_theta with eps_theta = chi / 2, over the shells k > 0."""
     spectra = load_spectra(run)
     if scalar + "_spectrum" not in spectra:
         raise PostError(f"{Path(run) / 'spectra.h5'} has no {scalar}_spectrum")
@@ -420,17 +562,28 @@ def plot_mixing(run, result, scalar="theta", output=None):
         raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra between t = {result['from']} and "
                         f"{result['to']}")
     k = spectra["k"]
+    # spectra.h5 holds sums over shells of width dk = 2 pi / L_min; the constants are those of the density,
+    # so divide by dk (1 in a 2 pi box, 2 in a box of side pi).
+    dk = shell_width(k)
     good = k > 0
-    eta = result.get("kolmogorov_eta", 1.0)
     eps, eps_theta = result["dissipation"], result["chi"] / 2
-    energy = np.mean(spectra["energy_spectrum"][rows], axis=0)
-    variance = np.mean(spectra[scalar + "_spectrum"][rows], axis=0)
+    times = spectra["time"][rows]
+    energy = time_mean(times, spectra["energy_spectrum"][rows])[good] / dk
+    variance = time_mean(times, spectra[scalar + "_spectrum"][rows])[good] / dk
+    return {"k_eta": k[good] * result.get("kolmogorov_eta", 1.0), "dk": dk, "rows": int(np.count_nonzero(rows)),
+            "energy": energy * k[good] ** (5 / 3) / eps ** (2 / 3),
+            "scalar": variance * k[good] ** (5 / 3) * eps ** (1 / 3) / eps_theta}
+
+
+def plot_mixing(run, result, scalar="theta", output=None):
+    compensated = mixing_spectra(run, result, scalar)
     figure, axes = plt.subplots(figsize=(6.5, 4.5))
-    x = k[good] * eta
-    axes.semilogx(x, energy[good] * k[good] ** (5 / 3) / eps ** (2 / 3), "o-", markersize=3,
-                  label=r"$E(k)\,k^{5/3}\varepsilon^{-2/3}$")
-    axes.semilogx(x, variance[good] * k[good] ** (5 / 3) * eps ** (1 / 3) / eps_theta, "s-", markersize=3,
-                  label=rf"$E_{{{scalar}}}(k)\,k^{{5/3}}\varepsilon^{{1/3}}/\varepsilon_{{{scalar}}}$, "
+    x = compensated["k_eta"]
+    dk = "" if compensated["dk"] == 1 else f", dk = {compensated['dk']:.4g}"
+    axes.semilogx(x, compensated["energy"], "o-", markersize=3,
+                  label=rf"$E(k)/dk\,k^{{5/3}}\varepsilon^{{-2/3}}${dk}")
+    axes.semilogx(x, compensated["scalar"], "s-", markersize=3,
+                  label=rf"$E_{{{scalar}}}(k)/dk\,k^{{5/3}}\varepsilon^{{1/3}}/\varepsilon_{{{scalar}}}$, "
                   rf"$\varepsilon_{{{scalar}}} = \chi/2$")
     axes.axhline(KOLMOGOROV_CONSTANT, color="C0", linestyle="--", linewidth=1,
                  label=f"Kolmogorov {KOLMOGOROV_CONSTANT} (Sreenivasan 1995)")
@@ -448,22 +601,37 @@ def plot_mixing(run, result, scalar="theta", output=None):
 
 
 def plot_series(run, output=None):
+    """The energy and the two sides of its balance (energy_budget: the kinetic energy alone is not balanced
+    by its dissipation under MHD or buoyancy); returns the plot's path and the balance's line."""
     series = load_series(run)
-    time, energy = series["time"], series["energy"]
+    require_rows(series, Path(run) / "series.h5", 2, "series", "it plots against time")
+    time = series["time"]
+    budget = energy_budget(series)
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(6, 6), sharex=True)
-    top.plot(time, energy)
+    if len(budget["parts"]) > 1:
+        for name, values in budget["parts"]:
+            top.plot(time, values, linewidth=1, label=name)
+        top.plot(time, budget["energy"], "k-", label=budget["energy_name"])
+        top.legend(fontsize=8)
+    else:
+        top.plot(time, budget["energy"])
     top.set_ylabel("energy")
-    if "dissipation" in series:
-        bottom.plot(time, series["dissipation"], label="dissipation (series)")
-    injection = series.get("injection")
-    forced = injection is not None and np.nanmax(np.abs(injection), initial=0.0) > 0
-    balance_time, balance = dissipation_from_energy(time, energy, injection if forced else None)
-    bottom.plot(balance_time, balance, "--", label="injection - dE/dt" if forced else "-dE/dt")
+    if budget["dissipation"] is not None:
+        bottom.plot(time, budget["dissipation"], label=f"dissipation (series): {budget['dissipation_name']}")
+    balance_time, balance = dissipation_from_energy(time, budget["energy"], budget["injection"])
+    rate = f"d({budget['energy_name']})/dt"
+    label = f"{budget['injection_name']} - {rate}" if budget["injection"] is not None else f"-{rate}"
+    if budget["note"] is not None:
+        label += f" ({budget['note']})"
+    bottom.plot(balance_time, balance, "--", label=label)
     bottom.set_xlabel("time")
     bottom.set_ylabel("dissipation")
-    bottom.legend()
+    bottom.legend(fontsize=8)
     figure.tight_layout()
-    return _save(figure, output or Path(run) / "plots" / "series.png")
+    line = balance_line(time, budget)
+    if line is None:
+        line = f"energy balance of {budget['energy_name']}: " + (budget["note"] or "fewer than three times")
+    return _save(figure, output or Path(run) / "plots" / "series.png"), [line]
 
 
 def mhd_peak(series):
@@ -541,6 +709,9 @@ def taylor_green_mhd_reference(path):
     missing = [name for name in ("t", "E_V", "E_M", "Omega_V", "Omega_M", "eps") if name not in columns]
     if missing:
         raise PostError(f"reference file {path} has no column {', '.join(missing)}")
+    if columns["t"].size < 2:
+        raise PostError(f"reference file {path} holds {columns['t'].size} row(s): too short for tgmhd (it needs 2 "
+                        f"or more: its minimum of E_M/E_V is sought after t = 0)")
     return {"time": columns["t"], "energy_ratio": columns["E_M"] / columns["E_V"],
             "enstrophy_ratio": columns["Omega_M"] / columns["Omega_V"], "dissipation": columns["eps"]}
 
@@ -572,7 +743,10 @@ def plot_taylor_green_mhd(run, others=(), reference=None, output=None):
             axes.plot(curves["time"], curves[name], "k-", linewidth=3, alpha=0.35, label=label)
         lines.append(taylor_green_mhd_line(f"reference ({reference})", taylor_green_mhd_numbers(curves)))
     for index, path in enumerate(runs):
-        curves = taylor_green_mhd_curves(load_series(path))
+        series = load_series(path)
+        curves = taylor_green_mhd_curves(series)
+        # The minimum of E_M/E_V is sought after t = 0 (the initial state's row): a run needs rows past it.
+        require_rows(series, path / "series.h5", 2, "tgmhd", "its minimum of E_M/E_V is sought after t = 0")
         style = ("-", "--", "-.", ":")[index % 4]
         for axes, name in ((energy_axes, "energy_ratio"), (enstrophy_axes, "enstrophy_ratio"),
                            (dissipation_axes, "dissipation")):
@@ -596,6 +770,11 @@ def plot_taylor_green_mhd(run, others=(), reference=None, output=None):
     return _save(figure, output or runs[0] / "plots" / "tgmhd.png"), lines
 
 
+# The columns the mhd plot draws (app/NavierStokesRun.cpp writes them all in an MHD run).
+MHD_COLUMNS = ("energy", "magnetic_energy", "dissipation", "magnetic_dissipation", "cross_helicity",
+               "magnetic_helicity", "current_max")
+
+
 def plot_mhd(run, others=(), output=None, time=None):
     runs = [Path(run), *[Path(other) for other in others]]
     figure, axes = plt.subplots(2, 3, figsize=(13, 7.5))
@@ -605,6 +784,10 @@ def plot_mhd(run, others=(), output=None, time=None):
         series = load_series(path)
         if "magnetic_energy" not in series:
             raise PostError(f"{path / 'series.h5'} has no magnetic_energy: not an MHD run")
+        missing = [name for name in MHD_COLUMNS if name not in series]
+        if missing:
+            raise PostError(f"{path / 'series.h5'} has no {', '.join(missing)}")
+        require_rows(series, path / "series.h5", 2, "mhd", "it plots against time")
         style = "-" if index == 0 else "--"
         label = path.name
         t = series["time"]
@@ -616,9 +799,13 @@ def plot_mhd(run, others=(), output=None, time=None):
         dissipation_axes.plot(t, eps_u, style, color="C0", label=f"nu <w^2> {label}")
         dissipation_axes.plot(t, eps_b, style, color="C1", label=f"eta <j^2> {label}")
         dissipation_axes.plot(t, eps_u + eps_b, style, color="k", label=f"total {label}")
-        if index == 0:
-            balance_time, balance = dissipation_from_energy(t, kinetic + magnetic)
-            dissipation_axes.plot(balance_time, balance, ":", color="C3", label="-dE/dt")
+        if index == 0:  # injections (of u, of b) added: the balance of a forced run too
+            budget = energy_budget(series)
+            balance_time, balance = dissipation_from_energy(t, budget["energy"], budget["injection"])
+            rate = f"d({budget['energy_name']})/dt"
+            dissipation_axes.plot(balance_time, balance, ":", color="C3",
+                                  label=f"{budget['injection_name']} - {rate}" if budget["injection"] is not None
+                                  else f"-{rate}")
         helicity_axes.plot(t, series["cross_helicity"], style, color="C2", label=f"<u.b> {label}")
         helicity_axes.plot(t, series["magnetic_helicity"], style, color="C4", label=f"<a.b> {label}")
         current_axes.plot(t, series["current_max"], style, color="C3", label=f"max |j| {label}")
@@ -738,10 +925,24 @@ def summary_lines(run):
              f"series rows: {series['time'].size}"]
     if steps is not None and steps.size:
         lines.append(f"steps: {int(steps[0])} .. {int(steps[-1])}")
-    lines += [f"final time: {_format(last_finite(series['time']))}",
-              f"final energy: {_format(last_finite(series['energy']))}",
-              f"final dissipation: {_format(last_finite(series.get('dissipation', [])))}",
-              f"Re_lambda: {_format(last_finite(series.get('reynolds_lambda', [])))}",
+    lines.append(f"final time: {_format(last_finite(series['time']))}")
+    if "magnetic_energy" in series:
+        # energy and dissipation are the kinetic ones; with MHD the total is what decays by the total dissipation.
+        kinetic, magnetic = last_finite(series["energy"]), last_finite(series["magnetic_energy"])
+        total = last_finite(series["energy"] + series["magnetic_energy"])
+        lines.append(f"final energy: kinetic {_format(kinetic)}, magnetic {_format(magnetic)}, "
+                     f"total {_format(total)}")
+        viscous = series.get("dissipation", np.array([]))
+        resistive = series.get("magnetic_dissipation", np.array([]))
+        both = viscous + resistive if viscous.size and viscous.size == resistive.size else []
+        lines.append(f"final dissipation: viscous {_format(last_finite(viscous))}, resistive "
+                     f"{_format(last_finite(resistive))}, total {_format(last_finite(both))}")
+    else:
+        lines += [f"final energy: {_format(last_finite(series['energy']))}",
+                  f"final dissipation: {_format(last_finite(series.get('dissipation', [])))}"]
+    if "potential_energy" in series:
+        lines.append(f"final potential energy: {_format(last_finite(series['potential_energy']))}")
+    lines += [f"Re_lambda: {_format(last_finite(series.get('reynolds_lambda', [])))}",
               f"k_max eta: {_format(last_finite(series.get('kmax_eta', [])))}"]
     for name in sorted(column[: -len("_variance")] for column in series if column.endswith("_variance")):
         lines.append(f"{name}: final variance {_format(last_finite(series[name + '_variance']))}, "
@@ -753,22 +954,61 @@ def summary_lines(run):
 # ---------------------------------------------------------------------------------------------- main
 
 
+def mean_gradient_scalars(series):
+    """The scalars of a series whose production -2 G.<u theta> is not zero somewhere: those with a mean
+    gradient, mixing's subject. The Boussinesq b of a buoyant run has one too (N2 along gravity) but is not a
+    passive scalar: left out."""
+    buoyant = "potential_energy" in series
+    names = [name[: -len("_production")] for name in series if name.endswith("_production")]
+    return sorted(name for name in names if not (buoyant and name == "b")
+                  and np.nanmax(np.abs(series[name + "_production"]), initial=0.0) > 0)
+
+
+def _not_made(run):
+    """Why all makes no mixing, compare or tgmhd plot: each needs more than the run directory."""
+    lines = []
+    try:
+        series = load_series(run)
+    except PostError:
+        series = {}
+    scalars = mean_gradient_scalars(series)
+    if scalars:
+        lines.append(f"not made: mixing of {', '.join(scalars)}: it averages over the stationary state, whose "
+                     f"window only you know: kolmo_post.py mixing {run} --scalar {scalars[0]} --from T0 --to T1")
+    else:
+        lines.append("not made: mixing: no scalar with a mean gradient (its production column is zero or absent)")
+    lines.append(f"not made: compare: it needs a reference series: kolmo_post.py compare {run} REFERENCE")
+    if "magnetic_energy" in series:
+        lines.append(f"not made: tgmhd: it measures the MHD Taylor-Green run C2 only: kolmo_post.py tgmhd {run}")
+    return lines
+
+
 def _all(run):
     run = Path(run)
     if not run.is_dir():
         raise PostError(f"run directory {run} does not exist")
-    made = []
-    has_scalars = (run / "spectra.h5").is_file() and scalar_names(load_spectra(run))
+    made, notes = [], []
+    # Every plot that needs nothing but the run directory; one whose input is missing (no scalars, not an
+    # MHD run, no field dump) says why on stderr.
     for name, work in (("spectrum", lambda: plot_spectrum(run)),
-                       *((("scalars", lambda: plot_scalar_spectra(run)),) if has_scalars else ()),
+                       ("scalars", lambda: plot_scalar_spectra(run)),
                        ("series", lambda: plot_series(run)),
-                       ("slice", lambda: plot_slice(run))):
+                       ("slice", lambda: plot_slice(run)),
+                       ("mhd", lambda: plot_mhd(run))):
         try:
-            made.append(work())
+            result = work()
         except PostError as error:
             print(f"kolmo_post: skipped {name}: {error}", file=sys.stderr)
+            continue
+        path, lines = result if isinstance(result, tuple) else (result, [])
+        made.append(path)
+        notes += lines
+    for line in _not_made(run):
+        print(f"kolmo_post: {line}", file=sys.stderr)
     for path in made:
         print(f"wrote {path}")
+    if notes:
+        print("\n".join(notes))
     print("\n".join(summary_lines(run)))
 
 
@@ -829,7 +1069,9 @@ def main(argv=None):
         elif arguments.command == "scalars":
             print(f"wrote {plot_scalar_spectra(arguments.dir, arguments.output, arguments.time)}")
         elif arguments.command == "series":
-            print(f"wrote {plot_series(arguments.dir, arguments.output)}")
+            path, lines = plot_series(arguments.dir, arguments.output)
+            print("\n".join(lines))
+            print(f"wrote {path}")
         elif arguments.command == "slice":
             path = plot_slice(arguments.dir, arguments.field, arguments.z, arguments.step, arguments.output)
             print(f"wrote {path}")
@@ -845,7 +1087,8 @@ def main(argv=None):
         elif arguments.command == "summary":
             print("\n".join(summary_lines(arguments.dir)))
         elif arguments.command == "compare":
-            result = comparison(load_series(arguments.dir), load_reference(arguments.reference))
+            result = comparison(load_series(arguments.dir), load_reference(arguments.reference),
+                                Path(arguments.dir) / "series.h5")
             print("\n".join(comparison_lines(result, arguments.reference)))
             print(f"wrote {plot_comparison(arguments.dir, arguments.reference, result, arguments.output)}")
         elif arguments.command == "mixing":

@@ -4,7 +4,10 @@
 Usage: test_post.py PATH/TO/kolmo_post.py. Exit 0 on success, 1 on failure, 77 (skipped) without h5py,
 numpy or matplotlib. The numbers are analytical: energy E(t) = E0 exp(-2 t), so -dE/dt = 2 E; spectra are
 k^-5/3 times a factor per time; an MHD series whose E_M/E_V, Omega_M/Omega_V and dissipation have known
-extrema, with a reference file in M3LB's format, for tgmhd.
+extrema, with a reference file in M3LB's format, for tgmhd; MHD and Boussinesq series whose total energy
+decays at the total dissipation while the kinetic energy exchanges energy with b (or the potential energy);
+a mixing run in a box of side pi (shells of width 2) whose spectral densities are exactly Kolmogorov's and
+Obukhov-Corrsin's, at unevenly spaced times.
 """
 
 import importlib.util
@@ -39,6 +42,15 @@ def check(condition, what):
     if not condition:
         failures.append(what)
         print(f"FAILED: {what}")
+
+
+def attempt(what, function, *arguments):
+    """function(*arguments), or None and a failure when it raises (a tool without the function included)."""
+    try:
+        return function(*arguments)
+    except Exception as error:  # noqa: BLE001 (any error of the tool is a failed check, not a crashed test)
+        check(False, f"{what}: {type(error).__name__}: {error}")
+        return None
 
 
 def field(x, y, z, component):
@@ -125,6 +137,101 @@ def make_mhd_run(run):
                              "dissipation": 0.5 * tg_dissipation(t),
                              "magnetic_dissipation": 0.5 * tg_dissipation(t)}.items():
             file[name] = values
+
+
+# Energy exchanged at a rate W between two energies: S(t) = int_0^t sin(2 s) exp(-s) ds in closed form.
+BALANCE_TIMES = np.arange(0.0, 2.0001, 0.01)
+
+
+def exchange_integral(t):
+    return (2 - np.exp(-t) * (np.sin(2 * t) + 2 * np.cos(2 * t))) / 5
+
+
+def write_series(path, columns):
+    with h5py.File(path, "w") as file:
+        for name, values in columns.items():
+            file[name] = values
+
+
+def balanced_mhd_columns(t=BALANCE_TIMES):
+    """u and b forced at 0.05 and 0.03, dissipated at 0.3 exp(-t) and 0.2 exp(-2t), the Lorentz force moving
+    W = 0.4 sin(2t) exp(-t) from u to b: d(E + E_b)/dt = 0.08 - eps_u - eps_b exactly, while dE/dt is off
+    by W (up to 0.2)."""
+    kinetic = 0.6 + 0.05 * t - 0.3 * (1 - np.exp(-t)) - 0.4 * exchange_integral(t)
+    magnetic = 0.4 + 0.03 * t - 0.1 * (1 - np.exp(-2 * t)) + 0.4 * exchange_integral(t)
+    return {"time": t, "step": np.arange(t.size, dtype=np.int64), "energy": kinetic, "enstrophy": 10 * kinetic,
+            "dissipation": 0.3 * np.exp(-t), "injection": np.full(t.size, 0.05), "magnetic_energy": magnetic,
+            "magnetic_enstrophy": 10 * magnetic, "magnetic_dissipation": 0.2 * np.exp(-2 * t),
+            "magnetic_injection": np.full(t.size, 0.03), "cross_helicity": 0.1 * kinetic,
+            "magnetic_helicity": 0.2 * magnetic, "current_max": 3 + t}
+
+
+def make_balanced_mhd_run(run, rows=None):
+    run.mkdir(parents=True)
+    columns = balanced_mhd_columns()
+    write_series(run / "series.h5", {name: values[:rows] for name, values in columns.items()})
+    with h5py.File(run / "spectra.h5", "w") as file:  # MHD's spectra: magnetic_spectrum without a flux
+        file["k"], file["time"], file["step"] = np.arange(0.0, 9.0), np.array([0.0, 2.0]), np.array([0, 200])
+        shells = np.array([[0.0, *(f * np.arange(1.0, 9.0) ** (-5 / 3))] for f in (1.0, 0.5)])
+        for name in ("energy_spectrum", "transfer", "flux", "magnetic_spectrum", "magnetic_transfer"):
+            file[name] = shells
+
+
+def boussinesq_columns(t=BALANCE_TIMES, n2=4.0):
+    """Unforced, N2 = 4: the buoyancy flux B = 0.3 sin(2t) exp(-t) moves energy from the potential energy
+    <b^2>/(2 N2) to the kinetic; eps = 0.2 exp(-t), chi_b / (2 N2) = 0.1 exp(-t); d<b^2>/dt = -2 N2 B - chi_b,
+    so d(E + E_p)/dt = -eps - chi_b / (2 N2) exactly, and dE/dt = -eps + B."""
+    kinetic = 0.5 - 0.2 * (1 - np.exp(-t)) + 0.3 * exchange_integral(t)
+    potential = 0.3 - 0.1 * (1 - np.exp(-t)) - 0.3 * exchange_integral(t)
+    flux = 0.3 * np.sin(2 * t) * np.exp(-t)
+    return {"time": t, "step": np.arange(t.size, dtype=np.int64), "energy": kinetic, "enstrophy": 10 * kinetic,
+            "dissipation": 0.2 * np.exp(-t), "injection": np.zeros(t.size), "b_variance": 2 * n2 * potential,
+            "b_dissipation": 2 * n2 * 0.1 * np.exp(-t), "b_production": -2 * n2 * flux,
+            "b_flux_x": np.zeros(t.size), "b_flux_y": np.zeros(t.size), "b_flux_z": flux,
+            "potential_energy": potential, "buoyancy_flux": flux}
+
+
+# The mixing run in a box of side pi: shells k = 2 s of width dk = 2 (k[0] = 0, as the solver writes them).
+# The spectral densities are C_K eps^(2/3) k^(-5/3) and C_OC (chi/2) eps^(-1/3) k^(-5/3), so the shell sums
+# are dk times them; the series' rows crowd in t < 1 (an adaptive dt) and the spectra's amplitude grows as
+# a(t) = t, whose mean over 0..2 is 1 by time (0.575 over the four rows).
+PI_BOX_K = 2.0 * np.arange(0, 17)
+PI_BOX_TIMES = np.concatenate([np.linspace(0.0, 1.0, 101), np.linspace(1.1, 2.0, 10)])
+PI_BOX_SPECTRA_TIMES = np.array([0.0, 0.1, 0.2, 2.0])
+MIXING_EPS, MIXING_CHI = 0.1, 0.05
+
+
+def make_pi_box_mixing_run(run):
+    run.mkdir(parents=True)
+    t = PI_BOX_TIMES
+    ones = np.ones(t.size)
+    energy = 1 + t  # its mean over 0..2 by time is 2 (the trapezoid rule is exact); over the rows 1.59
+    write_series(run / "series.h5", {
+        "time": t, "step": np.arange(t.size, dtype=np.int64), "energy": energy, "dissipation": MIXING_EPS * ones,
+        "injection": MIXING_EPS * ones, "kolmogorov_eta": 0.01 * ones, "theta_variance": ones,
+        "theta_dissipation": MIXING_CHI * ones, "theta_production": MIXING_CHI * ones,
+        "theta_flux_x": 0 * ones, "theta_flux_y": 0 * ones, "theta_flux_z": -0.3 * ones})
+    k = PI_BOX_K
+    shape = np.where(k > 0, k, 1.0) ** (-5 / 3) * (k > 0) * 2.0  # density k^-5/3 times dk = 2; 0 at k = 0
+    with h5py.File(run / "spectra.h5", "w") as file:
+        file["k"], file["time"] = k, PI_BOX_SPECTRA_TIMES
+        file["step"] = np.arange(PI_BOX_SPECTRA_TIMES.size, dtype=np.int64)
+        amplitude = PI_BOX_SPECTRA_TIMES[:, None]
+        file["energy_spectrum"] = amplitude * 1.5 * MIXING_EPS ** (2 / 3) * shape
+        file["theta_spectrum"] = amplitude * 0.67 * (MIXING_CHI / 2) * MIXING_EPS ** (-1 / 3) * shape
+        for name in ("transfer", "flux", "theta_transfer", "theta_flux"):
+            file[name] = np.zeros((PI_BOX_SPECTRA_TIMES.size, k.size))
+
+
+def balance_line(out):
+    """The tool's 'energy balance of ...' line and the mismatch it gives (after '= '), or (None, None)."""
+    for line in out.splitlines():
+        if line.startswith("energy balance of") and "= " in line:
+            try:
+                return line, float(line.split("= ")[1].split()[0])
+            except ValueError:
+                return line, None
+    return None, None
 
 
 def write_m3lb_reference(path, columns=("t", "E_V", "E_M", "E_T", "Omega_V", "Omega_M", "eps", "j_max")):
@@ -215,8 +322,9 @@ def main():
         check(abs(mixing["r"] - 1) < 1e-12, f"time-scale ratio r: {mixing['r']}")
         check(mixing["from"] == 0.5 and mixing["to"] == 1.5 and mixing["rows"] == 21, "the window's rows")
         budget = mixing["production"] - mixing["chi"] - mixing["variance_growth"]
-        # The mean of 21 rows (both ends included) against the window's integral: equal up to about 1/21.
-        check(abs(budget) < 3e-2 * mixing["chi"], f"the variance budget closes: residual {budget}")
+        # The trapezoid rule's mean of chi = 0.75 exp(-2t) over steps of 0.05 against the window's integral:
+        # relative error dt^2 / 12 * 4 = 8.3e-4 (a plain mean of the 21 rows was off by 1.5e-2).
+        check(abs(budget) < 1.5e-3 * mixing["chi"], f"the variance budget closes: residual {budget}")
         code, out, err = run_tool("mixing", run, "--from", 0.5)
         values = summary_values(out)
         check(code == 0 and is_png(run / "plots" / "mixing_theta.png"), f"mixing writes its plot ({err.strip()})")
@@ -257,6 +365,115 @@ def main():
               f"a reference without Omega_M: {err.strip()!r}")
         code, out, err = run_tool("tgmhd", run)
         check(code == 1 and "magnetic_energy" in err, f"tgmhd on a run without b: {err.strip()!r}")
+
+        # The energy balance of an MHD run: the total energy E + E_b decays at the total dissipation less the
+        # injections of u and b; the kinetic energy alone is off by the Lorentz force's work (up to 0.2).
+        balanced = Path(scratch) / "mhd_balanced"
+        make_balanced_mhd_run(balanced)
+        columns = balanced_mhd_columns()
+        total_dissipation = columns["dissipation"] + columns["magnetic_dissipation"]
+        _, kinetic_balance = post.dissipation_from_energy(BALANCE_TIMES, columns["energy"], columns["injection"])
+        check(np.max(np.abs(kinetic_balance - columns["dissipation"])) > 0.1,
+              "the MHD test series: the kinetic energy alone is not balanced by nu <w^2>")
+        budget = attempt("energy_budget of an MHD series", lambda: post.energy_budget(post.load_series(balanced)))
+        if budget is not None:
+            check(np.allclose(budget["energy"], columns["energy"] + columns["magnetic_energy"])
+                  and np.allclose(budget["dissipation"], total_dissipation)
+                  and np.allclose(budget["injection"], 0.08), "the MHD budget: E + E_b, eps + eta<j^2>, 0.05 + 0.03")
+            _, balance = post.dissipation_from_energy(BALANCE_TIMES, budget["energy"], budget["injection"])
+            # Second-order differences with dt = 0.01: about 1e-5 here, 3e-5 at the one-sided ends.
+            check(np.max(np.abs(balance - total_dissipation)) < 1e-4, "injection - d(E + E_b)/dt = total dissipation")
+        code, out, err = run_tool("series", balanced)
+        line, mismatch = balance_line(out)
+        check(code == 0 and line is not None and "E + E_b" in line and "eta<j^2>" in line
+              and mismatch is not None and mismatch < 1e-4, f"series on an MHD run balances E + E_b: {out!r} {err!r}")
+        code, out, err = run_tool("summary", balanced)
+        values = summary_values(out)
+        kinetic, magnetic = columns["energy"][-1], columns["magnetic_energy"][-1]
+        check(values.get("final energy") == f"kinetic {kinetic:.6g}, magnetic {magnetic:.6g}, total "
+                                            f"{kinetic + magnetic:.6g}",
+              f"MHD summary energy: {values.get('final energy')}")
+        check(values.get("final dissipation") == f"viscous {columns['dissipation'][-1]:.6g}, resistive "
+                                                 f"{columns['magnetic_dissipation'][-1]:.6g}, total "
+                                                 f"{total_dissipation[-1]:.6g}",
+              f"MHD summary dissipation: {values.get('final dissipation')}")
+        # all makes the mhd plot of an MHD run, and names what it does not make.
+        code, out, err = run_tool("all", balanced)
+        check(code == 0 and is_png(balanced / "plots" / "mhd.png") and is_png(balanced / "plots" / "series.png"),
+              f"'all' on an MHD run makes plots/mhd.png ({err.strip()})")
+        for name in ("scalars", "slice", "mixing", "compare", "tgmhd"):
+            check(f"skipped {name}:" in err or f"not made: {name}" in err, f"'all' says why it made no {name}: {err!r}")
+        check("skipped mhd" in run_tool("all", run)[2], "'all' on a run without b says it skipped mhd")
+
+        # The balance of a Boussinesq run: kinetic + potential energy, dissipation nu <w^2> + chi_b / (2 N2).
+        stratified = Path(scratch) / "stratified"
+        stratified.mkdir()
+        columns = boussinesq_columns()
+        write_series(stratified / "series.h5", columns)
+        total_dissipation = columns["dissipation"] + columns["b_dissipation"] / 8
+        budget = attempt("energy_budget of a Boussinesq series",
+                         lambda: post.energy_budget(post.load_series(stratified)))
+        if budget is not None:
+            check(np.allclose(budget["energy"], columns["energy"] + columns["potential_energy"])
+                  and np.allclose(budget["dissipation"], total_dissipation) and budget["injection"] is None,
+                  "the Boussinesq budget: E + E_p, eps + chi_b/(2 N2), no injection")
+            # Without b's columns the kinetic energy's own balance, the buoyancy flux as its injection.
+            partial = {name: values for name, values in columns.items() if not name.startswith("b_")}
+            budget = post.energy_budget(partial)
+            _, balance = post.dissipation_from_energy(BALANCE_TIMES, budget["energy"], budget["injection"])
+            check(np.max(np.abs(balance - columns["dissipation"])) < 1e-4, "buoyancy flux - dE/dt = eps")
+        code, out, err = run_tool("series", stratified)
+        line, mismatch = balance_line(out)
+        check(code == 0 and line is not None and "E + E_p" in line and mismatch is not None and mismatch < 1e-4,
+              f"series on a Boussinesq run balances E + E_p: {out!r} {err!r}")
+        values = summary_values(run_tool("summary", stratified)[1])
+        check(values.get("final potential energy") == f"{columns['potential_energy'][-1]:.6g}",
+              f"summary of the potential energy: {values.get('final potential energy')}")
+
+        # Series too short for what is asked: one line naming the file and its rows, exit code 1.
+        one_row, no_rows = Path(scratch) / "one_row", Path(scratch) / "no_rows"
+        make_balanced_mhd_run(one_row, rows=1)
+        make_balanced_mhd_run(no_rows, rows=0)
+        for arguments, expected in ((("tgmhd", one_row), "series.h5 holds 1 row: too short for tgmhd"),
+                                    (("mhd", one_row), "series.h5 holds 1 row: too short for mhd"),
+                                    (("mhd", no_rows), "series.h5 holds 0 rows: too short for mhd"),
+                                    (("tgmhd", no_rows), "series.h5 holds 0 rows: too short for tgmhd"),
+                                    (("series", no_rows), "series.h5 holds 0 rows: too short for series"),
+                                    (("mixing", no_rows), "series.h5 has no theta_variance"),
+                                    (("mhd", mhd_run), "has no cross_helicity, magnetic_helicity, current_max")):
+            code, out, err = run_tool(*arguments)
+            check(code == 1 and expected in err and len(err.strip().splitlines()) == 1,
+                  f"{arguments[0]} on {arguments[1].name}: code {code}, stderr {err.strip()!r}")
+
+        # Compensated spectra in a box of side pi: the densities E(k)/dk are Kolmogorov's and Obukhov-Corrsin's
+        # exactly; the means are over time (trapezoid), not over rows.
+        pi_box = Path(scratch) / "pi_box"
+        make_pi_box_mixing_run(pi_box)
+        mixing = post.mixing_statistics(pi_box, "theta", 0.0, 2.0)
+        check(abs(mixing["energy"] - 2.0) < 1e-12, f"the mean of E = 1 + t over 0..2 by time is 2: {mixing['energy']}")
+        compensated = attempt("mixing_spectra", lambda: post.mixing_spectra(pi_box, mixing, "theta"))
+        if compensated is not None:
+            check(compensated["dk"] == 2.0 and np.allclose(compensated["k_eta"], 0.01 * PI_BOX_K[1:]),
+                  "the shells of a box of side pi are 2 wide")
+            check(np.allclose(compensated["energy"], 1.5, rtol=1e-12),
+                  f"compensated E(k)/dk is Kolmogorov's 1.5: {compensated['energy'][:3]}")
+            check(np.allclose(compensated["scalar"], 0.67, rtol=1e-12),
+                  f"compensated E_theta(k)/dk is Obukhov-Corrsin's 0.67: {compensated['scalar'][:3]}")
+        code, out, err = run_tool("mixing", pi_box, "--from", 0, "--to", 2)
+        check(code == 0 and is_png(pi_box / "plots" / "mixing_theta.png"), f"mixing in a pi box ({err.strip()})")
+        code, out, err = run_tool("all", pi_box)
+        check(code == 0 and f"mixing {pi_box} --scalar theta --from" in err,
+              f"'all' gives mixing's command for a mean-gradient scalar: {err!r}")
+
+        # The scalars of spectra.h5: magnetic_spectrum is b's in an MHD run (no magnetic_flux), a scalar's
+        # in a run of a solver that allowed the name.
+        shells = np.zeros((1, 4))
+        mhd_spectra = {"k": np.arange(4.0), "energy_spectrum": shells, "magnetic_spectrum": shells,
+                       "magnetic_transfer": shells, "theta_spectrum": shells, "theta_transfer": shells,
+                       "theta_flux": shells}
+        check(post.scalar_names(mhd_spectra) == ["theta"], "an MHD run's magnetic_spectrum is not a scalar")
+        check(post.scalar_names(dict(mhd_spectra, magnetic_flux=shells)) == ["magnetic", "theta"],
+              "a scalar named magnetic in a run without MHD is a scalar")
 
         # The command line.
         code, out, err = run_tool("all", run)
