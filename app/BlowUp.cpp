@@ -7,6 +7,7 @@
 #include <numbers>
 #include <utility>
 
+#include "app/FlowFromConfig.hpp"
 #include "app/Text.hpp"
 #include "solver/Integrators.hpp"
 
@@ -28,6 +29,8 @@ constexpr double kRefusedLimits = 3.0;
 constexpr double kWarnedGrowth = 1.01;
 // The CFL number suggested instead: time.cfl's default.
 constexpr double kSuggestedCfl = 0.5;
+// The largest exponent D k^2 s h of an integrating factor run backward (diffusive_step_limit).
+constexpr double kBackwardExponent = 1.0;
 
 bool fixed_step(const io::RunConfig& config) {
   return config.time.dt.has_value();
@@ -81,27 +84,55 @@ double growth_per_step(const io::RunConfig& config, double dt, double rate) {
   return growth;
 }
 
+double diffusive_step_limit(const io::RunConfig& config) {
+  const double fraction = solver::backward_factor_fraction(config.time.integrator);
+  const solver::FlowParameters flow = flow_parameters(config);
+  double diffusivity = flow.viscosity;
+  for (const auto& scalar : flow.scalars) diffusivity = std::max(diffusivity, scalar.diffusivity);
+  if (flow.magnetic.enabled) diffusivity = std::max(diffusivity, flow.magnetic.resistivity);
+  double k2 = 0;  // the largest kept |k|^2
+  for (int d = 0; d < 3; ++d) {
+    const double k_max = 2 * std::numbers::pi * double((config.grid.n[d] - 1) / 3) / config.grid.box[d];
+    k2 += k_max * k_max;
+  }
+  const double rate = fraction * diffusivity * k2;
+  return rate > 0 ? kBackwardExponent / rate : std::numeric_limits<double>::infinity();
+}
+
 StartVerdict check_start(const io::RunConfig& config, double rate) {
   StartVerdict verdict;
   if (!(rate < std::numeric_limits<double>::infinity())) {
     verdict.error = "the initial velocity holds NaN or infinite values";
     return verdict;
   }
-  if (!fixed_step(config) || rate == 0) return verdict;
-  const double dt = *config.time.dt, cfl = dt * rate, limit = stability_limit(config);
-  const double growth = growth_per_step(config, dt, rate);
+  if (!fixed_step(config)) return verdict;
+  const double dt = *config.time.dt;
   const std::string integrator = solver::to_string(config.time.integrator);
-  const std::string what =
-      "time.dt = " + short_number(dt) + " gives a CFL number of " + short_number(cfl) + " at the start";
-  const std::string instead = "time.dt <= " + short_number(kSuggestedCfl / rate) + " (CFL " +
-                              short_number(kSuggestedCfl) + ") or an adaptive step (time.cfl)";
-  if (cfl > kRefusedLimits * limit)
-    verdict.error = what + ", more than " + short_number(kRefusedLimits) + " times the stability limit of " +
-                    integrator + " (" + short_number(limit) + "): it would blow up; use " + instead;
-  else if (growth > kWarnedGrowth)
-    verdict.warning = what + ", where " + integrator + " may amplify the fastest resolved modes by up to " +
-                      short_number(growth) +
-                      " per step: it may blow up (kolmo stops it if it does); consider " + instead;
+  if (rate > 0) {
+    const double cfl = dt * rate, limit = stability_limit(config);
+    const double growth = growth_per_step(config, dt, rate);
+    const std::string what =
+        "time.dt = " + short_number(dt) + " gives a CFL number of " + short_number(cfl) + " at the start";
+    const std::string instead = "time.dt <= " + short_number(kSuggestedCfl / rate) + " (CFL " +
+                                short_number(kSuggestedCfl) + ") or an adaptive step (time.cfl)";
+    if (cfl > kRefusedLimits * limit)
+      verdict.error = what + ", more than " + short_number(kRefusedLimits) +
+                      " times the stability limit of " + integrator + " (" + short_number(limit) +
+                      "): it would blow up; use " + instead;
+    else if (growth > kWarnedGrowth)
+      verdict.warning = what + ", where " + integrator + " may amplify the fastest resolved modes by up to " +
+                        short_number(growth) +
+                        " per step: it may blow up (kolmo stops it if it does); consider " + instead;
+  }
+  const double diffusive_limit = diffusive_step_limit(config);
+  if (verdict.error.empty() && verdict.warning.empty() && dt > diffusive_limit)
+    verdict.warning = "time.dt = " + short_number(dt) + " makes a stage of " + integrator +
+                      " multiply the fastest-decaying modes by up to exp(" +
+                      short_number(kBackwardExponent * dt / diffusive_limit) +
+                      ") (its integrating factor runs backward there): it may blow up (kolmo stops it if it "
+                      "does); consider time.dt <= " +
+                      short_number(diffusive_limit) +
+                      ", an adaptive step (time.cfl, which keeps below that) or rk4";
   return verdict;
 }
 

@@ -37,6 +37,13 @@
 //   growth_per_step exceeds 1.01; else empty texts. The same Taylor-Green runs blow up from starting CFL
 //   numbers of 1.5 (rk2), 2.3 (rk3) and 2.8 (rk4), 1.7, 2.6 and 1.9 times that limit (and are stopped by
 //   the energy criterion within 8 to 16 steps), so the refusal catches only steps no flow takes.
+// - diffusive_step_limit(config): the largest step h for which no stage of the integrator multiplies a mode
+//   by more than e through its integrating factor run backward: D k_max^2 s h <= 1, with D the largest
+//   diffusivity (viscosity, the scalars', the resistivity), k_max^2 the largest kept |k|^2 and s of
+//   solver::backward_factor_fraction (rk3 1/2, lsrk4 0.0185); infinite for rk2, rk4 and lsrk3. An adaptive
+//   step stays below it. Without it a decaying flow's CFL step grows without end, and rk3 blew up once
+//   exp(D k_max^2 h / 2) outgrew the decay (a 16^3 run at nu = 0.01 near t = 960); a typical DNS, where
+//   nu k_max^2 dt ~ CFL u_eta / u, never meets it. check_start warns about a fixed step beyond it.
 // - Every text is one line naming the step, the time and the keys to change.
 #pragma once
 
@@ -48,6 +55,7 @@
 namespace kolmo::app {
 
 double growth_per_step(const io::RunConfig& config, double dt, double rate);
+double diffusive_step_limit(const io::RunConfig& config);
 
 struct StartVerdict {
   std::string error;    // refuse the run

@@ -1,7 +1,9 @@
 // The time loop of a Navier-Stokes run: initial condition or restart, checked before anything is written;
 // output schedule, progress, checkpoints, a blow-up check every step, clean stop on a signal.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 
 #include "app/BlowUp.hpp"
@@ -17,6 +19,7 @@
 #include "io/Checkpoint.hpp"
 #include "io/Collective.hpp"
 #include "io/FieldFile.hpp"
+#include "io/Hdf5.hpp"
 #include "io/OutputDirectory.hpp"
 #include "io/SeriesFile.hpp"
 #include "io/SpectraFile.hpp"
@@ -108,6 +111,7 @@ class NavierStokesRun {
       restart_from_checkpoint();
     else
       set_initial_condition();
+    if (restart) check_continued_files();
     const double unit = flow_.cfl_dt(1.0, kInfinity);  // the first step's pass, which also scans the state
     const StartVerdict start = check_start(config_, flow_.velocity_scan().rate);
     if (!start.error.empty()) throw Error(start.error);
@@ -274,6 +278,24 @@ class NavierStokesRun {
       physics_changes_ += (physics_changes_.empty() ? "" : ", ") + change;
   }
 
+  // The series and spectra a restart continues are opened (to read) before anything is written, and by kolmo
+  // check: a damaged one, or one that a run still going holds, is refused here, not after status and
+  // config.yaml have been replaced. Their columns and shells are checked when the run opens them to write.
+  void check_continued_files() const {
+    io::on_root(comm_, [&] {
+      for (const auto& path : {paths_.series, paths_.spectra}) {
+        if (!std::filesystem::exists(path)) continue;  // started anew at the checkpoint's step
+        try {
+          io::open_serial(path);
+        } catch (const Error& error) {
+          throw Error(path.string() + ": " + error.what() +
+                      ": a run still going holds it, or it is damaged (then move it away: the restart starts "
+                      "it anew at the checkpoint's step)");
+        }
+      }
+    });
+  }
+
   void print_header() const {
     if (rank_ != 0) return;
     const auto& layout = fft_.layout();
@@ -336,7 +358,8 @@ class NavierStokesRun {
   StepChoice choose_dt(double t_end, double unit) const {
     StepChoice next;
     next.dt = config_.time.dt ? *config_.time.dt
-                              : std::min(config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity));
+                              : std::min({config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity),
+                                          diffusive_step_limit(config_)});
     next.reaches_end = flow_.time() + next.dt >= t_end * (1 - 1e-12);
     if (next.reaches_end) next.dt = t_end - flow_.time();
     if (!std::isfinite(next.dt))

@@ -1,5 +1,6 @@
 #include "solver/Integrators.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/Error.hpp"
@@ -239,6 +240,15 @@ std::complex<double> stability_function(Integrator integrator, std::complex<doub
     r += z * scheme.b[i] * y[i];
   }
   return r;
+}
+
+double backward_factor_fraction(Integrator integrator) {
+  if (integrator == Integrator::rk4) return 0;    // nodes 0, 1/2, 1/2, 1
+  if (integrator == Integrator::rk3) return 0.5;  // nodes 0, 1, 1/2: q2 carries E(-h/2)
+  const TwoRegisterScheme scheme = two_register_scheme(integrator);
+  double fraction = 0;
+  for (int i = 0; i < scheme.stages; ++i) fraction = std::max(fraction, scheme.c(i) - scheme.c(i + 1));
+  return fraction;
 }
 
 template <class Real>

@@ -55,6 +55,11 @@ using RightHandSide = std::function<double(bool first_stage)>;
 // stability_function(integrator, lambda dt).
 std::complex<double> stability_function(Integrator integrator, std::complex<double> z);
 
+// The largest fraction s of a step h by which one of the scheme's stages runs its integrating factor
+// backward, E(-s h) = exp(+D k^2 s h): 1/2 for rk3, c_3 - c_4 = 0.0185 for lsrk4, 0 for rk2, rk4 and lsrk3.
+// Such a stage multiplies the fastest-decaying modes by exp(D k_max^2 s h): the step must keep that small.
+double backward_factor_fraction(Integrator integrator);
+
 template <class Real>
 void integrating_factor_step(Integrator integrator, double dt, const StageFields<Real>& fields,
                              Device& device, const RightHandSide& rhs);

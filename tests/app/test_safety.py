@@ -12,6 +12,8 @@
   one that blows up later is stopped at the step it does, with no series rows or progress lines to notice
   it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
 - Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
+- An adaptive step on a decayed flow stays below rk3's and lsrk4's integrating-factor limit (a fixed one
+  beyond it is warned about).
 - The run ends at t_end exactly; a restart with another viscosity says so in its header;
   poisson.subtract_mean removes a right-hand side's mean; <dir>/status holds "finished"; --restart is
   refused.
@@ -269,6 +271,30 @@ output: {directory: out, series_every: 0, progress_every: 0, checkpoint_every: 0
     if checkpoints:
         newest = max(checkpoints, key=lambda c: c[1])
         check(f"the newest checkpoint holds step {newest[1]}," in last, "the message says which step it holds")
+
+    # A decaying flow long after its decay: the CFL step grows as the velocity fades, and rk3's stage with its
+    # integrating factor run backward, exp(+nu k^2 dt / 2), blew up near t = 960 (lsrk4's, exp(+0.0185 nu k^2
+    # dt), had not by t = 3000). The adaptive step stays below the limit, so both end; a fixed step beyond it
+    # is warned about.
+    work = root / "decayed"
+    work.mkdir()
+    (work / "decay.yaml").write_text("""
+grid: {n: 16}
+backend: host
+physics: {viscosity: 0.01}
+time: {cfl: 0.6, t_end: 3000}
+initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 7}
+output: {directory: out, series_every: 0, progress_every: 0}
+""")
+    for integrator in ("rk3", "lsrk4"):
+        r = kolmo(1, "run", "decay.yaml", "--set", f"time.integrator={integrator}", "--set",
+                  f"output.directory={integrator}", cwd=work)
+        check(r.returncode == 0 and "t = 3000" in r.stdout,
+              f"{integrator}: an adaptive step on a decayed flow runs to t = 3000 ({r.stderr.strip()[-200:]})")
+    r = kolmo(1, "check", "decay.yaml", "--set", "time.integrator=rk3", "--set", "time.cfl=", "--set",
+              "time.dt=100", "--set", "initial.spectrum.energy=1e-12", cwd=work)  # a decayed start
+    check(r.returncode == 0 and "warning: time.dt = 100 makes a stage of rk3" in r.stderr,
+          f"a fixed step beyond rk3's integrating-factor limit is warned about ({r.stderr.strip()[:200]})")
 
     # --- The run ends at t_end exactly (8 steps of 0.1 add up to 0.7999999999999999).
     work = root / "t_end"
