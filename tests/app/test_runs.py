@@ -6,7 +6,8 @@
   to the same state within round-off; the time series holds each step once; an end before the checkpoint
   is refused; a restart from an earlier checkpoint removes the field dumps after it; another run's
   checkpoint starts a new run, refused where output exists; a changed box is refused where the run's spectra
-  are; kolmo check refuses an output directory that cannot be one.
+  are; kolmo check refuses an output directory that cannot be one; a damaged series.h5 is refused before
+  anything is written.
 - SIGKILL leaves status naming the newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
@@ -15,6 +16,7 @@
 """
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -162,6 +164,26 @@ with tempfile.TemporaryDirectory() as tmp:
           and "removed" in r.stdout and (history / f"out/fields/fields_{max(kept):06d}.xmf").exists()
           and not (history / "out/fields/fields_000012.xmf").exists(),
           f"a restart from step 6 removes the dumps after it ({written} -> {kept}), series {steps}")
+
+    # A damaged series.h5 is found before anything is written, by kolmo check too; moved away, the restart
+    # starts it anew at the checkpoint's step.
+    damaged = root / "damaged"
+    shutil.copytree(history, damaged)
+    series = damaged / "out/series.h5"
+    with open(series, "r+b") as f:
+        f.truncate(series.stat().st_size // 2)
+    status = (damaged / "out/status").read_text()
+    for command in ("check", "run"):
+        r = kolmo(1, command, str(root / "run.yaml"), "--restart", "--set", "time.steps=14", cwd=damaged)
+        check(r.returncode != 0 and "series.h5" in r.stderr and "move it away" in r.stderr
+              and (damaged / "out/status").read_text() == status,
+              f"kolmo {command} --restart refuses a damaged series.h5, nothing written ({r.stderr.strip()[:160]})")
+    series.rename(damaged / "series.damaged.h5")
+    r = kolmo(1, "run", str(root / "run.yaml"), "--restart", "--set", "time.steps=14", cwd=damaged)
+    with h5py.File(series, "r") as f:
+        steps = list(f["step"][...])
+    check(r.returncode == 0 and steps == list(range(10, 15)),
+          f"without it the restart starts series.h5 anew at the checkpoint's step (steps {steps})")
 
     # Existing output is refused without overwrite, and nothing in it is touched.
     before = sorted(p.name for p in (root / "one_1/out").rglob("*"))
