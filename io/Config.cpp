@@ -526,7 +526,7 @@ double largest_wavenumber(const GridConfig& grid) {
 void check_peak(Reader& in, const std::string& key, double k0, const GridConfig& grid) {
   const double largest = largest_wavenumber(grid);
   if (k0 >= largest)
-    in.fail(key, "the peak " + number_text(k0) + " is beyond the largest wavenumber of the grid, " +
+    in.fail(key, "the peak " + number_text(k0) + " must lie below the largest wavenumber of the grid, " +
                      number_text(largest));
 }
 
