@@ -109,7 +109,8 @@ std::shared_ptr<Device> make_cuda_device(int node_rank);  // CudaDevice.cu, or t
 
 std::shared_ptr<Device> Device::create(Backend backend, int node_rank) {
   if (backend == Backend::host) return make_host_device();
-  if (!cuda_compiled()) throw Error("backend cuda requested, but kolmo was built without CUDA");
+  if (!cuda_compiled())
+    throw Error("backend: cuda, but kolmo was built without CUDA (auto or host run on the CPU)");
   if (cuda_device_count() == 0)
     throw Error("backend: cuda, but no GPU is visible to this process (auto or host run on the CPU)");
   return make_cuda_device(node_rank);
