@@ -578,6 +578,7 @@ void check_scalar_name(Reader& in, const std::string& path, const std::string& n
       {"energy", "energy_spectrum"},
       {"magnetic", "magnetic_spectrum, magnetic_dissipation (MHD)"},
       {"velocity", "the field files' vector of u, v, w"},
+      {"vorticity", "the field files' vector of vorticity_x, _y, _z"},
       {"current", "the field files' vector of jx, jy, jz (MHD)"}};
   for (const auto& [reserved, output] : built_on)
     if (name == reserved) in.fail(path, "'" + name + "' is taken by another output: " + output);

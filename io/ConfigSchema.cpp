@@ -149,10 +149,11 @@ constexpr std::array keys = {
               "(bx_hat, by_hat, bz_hat)"},
     SchemaKey{"physics.scalars", item_list, "[]", "", navier_stokes,
               "passive scalars: a list of maps with the keys physics.scalars[].* below; [] for none"},
-    SchemaKey{"physics.scalars[].name", text, "", "", "physics.scalars lists it",
-              "the scalar's name (letters, digits, _; starting with a letter): its datasets, series columns "
-              "and spectra are named after it, so not the name of another output (u, v, w, pressure, "
-              "vorticity_x..z, bx..bz, jx..jz, b with buoyancy, energy, magnetic, velocity, current)"},
+    SchemaKey{
+        "physics.scalars[].name", text, "", "", "physics.scalars lists it",
+        "the scalar's name (letters, digits, _; starting with a letter): its datasets, series columns and "
+        "spectra are named after it, so not the name of another output (u, v, w, pressure, vorticity_x..z, "
+        "bx..bz, jx..jz, b with buoyancy, energy, magnetic, velocity, vorticity, current)"},
     SchemaKey{"physics.scalars[].diffusivity", real, "~", ">= 0", "physics.scalars lists it",
               "diffusivity kappa; give diffusivity or schmidt"},
     SchemaKey{"physics.scalars[].schmidt", real, "~", "> 0", "physics.scalars lists it",

@@ -213,3 +213,25 @@ TEST_CASE("a field file's axis_order reads in every string type other tools writ
     CHECK(global_max(mismatches(layout, 0, back)) == 0);
   }
 }
+
+TEST_CASE("a field file's XDMF joins the vorticity's components into a vector, in order", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const fft::SlabLayout layout(kGrid, kolmo::testing::world_size(), kolmo::testing::world_rank());
+  std::vector<std::vector<double>> slabs;
+  for (int c = 0; c < 3; ++c) slabs.push_back(test_slab<double>(layout, c));
+  write_field_file<double>(directory.path(), FieldInfo{0, 5, {1, 1, 1}, 0.1}, layout,
+                           {{"vorticity_y", slabs[1]}, {"vorticity_x", slabs[0]}, {"vorticity_z", slabs[2]}},
+                           MPI_COMM_WORLD);
+  long wrong = 0;
+  if (kolmo::testing::world_rank() == 0) {
+    std::ifstream file(directory.path() / "fields_000005.xmf");
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string xmf = text.str();
+    const auto vector = xmf.find("<Attribute Name=\"vorticity\" AttributeType=\"Vector\"");
+    const auto x = xmf.find(":/vorticity_x<", vector), y = xmf.find(":/vorticity_y<", vector),
+               z = xmf.find(":/vorticity_z<", vector);
+    if (vector == std::string::npos || !(x < y && y < z && z != std::string::npos)) wrong = 1;
+  }
+  CHECK(global_max(wrong) == 0);
+}
