@@ -103,10 +103,11 @@ int main(int argc, char** argv) {
     // --help prints and succeeds; a mistake is one line and status 1, like every other refusal (CLI11's own
     // codes, 106, 109, ..., mean nothing to a job script).
     if (e.get_exit_code() == 0) return rank == 0 ? app.exit(e) : 0;
-    // A mistyped command reaches CLI11 as a missing one: name the word.
-    const bool unknown_command = argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty();
-    if (rank == 0 && unknown_command)
-      std::fprintf(stderr, "kolmo: unknown command '%s': run, check or info (kolmo --help)\n", argv[1]);
+    // A mistyped command, or an option before the command, reaches CLI11 as a missing command: name the word.
+    const bool no_command = argc > 1 && app.get_subcommands().empty();
+    if (rank == 0 && no_command)
+      std::fprintf(stderr, "kolmo: unknown %s '%s': kolmo run, check or info (kolmo --help)\n",
+                   argv[1][0] == '-' ? "option, before any command," : "command", argv[1]);
     else if (rank == 0)
       std::fprintf(stderr, "kolmo: %s (kolmo --help lists the options)\n", e.what());
     return 1;

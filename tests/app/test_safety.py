@@ -107,6 +107,8 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("no subcommand", [kolmo(1, cwd=work)], ["subcommand"], work, before)
     refused("a mistyped command", [kolmo(1, "rnu", "flow.yaml", cwd=work)], ["unknown command 'rnu'"], work,
             before)
+    refused("an unknown option and no command", [kolmo(1, "--bogus", cwd=work)], ["unknown option, before any command, '--bogus'"],
+            work, before)
     refused("a run too large for the memory", run_and_check(work, "flow.yaml", "--set", "grid.n=1024"),
             ["grid.n = [1024, 1024, 1024]", "GiB of host memory per rank", "available"], work, before)
     r = kolmo(1, "run", "--help", cwd=work)
