@@ -43,12 +43,17 @@ std::string advice(const io::RunConfig& config) {
                                   short_number(config.time.cfl) + ")";
 }
 
+// k_max,d: the largest wavenumber along axis d that the 2/3 rule keeps.
+double largest_kept_wavenumber(const io::RunConfig& config, int d) {
+  return 2 * std::numbers::pi * double((config.grid.n[d] - 1) / 3) / config.grid.box[d];
+}
+
 // max_d dx_d k_max,d: the CFL number times this bounds |k.u| dt over the kept modes; and min_d k_max,d^2.
 std::pair<double, double> advection_scales(const io::RunConfig& config) {
   double scale = 0, k2 = std::numeric_limits<double>::infinity();
   for (int d = 0; d < 3; ++d) {
     const double dx = config.grid.box[d] / double(config.grid.n[d]);
-    const double k_max = 2 * std::numbers::pi * double((config.grid.n[d] - 1) / 3) / config.grid.box[d];
+    const double k_max = largest_kept_wavenumber(config, d);
     scale = std::max(scale, dx * k_max);
     k2 = std::min(k2, k_max * k_max);
   }
@@ -91,10 +96,7 @@ double diffusive_step_limit(const io::RunConfig& config) {
   for (const auto& scalar : flow.scalars) diffusivity = std::max(diffusivity, scalar.diffusivity);
   if (flow.magnetic.enabled) diffusivity = std::max(diffusivity, flow.magnetic.resistivity);
   double k2 = 0;  // the largest kept |k|^2
-  for (int d = 0; d < 3; ++d) {
-    const double k_max = 2 * std::numbers::pi * double((config.grid.n[d] - 1) / 3) / config.grid.box[d];
-    k2 += k_max * k_max;
-  }
+  for (int d = 0; d < 3; ++d) k2 += std::pow(largest_kept_wavenumber(config, d), 2);
   const double rate = fraction * diffusivity * k2;
   return rate > 0 ? kBackwardExponent / rate : std::numeric_limits<double>::infinity();
 }

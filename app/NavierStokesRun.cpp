@@ -357,9 +357,10 @@ class NavierStokesRun {
   // The last step before t_end is clipped to end there exactly.
   StepChoice choose_dt(double t_end, double unit) const {
     StepChoice next;
-    next.dt = config_.time.dt ? *config_.time.dt
-                              : std::min({config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity),
-                                          diffusive_step_limit(config_)});
+    next.dt =
+        config_.time.dt
+            ? *config_.time.dt
+            : std::min({config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity), diffusive_limit_});
     next.reaches_end = flow_.time() + next.dt >= t_end * (1 - 1e-12);
     if (next.reaches_end) next.dt = t_end - flow_.time();
     if (!std::isfinite(next.dt))
@@ -562,7 +563,8 @@ class NavierStokesRun {
   std::unique_ptr<io::SpectraFile> spectra_;
   std::string restart_report_, physics_changes_;  // for the header
   long removed_dumps_ = 0;                        // field dumps of steps after the restart's checkpoint
-  std::string last_checkpoint_;                   // "step S, t = T" of the newest checkpoint, if any
+  const double diffusive_limit_ = diffusive_step_limit(config_);  // the adaptive step's bound (BlowUp.hpp)
+  std::string last_checkpoint_;  // "step S, t = T" of the newest checkpoint, if any
 };
 
 }  // namespace
