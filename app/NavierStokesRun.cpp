@@ -126,18 +126,26 @@ class NavierStokesRun {
         restart ? io::ExistingOutput::keep
                 : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
         comm_);
+    // The series and spectra are opened before config.yaml and status change: a continued run's files are
+    // checked there (their columns, the shells), and one that fails leaves its run's record as it was.
+    const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
+    auto spectrum = solver::compute_spectrum(flow_, true);
+    try {
+      series_ = std::make_unique<io::SeriesFile>(paths_.series, series_columns(flow_), opening, comm_);
+      spectra_ =
+          std::make_unique<io::SpectraFile>(paths_.spectra, spectrum.k, spectra_names(flow_), opening, comm_);
+    } catch (const std::exception& error) {
+      if (!restart) write_run_status(paths_.root, std::string("failed: ") + error.what(), comm_);
+      throw;
+    }
     io::on_root(comm_, [&] { io::replace_text_file(paths_.config, options_.config_text); });
     write_run_status(paths_.root, "running: " + step_and_time(flow_.step_count(), flow_.time()), comm_);
     try {
-      const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
-      series_ = std::make_unique<io::SeriesFile>(paths_.series, series_columns(flow_), opening, comm_);
-      auto spectrum = solver::compute_spectrum(flow_, true);
-      spectra_ =
-          std::make_unique<io::SpectraFile>(paths_.spectra, spectrum.k, spectra_names(flow_), opening, comm_);
       if (restart) {  // what came after the checkpoint belongs to a history this run replaces
         series_->truncate_after_step(flow_.step_count());
         spectra_->truncate_after_step(flow_.step_count());
         removed_dumps_ = io::remove_field_dumps_after(paths_.fields, flow_.step_count(), comm_);
+        remove_checkpoint_ahead();
       }
       print_header();
       return time_loop(restart, spectrum, blow_up, unit);
@@ -261,6 +269,7 @@ class NavierStokesRun {
       flow_.magnetic_field().buffer(int(d)).assign_from_host(state.magnetic_modes[d]);
     flow_.set_clock(state.info.time, state.info.step, state.info.dt);
     last_checkpoint_ = step_and_time(state.info.step, state.info.time);
+    restart_path_ = state.path;
     // A run cannot go back: an end before the checkpoint would leave output past it, marked finished. An end
     // at the checkpoint is a finished run restarted, which takes no step.
     const auto& time = config_.time;
@@ -278,15 +287,48 @@ class NavierStokesRun {
       physics_changes_ += (physics_changes_.empty() ? "" : ", ") + change;
   }
 
-  // The series and spectra a restart continues are opened (to read) before anything is written, and by kolmo
-  // check: a damaged one, or one that a run still going holds, is refused here, not after status and
-  // config.yaml have been replaced. Their columns and shells are checked when the run opens them to write.
-  void check_continued_files() const {
+  // Continuing in place from checkpoint.prev.h5 (chosen, or checkpoint.h5 was damaged): checkpoint.h5 is of
+  // the history this run replaces, or unreadable. Left there, the next checkpoint would push it to
+  // checkpoint.prev.h5, and a restart before that would take it up: removed, as the later dumps are.
+  void remove_checkpoint_ahead() {
+    const auto current = io::checkpoint_path(paths_.checkpoints);
     io::on_root(comm_, [&] {
-      for (const auto& path : {paths_.series, paths_.spectra}) {
+      std::error_code error;
+      if (!std::filesystem::exists(current) || std::filesystem::equivalent(current, restart_path_, error) ||
+          error)
+        return;
+      std::filesystem::remove(current, error);
+      if (error) throw Error("cannot remove " + current.string() + ": " + error.message());
+      removed_checkpoint_ = true;
+    });
+    int removed = removed_checkpoint_;
+    KOLMO_CHECK_MPI(MPI_Bcast(&removed, 1, MPI_INT, 0, comm_));
+    removed_checkpoint_ = removed != 0;
+  }
+
+  // The series and spectra a restart continues are read before anything is written, and by kolmo check: a
+  // damaged one, or one that a run still going holds, is refused here, not after status and config.yaml have
+  // been replaced. Their columns and shells are checked when the run opens them to write, before that too.
+  void check_continued_files() const {
+    std::vector<std::string> spectra = spectra_names(flow_);
+    spectra.insert(spectra.end(), {"k", "time", "step"});
+    const std::pair<std::filesystem::path, std::vector<std::string>> files[] = {
+        {paths_.series, series_columns(flow_)}, {paths_.spectra, spectra}};
+    io::on_root(comm_, [&] {
+      for (const auto& [path, names] : files) {
         if (!std::filesystem::exists(path)) continue;  // started anew at the checkpoint's step
-        try {
-          io::open_serial(path);
+        try {  // every dataset the run continues read whole: damage to the file's structure shows
+          const io::File file = io::open_serial(path);
+          for (const auto& name : names) {
+            if (!io::has_link(file.get(), name)) continue;  // a new column, padded when the run opens it
+            const io::Dataset dataset = io::open_dataset(file.get(), name);
+            std::size_t values = 1;
+            for (const hsize_t extent : io::dataset_shape(dataset.get())) values *= extent;
+            if (values == 0) continue;
+            std::vector<double> data(values);
+            KOLMO_CHECK_HDF5(
+                H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()));
+          }
         } catch (const Error& error) {
           throw Error(path.string() + ": " + error.what() +
                       ": a run still going holds it, or it is damaged (then move it away: the restart starts "
@@ -304,6 +346,9 @@ class NavierStokesRun {
     if (removed_dumps_ > 0)
       std::printf("removed %ld field dump(s) past the checkpoint's step: the history this run replaces\n",
                   removed_dumps_);
+    if (removed_checkpoint_)
+      std::printf("removed %s: a checkpoint of the history this run replaces (or damaged)\n",
+                  io::checkpoint_path(paths_.checkpoints).c_str());
     std::printf("kolmo %s: incompressible %s\n", KOLMO_VERSION, flow_.magnetic() ? "MHD" : "Navier-Stokes");
     std::printf("  grid      %s, box %.6g x %.6g x %.6g\n", layout.describe().c_str(), config_.grid.box[0],
                 config_.grid.box[1], config_.grid.box[2]);
@@ -563,6 +608,8 @@ class NavierStokesRun {
   std::unique_ptr<io::SpectraFile> spectra_;
   std::string restart_report_, physics_changes_;  // for the header
   long removed_dumps_ = 0;                        // field dumps of steps after the restart's checkpoint
+  bool removed_checkpoint_ = false;               // checkpoint.h5, ahead of the restart's checkpoint
+  std::filesystem::path restart_path_;            // the checkpoint the run continues from
   const double diffusive_limit_ = diffusive_step_limit(config_);  // the adaptive step's bound (BlowUp.hpp)
   std::string last_checkpoint_;  // "step S, t = T" of the newest checkpoint, if any
 };

@@ -1,11 +1,14 @@
 #include "io/OutputDirectory.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <string>
 #include <system_error>
-
-#include <unistd.h>
 
 #include "core/Error.hpp"
 #include "io/Collective.hpp"
@@ -118,8 +121,24 @@ long remove_field_dumps_after(const std::filesystem::path& fields, long step, MP
   return removed;
 }
 
+namespace {
+
+// Whether some process holds a lock on file: HDF5 locks the files it has open (flock), so a run still going
+// holds its series.h5 all along.
+bool locked(const std::filesystem::path& file) {
+  const int descriptor = ::open(file.c_str(), O_RDONLY);
+  if (descriptor < 0) return false;
+  const bool held = ::flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(descriptor);  // and with it a lock this probe took
+  return held;
+}
+
+}  // namespace
+
 std::string output_directory_problem(const std::filesystem::path& directory) {
   std::error_code error;
+  if (locked(output_paths(directory).series))
+    return directory.string() + " is in use: a run still going holds its series.h5";
   auto writable = [](const std::filesystem::path& folder) {
     return ::access(folder.c_str(), W_OK | X_OK) == 0;  // the caller's rights, and read-only file systems
   };

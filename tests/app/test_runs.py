@@ -8,7 +8,8 @@
   checkpoint starts a new run, refused where output exists; a changed box is refused where the run's spectra
   are; kolmo check refuses an output directory that cannot be one; a damaged series.h5 is refused before
   anything is written.
-- SIGKILL leaves status naming the newest checkpoint's step.
+- A run still going keeps its directory from others, output.overwrite or not; SIGKILL leaves status naming the
+  newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it.
@@ -164,6 +165,10 @@ with tempfile.TemporaryDirectory() as tmp:
           and "removed" in r.stdout and (history / f"out/fields/fields_{max(kept):06d}.xmf").exists()
           and not (history / "out/fields/fields_000012.xmf").exists(),
           f"a restart from step 6 removes the dumps after it ({written} -> {kept}), series {steps}")
+    # ... and checkpoint.h5 (step 12), ahead of it: the checkpoints are then 6 and 9, of this history.
+    _, current, _ = velocity(history / "out/checkpoints/checkpoint.h5")
+    _, previous, _ = velocity(history / "out/checkpoints/checkpoint.prev.h5")
+    check((previous, current) == (6, 9), f"checkpoints after continuing from step 6: {previous}, {current}")
 
     # A damaged series.h5 is found before anything is written, by kolmo check too; moved away, the restart
     # starts it anew at the checkpoint's step.
@@ -233,6 +238,10 @@ with tempfile.TemporaryDirectory() as tmp:
         progress_lines += line.strip().split(" ")[0].isdigit()
         if progress_lines >= 3:
             break
+    # While it runs, its directory is refused to others, output.overwrite or not (HDF5 holds series.h5 locked).
+    r = kolmo(1, "check", str(root / "run.yaml"), "--set", "output.overwrite=true", cwd=killed)
+    check(r.returncode != 0 and "in use: a run still going" in r.stderr,
+          f"a directory whose run is still going is refused, output.overwrite too ({r.stderr.strip()[:160]})")
     process.kill()
     process.communicate(timeout=300)
     status = (killed / "out/status").read_text().strip()
