@@ -66,12 +66,15 @@ with tempfile.TemporaryDirectory() as work:
     bench = os.path.join(work, "bench.log")
     with open(bench, "w") as f:
         f.write("kolmo slab FFT 1024 x 1024 x 1024, single, 2 rank(s), backend cuda (X), exchange nccl, out of place\n"
+                "  profiled split: computation 9.25 ms, communication 11.6 ms\n"
                 "  RESULT n=1024x1024x1024 single gpus=2 kolmo 20.88 ms cuFFTXt 12 ms ratio 1.74\n"
                 "kolmo slab FFT 256 x 256 x 256, single, 2 rank(s), backend cuda (X), exchange isend_irecv, out of place\n"
                 "  RESULT n=256x256x256 single gpus=2 kolmo 5.1 ms cuFFTXt 0.5 ms ratio 9.7\n")
     rows, worst = fft_model.check(cases, [bench], {2: 300}, "H100", "H100")
     check(len(rows) == 1 and close(rows[0][5], 17.4) and close(worst, 1 - 17.4 / 20.88),
           "the check compares NCCL pairs only, model against measured")
+    check(close(rows[0][9], 9.25) and close(rows[0][10], 7.4),
+          "a RESULT's profiled computation beside the modelled one")
     # PAIR lines (kolmo_fft_bench --log on several GPUs) name their route, pieces and split: the placed route
     # of the kept-row split, whose timed ranks 0 and 1 differ (rank 1's forward x 1 ms longer: computation
     # 8.2 against 7.2, own chunks none). The slowest rank is modelled: 8.2 + 10 ms of exchange in one piece.

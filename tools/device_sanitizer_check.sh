@@ -4,10 +4,14 @@
 # .device/ (see ../shared/device/README.md); compute-sanitizer from the machine's CUDA (/usr/local/cuda/bin).
 #   STAGE=fft     memcheck over every [gpu] case of kolmo_tests (about 7 minutes on an H200: its longest case,
 #                 the exact coefficients in double precision, alone takes 89 s)
-#   STAGE=solver  memcheck over every [gpu] case of kolmo_solver_tests (its single-precision cases took 18-33 s
-#                 each on an H200; the whole stage has not been run yet)
+#   STAGE=solver  memcheck over every [gpu] case of kolmo_solver_tests (15-36 s a case on an H200, about
+#                 5 minutes in all)
 #   STAGE=racecheck, STAGE=synccheck  that tool over the cases of kolmo's own shared-memory kernels (row and
-#                 column FFTs, plane groups, products between row FFTs; not run yet: slower than memcheck)
+#                 column FFTs, plane groups, products between row FFTs). synccheck takes about 2.5 minutes;
+#                 racecheck is slower and hungrier: on an H200 host of 128 GiB its bookkeeping for the pruned
+#                 transforms in double precision filled the host's memory (killed, exit 9), and the row FFTs
+#                 in double precision need more than 120 s.
+# CASES (an extended regular expression, default all) keeps the memcheck stages to the cases it matches.
 # Each stage is meant to fit in one call of the device tool (10 minutes); CASE_TIMEOUT (default 150 s) bounds
 # each case. API errors are not reported: NCCL's initialisation probes kernels built for other architectures
 # (cudaFuncGetAttributes, "no kernel image"), which it handles. A line per case, and the sanitizer's log under $OUT.
@@ -38,8 +42,9 @@ check() {  # tool, program, test case name
 }
 cases() { ".device/$1" "[gpu]" --list-test-names-only | grep -E "${2:-.}" | grep -v '^$'; }
 case ${STAGE:-fft} in
-  fft) while IFS= read -r name; do check memcheck kolmo_tests "$name"; done < <(cases kolmo_tests) ;;
-  solver) while IFS= read -r name; do check memcheck kolmo_solver_tests "$name"; done < <(cases kolmo_solver_tests) ;;
+  fft) while IFS= read -r name; do check memcheck kolmo_tests "$name"; done < <(cases kolmo_tests "${CASES:-.}") ;;
+  solver) while IFS= read -r name; do check memcheck kolmo_solver_tests "$name"; done \
+    < <(cases kolmo_solver_tests "${CASES:-.}") ;;
   racecheck|synccheck)
     while IFS= read -r name; do check $STAGE kolmo_tests "$name"; done \
       < <(cases kolmo_tests "row FFTs|pruned dealiased|plane transforms in groups")

@@ -155,7 +155,8 @@ def parse_bandwidths(text):
 
 def check(cases, logs, bandwidths, source, target, split_cases=None):
     """Modelled against measured pairs in fft_bench logs: RESULT lines of NCCL pairs (the copies, no pieces,
-    the even split; logs before PAIR lines existed) and PAIR lines (kolmo_fft_bench --log on several GPUs:
+    the even split; logs before PAIR lines existed; their computation from the block's "profiled split"
+    line where it has one) and PAIR lines (kolmo_fft_bench --log on several GPUs:
     the route, pieces and split they name; split_cases[split] the phases of that split, `cases` the even
     split's). A row: (n, precision, modes, GPUs, measured pair, modelled pair, relative error, route, pieces,
     measured computation of the slowest rank, modelled computation); the computations only for PAIR lines in
@@ -179,10 +180,13 @@ def check(cases, logs, bandwidths, source, target, split_cases=None):
 
     for path in logs:
         with open(path) as f:
-            header = ""
+            header, profiled = "", None
             for line in f:
                 if line.startswith("kolmo slab FFT"):
-                    header = line
+                    header, profiled = line, None
+                m = re.search(r"profiled split: computation ([0-9.]+) ms", line)
+                if m:
+                    profiled = float(m[1])
                 if line.startswith("PAIR "):
                     pair = numbers(line)
                     if pair["backend"] != "cuda" or pair["wire"] != "native" or int(pair["ranks"]) < 2:
@@ -194,7 +198,7 @@ def check(cases, logs, bandwidths, source, target, split_cases=None):
                 if not m or "exchange nccl" not in header or "single-wire" in m[3]:
                     continue
                 modes = "dealiased" if "dealiased" in m[3] else "full"
-                add(int(m[1]), m[2], modes, int(m[4]), float(m[5]), "copies", 1, "even")
+                add(int(m[1]), m[2], modes, int(m[4]), float(m[5]), "copies", 1, "even", profiled)
     return rows, worst
 
 
