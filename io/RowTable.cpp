@@ -47,6 +47,7 @@ Dataset create_column(hid_t file, const Column& column) {
   Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(int(start.size()), start.data(), maximum.data())));
   PropertyList creation(KOLMO_CHECK_HDF5(H5Pcreate(H5P_DATASET_CREATE)));
   KOLMO_CHECK_HDF5(H5Pset_chunk(creation.get(), int(chunk.size()), chunk.data()));
+  KOLMO_CHECK_HDF5(H5Pset_fletcher32(creation.get()));
   if (column.integer)
     KOLMO_CHECK_HDF5(H5Pset_fill_value(creation.get(), H5T_NATIVE_INT64, &kMissingInteger));
   else

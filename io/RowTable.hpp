@@ -3,18 +3,18 @@
 // Contract:
 // - A table is an HDF5 file whose columns are extendible, chunked datasets of equal length: 1D [rows] for one
 //   value per row (width 0) or 2D [rows][width]. Columns flagged integer are stored as int64 (step), the
-//   others as float64.
+//   others as float64. Columns this code creates carry HDF5's Fletcher-32 checksum per chunk, so a changed
+//   bit in a stored row fails any read of it (HDF5, h5py) instead of reading back a wrong value; columns of
+//   files written before kolmo did this stay without (HDF5 fixes a dataset's filters when it is created).
 // - Only rank 0 of comm opens the file (serial HDF5); the other ranks hold no handle. Every member function
-// is
-//   still collective over comm (which must outlive the table): rank 0 works and all ranks agree on the
+//   is still collective over comm (which must outlive the table): rank 0 works and all ranks agree on the
 //   outcome, so an error throws kolmo::Error, naming the file, on every rank. Only rank 0's row values are
 //   written.
 // - Opening::create starts an empty file (replacing one). Opening::resume continues an existing file (or
-// creates
-//   it): requested columns missing from it are created, padded with NaN (integers: -1) for the earlier rows;
-//   extendible datasets of the file that were not requested are kept in step by padding them the same way; if
-//   a kill left columns of unequal length, all are cut to the shortest. A requested column whose width
-//   differs from the file's is an error.
+//   creates it): requested columns missing from it are created, padded with NaN (integers: -1) for the
+//   earlier rows; extendible datasets of the file that were not requested are kept in step by padding them
+//   the same way; if a kill left columns of unequal length, all are cut to the shortest. A requested column
+//   whose width differs from the file's is an error.
 // - append() adds one row to every column and flushes the file, so a killed run keeps every appended row.
 // - A full disk: before HDF5 writes anything, opening and append() reserve room on disk past the file's end
 //   for the next rows (DiskSpace.hpp: two chunks of every column and the metadata's growth), so a disk

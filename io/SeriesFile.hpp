@@ -2,8 +2,8 @@
 //
 // Contract:
 // - The file holds one extendible float64 dataset per named column (time, step, dt, energy, dissipation,
-// ...),
-//   all of equal length; the column "step" is stored as int64. Row i of every column is the i-th append.
+//   ...), all of equal length; the column "step" is stored as int64. Row i of every column is the i-th
+//   append. Each is checksummed (RowTable.hpp).
 // - Collective over comm (which must outlive the object): all ranks construct it and call append() and
 //   truncate_after_step() together; rank 0 alone opens the file and writes its own row values (the others'
 //   are ignored), then every rank agrees on the outcome, so an error throws on all ranks, naming the file.

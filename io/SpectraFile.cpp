@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/Error.hpp"
+#include "io/ParallelFile.hpp"
 
 namespace kolmo::io {
 
@@ -21,8 +22,9 @@ void write_or_check_k(hid_t file, bool created, const std::vector<double>& k) {
   const hsize_t shells = k.size();
   if (created) {
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(1, &shells, nullptr)));
+    const PropertyList creation = checksummed_datasets({shells});
     Dataset dataset(KOLMO_CHECK_HDF5(
-        H5Dcreate2(file, "k", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+        H5Dcreate2(file, "k", H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, creation.get(), H5P_DEFAULT)));
     KOLMO_CHECK_HDF5(H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, k.data()));
     return;
   }

@@ -5,8 +5,8 @@
 //   extendible float64 dataset [n_times][n_shells] per named spectrum (energy_spectrum, transfer, flux, ...).
 //   append() adds one time to all of them together and flushes.
 // - Collective over comm (which must outlive the object), rank 0 writes, errors on every rank naming the
-// file:
-//   as SeriesFile (see there and RowTable.hpp), including Opening::resume and truncate_after_step().
+//   file: as SeriesFile (see there and RowTable.hpp), including Opening::resume, truncate_after_step() and
+//   the checksums of every dataset (/k's too).
 // - On resume the file's /k must equal the given k (same length, values within 1e-12 relative).
 #pragma once
 

@@ -6,8 +6,8 @@
   to the same state within round-off; the time series holds each step once; an end before the checkpoint
   is refused; a restart from an earlier checkpoint removes the field dumps after it; another run's
   checkpoint starts a new run, refused where output exists; a changed box is refused where the run's spectra
-  are; kolmo check refuses an output directory that cannot be one; a damaged series.h5 is refused before
-  anything is written.
+  are; kolmo check refuses an output directory that cannot be one; a damaged series.h5 (cut short, or one
+  bit changed in its data) is refused before anything is written.
 - A run still going keeps its directory from others, output.overwrite or not; SIGKILL leaves status naming the
   newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
@@ -183,6 +183,20 @@ with tempfile.TemporaryDirectory() as tmp:
         check(r.returncode != 0 and "series.h5" in r.stderr and "move it away" in r.stderr
               and (damaged / "out/status").read_text() == status,
               f"kolmo {command} --restart refuses a damaged series.h5, nothing written ({r.stderr.strip()[:160]})")
+    # One changed bit inside the stored energies: the columns' checksums fail the read, so the restart is
+    # refused as well (without them the run would have continued the series from a wrong value).
+    flipped = root / "flipped"
+    shutil.copytree(history, flipped)
+    with h5py.File(flipped / "out/series.h5", "r") as f:
+        chunk = f["energy"].id.get_chunk_info(0)
+    with open(flipped / "out/series.h5", "r+b") as f:
+        f.seek(chunk.byte_offset + chunk.size // 2)
+        byte = f.read(1)[0]
+        f.seek(chunk.byte_offset + chunk.size // 2)
+        f.write(bytes([byte ^ 0x10]))
+    r = kolmo(1, "check", str(root / "run.yaml"), "--restart", "--set", "time.steps=14", cwd=flipped)
+    check(r.returncode != 0 and "series.h5" in r.stderr and "move it away" in r.stderr,
+          f"kolmo check --restart refuses a series.h5 with a changed bit in its data ({r.stderr.strip()[:160]})")
     series.rename(damaged / "series.damaged.h5")
     r = kolmo(1, "run", str(root / "run.yaml"), "--restart", "--set", "time.steps=14", cwd=damaged)
     with h5py.File(series, "r") as f:

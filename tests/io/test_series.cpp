@@ -196,3 +196,37 @@ TEST_CASE("spectra files append spectra together with time and step, across reop
   });
   CHECK(kolmo::testing::every_rank_failed_with(message, {path.string(), "'k'"}));
 }
+
+TEST_CASE("a changed bit in a stored row of a series or spectra file fails its checksum when read", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const int rank = kolmo::testing::world_rank();
+  const auto series_path = directory.path() / "series.h5", spectra_path = directory.path() / "spectra.h5";
+  const std::vector<double> k{1, 2, 3, 4};
+  {
+    SeriesFile series(series_path, kColumns, Opening::create, MPI_COMM_WORLD);
+    SpectraFile spectra(spectra_path, k, {"energy_spectrum"}, Opening::create, MPI_COMM_WORLD);
+    for (long row = 0; row < 3; ++row) {
+      series.append(series_row(row));
+      spectra.append(0.5 * double(row), row, {spectrum(0, row, k.size())});
+    }
+  }
+  // One bit of the stored bytes of energy's first chunk, of the spectrum's and of /k. Without checksums the
+  // reads below would return changed values without complaint.
+  REQUIRE(kolmo::testing::flip_bit_in_chunk(series_path, "energy", {0}));
+  REQUIRE(kolmo::testing::flip_bit_in_chunk(spectra_path, "energy_spectrum", {0, 0}));
+  REQUIRE(kolmo::testing::flip_bit_in_chunk(spectra_path, "k", {0}));
+  double wrong = 0;
+  if (rank == 0) {
+    std::vector<hsize_t> shape;
+    column<double>(series_path, "energy", shape);
+    wrong += shape.empty() ? 0 : 1;  // the read failed
+    column<double>(spectra_path, "energy_spectrum", shape);
+    wrong += shape.empty() ? 0 : 1;
+    column<double>(spectra_path, "k", shape);
+    wrong += shape.empty() ? 0 : 1;
+    // The undamaged columns still read, whole and right.
+    wrong += column<double>(series_path, "time", shape) == std::vector<double>{0, 0.5, 1.0} ? 0 : 1;
+    wrong += column<double>(spectra_path, "time", shape) == std::vector<double>{0, 0.5, 1.0} ? 0 : 1;
+  }
+  CHECK(global_max(wrong) == 0);
+}
