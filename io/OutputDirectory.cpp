@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <string>
 #include <system_error>
 
@@ -139,8 +140,16 @@ std::string output_directory_problem(const std::filesystem::path& directory) {
   std::error_code error;
   if (locked(output_paths(directory).series))
     return directory.string() + " is in use: a run still going holds its series.h5";
+  // The caller's rights and read-only file systems (access), then a file made and removed at once: root
+  // passes access() everywhere, also in folders that take no files (/proc, /sys).
   auto writable = [](const std::filesystem::path& folder) {
-    return ::access(folder.c_str(), W_OK | X_OK) == 0;  // the caller's rights, and read-only file systems
+    if (::access(folder.c_str(), W_OK | X_OK) != 0) return false;
+    std::string probe = (folder / ".kolmo_probe_XXXXXX").string();
+    const int fd = ::mkstemp(probe.data());
+    if (fd < 0) return false;
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return true;
   };
   if (std::filesystem::exists(directory, error)) {
     if (!std::filesystem::is_directory(directory, error)) return directory.string() + " is not a directory";

@@ -49,9 +49,10 @@ void prepare_output_directory(const std::filesystem::path& directory, ExistingOu
 
 long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm);
 
-// Why directory could not take a run's output ("" if it could), looking only: a run still going holds its
+// Why directory could not take a run's output ("" if it could), changing nothing: a run still going holds its
 // series.h5 (whatever output.overwrite says), it exists and is no directory or not writable, or the nearest
-// existing folder above it is no directory or not writable. Lets kolmo check say what the run would meet.
+// existing folder above it is no directory or not writable (tried by making a file there and removing it
+// at once). Lets kolmo check say what the run would meet.
 std::string output_directory_problem(const std::filesystem::path& directory);
 
 // overwrite = false refuses existing output, true replaces it.

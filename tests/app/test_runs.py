@@ -116,6 +116,12 @@ with tempfile.TemporaryDirectory() as tmp:
         r = kolmo(2, "check", str(root / "run.yaml"), "--set", f"output.directory={directory}", cwd=root)
         check(r.returncode != 0 and "output.directory" in r.stderr and "a_file is not a directory" in r.stderr,
               f"kolmo check refuses output.directory={directory} ({r.stderr.strip()[:200]})")
+    # A folder that takes no files, root or not (root passes access() even in /proc).
+    if os.path.isdir("/proc/self"):
+        for directory in ("/proc", "/proc/kolmo_out"):
+            r = kolmo(1, "check", str(root / "run.yaml"), "--set", f"output.directory={directory}", cwd=root)
+            check(r.returncode != 0 and "output.directory" in r.stderr and "/proc is not writable" in r.stderr,
+                  f"kolmo check refuses output.directory={directory} ({r.stderr.strip()[:200]})")
     # And on 4 ranks with the ky planes split by kept rows (fft.spectral_split; 18 ky planes keep 11, which
     # the even split shares 5, 1, 1, 4 and this one 2 or 3 each): checkpoints hold the global spectrum.
     four = root / "four"
