@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -839,6 +840,19 @@ RunConfig read_config(Reader& in, const std::string& name) {
 
 RunConfig load(const std::string& yaml, const std::string& source, const std::string& name,
                const std::vector<std::string>& overrides) {
+  // A control byte (a binary file, a NUL from a broken copy) would reach the user as yaml-cpp's message with
+  // the raw byte in it: name it instead.
+  const auto control = std::find_if(yaml.begin(), yaml.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7f;
+  });
+  if (control != yaml.end()) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(*control)));
+    const long line = 1 + std::count(yaml.begin(), control, '\n');
+    throw Error(source + ":" + std::to_string(line) + ": not a text file: control byte " + byte +
+                " (a configuration is YAML text)");
+  }
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(yaml);

@@ -5,6 +5,8 @@
 // expected text.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "io/Config.hpp"
@@ -54,4 +56,16 @@ TEST_CASE("a directory given as the configuration is named as such", "[config]")
   const std::string directory = (kolmo::testing::source_dir() / "tests/config/bad").string();
   const std::string message = error_of([&] { kolmo::io::load_config(directory); });
   CHECK(message == directory + ": is a directory, not a configuration file");
+}
+
+TEST_CASE("a control byte (a binary file, a stray NUL) is named with its line, not shown raw", "[config]") {
+  for (const char byte : {'\x01', '\0', '\x7f'}) {
+    const std::string text = std::string("grid: {n: [8, 8, 8]}\n# a comment\nphysics: {viscosity: 0.01}") +
+                             byte + "\ntime: {steps: 2}\n";
+    const std::string message = error_of([&] { kolmo::io::load_config_text(text, "run.yaml"); });
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned>(static_cast<unsigned char>(byte)));
+    CHECK(message == "run.yaml:3: not a text file: control byte " + std::string(hex) +
+                         " (a configuration is YAML text)");
+  }
 }
