@@ -76,9 +76,9 @@ double stability_limit(const io::RunConfig& config) {
 
 }  // namespace
 
-double growth_per_step(const io::RunConfig& config, double dt, double rate) {
+double growth_per_step(const io::RunConfig& config, double dt, double rate, double frequency) {
   const auto [scale, k2] = advection_scales(config);
-  const double y = dt * rate * scale, damping = config.physics.viscosity * dt * k2;
+  const double y = dt * (rate * scale + frequency), damping = config.physics.viscosity * dt * k2;
   double growth = 0;
   constexpr int samples = 2000;
   for (int i = 1; i <= samples; ++i) {
@@ -101,7 +101,7 @@ double diffusive_step_limit(const io::RunConfig& config) {
   return rate > 0 ? kBackwardExponent / rate : std::numeric_limits<double>::infinity();
 }
 
-StartVerdict check_start(const io::RunConfig& config, double rate) {
+StartVerdict check_start(const io::RunConfig& config, double rate, double frequency) {
   StartVerdict verdict;
   if (!(rate < std::numeric_limits<double>::infinity())) {
     verdict.error = "the initial velocity holds NaN or infinite values";
@@ -110,14 +110,19 @@ StartVerdict check_start(const io::RunConfig& config, double rate) {
   if (!fixed_step(config)) return verdict;
   const double dt = *config.time.dt;
   const std::string integrator = solver::to_string(config.time.integrator);
-  if (rate > 0) {
-    const double cfl = dt * rate, limit = stability_limit(config);
-    const double growth = growth_per_step(config, dt, rate);
+  if (rate + frequency > 0) {
+    // The CFL number the run prints (dt times the adaptive step's rate); against the limit, the worst case's
+    // y = dt (rate scale + frequency) in units of its scale.
+    const double cfl = dt * (rate + frequency), limit = stability_limit(config);
+    const double scaled_cfl = dt * (rate + frequency / advection_scales(config).first);
+    const double growth = growth_per_step(config, dt, rate, frequency);
     const std::string what =
-        "time.dt = " + short_number(dt) + " gives a CFL number of " + short_number(cfl) + " at the start";
-    const std::string instead = "time.dt <= " + short_number(kSuggestedCfl / rate) + " (CFL " +
+        "time.dt = " + short_number(dt) + " gives a CFL number of " + short_number(cfl) + " at the start" +
+        (frequency > 0 ? " (rotation, buoyancy and forcing add a rate of " + short_number(frequency) + ")"
+                       : std::string());
+    const std::string instead = "time.dt <= " + short_number(kSuggestedCfl / (rate + frequency)) + " (CFL " +
                                 short_number(kSuggestedCfl) + ") or an adaptive step (time.cfl)";
-    if (cfl > kRefusedLimits * limit)
+    if (scaled_cfl > kRefusedLimits * limit)
       verdict.error = what + ", more than " + short_number(kRefusedLimits) +
                       " times the stability limit of " + integrator + " (" + short_number(limit) +
                       "): it would blow up; use " + instead;

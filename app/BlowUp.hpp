@@ -3,13 +3,15 @@
 // time steps are refused before a run starts.
 //
 // Contract:
-// - growth_per_step(config, dt, rate): the largest factor by which one step multiplies a Fourier mode of the
-//   linearised equations, with the flow's fastest point (rate = max |u|/dx + |v|/dy + |w|/dz) frozen and
-//   uniform, over every kept mode it can advect and with viscous damping included: max over s in (0, 1] of
-//   |R(i s y)| exp(-nu dt s^2 k^2), where R is the integrator's stability polynomial, y = dt rate
-//   max_d(dx_d k_max,d) bounds |k.u| dt over the kept modes (k_max,d the largest kept wavenumber along
-//   axis d) and k^2 = min_d k_max,d^2 is the least damping a mode advected that fast can have. The
-//   integrating factor makes the step of such a mode exactly R(-i k.u dt) exp(-nu k^2 dt).
+// - growth_per_step(config, dt, rate, frequency): the largest factor by which one step multiplies a Fourier
+//   mode of the linearised equations, with the flow's fastest point (rate = max |u|/dx + |v|/dy + |w|/dz)
+//   frozen and uniform, over every kept mode it can advect and with viscous damping included: max over s in
+//   (0, 1] of |R(i s y)| exp(-nu dt s^2 k^2), where R is the integrator's stability polynomial, y = dt (rate
+//   max_d(dx_d k_max,d) + frequency) bounds |k.u| dt over the kept modes (k_max,d the largest kept
+//   wavenumber along axis d) plus the explicit linear terms' rate (frequency: rotation's and buoyancy's
+//   frequency bound and the forcing's rate, counted on the imaginary axis like the waves they mostly are),
+//   and k^2 = min_d k_max,d^2 is the least damping a mode advected that fast can have. The integrating
+//   factor makes the step of such a mode exactly R(-i k.u dt) exp(-nu k^2 dt).
 // - A state is blown up when (BlowUpCheck::problem), for every step:
 //     1. the velocity is not finite (the scan's rate is infinite);
 //     2. its energy exceeds what the forcing can have injected: 1.1 times E(t0) + P (t - t0) for band forcing
@@ -30,13 +32,14 @@
 //   vortex at Re 400 on 32^3 runs with a fixed step to t = 30 at CFL numbers up to 2.0 (rk2), 3.4 (rk3) and
 //   4.0 (rk4), where the worst case grows 3, 9 and 19-fold per step already at the start; a CFL criterion
 //   would stop such sound runs.
-// - check_start(config, rate): before a run with a fixed step, an error text (the run is refused before
-//   anything is written) when its CFL number is far beyond the integrator's stability limit, more than 3
-//   times the limit of the worst case on the imaginary axis (sqrt(3) for rk3, 2 sqrt(2) for rk4, in units
-//   of |k.u| dt; rk2, whose region holds no part of the axis, gets rk3's); a warning text when
-//   growth_per_step exceeds 1.01; else empty texts. The same Taylor-Green runs blow up from starting CFL
-//   numbers of 1.5 (rk2), 2.3 (rk3) and 2.8 (rk4), 1.7, 2.6 and 1.9 times that limit (and are stopped by
-//   the energy criterion within 8 to 16 steps), so the refusal catches only steps no flow takes.
+// - check_start(config, rate, frequency): before a run with a fixed step, an error text (the run is refused
+//   before anything is written) when its CFL number dt (rate + frequency), the one the run prints, is far
+//   beyond the integrator's stability limit: y above 3 times the limit of the worst case on the imaginary
+//   axis (sqrt(3) for rk3, 2 sqrt(2) for rk4, in units of |k.u| dt; rk2, whose region holds no part of the
+//   axis, gets rk3's); a warning text when growth_per_step exceeds 1.01; else empty texts. The same
+//   Taylor-Green runs blow up from starting CFL numbers of 1.5 (rk2), 2.3 (rk3) and 2.8 (rk4), 1.7, 2.6
+//   and 1.9 times that limit (and are stopped by the energy criterion within 8 to 16 steps), so the refusal
+//   catches only steps no flow takes.
 // - diffusive_step_limit(config): the largest step h for which no stage of the integrator multiplies a mode
 //   by more than e through its integrating factor run backward: D k_max^2 s h <= 1, with D the largest
 //   diffusivity (viscosity, the scalars', the resistivity), k_max^2 the largest kept |k|^2 and s of
@@ -54,14 +57,14 @@
 
 namespace kolmo::app {
 
-double growth_per_step(const io::RunConfig& config, double dt, double rate);
+double growth_per_step(const io::RunConfig& config, double dt, double rate, double frequency = 0);
 double diffusive_step_limit(const io::RunConfig& config);
 
 struct StartVerdict {
   std::string error;    // refuse the run
   std::string warning;  // run, but say so
 };
-StartVerdict check_start(const io::RunConfig& config, double rate);
+StartVerdict check_start(const io::RunConfig& config, double rate, double frequency = 0);
 
 class BlowUpCheck {
  public:

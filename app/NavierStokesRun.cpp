@@ -113,15 +113,18 @@ class NavierStokesRun {
       set_initial_condition();
     if (restart) check_continued_files();
     const double unit = flow_.cfl_dt(1.0, kInfinity);  // the first step's pass, which also scans the state
-    const StartVerdict start = check_start(config_, flow_.velocity_scan().rate);
+    check_forced_modes();
+    const StartVerdict start = check_start(config_, flow_.velocity_scan().rate,
+                                           flow_.terms().wave_frequency_bound + flow_.forcing_rate());
     if (!start.error.empty()) throw Error(start.error);
+    choose_dt(config_.time.t_end.value_or(kInfinity), unit);  // throws where the step has no scale
     if (rank_ == 0 && !start.warning.empty())
       std::fprintf(stderr, "kolmo: warning: %s\n", start.warning.c_str());
     if (options_.dry_run) return 0;
     BlowUpCheck blow_up(config_, flow_.time(), blow_up_energy());
 
-    // From here on the directory is ours.
-    io::prepare_output_directory(
+    // From here on the directory is ours: its lock, held to the end, keeps other runs out.
+    directory_lock_ = io::prepare_output_directory(
         paths_.root,
         restart ? io::ExistingOutput::keep
                 : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
@@ -213,6 +216,34 @@ class NavierStokesRun {
         break;
       }
     }
+  }
+
+  // A constant power cannot start on forced modes that hold no energy: its amplitude power / (2 E_forced)
+  // is unbounded (Forcing.hpp applies none while E_forced = 0, and the round-off that the nonlinear term
+  // then carries into the shell meets an amplitude of 1e30 and blows up). kEmptyForcedModes: far above
+  // round-off's share of the energy (1e-14 in single precision), far below any seed meant as one.
+  void check_forced_modes() const {
+    constexpr double kEmptyForcedModes = 1e-10;
+    const auto& flow = flow_;
+    auto check = [&](const solver::Forcing<Real>& forcing, const solver::SpectralField<Real>& field,
+                     double energy, const std::string& key, const std::string& seed) {
+      if (forcing.kind() == solver::ForcingKind::none || forcing.parameters().power == 0) return;
+      const double forced = forcing.forced_energy(field);
+      if (forced > 0 && forced > kEmptyForcedModes * energy) return;
+      const std::string modes = forcing.kind() == solver::ForcingKind::band
+                                    ? "the shell " + number_text(forcing.parameters().k_min) +
+                                          " <= |k| <= " + number_text(forcing.parameters().k_max)
+                                    : "the field";
+      throw Error(key + ": " + modes + " holds no energy at the start (" + number_text(forced, 3) + " of " +
+                  number_text(energy, 3) + "), so no amplitude can inject a constant power of " +
+                  number_text(forcing.parameters().power) +
+                  " into it; start from a field with energy there (" + seed + ")");
+    };
+    check(flow.forcing(), flow.velocity(), flow.velocity_scan().energy, "physics.forcing", "initial");
+    if (flow.magnetic())
+      check(flow.magnetic_forcing(), flow.magnetic_field(),
+            solver::mean_square_half(flow, flow.magnetic_field()), "physics.magnetic.forcing",
+            "physics.magnetic.initial");
   }
 
   // The energy the blow-up check bounds (app/BlowUp.hpp): the kinetic energy from cfl_dt's scan, plus with
@@ -604,6 +635,7 @@ class NavierStokesRun {
   fft::SlabFFT<Real> fft_;
   solver::NavierStokes<Real> flow_;
   io::OutputPaths paths_;
+  io::DirectoryLock directory_lock_;  // rank 0's, from the start of writing to the end of the run
   std::unique_ptr<io::SeriesFile> series_;
   std::unique_ptr<io::SpectraFile> spectra_;
   std::string restart_report_, physics_changes_;  // for the header

@@ -66,7 +66,7 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
   if (options.dry_run) return 0;
 
   const auto paths = io::output_paths(config.output.directory);
-  io::prepare_output_directory(paths.root, config.output.overwrite, comm);
+  const io::DirectoryLock lock = io::prepare_output_directory(paths.root, config.output.overwrite, comm);
   io::on_root(comm, [&] { io::replace_text_file(paths.config, options.config_text); });
   write_run_status(paths.root, "running: the Poisson problem", comm);
   try {

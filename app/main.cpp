@@ -141,7 +141,16 @@ int main(int argc, char** argv) {
     // Before anything is allocated or written: the memory the run needs against what there is. The run then
     // reads and checks its inputs and initial state before it writes; kolmo check does all that and stops.
     auto device = Device::create(io::resolve(config.backend), node_rank(MPI_COMM_WORLD));
-    const auto exchange = fft::resolve(config.fft.exchange, *device, MPI_COMM_WORLD);
+    const auto exchange = [&] {
+      try {
+        return fft::resolve(config.fft.exchange, *device, MPI_COMM_WORLD);
+      } catch (const Error& error) {  // name the key, and where the backend came from
+        throw Error(std::string("fft.exchange: ") + error.what() +
+                    (config.backend == io::BackendChoice::automatic
+                         ? "; backend auto chose " + to_string(device->backend()) + " here"
+                         : std::string()));
+      }
+    }();
     const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange);
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());

@@ -496,11 +496,12 @@ void require_file(Reader& in, std::string_view path, const std::string& file) {
   if (!std::filesystem::is_regular_file(file, error)) in.fail(path, "'" + file + "' is not a file");
 }
 
-// True when some wavevector of the grid other than 0 has k_min <= |k| <= k_max.
+// True when some wavevector other than 0 that the 2/3 rule keeps (|n_d| < N_d / 3) has k_min <= |k| <= k_max:
+// the forcing acts on kept modes only.
 bool shell_holds_a_mode(const GridConfig& grid, double k_min, double k_max) {
   std::array<long, 3> reach{};
   for (int d = 0; d < 3; ++d)
-    reach[d] = std::min(grid.n[d] / 2, static_cast<long>(k_max * grid.box[d] / (2 * std::numbers::pi)));
+    reach[d] = std::min((grid.n[d] - 1) / 3, static_cast<long>(k_max * grid.box[d] / (2 * std::numbers::pi)));
   for (long i = -reach[0]; i <= reach[0]; ++i)
     for (long j = -reach[1]; j <= reach[1]; ++j)
       for (long l = -reach[2]; l <= reach[2]; ++l) {
@@ -516,27 +517,35 @@ double length(const std::array<double, 3>& v) {
   return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-// The largest wavenumber the grid holds on every axis: a random field's peak must lie below it.
-double largest_wavenumber(const GridConfig& grid) {
-  double largest = std::numeric_limits<double>::infinity();
-  for (int d = 0; d < 3; ++d) largest = std::min(largest, std::numbers::pi * grid.n[d] / grid.box[d]);
+// The largest wavenumber the 2/3 rule keeps (|n_d| < N_d / 3) along any axis: a random field's peak must
+// lie below it, or the dealiasing removes the spectrum's peak and most of its energy. (Along any axis, not
+// every one: a flat box's thin axis keeps few modes, and its spectrum's peak may lie beyond them.)
+double largest_kept_wavenumber(const GridConfig& grid) {
+  double largest = 0;
+  for (int d = 0; d < 3; ++d)
+    largest = std::max(largest, 2 * std::numbers::pi * double((grid.n[d] - 1) / 3) / grid.box[d]);
   return largest;
 }
 
-// A random field's spectral peak k0 (the key `key`) must lie below the grid's largest wavenumber.
+// A random field's spectral peak k0 (the key `key`) must lie below the largest kept wavenumber.
 void check_peak(Reader& in, const std::string& key, double k0, const GridConfig& grid) {
-  const double largest = largest_wavenumber(grid);
+  const double largest = largest_kept_wavenumber(grid);
   if (k0 >= largest)
-    in.fail(key, "the peak " + number_text(k0) + " must lie below the largest wavenumber of the grid, " +
-                     number_text(largest));
+    in.fail(key, "the peak " + number_text(k0) +
+                     " must lie below the largest wavenumber that the 2/3 rule of " +
+                     "grid.n = " + list_text(grid.n) + " keeps, " + number_text(largest));
 }
 
-// An ABC field's mode number k (the key `key`) must be resolved: k < N/2 on every axis.
-void check_abc_mode(Reader& in, const std::string& key, long k, const GridConfig& grid) {
-  const auto& n = grid.n;
-  if (2 * k >= std::min({n[0], n[1], n[2]}))
-    in.fail(key, "mode " + std::to_string(k) + " is not resolved by grid.n = " + list_text(n) +
-                     " (it needs k < N/2 on every axis)");
+// An analytic initial field (`what`, the key `key`) whose largest mode number along axis d is modes[d] must
+// survive the 2/3 rule: 3 modes[d] < N_d. Otherwise the run would start from a field the dealiasing has
+// removed, without a word.
+void check_kept_modes(Reader& in, const std::string& key, const std::string& what, std::array<long, 3> modes,
+                      const GridConfig& grid) {
+  for (int d = 0; d < 3; ++d)
+    if (modes[d] > 0 && 3 * modes[d] >= grid.n[d])
+      in.fail(key, what + " has mode number " + std::to_string(modes[d]) + " along " + "xyz"[d] +
+                       ", which the 2/3 rule of grid.n = " + list_text(grid.n) + " removes (it needs 3 x " +
+                       std::to_string(modes[d]) + " < N)");
 }
 
 // The initial field of a scalar or of b, from the keys "<prefix>.initial.*"; name: the field's name, the
@@ -634,8 +643,9 @@ void read_band(Reader& in, const GridConfig& grid, const std::string& prefix, Fo
     in.fail(prefix + "k_min", "must be below " + prefix + "k_max = " + number_text(forcing.k_max) + ", got " +
                                   number_text(forcing.k_min));
   if (!shell_holds_a_mode(grid, forcing.k_min, forcing.k_max))
-    in.fail(prefix + "k_max", "the shell " + number_text(forcing.k_min) + " <= |k| <= " +
-                                  number_text(forcing.k_max) + " holds no wavevector of the grid");
+    in.fail(prefix + "k_max", "the shell " + number_text(forcing.k_min) +
+                                  " <= |k| <= " + number_text(forcing.k_max) +
+                                  " holds no wavevector of the grid that the 2/3 " + "rule keeps");
 }
 
 void read_magnetic(Reader& in, RunConfig& config) {
@@ -657,15 +667,21 @@ void read_magnetic(Reader& in, RunConfig& config) {
   initial.type = in.choice<MagneticInitialType>(key + "initial.type");
   switch (initial.type) {
     case MagneticInitialType::orszag_tang:
-    case MagneticInitialType::taylor_green_conducting:
+    case MagneticInitialType::taylor_green_conducting: {
       initial.amplitude = in.get<double>(key + "initial.amplitude");
+      const bool orszag_tang = initial.type == MagneticInitialType::orszag_tang;
+      check_kept_modes(in, key + "initial.type", orszag_tang ? "orszag_tang's b" : "taylor_green_conducting",
+                       orszag_tang ? std::array<long, 3>{1, 2, 1} : std::array<long, 3>{2, 2, 2},
+                       config.grid);
       break;
+    }
     case MagneticInitialType::abc:
       initial.A = in.get<double>(key + "initial.A");
       initial.B = in.get<double>(key + "initial.B");
       initial.C = in.get<double>(key + "initial.C");
       initial.k = in.get<long>(key + "initial.k");
-      check_abc_mode(in, key + "initial.k", initial.k, config.grid);
+      check_kept_modes(in, key + "initial.k", "the ABC field", {initial.k, initial.k, initial.k},
+                       config.grid);
       break;
     case MagneticInitialType::random: {
       initial.energy = in.get<double>(key + "initial.energy");
@@ -728,18 +744,20 @@ void read_initial(Reader& in, RunConfig& config) {
   switch (initial.type) {
     case InitialType::taylor_green:
       initial.amplitude = in.get<double>("initial.amplitude");
+      check_kept_modes(in, "initial.type", "taylor_green", {1, 1, 1}, config.grid);
       break;
     case InitialType::orszag_tang:
       if (config.physics.magnetic.type != MagneticType::mhd)
         in.fail("initial.type", "orszag_tang is an MHD initial condition, but physics.magnetic.type is none");
       initial.amplitude = in.get<double>("initial.amplitude");
+      check_kept_modes(in, "initial.type", "orszag_tang's u", {1, 1, 0}, config.grid);
       break;
     case InitialType::abc:
       initial.A = in.get<double>("initial.A");
       initial.B = in.get<double>("initial.B");
       initial.C = in.get<double>("initial.C");
       initial.k = in.get<long>("initial.k");
-      check_abc_mode(in, "initial.k", initial.k, config.grid);
+      check_kept_modes(in, "initial.k", "the ABC flow", {initial.k, initial.k, initial.k}, config.grid);
       break;
     case InitialType::random: {
       initial.spectrum.shape = in.choice<SpectrumShape>("initial.spectrum.shape");

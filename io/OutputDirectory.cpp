@@ -1,13 +1,14 @@
 #include "io/OutputDirectory.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/file.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <string>
 #include <system_error>
 
@@ -38,6 +39,26 @@ bool is_kolmo_output(const std::string& folder, const std::string& name) {
   return false;
 }
 
+// Whether folder lies on one of the kernel's pseudo file systems, which hold no files of ours.
+bool on_kernel_file_system(const std::filesystem::path& folder) {
+  struct statfs about {};
+  if (::statfs(folder.c_str(), &about) != 0) return false;
+  switch (static_cast<unsigned long>(about.f_type)) {
+    case PROC_SUPER_MAGIC:
+    case SYSFS_MAGIC:
+    case CGROUP_SUPER_MAGIC:
+    case CGROUP2_SUPER_MAGIC:
+    case DEBUGFS_MAGIC:
+    case TRACEFS_MAGIC:
+    case SECURITYFS_MAGIC:
+    case PSTOREFS_MAGIC:
+    case BPF_FS_MAGIC:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 OutputPaths output_paths(const std::filesystem::path& directory) {
@@ -65,12 +86,25 @@ std::vector<std::filesystem::path> kolmo_output_files(const std::filesystem::pat
   return found;
 }
 
-void prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing,
-                              MPI_Comm comm) {
+DirectoryLock prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing,
+                                       MPI_Comm comm) {
+  DirectoryLock lock;
   on_root(comm, [&] {
     const OutputPaths paths = output_paths(directory);
     KOLMO_REQUIRE(!std::filesystem::exists(directory) || std::filesystem::is_directory(directory),
                   "output directory " + directory.string() + " exists and is not a directory");
+    // Taken before anything in it is looked at or changed: of two runs started into it at once, the second
+    // stops here (its kolmo check saw the directory free, and HDF5's lock on series.h5 comes later).
+    std::error_code error;
+    std::filesystem::create_directories(directory, error);
+    KOLMO_REQUIRE(!error, "cannot create output directory " + directory.string() + ": " + error.message());
+    const int descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    KOLMO_REQUIRE(descriptor >= 0, "cannot open output directory " + directory.string() + ": " +
+                                       std::generic_category().message(errno));
+    lock = DirectoryLock(descriptor);
+    if (::flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+      throw Error("output directory " + directory.string() +
+                  " is in use: another run is starting or going there");
     const auto earlier = kolmo_output_files(directory);
     if (!earlier.empty() && existing == ExistingOutput::refuse)
       throw Error(
@@ -90,6 +124,7 @@ void prepare_output_directory(const std::filesystem::path& directory, ExistingOu
       KOLMO_REQUIRE(!error, "cannot create output directory " + folder.string() + ": " + error.message());
     }
   });
+  return lock;
 }
 
 long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm) {
@@ -140,16 +175,12 @@ std::string output_directory_problem(const std::filesystem::path& directory) {
   std::error_code error;
   if (locked(output_paths(directory).series))
     return directory.string() + " is in use: a run still going holds its series.h5";
-  // The caller's rights and read-only file systems (access), then a file made and removed at once: root
-  // passes access() everywhere, also in folders that take no files (/proc, /sys).
+  if (locked(directory)) return directory.string() + " is in use: another run is starting or going there";
+  // The caller's rights and read-only file systems (access), and the kernel's own file systems, which take
+  // no files but pass access() for root (/proc, /sys); looking only, so that a refused run changes nothing
+  // (not even a folder's time).
   auto writable = [](const std::filesystem::path& folder) {
-    if (::access(folder.c_str(), W_OK | X_OK) != 0) return false;
-    std::string probe = (folder / ".kolmo_probe_XXXXXX").string();
-    const int fd = ::mkstemp(probe.data());
-    if (fd < 0) return false;
-    ::close(fd);
-    ::unlink(probe.c_str());
-    return true;
+    return ::access(folder.c_str(), W_OK | X_OK) == 0 && !on_kernel_file_system(folder);
   };
   if (std::filesystem::exists(directory, error)) {
     if (!std::filesystem::is_directory(directory, error)) return directory.string() + " is not a directory";

@@ -10,26 +10,31 @@
 // - kolmo output means: series.h5, spectra.h5, fields/fields_*.{h5,xmf} and checkpoints/checkpoint*.h5, with
 //   their .tmp leftovers. Other files (a config the user put there, notes) are never looked at or removed.
 // - prepare_output_directory() is collective over comm; rank 0 works, every rank gets the same outcome. It
-//   creates the directory and its fields/ and checkpoints/ subdirectories, then:
+//   creates the directory and takes its lock (flock, exclusive, on the directory itself): a directory whose
+//   lock another process holds, another run starting or going there, is refused (one line, "in use"), so
+//   that of two runs started at once into one directory only one gets it. The lock is held by the returned
+//   DirectoryLock (rank 0's; the others' are empty): keep it for the run's life. (A file system without
+//   flock grants it silently.) Then it creates the fields/ and checkpoints/ subdirectories and:
 //     ExistingOutput::refuse   throws kolmo::Error (one line naming the directory and a file found) if the
 //                              directory holds kolmo output;
-//     ExistingOutput::replace  removes the earlier kolmo output (only the files listed above), so no stale
-//     dump
-//                              of a longer earlier run is mistaken for this run's;
+//     ExistingOutput::replace  removes the earlier kolmo output (only the files listed above), so no
+//                              stale dump of a longer earlier run is mistaken for this run's;
 //     ExistingOutput::keep     keeps everything (a restart continuing its own run).
 //   Call it before writing anything.
 // - remove_field_dumps_after(fields, step, comm), collective likewise: a restart continuing its own run from
-// a
-//   checkpoint at step removes the dumps fields_NNNNNN.{h5,xmf} of later steps (a killed run's, or the rest
+//   a checkpoint at step removes the dumps fields_NNNNNN.{h5,xmf} of later steps (a killed run's, or the rest
 //   of a history restarted from an earlier checkpoint), as the series are cut there; returns how many steps'
 //   dumps it removed.
 #pragma once
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "core/UniqueHandle.hpp"
 
 namespace kolmo::io {
 
@@ -45,19 +50,25 @@ std::vector<std::filesystem::path> kolmo_output_files(const std::filesystem::pat
 
 enum class ExistingOutput { refuse, replace, keep };
 
-void prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing, MPI_Comm comm);
+// The open directory whose flock marks a run's output as taken; closing it releases the lock.
+using DirectoryLock = UniqueHandle<int, ::close>;
+
+[[nodiscard]] DirectoryLock prepare_output_directory(const std::filesystem::path& directory,
+                                                     ExistingOutput existing, MPI_Comm comm);
 
 long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm);
 
 // Why directory could not take a run's output ("" if it could), changing nothing: a run still going holds its
-// series.h5 (whatever output.overwrite says), it exists and is no directory or not writable, or the nearest
-// existing folder above it is no directory or not writable (tried by making a file there and removing it
-// at once). Lets kolmo check say what the run would meet.
+// series.h5 or the directory's lock (whatever output.overwrite says), it exists and is no directory or not
+// writable, or the nearest existing folder above it is no directory or not writable (also for root: a kernel
+// file system such as /proc or /sys takes no files). Lets kolmo check say what the run would meet.
 std::string output_directory_problem(const std::filesystem::path& directory);
 
 // overwrite = false refuses existing output, true replaces it.
-inline void prepare_output_directory(const std::filesystem::path& directory, bool overwrite, MPI_Comm comm) {
-  prepare_output_directory(directory, overwrite ? ExistingOutput::replace : ExistingOutput::refuse, comm);
+[[nodiscard]] inline DirectoryLock prepare_output_directory(const std::filesystem::path& directory,
+                                                            bool overwrite, MPI_Comm comm) {
+  return prepare_output_directory(directory, overwrite ? ExistingOutput::replace : ExistingOutput::refuse,
+                                  comm);
 }
 
 }  // namespace kolmo::io

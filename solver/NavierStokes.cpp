@@ -231,8 +231,19 @@ double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
   }
   const double rate =
       (prepared_ == Prepared::velocity_rows ? velocity_rate_of_rows() : velocity_rate_of_stage()) +
-      terms_.wave_frequency_bound;
+      terms_.wave_frequency_bound + forcing_rate();
   return rate > 0 ? std::fmin(max_dt, cfl / rate) : max_dt;
+}
+
+template <class Real>
+double NavierStokes<Real>::forcing_rate() const {
+  auto rate = [](const Forcing<Real>& forcing, const SpectralField<Real>& field) {
+    if (forcing.kind() == ForcingKind::none) return 0.0;
+    // A fixed coefficient needs no pass over the field.
+    if (forcing.parameters().power == 0) return std::abs(forcing.amplitude(0.0));
+    return forcing.amplitude(forcing.forced_energy(field));
+  };
+  return std::max(rate(forcing_, velocity_), magnetic() ? rate(magnetic_forcing_, magnetic_) : 0.0);
 }
 
 // The raw tendencies of the stage input (StageFields.hpp): the velocity's into the stage field, each scalar's

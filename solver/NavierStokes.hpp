@@ -46,10 +46,11 @@
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
 //   memory (projection, update and next input of every field; StageFields.hpp) besides its transforms and
 //   real-space pass, and the last one leaves the next step's first input ready.
-// - cfl_dt(cfl, max_dt) = min(max_dt, cfl / (max over points of (|u|/dx + |v|/dy + |w|/dz) + W)) (with b:
-//   (|u_x| + |B_x|)/dx + ..., the Alfven waves' speed added to the flow's), W the
-//   bound of the linear terms' frequencies (TermCoefficients::wave_frequency_bound; 0 for pure
-//   Navier-Stokes), for the current velocity (0 when the velocity holds a NaN or an infinity). Its
+// - cfl_dt(cfl, max_dt) = min(max_dt, cfl / (max over points of (|u|/dx + |v|/dy + |w|/dz) + W + a)) (with
+//   b: (|u_x| + |B_x|)/dx + ..., the Alfven waves' speed added to the flow's), W the bound of the linear
+//   terms' frequencies (TermCoefficients::wave_frequency_bound; 0 for pure Navier-Stokes) and a the
+//   forcings' rate (forcing_rate(): explicit like W, and with a constant power as fast as the forced modes
+//   are weak), for the current velocity (0 when the velocity holds a NaN or an infinity). Its
 //   real-space velocity is kept for the next step's first stage, so calling it every step costs no extra
 //   transform. The same pass fills velocity_scan(): that maximum (+infinity for a velocity that is not
 //   finite; W not included) and the energy 1/2 <|u|^2> (kinetic_energy() up to round-off), for blow-up
@@ -192,6 +193,9 @@ class NavierStokes {
   Device& device() const { return fft_.device(); }
   const Forcing<Real>& forcing() const { return forcing_; }
   const Forcing<Real>& magnetic_forcing() const { return magnetic_forcing_; }  // of b (MHD)
+  // The largest amplitude a the forcings (of u; of b) give the current state, the rate at which they make
+  // the forced modes grow: the fixed coefficient, or power / (2 E_forced); 0 without forcing.
+  double forcing_rate() const;
   std::size_t real_size() const { return fft_.layout().real_size(); }
   // The FFT modes of the step's backward and forward transforms: dealiased where that is faster
   // (SlabFFT::dealiased_backward_saves_work and ..._forward_...), full otherwise; the fields are the same.

@@ -8,8 +8,8 @@
   checkpoint starts a new run, refused where output exists; a changed box is refused where the run's spectra
   are; kolmo check refuses an output directory that cannot be one; a damaged series.h5 (cut short, or one
   bit changed in its data) is refused before anything is written.
-- A run still going keeps its directory from others, output.overwrite or not; SIGKILL leaves status naming the
-  newest checkpoint's step.
+- A run still going keeps its directory from others, output.overwrite or not, also one that starts at the
+  same moment (the directory's lock); SIGKILL leaves status naming the newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it.
@@ -264,6 +264,21 @@ with tempfile.TemporaryDirectory() as tmp:
           f"a directory whose run is still going is refused, output.overwrite too ({r.stderr.strip()[:160]})")
     process.kill()
     process.communicate(timeout=300)
+    # Two runs started into one directory at once: the first to write takes the directory's lock, and the other
+    # is refused there, even though its own kolmo check had found the directory free. (Here the lock is held
+    # by this script, as the first run would hold it.)
+    import fcntl
+    contested = root / "contested"
+    (contested / "out").mkdir(parents=True)
+    holder = os.open(contested / "out", os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    r = kolmo(2, "run", str(root / "run.yaml"), "--set", "output.overwrite=true", cwd=contested)
+    check(r.returncode != 0 and "out is in use: another run is starting or going there" in r.stderr
+          and not any((contested / "out").iterdir()),
+          f"a run into a directory whose lock another holds is refused, nothing written ({r.stderr.strip()[:160]})")
+    os.close(holder)
+    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=2", cwd=contested)
+    check(r.returncode == 0 and (contested / "out/series.h5").exists(), "released, the directory is taken")
     # (A kill between the checkpoint's renames leaves checkpoint.prev.h5 alone: steps of those that exist.)
     status = (killed / "out/status").read_text().strip()
     steps = [velocity(path)[1] for path in sorted((killed / "out/checkpoints").glob("checkpoint*.h5"))]

@@ -8,7 +8,9 @@
   mistakes: each gives one line naming the key and the file, exit status 1, and nothing written, in
   `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. The count of broken
   inputs tried, and of those refused that way, is printed at the end.
-- Blow-ups: a fixed step far beyond the integrator's stability limit is refused before anything is written;
+- Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
+  included) is refused before anything is written, as are a constant power on forced modes without energy and
+  an adaptive step with no scale; a forced run from a weak seed gains the energy its budget says;
   one that blows up later is stopped at the step it does, with no series rows or progress lines to notice
   it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
 - Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
@@ -275,6 +277,61 @@ output: {directory: out, series_every: 0, progress_every: 0, checkpoint_every: 0
     if checkpoints:
         newest = max(checkpoints, key=lambda c: c[1])
         check(f"the newest checkpoint holds step {newest[1]}," in last, "the message says which step it holds")
+
+    # Starts that cannot work, refused before anything is written: a fixed step beyond rotation's or
+    # buoyancy's frequency (the CFL number the run prints counts them, as its adaptive step does); a constant
+    # power on forced modes that hold no energy (Taylor-Green has none at |k| = 3; b starts at zero); an
+    # adaptive step with no scale at all (no velocity, no wave, no t_end or max_dt).
+    work = root / "starts"
+    work.mkdir()
+    (work / "small.yaml").write_text("""
+grid: {n: 16}
+backend: host
+physics: {viscosity: 0.01}
+time: {steps: 5}
+initial: {type: taylor_green, amplitude: 0.01}
+output: {directory: out}
+""")
+    before = snapshot(work)
+    refused("a fixed step beyond the rotation's frequency",
+            run_and_check(work, "small.yaml", "--set", "physics.rotation=[0, 0, 50]", "--set", "time.dt=0.3"),
+            ["time.dt = 0.3", "CFL number of 30.0", "add a rate of 100", "stability limit of rk4"], work, before)
+    refused("a fixed step beyond the buoyancy frequency",
+            run_and_check(work, "small.yaml", "--set", "time.dt=0.3", "--set",
+                          "physics.buoyancy={type: boussinesq, n2: 2500, gravity: [0, 0, -1]}"),
+            ["time.dt = 0.3", "add a rate of 50", "stability limit of rk4"], work, before)
+    refused("band forcing of an empty shell",
+            run_and_check(work, "small.yaml", "--set", "physics.forcing={type: band, power: 1, k_min: 2.5, k_max: 3.5}"),
+            ["physics.forcing: the shell 2.5 <= |k| <= 3.5 holds no energy at the start"], work, before)
+    refused("magnetic band forcing of a zero b",
+            run_and_check(work, "small.yaml", "--set", "physics.magnetic={type: mhd, prandtl: 1, forcing: "
+                          "{type: band, power: 1, k_min: 1, k_max: 2.5}}"),
+            ["physics.magnetic.forcing: the shell 1 <= |k| <= 2.5 holds no energy", "physics.magnetic.initial"],
+            work, before)
+    refused("an adaptive step with no scale",
+            run_and_check(work, "small.yaml", "--set", "initial.amplitude=0", "--set", "time.cfl=0.5"),
+            ["time.cfl: the velocity is zero everywhere"], work, before)
+    # A weak seed under a constant power: the forcing's rate P / (2 E_band), 0.5 / E_band here, limits the
+    # adaptive step, so the energy climbs by P t as it should (it blew up at the first step before).
+    (work / "seed.yaml").write_text("""
+grid: {n: 16}
+backend: host
+physics: {viscosity: 0.01, forcing: {type: band, power: 0.1}}
+time: {t_end: 1}
+initial: {type: random, spectrum: {energy: 1e-4, k0: 2}}
+output: {directory: out, series_every: 1}
+""")
+    r = kolmo(1, "run", "seed.yaml", cwd=work)
+    energy = []
+    if r.returncode == 0:
+        with h5py.File(work / "out/series.h5", "r") as f:
+            energy, injection, dissipation, time = (f[n][...] for n in ("energy", "injection", "dissipation", "time"))
+    gained = float(energy[-1] - energy[0]) if len(energy) else float("nan")
+    budget = float(np.sum(0.5 * (injection[1:] - dissipation[1:] + injection[:-1] - dissipation[:-1])
+                          * np.diff(time))) if len(energy) else float("nan")
+    check(r.returncode == 0 and abs(gained - budget) < 1e-3 * 0.1 and 0.05 < gained < 0.1,
+          f"a forced run from a weak seed (E = 1e-4, P = 0.1, t = 1): gains {gained:.5g}, budget {budget:.5g} "
+          f"({r.stderr.strip()[-200:]})")
 
     # A decaying flow long after its decay: the CFL step grows as the velocity fades, and rk3's stage with its
     # integrating factor run backward, exp(+nu k^2 dt / 2), blew up near t = 960 (lsrk4's, exp(+0.0185 nu k^2

@@ -15,9 +15,9 @@ TEST_CASE("check_ranks refuses a grid that cannot be split", "[config]") {
         "grid.n: Nx = 4 cannot be split over 8 ranks (at most 4)");
   CHECK(error_of([&] { check_ranks(config, 4); }).empty());
 
-  config = load_config_text("grid: {n: [16, 2, 16]}\ntime: {t_end: 1}");
-  CHECK(error_of([&] { check_ranks(config, 3); }) ==
-        "grid.n: Ny = 2 cannot be split over 3 ranks (at most 2)");
+  config = load_config_text("grid: {n: [16, 4, 16]}\ntime: {t_end: 1}");
+  CHECK(error_of([&] { check_ranks(config, 5); }) ==
+        "grid.n: Ny = 4 cannot be split over 5 ranks (at most 4)");
   CHECK(error_of([&] { check_ranks(config, 0); }).find("ranks") != std::string::npos);
 
   // This run's own rank count with a grid just large enough.

@@ -120,7 +120,7 @@ TEST_CASE("prepare_output_directory creates the layout and refuses earlier outpu
   kolmo::testing::TemporaryDirectory directory;
   const auto run = directory.path() / "run";
 
-  prepare_output_directory(run, false, MPI_COMM_WORLD);
+  (void)prepare_output_directory(run, false, MPI_COMM_WORLD);
   const auto paths = output_paths(run);
   CHECK(global_max(std::filesystem::is_directory(paths.fields) &&
                            std::filesystem::is_directory(paths.checkpoints)
@@ -129,27 +129,47 @@ TEST_CASE("prepare_output_directory creates the layout and refuses earlier outpu
   // An empty directory, or one with files of the user's own, is fine.
   touch(run / "notes.txt");
   touch(paths.config);
-  prepare_output_directory(run, false, MPI_COMM_WORLD);
+  (void)prepare_output_directory(run, false, MPI_COMM_WORLD);
 
   touch(paths.fields / "fields_000010.h5");
   touch(paths.series);
-  CHECK(every_rank_failed_with(error_message([&] { prepare_output_directory(run, false, MPI_COMM_WORLD); }),
-                               {run.string(), "already holds kolmo output", "fields/fields_000010.h5"}));
+  CHECK(every_rank_failed_with(
+      error_message([&] { (void)prepare_output_directory(run, false, MPI_COMM_WORLD); }),
+      {run.string(), "already holds kolmo output", "fields/fields_000010.h5"}));
   CHECK(global_max(kolmo_output_files(run).size() == 2 ? 0 : 1) == 0);
 
-  prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD);
+  (void)prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD);
   CHECK(global_max(kolmo_output_files(run).size() == 2 ? 0 : 1) == 0);
 
-  prepare_output_directory(run, true, MPI_COMM_WORLD);
+  (void)prepare_output_directory(run, true, MPI_COMM_WORLD);
   CHECK(global_max(kolmo_output_files(run).empty() ? 0 : 1) == 0);
   CHECK(global_max(std::filesystem::exists(run / "notes.txt") && std::filesystem::exists(paths.config)
                        ? 0
                        : 1) == 0);
 
   touch(directory.path() / "a_file");
-  CHECK(every_rank_failed_with(
-      error_message([&] { prepare_output_directory(directory.path() / "a_file", false, MPI_COMM_WORLD); }),
-      {"a_file", "not a directory"}));
+  CHECK(every_rank_failed_with(error_message([&] {
+                                 (void)prepare_output_directory(directory.path() / "a_file", false,
+                                                                MPI_COMM_WORLD);
+                               }),
+                               {"a_file", "not a directory"}));
+}
+
+TEST_CASE("a run's output directory is locked while it runs: a second run into it is refused", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const auto run = directory.path() / "run";
+  {
+    const DirectoryLock held = prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD);
+    // Every rank is told, whatever the mode, and kolmo check's look sees it too.
+    for (const ExistingOutput mode : {ExistingOutput::keep, ExistingOutput::replace, ExistingOutput::refuse})
+      CHECK(every_rank_failed_with(
+          error_message([&] { (void)prepare_output_directory(run, mode, MPI_COMM_WORLD); }),
+          {run.string(), "is in use"}));
+    CHECK(global_max(output_directory_problem(run).find("is in use") != std::string::npos ? 0 : 1) == 0);
+  }
+  // Released with its holder.
+  const DirectoryLock again = prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD);
+  CHECK(global_max(kolmo::testing::world_rank() == 0 && !again ? 1 : 0) == 0);
 }
 
 TEST_CASE("series files report a column of the wrong shape", "[io]") {
