@@ -8,7 +8,9 @@
 #include "app/FlowFromConfig.hpp"
 #include "app/Text.hpp"
 #include "core/Error.hpp"
+#include "io/Collective.hpp"
 #include "io/FieldReader.hpp"
+#include "io/Hdf5.hpp"
 #include "io/OutputDirectory.hpp"
 #include "solver/Poisson.hpp"
 
@@ -200,6 +202,19 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     if (i < 3 + scalars.size()) return state.scalar_modes[i - 3];
     return state.magnetic_modes[i - 3 - scalars.size()];
   };
+  // A field the configuration has and the checkpoint lacks (a scalar or b added since) is named as such.
+  reading(option, [&] {
+    io::on_root(comm, [&] {
+      const io::File file = io::open_serial(state.path);
+      for (std::size_t i = 3; i < names.size(); ++i)
+        if (!io::has_link(file.get(), names[i]))
+          throw Error(
+              state.path.string() + " holds no " + names[i] + ": the configuration has a field (" +
+              (i < 3 + scalars.size() ? "scalar '" + scalars[i - 3].name + "'" : std::string("b")) +
+              ") that the checkpoint's run did not; a run continues the fields its checkpoint holds, so "
+              "remove it from the configuration or start a new run with it");
+    });
+  });
   reading(option, [&] {
     std::vector<io::SpectralTarget<Real>> targets;
     for (std::size_t i = 0; i < names.size(); ++i) {

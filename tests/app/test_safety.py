@@ -176,6 +176,9 @@ with tempfile.TemporaryDirectory() as tmp:
     before = snapshot(work)
     refused("--restart on another grid", run_and_check(work, "flow.yaml", "--restart", "--set", "grid.n=48"),
             ["grid.n", "[48, 48, 48]", "checkpoint.h5", "[16, 18, 12]"], work, before)
+    refused("--restart with a scalar the checkpoint lacks",
+            run_and_check(work, "flow.yaml", "--restart", "--set", "physics.scalars=[{name: s, diffusivity: 0.01}]"),
+            ["--restart", "holds no s_hat", "scalar 's'", "start a new run"], work, before)
     # (into a new directory: a file outside out/checkpoints starts a new run, refused where output exists)
     refused("--checkpoint of a file that is not HDF5",
             run_and_check(work, "flow.yaml", "--checkpoint", "flow.yaml", "--set", "output.directory=new"),
