@@ -120,3 +120,24 @@ TEST_CASE("impossible forcing parameters are refused naming the key", "[solver]"
   }
   CHECK(message.find("contains no resolved mode") != std::string::npos);
 }
+
+TEST_CASE("the adaptive step counts the forcing's rate: P / (2 E_forced), or the fixed coefficient",
+          "[solver]") {
+  // The same field without forcing gives the advective rate alone: cfl / dt.
+  auto plain = testing::make_flow<double>({16, 12, 12}, forced(ForcingKind::none, 0, 0.02));
+  set_random_isotropic(*plain, 1e-4, 3.0, 11);  // a weak field: the forcing's rate dominates
+  const double advective = 0.5 / plain->cfl_dt(0.5, 1e9);
+  for (auto kind : {ForcingKind::band, ForcingKind::linear}) {
+    INFO("forcing " << to_string(kind));
+    auto flow = testing::make_flow<double>({16, 12, 12}, forced(kind, 0.3, 0.02));
+    set_random_isotropic(*flow, 1e-4, 3.0, 11);
+    const double a = 0.3 / (2 * flow->forcing().forced_energy(flow->velocity()));
+    CHECK(flow->forcing_rate() == Approx(a).epsilon(1e-12));
+    CHECK(flow->cfl_dt(0.5, 1e9) == Approx(0.5 / (advective + a)).epsilon(1e-12));
+  }
+  FlowParameters fixed = forced(ForcingKind::linear, 0, 0.02);
+  fixed.forcing.linear_rate = 7.5;
+  auto flow = testing::make_flow<double>({16, 12, 12}, fixed);
+  set_random_isotropic(*flow, 1e-4, 3.0, 11);
+  CHECK(flow->cfl_dt(0.5, 1e9) == Approx(0.5 / (advective + 7.5)).epsilon(1e-12));
+}
