@@ -120,6 +120,7 @@ class NavierStokesRun {
     choose_dt(config_.time.t_end.value_or(kInfinity), unit);  // throws where the step has no scale
     if (rank_ == 0 && !start.warning.empty())
       std::fprintf(stderr, "kolmo: warning: %s\n", start.warning.c_str());
+    warn_of_removed_energy();
     if (options_.dry_run) return 0;
     BlowUpCheck blow_up(config_, flow_.time(), blow_up_energy());
 
@@ -218,6 +219,20 @@ class NavierStokesRun {
     }
   }
 
+  // A velocity file that is not divergence-free, or holds modes beyond the 2/3 rule's, loses them to the
+  // projection and the dealiasing that every state goes through: said when that takes more than 0.1 % of its
+  // energy, so that a user who meant the file's field knows the run starts from another.
+  void warn_of_removed_energy() const {
+    constexpr double kNoticedLoss = 1e-3;
+    const double kept = flow_.velocity_scan().energy;
+    if (rank_ != 0 || !(file_energy_ > 0) || file_energy_ - kept <= kNoticedLoss * file_energy_) return;
+    std::fprintf(stderr,
+                 "kolmo: warning: initial.file: the projection onto divergence-free fields and the 2/3 rule "
+                 "removed %.3g %% of the file's kinetic energy (%.6g -> %.6g): its velocity is not "
+                 "divergence-free or holds modes the dealiasing drops; the run starts from what is left\n",
+                 100 * (file_energy_ - kept) / file_energy_, file_energy_, kept);
+  }
+
   // A constant power cannot start on forced modes that hold no energy: its amplitude power / (2 E_forced)
   // is unbounded (Forcing.hpp applies none while E_forced = 0, and the round-off that the nonlinear term
   // then carries into the shell meets an amplitude of 1e30 and blows up). kEmptyForcedModes: far above
@@ -281,6 +296,13 @@ class NavierStokesRun {
   void set_from_file() {
     auto velocity = read_initial_file<Real>(config_, fft_.layout(), comm_);
     if (!velocity.spectral) {
+      // Its energy as the file holds it, for the warning when the projection and the 2/3 rule take much.
+      double sum = 0;
+      for (const auto& component : velocity.real)
+        for (const Real value : component) sum += double(value) * double(value);
+      KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm_));
+      const auto& n = config_.grid.n;
+      file_energy_ = 0.5 * sum / (double(n[0]) * double(n[1]) * double(n[2]));
       flow_.set_velocity(velocity.real[0], velocity.real[1], velocity.real[2]);
       return;
     }
@@ -636,6 +658,7 @@ class NavierStokesRun {
   solver::NavierStokes<Real> flow_;
   io::OutputPaths paths_;
   io::DirectoryLock directory_lock_;  // rank 0's, from the start of writing to the end of the run
+  double file_energy_ = 0;            // initial.file's kinetic energy as read (0: no real-space file)
   std::unique_ptr<io::SeriesFile> series_;
   std::unique_ptr<io::SpectraFile> spectra_;
   std::string restart_report_, physics_changes_;  // for the header

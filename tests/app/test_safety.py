@@ -149,7 +149,20 @@ with tempfile.TemporaryDirectory() as tmp:
                 ["initial.file", name, *expected], work, before)
     (work / "with_good.yaml").write_text(FLOW + "initial: {type: file, file: good.h5}\n")
     r = kolmo(2, "run", "with_good.yaml", cwd=work)
-    check(r.returncode == 0, f"a sound initial.file runs ({r.stderr.strip()[:200]})")
+    removed = re.search(r"warning: initial.file: the projection onto divergence-free fields and the 2/3 rule "
+                        r"removed ([0-9.]+) %", r.stderr)
+    check(r.returncode == 0 and removed is not None and 50 < float(removed.group(1)) < 100,
+          f"a sound initial.file runs; its noise loses most of its energy to the projection and the 2/3 rule, and "
+          f"the run says so ({r.stderr.strip()[:200]})")
+    # A divergence-free field of kept modes loses nothing: no warning.
+    y = 2 * np.pi * np.arange(GRID[1]) / GRID[1]
+    solenoidal = {"u": np.broadcast_to(np.sin(y)[None, :, None], GRID).copy(), "v": np.zeros(GRID),
+                  "w": np.zeros(GRID)}
+    field_file("solenoidal.h5", solenoidal)
+    (work / "with_solenoidal.yaml").write_text(FLOW + "initial: {type: file, file: solenoidal.h5}\n")
+    r = kolmo(1, "check", "with_solenoidal.yaml", "--set", "output.directory=out3", cwd=work)
+    check(r.returncode == 0 and "warning" not in r.stderr,
+          f"a divergence-free initial.file of kept modes starts without a warning ({r.stderr.strip()[:200]})")
     shutil.copy(work / "out/checkpoints/checkpoint.h5", work / "nan_checkpoint.h5")
     with h5py.File(work / "nan_checkpoint.h5", "r+") as f:
         data = f["w_hat"][...]
