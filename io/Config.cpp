@@ -719,6 +719,20 @@ void read_physics(Reader& in, RunConfig& config) {
   }
   read_fields(in, config);
   read_magnetic(in, config);
+  // The form the run uses, which the resolved configuration then says; one given where another is used is
+  // almost always a mistake (the rules above): said, not ignored.
+  const bool mhd = config.physics.magnetic.type == MagneticType::mhd;
+  const NonlinearForm requested = config.physics.nonlinear_form;
+  const NonlinearForm used =
+      solver::nonlinear_form_used(requested, config.physics.rotation != std::array<double, 3>{0, 0, 0},
+                                  forcing.type == ForcingKind::linear, mhd);
+  if (used != requested && in.given("physics.nonlinear_form"))
+    in.fail("physics.nonlinear_form",
+            to_string(requested) + " is not used here: " +
+                (mhd ? std::string("MHD forms its own divergence form")
+                     : std::string("rotation and the linear forcing use the rotational form")) +
+                "; remove the key");
+  config.physics.nonlinear_form = used;
 }
 
 void read_time(Reader& in, TimeConfig& time) {
