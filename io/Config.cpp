@@ -719,20 +719,18 @@ void read_physics(Reader& in, RunConfig& config) {
   }
   read_fields(in, config);
   read_magnetic(in, config);
-  // The form the run uses, which the resolved configuration then says; one given where another is used is
-  // almost always a mistake (the rules above): said, not ignored.
+  // The form the run uses, which the resolved configuration then says. The rotational form asked for where
+  // the divergence form is used (MHD) is almost always a mistake (the rules above): said, not ignored. The
+  // divergence form, the default, stays accepted where the rotational one is used (rotation, the linear
+  // forcing): resolved configurations written before this check hold it.
   const bool mhd = config.physics.magnetic.type == MagneticType::mhd;
   const NonlinearForm requested = config.physics.nonlinear_form;
-  const NonlinearForm used =
+  if (mhd && requested == NonlinearForm::rotational)
+    in.fail("physics.nonlinear_form",
+            "rotational is not used with MHD, which forms its own divergence form; remove the key");
+  config.physics.nonlinear_form =
       solver::nonlinear_form_used(requested, config.physics.rotation != std::array<double, 3>{0, 0, 0},
                                   forcing.type == ForcingKind::linear, mhd);
-  if (used != requested && in.given("physics.nonlinear_form"))
-    in.fail("physics.nonlinear_form",
-            to_string(requested) + " is not used here: " +
-                (mhd ? std::string("MHD forms its own divergence form")
-                     : std::string("rotation and the linear forcing use the rotational form")) +
-                "; remove the key");
-  config.physics.nonlinear_form = used;
 }
 
 void read_time(Reader& in, TimeConfig& time) {

@@ -45,13 +45,13 @@ constexpr std::array keys = {
               "what to solve: incompressible Navier-Stokes in time, or one Poisson/Helmholtz problem"},
 
     SchemaKey{"physics.viscosity", real, "0.01", "> 0", navier_stokes, "kinematic viscosity nu"},
-    SchemaKey{
-        "physics.nonlinear_form", choice, "divergence", "divergence | rotational", navier_stokes,
-        "advective term: divergence, -div(u u - |u|^2/3 I), 8 transforms per stage and one slab less; "
-        "rotational, u x omega, 9 (equal after projection to round-off); rotation or linear forcing "
-        "always use rotational; MHD always uses its own divergence form (14 transforms per stage; "
-        "rotation or linear forcing then keep a spectral copy of u, 3 slabs); a form given where another is "
-        "used is refused"},
+    SchemaKey{"physics.nonlinear_form", choice, "divergence", "divergence | rotational", navier_stokes,
+              "advective term: divergence, -div(u u - |u|^2/3 I), 8 transforms per stage and one slab less; "
+              "rotational, u x omega, 9 (equal after projection to round-off); rotation or linear forcing "
+              "always use rotational; MHD always uses its own divergence form (14 transforms per stage; "
+              "rotation or linear forcing then keep a spectral copy of u, 3 slabs); rotational with MHD is "
+              "refused, and "
+              "the resolved configuration records the form used"},
     SchemaKey{"physics.forcing.type", choice, "none", "none | band | linear", navier_stokes,
               "none; band: constant injection rate in the shell k_min <= |k| <= k_max; linear: Lundgren's "
               "f = A u on all modes"},
