@@ -10,6 +10,7 @@
 #include "app/FlowFromConfig.hpp"
 #include "app/Text.hpp"
 #include "solver/Integrators.hpp"
+#include "solver/Wavenumbers.hpp"
 
 namespace kolmo::app {
 
@@ -43,9 +44,10 @@ std::string advice(const io::RunConfig& config) {
                                   short_number(config.time.cfl) + ")";
 }
 
-// k_max,d: the largest wavenumber along axis d that the 2/3 rule keeps.
+// k_max,d: the largest wavenumber along axis d that the 2/3 rule keeps (solver/Wavenumbers.hpp).
 double largest_kept_wavenumber(const io::RunConfig& config, int d) {
-  return 2 * std::numbers::pi * double((config.grid.n[d] - 1) / 3) / config.grid.box[d];
+  return 2 * std::numbers::pi * double(solver::Wavenumbers<double>::largest_kept_index(config.grid.n[d])) /
+         config.grid.box[d];
 }
 
 // max_d dx_d k_max,d: the CFL number times this bounds |k.u| dt over the kept modes; and min_d k_max,d^2.

@@ -19,6 +19,7 @@
 
 #include "core/Error.hpp"
 #include "io/ConfigSchema.hpp"
+#include "solver/Wavenumbers.hpp"
 
 namespace kolmo::io {
 
@@ -496,12 +497,16 @@ void require_file(Reader& in, std::string_view path, const std::string& file) {
   if (!std::filesystem::is_regular_file(file, error)) in.fail(path, "'" + file + "' is not a file");
 }
 
+// The 2/3 rule as the solver applies it (solver/Wavenumbers.hpp): |n_d| < N_d / 3.
+using KeptModes = solver::Wavenumbers<double>;
+
 // True when some wavevector other than 0 that the 2/3 rule keeps (|n_d| < N_d / 3) has k_min <= |k| <= k_max:
 // the forcing acts on kept modes only.
 bool shell_holds_a_mode(const GridConfig& grid, double k_min, double k_max) {
   std::array<long, 3> reach{};
   for (int d = 0; d < 3; ++d)
-    reach[d] = std::min((grid.n[d] - 1) / 3, static_cast<long>(k_max * grid.box[d] / (2 * std::numbers::pi)));
+    reach[d] = std::min(KeptModes::largest_kept_index(grid.n[d]),
+                        static_cast<long>(k_max * grid.box[d] / (2 * std::numbers::pi)));
   for (long i = -reach[0]; i <= reach[0]; ++i)
     for (long j = -reach[1]; j <= reach[1]; ++j)
       for (long l = -reach[2]; l <= reach[2]; ++l) {
@@ -523,7 +528,8 @@ double length(const std::array<double, 3>& v) {
 double largest_kept_wavenumber(const GridConfig& grid) {
   double largest = 0;
   for (int d = 0; d < 3; ++d)
-    largest = std::max(largest, 2 * std::numbers::pi * double((grid.n[d] - 1) / 3) / grid.box[d]);
+    largest = std::max(largest,
+                       2 * std::numbers::pi * double(KeptModes::largest_kept_index(grid.n[d])) / grid.box[d]);
   return largest;
 }
 
@@ -542,7 +548,7 @@ void check_peak(Reader& in, const std::string& key, double k0, const GridConfig&
 void check_kept_modes(Reader& in, const std::string& key, const std::string& what, std::array<long, 3> modes,
                       const GridConfig& grid) {
   for (int d = 0; d < 3; ++d)
-    if (modes[d] > 0 && 3 * modes[d] >= grid.n[d])
+    if (modes[d] > 0 && !KeptModes::kept_1d(modes[d], grid.n[d]))
       in.fail(key, what + " has mode number " + std::to_string(modes[d]) + " along " + "xyz"[d] +
                        ", which the 2/3 rule of grid.n = " + list_text(grid.n) + " removes (it needs 3 x " +
                        std::to_string(modes[d]) + " < N)");
