@@ -36,12 +36,9 @@ void check_output_directory(const io::RunConfig& config, const app::RunOptions& 
     if (const std::string problem = io::output_directory_problem(directory); !problem.empty())
       throw Error("output.directory: " + problem);
     if (options.continues_in(directory) || config.output.overwrite) return;
-    const auto files = io::kolmo_output_files(directory);
-    if (!files.empty())
-      throw Error("output.directory: " + directory + " already holds kolmo output (" +
-                  files.front().string() +
-                  (files.size() > 1 ? " and " + std::to_string(files.size() - 1) + " more" : std::string()) +
-                  "): choose another directory, set output.overwrite: true, or continue it with --restart");
+    if (const std::string earlier = io::earlier_output(directory); !earlier.empty())
+      throw Error("output.directory: " + earlier +
+                  ": choose another directory, set output.overwrite: true, or continue it with --restart");
   });
 }
 

@@ -86,6 +86,13 @@ std::vector<std::filesystem::path> kolmo_output_files(const std::filesystem::pat
   return found;
 }
 
+std::string earlier_output(const std::filesystem::path& directory) {
+  const auto files = kolmo_output_files(directory);
+  if (files.empty()) return "";
+  return directory.string() + " already holds kolmo output (" + files.front().string() +
+         (files.size() > 1 ? " and " + std::to_string(files.size() - 1) + " more" : std::string()) + ")";
+}
+
 DirectoryLock prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing,
                                        MPI_Comm comm) {
   DirectoryLock lock;
@@ -105,15 +112,11 @@ DirectoryLock prepare_output_directory(const std::filesystem::path& directory, E
     if (::flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
       throw Error("output directory " + directory.string() +
                   " is in use: another run is starting or going there");
-    const auto earlier = kolmo_output_files(directory);
-    if (!earlier.empty() && existing == ExistingOutput::refuse)
-      throw Error(
-          "output directory " + directory.string() + " already holds kolmo output (" +
-          earlier.front().string() +
-          (earlier.size() > 1 ? " and " + std::to_string(earlier.size() - 1) + " more" : std::string()) +
-          "): choose another directory or allow overwriting");
+    if (existing == ExistingOutput::refuse)
+      if (const std::string earlier = earlier_output(directory); !earlier.empty())
+        throw Error("output directory " + earlier + ": choose another directory or allow overwriting");
     if (existing == ExistingOutput::replace)
-      for (const auto& file : earlier) {
+      for (const auto& file : kolmo_output_files(directory)) {
         std::error_code error;
         std::filesystem::remove(directory / file, error);
         KOLMO_REQUIRE(!error, "cannot remove " + (directory / file).string() + ": " + error.message());

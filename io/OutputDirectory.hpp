@@ -47,6 +47,9 @@ OutputPaths output_paths(const std::filesystem::path& directory);
 // The kolmo output files in directory (paths relative to it, sorted); empty if there are none or no
 // directory.
 std::vector<std::filesystem::path> kolmo_output_files(const std::filesystem::path& directory);
+// "<directory> already holds kolmo output (<the first file> and N more)", or "" when it holds none: the
+// refusal's words, which the run and kolmo check each end with their advice.
+std::string earlier_output(const std::filesystem::path& directory);
 
 enum class ExistingOutput { refuse, replace, keep };
 
