@@ -538,8 +538,8 @@ void check_peak(Reader& in, const std::string& key, double k0, const GridConfig&
   const double largest = largest_kept_wavenumber(grid);
   if (k0 >= largest)
     in.fail(key, "the peak " + number_text(k0) +
-                     " must lie below the largest wavenumber that the 2/3 rule of " +
-                     "grid.n = " + list_text(grid.n) + " keeps, " + number_text(largest));
+                     " must lie below the largest wavenumber that the 2/3 rule of grid.n = " +
+                     list_text(grid.n) + " keeps, " + number_text(largest));
 }
 
 // An analytic initial field (`what`, the key `key`) whose largest mode number along axis d is modes[d] must
@@ -651,7 +651,7 @@ void read_band(Reader& in, const GridConfig& grid, const std::string& prefix, Fo
   if (!shell_holds_a_mode(grid, forcing.k_min, forcing.k_max))
     in.fail(prefix + "k_max", "the shell " + number_text(forcing.k_min) +
                                   " <= |k| <= " + number_text(forcing.k_max) +
-                                  " holds no wavevector of the grid that the 2/3 " + "rule keeps");
+                                  " holds no wavevector of the grid that the 2/3 rule keeps");
 }
 
 void read_magnetic(Reader& in, RunConfig& config) {
