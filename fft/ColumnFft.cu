@@ -13,18 +13,27 @@ namespace {
 // A tile of C columns of length N, V values per thread (T = N / V threads per column). C makes a tile's rows
 // 128 bytes (16 single-precision values, 8 double) where the threads allow, at least 64: rows of 32 bytes ran
 // the column FFTs at half the memory bandwidth at N = 1024 on an H100. V is 8, or 16 where 8 would take more
-// than 512 threads; a block has at most 1024 threads in single precision, 512 in double, whose registers
-// would not suffice for more. (On an H100, 512-point single-precision tiles ran 6 % faster with 16 values a
-// thread and 512 threads than with 8 and 1024; 1024-point ones 12 % slower with 512 threads and 64-byte rows
-// than with 1024 and 128-byte rows: docs/results/pruned_columns_h100.log.) Shared memory holds the tile as N
-// rows of C values; row e lives at e ^ ((e >> 3) & (G - 1)), G the rows of one 128-byte wavefront: the first
-// pass writes rows 8 apart, which would otherwise fall on the same banks.
+// than 512 threads in single precision (on an H100, 512-point single-precision tiles ran 6 % faster with 16
+// values a thread and 512 threads than with 8 and 1024; 1024-point ones 12 % slower with 512 threads and
+// 64-byte rows than with 1024 and 128-byte rows: docs/results/pruned_columns_h100.log); in double precision
+// V is 8 up to N = 1024 (there: 64-byte rows) and the registers are held to 64 a thread (`blocks`, for
+// __launch_bounds__), so that two blocks of 512 threads share a multiprocessor. The compiler had given
+// 512-point double tiles 70 registers and 1024-point ones (16 values) 128, one block an SM: on an H200 the
+// dealiased 512^3 double pair took 2.99 ms, now 2.57 (the 512^3 RK4 step 51.2 ms, now 42.0), the 1024^3
+// one 24.6 ms, now 22.7 (docs/results/column_registers_h200.log; no spills at 64 registers but 44 bytes in
+// the 1024-point kernel that loads moved elements). A block has at most 1024 threads in single precision, 512
+// in double. Shared memory holds the tile as N rows of C values; row e lives at e ^ ((e >> 3) & (G - 1)), G
+// the rows of one 128-byte wavefront: the first pass writes rows 8 apart, which would otherwise fall on the
+// same banks.
 template <class Real, int Log2N>
 struct Tile {
   static constexpr int N = 1 << Log2N, bytes = int(sizeof(Complex<Real>)), wide = 128 / bytes;
+  static constexpr bool held = bytes == 16 && N <= 1024;  // double: 8 values, 64 registers
   static constexpr int limit = bytes == 8 ? 1024 : 512;
-  static constexpr int V = wide * (N / 8) <= 512 ? 8 : 16;
+  static constexpr int V = held || wide * (N / 8) <= 512 ? 8 : 16;
   static constexpr int T = N / V, C = wide * T <= limit ? wide : limit / T, threads = C * T;
+  // Blocks a multiprocessor must hold (0: the compiler's choice), at most 16, which GPUs before Hopper allow.
+  static constexpr int blocks = !held ? 0 : threads >= 64 ? 1024 / threads : 16;
   static_assert(C * bytes >= 64 || N < 64, "rows of 64 bytes or more");
   static __device__ int slot(long e, int c) {
     constexpr int wavefront_rows = 128 / (C * bytes);
@@ -50,22 +59,26 @@ struct ColumnAccess {
   }
 };
 
-// The same with the moved elements (ColumnMoves) read from or written to `moved`, which points at their
-// first.
-template <class Real>
+// The same with the moved elements (ColumnMoves) read from (loads()) or written to `moved`, which points at
+// their first. The direction: the flag `moved_loads` (Direction < 0) or the template parameter (0: written,
+// 1: read). Double-precision tiles take the parameter: the flag, in a register, made the 512-point kernel
+// spill at 64 registers. Single-precision ones take the flag: with the parameter the 1024-point kernel that
+// writes them spilled more, the 1024^3 dealiased single-precision ranks' forward plane transforms 5 % slower.
+template <class Real, int Direction>
 struct MovedColumnAccess : ColumnAccess<Real> {
   Complex<Real>* moved;
   long moved_first, moved_end, moved_stride;
   bool moved_loads;
 
+  __device__ bool loads() const { return Direction < 0 ? moved_loads : Direction == 1; }
   __device__ bool elsewhere(long e) const { return e >= moved_first && e < moved_end; }
   __device__ Complex<Real> load(long e) const {
-    if (moved_loads && elsewhere(e) && this->read && (!this->load_kept_only || this->kept(e)))
+    if (loads() && elsewhere(e) && this->read && (!this->load_kept_only || this->kept(e)))
       return moved[(e - moved_first) * moved_stride];
     return ColumnAccess<Real>::load(e);
   }
   __device__ void store(long e, Complex<Real> value) const {
-    if (moved_loads || !elsewhere(e)) return ColumnAccess<Real>::store(e, value);
+    if (loads() || !elsewhere(e)) return ColumnAccess<Real>::store(e, value);
     if (this->write && (!this->store_kept_only || this->kept(e)))
       moved[(e - moved_first) * moved_stride] = value;
   }
@@ -126,7 +139,7 @@ struct TileColumn {
 };
 
 template <class Real, int Log2N>
-__global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
+__global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
     column_fft_kernel(ColumnSet set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
                       int sign, Dependence dependence) {
   follow(dependence);
@@ -141,8 +154,8 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
 // With moved elements: a kernel of its own, so that the other keeps its registers (one kernel of both took
 // 76 registers instead of 64 for 512-point single-precision columns, a block less on each SM: the 512^3
 // single-precision dealiased pair 8-11 % slower on an H100).
-template <class Real, int Log2N>
-__global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
+template <class Real, int Log2N, int Direction>
+__global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
     moved_column_fft_kernel(ColumnSet set, ColumnMoves moves, const Complex<Real>* in, Complex<Real>* out,
                             const Complex<Real>* table, int sign, Complex<Real>* moved,
                             Dependence dependence) {
@@ -150,12 +163,12 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads)
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<Real, Log2N> column(set);
-  const MovedColumnAccess<Real> x{column.access(set, in, out),
-                                  moved + moves.offset + column.o * moves.outer_stride + column.i,
-                                  moves.first,
-                                  moves.first + moves.count,
-                                  moves.stride,
-                                  moves.loads};
+  const MovedColumnAccess<Real, Direction> x{column.access(set, in, out),
+                                             moved + moves.offset + column.o * moves.outer_stride + column.i,
+                                             moves.first,
+                                             moves.first + moves.count,
+                                             moves.stride,
+                                             moves.loads};
   Complex<Real> v[S::V];
   passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign,
                          int(threadIdx.x % S::C), int(threadIdx.x / S::C));
@@ -177,9 +190,17 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
     KOLMO_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   };
   if (moves != nullptr && moves->count > 0) {
-    allow(moved_column_fft_kernel<Real, Log2N>);
-    launch_dependent(moved_column_fft_kernel<Real, Log2N>, grid, S::threads, shared, stream, set, *moves, in,
-                     out, table, sign, moved, dependence);
+    auto run = [&](auto kernel) {
+      allow(kernel);
+      launch_dependent(kernel, grid, S::threads, shared, stream, set, *moves, in, out, table, sign, moved,
+                       dependence);
+    };
+    if constexpr (!S::held)
+      run(moved_column_fft_kernel<Real, Log2N, -1>);
+    else if (moves->loads)
+      run(moved_column_fft_kernel<Real, Log2N, 1>);
+    else
+      run(moved_column_fft_kernel<Real, Log2N, 0>);
   } else {
     allow(column_fft_kernel<Real, Log2N>);
     launch_dependent(column_fft_kernel<Real, Log2N>, grid, S::threads, shared, stream, set, in, out, table,
