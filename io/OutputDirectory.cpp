@@ -59,6 +59,13 @@ bool on_kernel_file_system(const std::filesystem::path& folder) {
   }
 }
 
+// Whether the caller may create files in folder: its rights and read-only file systems (access), and the
+// kernel's own file systems, which take no files but pass access() for root (/proc, /sys). Looking only, so
+// that a refused run changes nothing (not even a folder's time).
+bool writable(const std::filesystem::path& folder) {
+  return ::access(folder.c_str(), W_OK | X_OK) == 0 && !on_kernel_file_system(folder);
+}
+
 }  // namespace
 
 OutputPaths output_paths(const std::filesystem::path& directory) {
@@ -121,10 +128,13 @@ DirectoryLock prepare_output_directory(const std::filesystem::path& directory, E
         std::filesystem::remove(directory / file, error);
         KOLMO_REQUIRE(!error, "cannot remove " + (directory / file).string() + ": " + error.message());
       }
+    // Every folder writable now, so that a run whose fields/ or checkpoints/ take no files stops before its
+    // first step rather than at its first dump or checkpoint.
     for (const auto& folder : {paths.root, paths.fields, paths.checkpoints}) {
       std::error_code error;
       std::filesystem::create_directories(folder, error);
       KOLMO_REQUIRE(!error, "cannot create output directory " + folder.string() + ": " + error.message());
+      KOLMO_REQUIRE(writable(folder), "output directory " + folder.string() + " is not writable");
     }
   });
   return lock;
@@ -179,15 +189,14 @@ std::string output_directory_problem(const std::filesystem::path& directory) {
   if (locked(output_paths(directory).series))
     return directory.string() + " is in use: a run still going holds its series.h5";
   if (locked(directory)) return directory.string() + " is in use: another run is starting or going there";
-  // The caller's rights and read-only file systems (access), and the kernel's own file systems, which take
-  // no files but pass access() for root (/proc, /sys); looking only, so that a refused run changes nothing
-  // (not even a folder's time).
-  auto writable = [](const std::filesystem::path& folder) {
-    return ::access(folder.c_str(), W_OK | X_OK) == 0 && !on_kernel_file_system(folder);
-  };
   if (std::filesystem::exists(directory, error)) {
-    if (!std::filesystem::is_directory(directory, error)) return directory.string() + " is not a directory";
-    if (!writable(directory)) return directory.string() + " is not writable";
+    // The directory and the folders of a run's output that exist already (fields/, checkpoints/).
+    const OutputPaths paths = output_paths(directory);
+    for (const auto& folder : {paths.root, paths.fields, paths.checkpoints}) {
+      if (folder != paths.root && !std::filesystem::exists(folder, error)) continue;
+      if (!std::filesystem::is_directory(folder, error)) return folder.string() + " is not a directory";
+      if (!writable(folder)) return folder.string() + " is not writable";
+    }
     return "";
   }
   // The nearest existing folder above it, where the run would create it.

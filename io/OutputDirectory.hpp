@@ -14,7 +14,8 @@
 //   lock another process holds, another run starting or going there, is refused (one line, "in use"), so
 //   that of two runs started at once into one directory only one gets it. The lock is held by the returned
 //   DirectoryLock (rank 0's; the others' are empty): keep it for the run's life. (A file system without
-//   flock grants it silently.) Then it creates the fields/ and checkpoints/ subdirectories and:
+//   flock grants it silently.) Then it creates the fields/ and checkpoints/ subdirectories, refuses (one
+//   line, "not writable") any of the three folders the run could not create files in, and:
 //     ExistingOutput::refuse   throws kolmo::Error (one line naming the directory and a file found) if the
 //                              directory holds kolmo output;
 //     ExistingOutput::replace  removes the earlier kolmo output (only the files listed above), so no
@@ -62,9 +63,10 @@ using DirectoryLock = UniqueHandle<int, ::close>;
 long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm);
 
 // Why directory could not take a run's output ("" if it could), changing nothing: a run still going holds its
-// series.h5 or the directory's lock (whatever output.overwrite says), it exists and is no directory or not
-// writable, or the nearest existing folder above it is no directory or not writable (also for root: a kernel
-// file system such as /proc or /sys takes no files). Lets kolmo check say what the run would meet.
+// series.h5 or the directory's lock (whatever output.overwrite says), it or its fields/ or checkpoints/
+// exists and is no directory or not writable, or the nearest existing folder above it is no directory or not
+// writable (also for root: a kernel file system such as /proc or /sys takes no files). Lets kolmo check say
+// what the run would meet.
 std::string output_directory_problem(const std::filesystem::path& directory);
 
 // overwrite = false refuses existing output, true replaces it.

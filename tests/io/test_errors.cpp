@@ -1,6 +1,8 @@
 // Input problems give one line naming the file (and dataset) on every rank; the output directory guard
 // refuses to overwrite an earlier run unless told.
+#include <unistd.h>
 #include <catch2/catch.hpp>
+
 #include <fstream>
 
 #include "io/Checkpoint.hpp"
@@ -30,6 +32,20 @@ void touch(const std::filesystem::path& path) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// Makes folder one the run cannot create files in: without the write right, or, for root, who may write
+// whatever the modes say, a link to a kernel file system (/proc), which takes no files either.
+void make_unwritable(const std::filesystem::path& folder) {
+  if (kolmo::testing::world_rank() == 0) {
+    if (::geteuid() == 0) {
+      std::filesystem::remove_all(folder);
+      std::filesystem::create_directory_symlink("/proc/self", folder);
+    } else {
+      std::filesystem::permissions(folder,
+                                   std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
 }  // namespace
 
 TEST_CASE("reading fields reports a missing file, dataset or wrong shape in one line", "[io]") {
@@ -153,6 +169,30 @@ TEST_CASE("prepare_output_directory creates the layout and refuses earlier outpu
                                                                 MPI_COMM_WORLD);
                                }),
                                {"a_file", "not a directory"}));
+}
+
+// A folder of the output that takes no files is refused by the preparation, before anything is written, and
+// kolmo check's look names it too.
+TEST_CASE("an output folder that takes no files is refused before the run writes anything", "[io]") {
+  for (const std::string name : {"fields", "checkpoints"}) {
+    kolmo::testing::TemporaryDirectory directory;
+    const auto run = directory.path() / "run";
+    (void)prepare_output_directory(run, ExistingOutput::refuse, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);  // rank 0 has let the directory's lock go, which the look would see
+    CHECK(global_max(output_directory_problem(run).empty() ? 0 : 1) == 0);
+    make_unwritable(run / name);
+    const std::string folder = (run / name).string();
+    CHECK(every_rank_failed_with(
+        error_message([&] { (void)prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD); }),
+        {folder, "not writable"}));
+    MPI_Barrier(MPI_COMM_WORLD);
+    const std::string problem = output_directory_problem(run);
+    CHECK(global_max(problem.find(folder + " is not writable") == 0 ? 0 : 1) == 0);
+    CHECK(global_max(kolmo_output_files(run).empty() ? 0 : 1) == 0);
+    if (kolmo::testing::world_rank() == 0 && ::geteuid() != 0)  // so that the temporary directory can go
+      std::filesystem::permissions(run / name, std::filesystem::perms::owner_all);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
 }
 
 TEST_CASE("a run's output directory is locked while it runs: a second run into it is refused", "[io]") {
