@@ -428,10 +428,17 @@ def _save(figure, output):
     return output
 
 
+def require_spectra_rows(run, spectra):
+    """A run writes spectra.h5 whatever output.spectra_every says, so a file of no rows is a run that has not
+    written one yet or one that writes none."""
+    if spectra["time"].size == 0:
+        raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra: the run has written none yet, or "
+                        "writes none (output.spectra_every: 0)")
+
+
 def plot_spectrum(run, output=None, time=None):
     spectra = load_spectra(run)
-    if spectra["time"].size == 0:
-        raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra yet")
+    require_spectra_rows(run, spectra)
     row = nearest_row(spectra["time"], time)
     k, energy = spectra["k"], spectra["energy_spectrum"][row]
     # Shells that hold only round-off (a Taylor-Green field has no energy at k = 1) would stretch the axis
@@ -471,8 +478,7 @@ def plot_scalar_spectra(run, output=None, time=None):
     names = scalar_names(spectra)
     if not names:
         raise PostError(f"{Path(run) / 'spectra.h5'} holds no scalar spectra (the run has no scalars)")
-    if spectra["time"].size == 0:
-        raise PostError(f"{Path(run) / 'spectra.h5'} holds no spectra yet")
+    require_spectra_rows(run, spectra)
     row = nearest_row(spectra["time"], time)
     k = spectra["k"]
     figure, axes = plt.subplots(figsize=(6, 4.5))

@@ -510,9 +510,17 @@ def main():
         # Missing inputs: one line on stderr, exit code 1.
         empty = Path(scratch) / "empty"
         empty.mkdir()
+        no_rows = Path(scratch) / "no_spectra"  # a run of output.spectra_every: 0 writes a spectra.h5 of no rows
+        make_run(no_rows)
+        with h5py.File(no_rows / "spectra.h5", "a") as file:
+            for name in file:
+                if name != "k":
+                    file[name].resize(0, axis=0)
         for arguments, expected in ((("summary", empty), "series.h5 is missing"),
                                     (("spectrum", empty), "spectra.h5 is missing"),
                                     (("scalars", empty), "spectra.h5 is missing"),
+                                    (("spectrum", no_rows), "output.spectra_every: 0"),
+                                    (("scalars", no_rows), "writes none"),
                                     (("slice", empty), "no field dumps"),
                                     (("slice", run, "--field", "pressure"), "no dataset 'pressure'"),
                                     (("slice", run, "--z", "9"), "z index 9"),
