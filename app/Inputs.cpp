@@ -1,5 +1,6 @@
 #include "app/Inputs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -202,7 +203,9 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     if (i < 3 + scalars.size()) return state.scalar_modes[i - 3];
     return state.magnetic_modes[i - 3 - scalars.size()];
   };
-  // A field the configuration has and the checkpoint lacks (a scalar or b added since) is named as such.
+  // A field the configuration has and the checkpoint lacks (a scalar or b added since) is named as such, and
+  // so is one the checkpoint holds and the configuration lacks (removed since): continuing without it would
+  // drop it from the next checkpoints, and with it the only copy of that field's state.
   reading(option, [&] {
     io::on_root(comm, [&] {
       const io::File file = io::open_serial(state.path);
@@ -213,6 +216,12 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
               (i < 3 + scalars.size() ? "scalar '" + scalars[i - 3].name + "'" : std::string("b")) +
               ") that the checkpoint's run did not; a run continues the fields its checkpoint holds, so "
               "remove it from the configuration or start a new run with it");
+      for (const std::string& name : io::dataset_names(file.get()))
+        if (std::find(names.begin(), names.end(), name) == names.end())
+          throw Error(state.path.string() + " holds " + name +
+                      ", a field the configuration does not have (removed since); a run continues every "
+                      "field its checkpoint holds, so put it back in the configuration, or start a new run "
+                      "without it (the checkpoint can be its initial.file)");
     });
   });
   reading(option, [&] {

@@ -248,8 +248,10 @@ void RowTable::truncate_after_step(long step) {
       std::vector<std::int64_t> steps(static_cast<std::size_t>(rows_));
       if (rows_ > 0)
         KOLMO_CHECK_HDF5(H5Dread(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, steps.data()));
+      // The first row after the step, or the first whose step was never written (the fill value, -1: an
+      // append a kill cut short before its step column), and every row from it on.
       const auto first_later =
-          std::find_if(steps.begin(), steps.end(), [&](std::int64_t s) { return s > step; });
+          std::find_if(steps.begin(), steps.end(), [&](std::int64_t s) { return s > step || s < 0; });
       rows_ = static_cast<long>(first_later - steps.begin());
       resize_all(static_cast<hsize_t>(rows_));
       KOLMO_CHECK_HDF5(H5Fflush(file_.get(), H5F_SCOPE_LOCAL));

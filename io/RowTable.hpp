@@ -20,7 +20,8 @@
 //   for the next rows (DiskSpace.hpp: two chunks of every column and the metadata's growth), so a disk
 //   without room fails there, with one kolmo::Error naming the file, and the file keeps every earlier row
 //   and closes cleanly. The destructor gives back what is left of the reservation.
-// - truncate_after_step(step) drops the rows from the first one whose "step" column exceeds step (restart).
+// - truncate_after_step(step) drops the rows from the first one whose "step" column exceeds step, or holds
+//   the fill value -1 (a row a kill cut short before its step was written), on (restart).
 // - prepare(file, created), if given, runs on rank 0 right after opening, for fixed datasets such as /k.
 #pragma once
 

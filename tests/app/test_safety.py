@@ -192,6 +192,15 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("--restart with a scalar the checkpoint lacks",
             run_and_check(work, "flow.yaml", "--restart", "--set", "physics.scalars=[{name: s, diffusivity: 0.01}]"),
             ["--restart", "holds no s_hat", "scalar 's'", "start a new run"], work, before)
+    # The reverse: a field the checkpoint holds and the configuration dropped would vanish from the next
+    # checkpoints, so that restart is refused too.
+    with_scalar = ("--set", "physics.scalars=[{name: s, diffusivity: 0.01}]", "--set", "output.directory=out_s")
+    r = kolmo(1, "run", "flow.yaml", *with_scalar, cwd=work)
+    check(r.returncode == 0, f"the run with a scalar ({r.stderr.strip()[:200]})")
+    before = snapshot(work)
+    refused("--restart without a scalar the checkpoint holds",
+            run_and_check(work, "flow.yaml", "--restart", "--set", "output.directory=out_s"),
+            ["--restart", "holds s_hat", "removed since", "put it back"], work, before)
     # (into a new directory: a file outside out/checkpoints starts a new run, refused where output exists)
     refused("--checkpoint of a file that is not HDF5",
             run_and_check(work, "flow.yaml", "--checkpoint", "flow.yaml", "--set", "output.directory=new"),
