@@ -544,11 +544,12 @@ void check_peak(Reader& in, const std::string& key, double k0, const GridConfig&
 
 // An analytic initial field (`what`, the key `key`) whose largest mode number along axis d is modes[d] must
 // survive the 2/3 rule: 3 modes[d] < N_d. Otherwise the run would start from a field the dealiasing has
-// removed, without a word.
+// removed, without a word. (Compared with the largest kept index, not as 3 modes[d] < N: a mode number near
+// the largest long would overflow the product and pass.)
 void check_kept_modes(Reader& in, const std::string& key, const std::string& what, std::array<long, 3> modes,
                       const GridConfig& grid) {
   for (int d = 0; d < 3; ++d)
-    if (modes[d] > 0 && !KeptModes::kept_1d(modes[d], grid.n[d]))
+    if (modes[d] > KeptModes::largest_kept_index(grid.n[d]))
       in.fail(key, what + " has mode number " + std::to_string(modes[d]) + " along " + "xyz"[d] +
                        ", which the 2/3 rule of grid.n = " + list_text(grid.n) + " removes (it needs 3 x " +
                        std::to_string(modes[d]) + " < N)");
@@ -802,8 +803,9 @@ void read_poisson(Reader& in, RunConfig& config) {
     for (const auto& k : poisson.rhs.modes) {
       if (k == std::array<long, 3>{0, 0, 0} && poisson.shift == 0)
         in.fail("poisson.rhs.modes", "mode [0, 0, 0] is undetermined when poisson.shift is 0");
+      // |k| < N/2, i.e. |k| <= (N - 1)/2, written so that no mode number can overflow the test.
       for (int d = 0; d < 3; ++d)
-        if (2 * std::abs(k[d]) >= n[d])
+        if (k[d] > (n[d] - 1) / 2 || k[d] < -((n[d] - 1) / 2))
           in.fail("poisson.rhs.modes", "mode " + list_text(k) + " is not resolved by grid.n = " +
                                            list_text(n) + " (it needs |k| < N/2 on every axis)");
     }
