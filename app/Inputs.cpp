@@ -45,15 +45,6 @@ bool finite(const Complex<Real>& value) {
   return std::isfinite(value.re) && std::isfinite(value.im);
 }
 
-// Refuses, on every rank, a dataset holding NaN or infinite values (where: "key: file dataset 'u'").
-template <class T>
-void require_finite(const std::vector<T>& values, const std::string& where, MPI_Comm comm) {
-  long long local = 0, total = 0;
-  for (const T& value : values) local += finite(value) ? 0 : 1;
-  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
-  if (total > 0) throw Error(where + ": " + std::to_string(total) + " values are NaN or infinite");
-}
-
 std::string dataset_text(const std::string& key, const std::string& file, const std::string& dataset) {
   return key + ": " + file + " dataset '" + dataset + "'";
 }
@@ -73,6 +64,14 @@ std::string forcing_text(const io::ForcingConfig& forcing) {
 }
 
 }  // namespace
+
+template <class T>
+void require_finite(const std::vector<T>& values, const std::string& where, MPI_Comm comm) {
+  long long local = 0, total = 0;
+  for (const T& value : values) local += finite(value) ? 0 : 1;
+  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+  if (total > 0) throw Error(where + ": " + std::to_string(total) + " values are NaN or infinite");
+}
 
 bool RunOptions::continues_in(const std::string& directory) const {
   if (restart) return true;
@@ -304,7 +303,10 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
   template RestartState<Real> read_restart<Real>(const io::RunConfig&, const RunOptions&,                   \
                                                  const fft::SlabLayout&, MPI_Comm);                         \
   template std::vector<Real> read_poisson_rhs<Real>(const io::RunConfig&, const fft::SlabLayout&, MPI_Comm, \
-                                                    double&);
+                                                    double&);                                               \
+  template void require_finite<Real>(const std::vector<Real>&, const std::string&, MPI_Comm);               \
+  template void require_finite<Complex<Real>>(const std::vector<Complex<Real>>&, const std::string&,        \
+                                              MPI_Comm);
 KOLMO_INSTANTIATE_INPUTS(float)
 KOLMO_INSTANTIATE_INPUTS(double)
 #undef KOLMO_INSTANTIATE_INPUTS

@@ -20,6 +20,8 @@
 //   physics_changes lists what the configuration changes
 //   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity and box and, for
 //   --restart, the forcing of the run's previous config.yaml: a restart may change them, and says so.
+// - require_finite(values, where, comm): refuses, on every rank, values holding NaN or infinities ("<where>:
+//   N values are NaN or infinite"); real and complex values of either precision.
 // - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is
 //   subtracted (and returned); otherwise, for poisson.shift = 0, a mean beyond round-off
 //   (solver::Poisson::mean_tolerance) is refused.
@@ -87,5 +89,8 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
 template <class Real>
 std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabLayout& layout, MPI_Comm comm,
                                    double& subtracted_mean);
+
+template <class T>
+void require_finite(const std::vector<T>& values, const std::string& where, MPI_Comm comm);
 
 }  // namespace kolmo::app

@@ -6,6 +6,7 @@
 #include "app/Inputs.hpp"
 #include "app/RunStatus.hpp"
 #include "app/Runs.hpp"
+#include "app/Text.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Collective.hpp"
@@ -61,6 +62,8 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
           exact[m] = Real(phi);
           f[m] = Real(value);
         }
+    // A shift near the precision's largest number overflows f itself.
+    require_finite(f, "poisson.shift " + number_text(lambda) + ": the manufactured right-hand side", comm);
   }
 
   if (options.dry_run) return 0;
@@ -72,6 +75,9 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
   try {
     std::vector<Real> phi(n);
     poisson.solve(f, phi, lambda);
+    // A shift so small that the mean mode divides by almost nothing (or a sum that overflows the precision)
+    // gives no solution: say so rather than write it and report an error computed past its NaNs.
+    require_finite(phi, "poisson.shift " + number_text(lambda) + ": the solution phi", comm);
 
     std::vector<std::vector<Real>> gradient(3);
     if (config.poisson.gradient) poisson.gradient(gradient[0], gradient[1], gradient[2]);

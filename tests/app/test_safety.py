@@ -261,6 +261,21 @@ with tempfile.TemporaryDirectory() as tmp:
     r = kolmo(2, "run", "subtract.yaml", "--restart", cwd=work)
     check(r.returncode != 0 and "--restart: a Poisson problem" in r.stderr,
           f"a Poisson run refuses --restart, which it cannot honour ({r.stderr.strip()[:200]})")
+    # A shift that overflows the manufactured right-hand side is refused before anything is written; one so
+    # small that the mean mode divides by almost nothing gives no solution (NaN), and the run fails, writing
+    # no field file, instead of reporting an error of 0 past the NaNs.
+    manufactured = "grid: {{n: [16, 12, 10]}}\nbackend: host\nproblem: poisson\npoisson: {{shift: {0}, " \
+                   "rhs: {{type: manufactured, modes: [[1, 2, 3], [1, 0, 0]]}}}}\noutput: {{directory: {1}}}\n"
+    (work / "huge_shift.yaml").write_text(manufactured.format("1e308", "out_huge"))
+    before = snapshot(work)
+    refused("poisson.shift overflowing f", run_and_check(work, "huge_shift.yaml", ranks=1),
+            ["poisson.shift 1e+308", "right-hand side", "NaN or infinite"], work, before)
+    (work / "tiny_shift.yaml").write_text(manufactured.format("1e-320", "out_tiny"))
+    r = kolmo(2, "run", "tiny_shift.yaml", cwd=work)
+    status = (work / "out_tiny/status").read_text() if (work / "out_tiny/status").exists() else ""
+    check(r.returncode == 1 and "the solution phi" in r.stderr and "NaN or infinite" in r.stderr
+          and status.startswith("failed") and not list((work / "out_tiny/fields").glob("*.h5")),
+          f"a Poisson solution of NaN fails the run and writes no field ({r.stderr.strip()[:200]}; {status})")
 
     # --- Blow-ups.
     work = root / "blow_up"
