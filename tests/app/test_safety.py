@@ -205,6 +205,18 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("--checkpoint of a file that is not HDF5",
             run_and_check(work, "flow.yaml", "--checkpoint", "flow.yaml", "--set", "output.directory=new"),
             ["--checkpoint", "flow.yaml", "not an HDF5 file"], work, before)
+    # Another run's checkpoint put into this run's checkpoints/ (same grid and fields, another seed, so another
+    # adaptive dt): its step 4 lies at another time than the series' step 4. A restart from it would cut the
+    # series there and splice the other history on, so it is refused, by run and check, changing nothing.
+    r = kolmo(1, "run", "flow.yaml", "--set", "initial.seed=9", "--set", "output.directory=other", cwd=work)
+    check(r.returncode == 0, f"the other run ({r.stderr.strip()[:200]})")
+    foreign = root / "restart_foreign"
+    shutil.copytree(work, foreign)
+    shutil.copy(foreign / "other/checkpoints/checkpoint.h5", foreign / "out/checkpoints/checkpoint.h5")
+    before = snapshot(foreign)
+    refused("--restart from another run's checkpoint", run_and_check(foreign, "flow.yaml", "--restart"),
+            ["--restart", "checkpoint.h5 (step 4, t = ", "is not from the run of out/series.h5",
+             "--checkpoint and another output.directory"], foreign, before)
     poisoned = root / "restart_poisoned"
     shutil.copytree(work, poisoned)
     for name in ("checkpoint.h5", "checkpoint.prev.h5"):
