@@ -191,6 +191,16 @@ std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, Check
                                 spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm);
                           }
                         });
+    // A file some writer left open (HDF5's consistency flags set, as a process killed while it held the file
+    // open for writing leaves it) opens through MPI-IO but not serially, as the restart's own look at its
+    // datasets opens it: such a file is not used, and the previous checkpoint is.
+    on_root(comm, [&] {
+      try {
+        (void)open_serial(path);
+      } catch (const Error& error) {
+        throw Error(path.string() + ": " + error.what());
+      }
+    });
     return {};
   } catch (const Error& error) {
     return error.what();

@@ -77,10 +77,12 @@ struct RestartCheckpoint {
 // - explicit_file given (--checkpoint): that file, or an error saying why it cannot be used.
 // - otherwise (--restart): checkpoint.h5 in directory if usable, else checkpoint.prev.h5 with a note. Errors:
 //   neither exists, or both are unusable (one line naming both files and why).
-// Usable: it opens, holds the attributes above and the datasets with the spectral shape of its own grid, and
-// every chunk reads back with its checksums (each rank reads an even share of the ky planes, one plane at a
-// time, so this costs one read of the file and a buffer of one ky plane). Whether its grid and precision
-// suit the run is the caller's to judge, from info (read_checkpoint refuses another grid).
+// Usable: it opens (in parallel, and serially on rank 0: a file whose writer was killed with it open keeps
+// HDF5's consistency flags, which only the serial open refuses), holds the attributes above and the datasets
+// with the spectral shape of its own grid, and every chunk reads back with its checksums (each rank reads an
+// even share of the ky planes, one plane at a time, so this costs one read of the file and a buffer of one ky
+// plane). Whether its grid and precision suit the run is the caller's to judge, from info (read_checkpoint
+// refuses another grid).
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file, MPI_Comm comm);
 

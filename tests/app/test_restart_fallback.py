@@ -7,6 +7,7 @@ A run of 6 steps, continued to 9, leaves checkpoint.h5 (step 9) and checkpoint.p
   `--restart` says on one line which file was bad, why, and that it restarts from checkpoint.prev.h5; the
   run continues from step 6 to step 12 and ends bit for bit where an uninterrupted 12-step run ends, and the
   time series holds each step once;
+- the same for checkpoint.h5 left open by a writer that was killed (HDF5's consistency flags set);
 - both files damaged: exit status 1, one line naming both, and nothing in the run directory changed;
 - `--checkpoint` naming the damaged file: exit status 1, one line naming it (no fallback).
 (An undamaged restart is bitwise identical to an uninterrupted run: test_runs.py.)
@@ -14,6 +15,7 @@ A run of 6 steps, continued to 9, leaves checkpoint.h5 (step 9) and checkpoint.p
 import os
 import pathlib
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -45,6 +47,13 @@ def cut(path):
         f.truncate(os.path.getsize(path) * 2 // 3)
 
 
+def left_open(path):
+    """A process killed while it held the file open for writing: HDF5's consistency flags stay set, so the
+    file opens through MPI-IO but not serially."""
+    subprocess.run([sys.executable, "-c", "import h5py, os, signal, sys\nf = h5py.File(sys.argv[1], 'r+')\n"
+                    "os.kill(os.getpid(), signal.SIGKILL)", str(path)], check=False)
+
+
 with tempfile.TemporaryDirectory() as tmp:
     root = pathlib.Path(tmp)
     (root / "run.yaml").write_text(CONFIG)
@@ -65,8 +74,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # ky plane 17 of 18 belongs to rank 1: rank 0 alone would read the file as sound.
     damages = {"a flipped bit": lambda path: flip_bit_in_chunk(path, "v_hat", 17),
-               "a cut file": cut}
-    reasons = {"a flipped bit": "Fletcher32 checksum", "a cut file": "truncated file"}
+               "a cut file": cut, "a file left open": left_open}
+    reasons = {"a flipped bit": "Fletcher32 checksum", "a cut file": "truncated file",
+               "a file left open": "already open for write"}
     def restart_after(name, damage):
         work = root / name.replace(" ", "_")
         shutil.copytree(base, work)
