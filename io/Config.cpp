@@ -848,6 +848,20 @@ void read_output(Reader& in, RunConfig& config, const std::string& name) {
 RunConfig read_config(Reader& in, const std::string& name) {
   RunConfig config;
   config.grid.n = in.get<std::array<long, 3>>("grid.n");
+  // Bounds far beyond any grid a machine holds (the memory check refuses much less), so that what follows
+  // neither walks nor sizes anything by a nonsense length (the layout's ky planes) and no count of points or
+  // bytes overflows: at most 2^20 points a side and 2^50 in all (about 104000^3).
+  constexpr long kLargestSide = 1L << 20, kLargestGrid = 1L << 50;
+  const auto& n = config.grid.n;
+  for (int d = 0; d < 3; ++d)
+    if (n[d] > kLargestSide)
+      in.fail("grid.n", std::string(1, "xyz"[d]) + ": " + std::to_string(n[d]) + " points, more than " +
+                            std::to_string(kLargestSide) + " a side: far beyond any grid kolmo can hold");
+  if (n[0] <= kLargestSide && n[1] <= kLargestSide && n[2] <= kLargestSide &&
+      n[0] * n[1] * n[2] > kLargestGrid)
+    in.fail("grid.n", list_text(n) + " has " + std::to_string(n[0] * n[1] * n[2]) +
+                          " points, more than 2^50 = " + std::to_string(kLargestGrid) +
+                          ": far beyond any grid kolmo can hold");
   config.grid.box = in.get<std::array<double, 3>>("grid.box");
   config.precision = in.choice<Precision>("precision");
   config.backend = in.choice<BackendChoice>("backend");

@@ -13,7 +13,8 @@ constexpr std::string_view navier_stokes = "problem is navier_stokes";
 // Every key of the configuration. Keep sections contiguous: to_yaml writes keys in this order.
 constexpr std::array keys = {
     SchemaKey{"grid.n", integer_triple, "64", ">= 1", "",
-              "grid points along x, y, z (one number: the same on all three); odd sizes are allowed"},
+              "grid points along x, y, z (one number: the same on all three); odd sizes are allowed; at most "
+              "2^20 a side and 2^50 in all"},
     SchemaKey{"grid.box", length_triple, "2pi", "> 0", "",
               "box lengths Lx, Ly, Lz; numbers, or multiples of pi written pi, 2pi or 2*pi"},
     SchemaKey{"precision", choice, "double", "single | double", "",
