@@ -195,6 +195,22 @@ TEST_CASE("an output folder that takes no files is refused before the run writes
   }
 }
 
+// A path the system cannot follow (a loop of links) is named by kolmo check's look and by the preparation,
+// as one line, not as the C++ library's filesystem_error.
+TEST_CASE("an output directory behind a loop of links is refused, named", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const auto loop = directory.path() / "loop_a";
+  if (kolmo::testing::world_rank() == 0) {
+    std::filesystem::create_directory_symlink(directory.path() / "loop_b", loop);
+    std::filesystem::create_directory_symlink(loop, directory.path() / "loop_b");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  CHECK(global_max(output_directory_problem(loop).rfind(loop.string() + ": ", 0) == 0 ? 0 : 1) == 0);
+  CHECK(every_rank_failed_with(
+      error_message([&] { (void)prepare_output_directory(loop, ExistingOutput::refuse, MPI_COMM_WORLD); }),
+      {"output directory " + loop.string() + ": "}));
+}
+
 TEST_CASE("a run's output directory is locked while it runs: a second run into it is refused", "[io]") {
   kolmo::testing::TemporaryDirectory directory;
   const auto run = directory.path() / "run";
