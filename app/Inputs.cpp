@@ -306,7 +306,24 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     if (previous && previous->physics.forcing != config.physics.forcing)
       state.physics_changes.push_back("physics.forcing " + forcing_text(previous->physics.forcing) + " -> " +
                                       forcing_text(config.physics.forcing));
+    if (previous && previous->physics.rotation != config.physics.rotation)
+      state.physics_changes.push_back("physics.rotation " + list_text(previous->physics.rotation) + " -> " +
+                                      list_text(config.physics.rotation));
+    if (previous && previous->time.integrator != config.time.integrator)
+      state.physics_changes.push_back("time.integrator " + solver::to_string(previous->time.integrator) +
+                                      " -> " + solver::to_string(config.time.integrator));
+    if (previous && previous->time.dt != config.time.dt) {
+      auto step_text = [](const std::optional<double>& dt) {
+        return dt ? number_text(*dt) : std::string("adaptive (cfl)");
+      };
+      state.physics_changes.push_back("time.dt " + step_text(previous->time.dt) + " -> " +
+                                      step_text(config.time.dt));
+    }
   }
+  // The precision: a checkpoint may be read in the other one (double -> single rounds its values).
+  if (state.info.precision != io::to_string(config.precision))
+    state.physics_changes.push_back("precision " + state.info.precision + " -> " +
+                                    io::to_string(config.precision));
   return state;
 }
 

@@ -20,8 +20,9 @@
 //   history the run's series.h5 holds (the row of its step at its time, earlier rows at earlier times, later
 //   ones later): another run's checkpoint there is refused.
 //   physics_changes lists what the configuration changes
-//   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity and box and, for
-//   --restart, the forcing of the run's previous config.yaml: a restart may change them, and says so.
+//   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and,
+//   for --restart, the forcing, rotation, integrator and time step of the run's previous config.yaml: a
+//   restart may change them, and says so.
 // - require_finite(values, where, comm): refuses, on every rank, values holding NaN or infinities ("<where>:
 //   N values are NaN or infinite"); real and complex values of either precision.
 // - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is

@@ -236,6 +236,11 @@ with tempfile.TemporaryDirectory() as tmp:
           f"a restart with another viscosity says so in its header ({r.stderr.strip()[:200]})")
     status = (work / "out/status").read_text()
     check(status.startswith("finished: step 6, t = "), f"<dir>/status after a run: {status.strip()}")
+    # So does one with another integrator, step or precision (the run's config.yaml and the checkpoint tell).
+    r = kolmo(1, "run", "flow.yaml", "--restart", "--set", "time.steps=8", "--set", "physics.viscosity=0.005",
+              "--set", "time.integrator=rk4", "--set", "precision=single", cwd=work)
+    check(r.returncode == 0 and "time.integrator rk3 -> rk4" in r.stdout and "precision double -> single" in r.stdout,
+          f"a restart with another integrator and precision says so in its header ({r.stdout[-300:]})")
 
     # --- Poisson right-hand sides: a missing dataset, another shape, a mean, NaN; subtract_mean.
     work = root / "poisson"
