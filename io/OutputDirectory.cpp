@@ -107,8 +107,9 @@ DirectoryLock prepare_output_directory(const std::filesystem::path& directory, E
     const OutputPaths paths = output_paths(directory);
     std::error_code looked;
     const auto status = std::filesystem::status(directory, looked);
-    KOLMO_REQUIRE(!looked || looked == std::errc::no_such_file_or_directory,
-                  "output directory " + directory.string() + ": " + looked.message());
+    KOLMO_REQUIRE(
+        !looked || looked == std::errc::no_such_file_or_directory || looked == std::errc::not_a_directory,
+        "output directory " + directory.string() + ": " + looked.message());
     KOLMO_REQUIRE(!std::filesystem::exists(status) || std::filesystem::is_directory(status),
                   "output directory " + directory.string() + " exists and is not a directory");
     // Taken before anything in it is looked at or changed: of two runs started into it at once, the second
@@ -193,9 +194,10 @@ std::string output_directory_problem(const std::filesystem::path& directory) {
   if (locked(output_paths(directory).series))
     return directory.string() + " is in use: a run still going holds its series.h5";
   if (locked(directory)) return directory.string() + " is in use: another run is starting or going there";
-  // A path the system cannot follow (a loop of links, a name too long) is no directory to write into.
+  // A path the system cannot follow (a loop of links, a name too long) is no directory to write into. (A path
+  // under a file, ENOTDIR, is left to the look above it, which names the file.)
   (void)std::filesystem::status(directory, error);
-  if (error && error != std::errc::no_such_file_or_directory)
+  if (error && error != std::errc::no_such_file_or_directory && error != std::errc::not_a_directory)
     return directory.string() + ": " + error.message();
   if (std::filesystem::exists(directory, error)) {
     // The directory and the folders of a run's output that exist already (fields/, checkpoints/).
