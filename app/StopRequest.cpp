@@ -18,11 +18,19 @@ extern "C" void on_stop_signal(int signal) {
   signals_seen = signals_seen + 1;
 }
 
+// The reader of the run's output went away (kolmo run | head): a stop as by the first Ctrl-C, but never the
+// second's end at once, since every line printed after it raises SIGPIPE again (the writes then fail
+// quietly).
+extern "C" void on_broken_pipe(int) {
+  if (signals_seen == 0) signals_seen = 1;
+}
+
 }  // namespace
 
 void install_stop_handlers() {
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGPIPE, on_broken_pipe);
 }
 
 bool stop_requested(MPI_Comm comm) {

@@ -12,7 +12,7 @@
   same moment (the directory's lock); SIGKILL leaves status naming the newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
-  --restart continues from it.
+  --restart continues from it. So does a closed output pipe (SIGPIPE).
 (Broken inputs, blow-ups and memory: test_safety.py.)
 """
 import os
@@ -244,6 +244,26 @@ with tempfile.TemporaryDirectory() as tmp:
     _, continued_step, _ = velocity(signal_dir / "out/checkpoints/checkpoint.h5")
     check(r.returncode == 0 and stopped_step > 0 and continued_step == stopped_step + 3,
           f"the signal's checkpoint (step {stopped_step}) restarts and continues to step {continued_step}")
+
+    # The reader of its output gone (kolmo run | head): the same clean stop, with its checkpoint, not the
+    # death by SIGPIPE that left no checkpoint and a status saying running.
+    piped = root / "piped"
+    piped.mkdir()
+    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *long_run],
+                               cwd=piped, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+    progress_lines = 0
+    for line in process.stdout:
+        progress_lines += line.strip().split(" ")[0].isdigit()
+        if progress_lines >= 3:
+            break
+    process.stdout.close()
+    errors = process.stderr.read()
+    process.wait(timeout=300)
+    status = (piped / "out/status").read_text()
+    check(process.returncode == 130 and status.startswith("stopped by a signal: step ")
+          and (piped / "out/checkpoints/checkpoint.h5").exists(),
+          f"a closed output pipe stops the run cleanly ({process.returncode}, {status.strip()}, {errors.strip()[:160]})")
 
     # SIGKILL: no handler runs, so status still says running, from the newest checkpoint on (or the one before
     # it, if the kill fell between the checkpoint and the status line).
