@@ -63,48 +63,6 @@ std::string forcing_text(const io::ForcingConfig& forcing) {
   return "?";
 }
 
-// The column `name` of a series file, as doubles (empty if the file has none).
-std::vector<double> series_column(hid_t file, const std::string& name) {
-  if (!io::has_link(file, name)) return {};
-  const io::Dataset dataset = io::open_dataset(file, name);
-  const auto shape = io::dataset_shape(dataset.get());
-  if (shape.size() != 1) return {};
-  std::vector<double> values(shape[0]);
-  if (!values.empty())
-    KOLMO_CHECK_HDF5(H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()));
-  return values;
-}
-
-// A checkpoint in a run's own checkpoints/ continues the history the run's series.h5 holds; one of another
-// run (copied there, or named by --checkpoint) would have the series cut at its step and its own history
-// spliced on, and the run's later field dumps removed. Its (step, time) tells: the series' row of that step
-// has the checkpoint's time, the rows before it earlier times and the rows after it later ones. Rows of
-// step -1 are a cut append's (io/RowTable.hpp) and do not count.
-void require_series_history(const std::filesystem::path& series, const std::filesystem::path& checkpoint,
-                            long step, double time) {
-  std::vector<double> steps, times;
-  try {
-    const io::File file = io::open_serial(series);
-    steps = series_column(file.get(), "step");
-    times = series_column(file.get(), "time");
-  } catch (const Error&) {
-    return;  // a series that cannot be read is the run's own check of it to report (it names what to do)
-  }
-  const double tolerance = 1e-12 * std::fmax(1.0, std::fabs(time));
-  for (std::size_t row = 0; row < std::min(steps.size(), times.size()); ++row) {
-    const double s = steps[row], t = times[row];
-    if (s < 0 || !std::isfinite(t)) continue;
-    const bool fits = s == double(step) ? std::fabs(t - time) <= tolerance
-                                        : (s < double(step) ? t < time + tolerance : t > time - tolerance);
-    if (!fits)
-      throw Error(checkpoint.string() + " (step " + std::to_string(step) + ", t = " + number_text(time, 10) +
-                  ") is not from the run of " + series.string() + ", which holds step " +
-                  std::to_string(std::llround(s)) + " at t = " + number_text(t, 10) +
-                  "; a restart continues the run that wrote its checkpoint: to go on from this one, give it "
-                  "with --checkpoint and another output.directory");
-  }
-}
-
 }  // namespace
 
 template <class T>
@@ -225,11 +183,6 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     state.info = chosen.info;
     state.note = chosen.note;
   });
-  if (options.continues_in(config.output.directory) && std::filesystem::is_regular_file(paths.series))
-    reading(option, [&] {
-      io::on_root(
-          comm, [&] { require_series_history(paths.series, state.path, state.info.step, state.info.time); });
-    });
   if (state.info.grid != config.grid.n)
     throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +
                 state.path.string() + ", " + list_text(state.info.grid) +

@@ -16,9 +16,7 @@
 //   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
 //   then says which file was bad, why, and which is used: io::choose_restart_checkpoint); its grid must be
 //   grid.n, and it must hold every field of the run (the velocity, each scalar's <name>_hat, and with MHD
-//   bx_hat, by_hat, bz_hat) and no other. Continuing in its own directory, its (step, time) must fit the
-//   history the run's series.h5 holds (the row of its step at its time, earlier rows at earlier times, later
-//   ones later): another run's checkpoint there is refused.
+//   bx_hat, by_hat, bz_hat) and no other.
 //   physics_changes lists what the configuration changes
 //   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and,
 //   for --restart, the forcing, rotation, integrator and time step of the run's previous config.yaml: a

@@ -35,6 +35,30 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
+// A checkpoint in a run's own checkpoints/ continues the history the run's series.h5 holds (its columns
+// `steps` and `times`); one of another run (copied there, or named by --checkpoint) would have the series cut
+// at its step and its own history spliced on, and the run's later field dumps removed. Its (step, time)
+// tells: the series' row of that step has the checkpoint's time, the rows before it earlier times and the
+// rows after it later ones. Rows of step -1 are a cut append's (io/RowTable.hpp) and do not count. option:
+// --restart or --checkpoint, which the refusal names.
+void require_series_history(const std::string& option, const std::filesystem::path& series,
+                            const std::vector<double>& steps, const std::vector<double>& times,
+                            const std::filesystem::path& checkpoint, long step, double time) {
+  const double tolerance = 1e-12 * std::fmax(1.0, std::fabs(time));
+  for (std::size_t row = 0; row < std::min(steps.size(), times.size()); ++row) {
+    const double s = steps[row], t = times[row];
+    if (s < 0 || !std::isfinite(t)) continue;
+    const bool fits = s == double(step) ? std::fabs(t - time) <= tolerance
+                                        : (s < double(step) ? t < time + tolerance : t > time - tolerance);
+    if (!fits)
+      throw Error(option + ": " + checkpoint.string() + " (step " + std::to_string(step) +
+                  ", t = " + number_text(time, 10) + ") is not from the run of " + series.string() +
+                  ", which holds step " + std::to_string(std::llround(s)) + " at t = " + number_text(t, 10) +
+                  "; a restart continues the run that wrote its checkpoint: to go on from this one, give it "
+                  "with --checkpoint and another output.directory");
+  }
+}
+
 template <class Real>
 bool buoyant(const solver::NavierStokes<Real>& flow) {
   for (int j = 0; j < flow.scalar_count(); ++j)
@@ -362,12 +386,14 @@ class NavierStokesRun {
   // The series and spectra a restart continues are read before anything is written, and by kolmo check: a
   // damaged one, or one that a run still going holds, is refused here, not after status and config.yaml have
   // been replaced. Their columns and shells are checked when the run opens them to write, before that too.
+  // The series' steps and times must hold the checkpoint's history (require_series_history).
   void check_continued_files() const {
     std::vector<std::string> spectra = spectra_names(flow_);
     spectra.insert(spectra.end(), {"k", "time", "step"});
     const std::pair<std::filesystem::path, std::vector<std::string>> files[] = {
         {paths_.series, series_columns(flow_)}, {paths_.spectra, spectra}};
     io::on_root(comm_, [&] {
+      std::vector<double> steps, times;  // the series'
       for (const auto& [path, names] : files) {
         if (!std::filesystem::exists(path)) continue;  // started anew at the checkpoint's step
         try {  // every dataset the run continues read whole: damage to the file's structure shows
@@ -381,6 +407,8 @@ class NavierStokesRun {
             std::vector<double> data(values);
             KOLMO_CHECK_HDF5(
                 H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, data.data()));
+            if (path == paths_.series && (name == "step" || name == "time"))
+              (name == "step" ? steps : times) = std::move(data);
           }
         } catch (const Error& error) {
           throw Error(path.string() + ": " + error.what() +
@@ -388,6 +416,8 @@ class NavierStokesRun {
                       "it anew at the checkpoint's step)");
         }
       }
+      require_series_history(options_.restart ? "--restart" : "--checkpoint", paths_.series, steps, times,
+                             restart_path_, flow_.step_count(), flow_.time());
     });
   }
 
