@@ -196,10 +196,10 @@ std::string output_directory_problem(const std::filesystem::path& directory) {
   if (locked(directory)) return directory.string() + " is in use: another run is starting or going there";
   // A path the system cannot follow (a loop of links, a name too long) is no directory to write into. (A path
   // under a file, ENOTDIR, is left to the look above it, which names the file.)
-  (void)std::filesystem::status(directory, error);
+  const auto status = std::filesystem::status(directory, error);
   if (error && error != std::errc::no_such_file_or_directory && error != std::errc::not_a_directory)
     return directory.string() + ": " + error.message();
-  if (std::filesystem::exists(directory, error)) {
+  if (std::filesystem::exists(status)) {
     // The directory and the folders of a run's output that exist already (fields/, checkpoints/).
     const OutputPaths paths = output_paths(directory);
     for (const auto& folder : {paths.root, paths.fields, paths.checkpoints}) {
