@@ -1,11 +1,15 @@
 // A Poisson (or Helmholtz) run: build or read (and check) the right-hand side, then solve once, write phi
 // (and its gradient), and for a manufactured right-hand side report the error against the exact solution.
+// Ctrl-C or SIGTERM (app/StopRequest.hpp) stops it, with status 130, before the output directory is touched
+// or after the solve, before phi is written: there is no state to checkpoint, and a field file is written
+// whole or not at all.
 #include <cmath>
 #include <cstdio>
 
 #include "app/Inputs.hpp"
 #include "app/RunStatus.hpp"
 #include "app/Runs.hpp"
+#include "app/StopRequest.hpp"
 #include "app/Text.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
@@ -67,6 +71,10 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
   }
 
   if (options.dry_run) return 0;
+  if (stop_requested(comm)) {
+    if (rank == 0) std::printf("stopped by a signal before anything was written\n");
+    return 130;
+  }
 
   const auto paths = io::output_paths(config.output.directory);
   const io::DirectoryLock lock = io::prepare_output_directory(paths.root, config.output.overwrite, comm);
@@ -78,6 +86,11 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
     // A shift so small that the mean mode divides by almost nothing (or a sum that overflows the precision)
     // gives no solution: say so rather than write it and report an error computed past its NaNs.
     require_finite(phi, "poisson.shift " + number_text(lambda) + ": the solution phi", comm);
+    if (stop_requested(comm)) {
+      if (rank == 0) std::printf("stopped by a signal after the solve; phi was not written\n");
+      write_run_status(paths.root, "stopped by a signal: the Poisson problem solved, phi not written", comm);
+      return 130;
+    }
 
     std::vector<std::vector<Real>> gradient(3);
     if (config.poisson.gradient) poisson.gradient(gradient[0], gradient[1], gradient[2]);

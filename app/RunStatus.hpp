@@ -7,6 +7,7 @@
 //   running: step S, t = T                             the time loop started from step S
 //   finished: step S, t = T                            the run reached its end
 //   stopped by a signal: step S, t = T; ...            a checkpoint was written; continue with --restart
+//   stopped by a signal: the Poisson problem ...       a Poisson run stopped before writing its solution
 //   failed: <the error message>                        the run stopped with an error
 // "running" in the directory of a job that has ended means it was killed (SIGKILL, MPI_Abort, a lost node).
 #pragma once

@@ -61,6 +61,10 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
     }
   });
 
+  // A fields/ folder removed during a run (to make room, say) is made again, as checkpoints/ is: the dumps
+  // after it are not lost with the run.
+  on_root(comm, [&] { std::filesystem::create_directories(directory); });
+
   const auto grid = layout.global();
   const std::uintmax_t values = std::uintmax_t(grid[0]) * grid[1] * grid[2];
   // Contiguous, without checksums: HDF5's Fletcher32 filter would make a dump 1.7 to 2.9 times slower to

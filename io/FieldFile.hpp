@@ -2,12 +2,13 @@
 //
 // Contract:
 // - write_field_file() is collective over comm (the communicator the layout describes). It writes
-//   <directory>/fields_<step, 6 digits>.h5 with one dataset per named field, each the global real array
-//   stored x fastest, [Nz][Ny][Nx] (root attribute axis_order = "z y x"; io/SlabTransfer.hpp), in the run's
-//   precision (float or double): in h5py, f["u"][k, j, i] is u at x_i, y_j, z_k. Rank r writes its x planes
-//   [x_offset, x_offset + x_count) from its slab (at least layout.real_size() values of host memory, laid
-//   out as SlabLayout's real slab). Root attributes: time, step, grid (3 ints, Nx Ny Nz), box (3 doubles,
-//   Lx Ly Lz), viscosity, code_version, precision ("single" or "double"), axis_order.
+//   <directory>/fields_<step, 6 digits>.h5 (making <directory> where it is missing) with one dataset per
+//   named field, each the global real array stored x fastest, [Nz][Ny][Nx] (root attribute axis_order =
+//   "z y x"; io/SlabTransfer.hpp), in the run's precision (float or double): in h5py, f["u"][k, j, i] is u
+//   at x_i, y_j, z_k. Rank r writes its x planes [x_offset, x_offset + x_count) from its slab (at least
+//   layout.real_size() values of host memory, laid out as SlabLayout's real slab). Root attributes: time,
+//   step, grid (3 ints, Nx Ny Nz), box (3 doubles, Lx Ly Lz), viscosity, code_version, precision ("single"
+//   or "double"), axis_order.
 // - Beside it, fields_<step>.xmf describes the datasets on a 3DCoRectMesh (origin 0, spacing L/N), so that
 //   ParaView and VisIt show kolmo's x, y, z along their X, Y, Z axes (io/Xdmf.hpp).
 // - Datasets are contiguous and carry no checksums: HDF5's Fletcher32 filter on one-plane chunks made a

@@ -12,7 +12,8 @@
   same moment (the directory's lock); SIGKILL leaves status naming the newest checkpoint's step.
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
-  --restart continues from it. So does a closed output pipe (SIGPIPE).
+  --restart continues from it. So does a closed output pipe (SIGPIPE). SIGTERM stops a Poisson run (status
+  130, no field file).
 (Broken inputs, blow-ups and memory: test_safety.py.)
 """
 import os
@@ -264,6 +265,33 @@ with tempfile.TemporaryDirectory() as tmp:
     check(process.returncode == 130 and status.startswith("stopped by a signal: step ")
           and (piped / "out/checkpoints/checkpoint.h5").exists(),
           f"a closed output pipe stops the run cleanly ({process.returncode}, {status.strip()}, {errors.strip()[:160]})")
+
+    # A Poisson run stops on SIGTERM too (its handler once only noted the signal, and the run went on to the
+    # end): status 130, and no field file, whole or cut. The signal is sent once the process catches SIGTERM
+    # (/proc's SigCgt), while it builds a right-hand side of many modes on a 128^3 grid.
+    stopped = root / "poisson_signal"
+    stopped.mkdir()
+    modes = ", ".join(f"[{i}, {j}, 1]" for i in range(1, 5) for j in range(1, 5))
+    (stopped / "poisson.yaml").write_text(
+        "grid: {n: [128, 128, 128]}\nbackend: host\nprecision: single\nproblem: poisson\n"
+        f"poisson: {{rhs: {{type: manufactured, modes: [{modes}]}}}}\noutput: {{directory: out}}\n")
+    process = subprocess.Popen([args.kolmo, "run", "poisson.yaml"], cwd=stopped, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    catches_sigterm = False
+    while process.poll() is None and not catches_sigterm:
+        try:
+            status_lines = pathlib.Path(f"/proc/{process.pid}/status").read_text().splitlines()
+        except OSError:
+            break
+        caught = next((int(line.split()[1], 16) for line in status_lines if line.startswith("SigCgt:")), 0)
+        catches_sigterm = bool(caught & (1 << (signal.SIGTERM - 1)))
+    if catches_sigterm:
+        process.send_signal(signal.SIGTERM)
+    output, errors = process.communicate(timeout=300)
+    written = sorted(p.name for p in (stopped / "out").rglob("*.h5")) if (stopped / "out").exists() else []
+    check(catches_sigterm and process.returncode == 130 and "stopped by a signal" in output and not written,
+          f"SIGTERM stops a Poisson run with status 130 and no field file ({process.returncode}, "
+          f"{output.strip()[-120:]}, {written}, {errors.strip()[:160]})")
 
     # SIGKILL: no handler runs, so status still says running, from the newest checkpoint on (or the one before
     # it, if the kill fell between the checkpoint and the status line).

@@ -214,6 +214,19 @@ TEST_CASE("a field file's axis_order reads in every string type other tools writ
   }
 }
 
+TEST_CASE("a field file goes into its folder made again where the folder was removed", "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const fft::SlabLayout layout(kGrid, kolmo::testing::world_size(), kolmo::testing::world_rank());
+  const std::vector<double> slab = test_slab<double>(layout, 0);
+  const auto removed = directory.path() / "out" / "fields";  // never made: as if deleted during the run
+  const auto path = write_field_file<double>(removed, FieldInfo{0, 3, {1, 1, 1}, 0.1}, layout, {{"u", slab}},
+                                             MPI_COMM_WORLD);
+  CHECK(path.parent_path() == removed);
+  auto back = nan_slab<double>(layout);
+  read_field<double>(path, "u", layout, back, MPI_COMM_WORLD);
+  CHECK(global_max(mismatches(layout, 0, back)) == 0);
+}
+
 TEST_CASE("a field file's XDMF joins the vorticity's components into a vector, in order", "[io]") {
   kolmo::testing::TemporaryDirectory directory;
   const fft::SlabLayout layout(kGrid, kolmo::testing::world_size(), kolmo::testing::world_rank());
