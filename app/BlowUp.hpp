@@ -39,7 +39,11 @@
 //   axis, gets rk3's); a warning text when growth_per_step exceeds 1.01; else empty texts. The same
 //   Taylor-Green runs blow up from starting CFL numbers of 1.5 (rk2), 2.3 (rk3) and 2.8 (rk4), 1.7, 2.6
 //   and 1.9 times that limit (and are stopped by the energy criterion within 8 to 16 steps), so the refusal
-//   catches only steps no flow takes.
+//   catches only steps no flow takes. Whatever the step, it refuses a velocity that may overflow the
+//   precision: where U^2 k_max N^3 (U the largest component, at most rate times the coarsest spacing; k_max
+//   the largest kept |k|; N^3 the points), a bound on the nonlinear term's forward transform, passes the
+//   largest number (3.4e38 in single precision). The first step would give infinities, reported as a blow-up
+//   with advice on the step that cannot help.
 // - diffusive_step_limit(config): the largest step h for which no stage of the integrator multiplies a mode
 //   by more than e through its integrating factor run backward: D k_max^2 s h <= 1, with D the largest
 //   diffusivity (viscosity, the scalars', the resistivity), k_max^2 the largest kept |k|^2 and s of

@@ -9,8 +9,9 @@
   `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. The count of broken
   inputs tried, and of those refused that way, is printed at the end.
 - Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
-  included) is refused before anything is written, as are a constant power on forced modes without energy and
-  an adaptive step with no scale; a forced run from a weak seed gains the energy its budget says;
+  included) is refused before anything is written, as are a velocity whose nonlinear term overflows the
+  precision, a constant power on forced modes without energy and an adaptive step with no scale; a forced
+  run from a weak seed gains the energy its budget says;
   one that blows up later is stopped at the step it does, with no series rows or progress lines to notice
   it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
 - Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
@@ -365,6 +366,15 @@ output: {directory: out}
                           "{type: band, power: 1, k_min: 1, k_max: 2.5}}"),
             ["physics.magnetic.forcing: the shell 1 <= |k| <= 2.5 holds no energy", "physics.magnetic.initial"],
             work, before)
+    # A velocity whose nonlinear term overflows the precision blows up at the first step whatever the step,
+    # so advice on the step cannot help: refused naming the precision (the 16^3 vortex gives infinities from
+    # an amplitude of 1e18 in single precision and 1e153 in double).
+    refused("a velocity beyond single precision's range",
+            run_and_check(work, "small.yaml", "--set", "precision=single", "--set", "initial.amplitude=1e18"),
+            ["initial velocity", "may overflow single precision", "precision: double"], work, before)
+    refused("a velocity beyond double precision's range",
+            run_and_check(work, "small.yaml", "--set", "precision=double", "--set", "initial.amplitude=1e153"),
+            ["initial velocity", "may overflow double precision"], work, before)
     refused("an adaptive step with no scale",
             run_and_check(work, "small.yaml", "--set", "initial.amplitude=0", "--set", "time.cfl=0.5"),
             ["time.cfl: the velocity is zero everywhere"], work, before)
