@@ -20,9 +20,9 @@ namespace kolmo::app {
 namespace {
 
 template <class T, std::size_t N>
-std::string list_text(const std::array<T, N>& values) {
+std::string list_text(const std::array<T, N>& values, int digits = 6) {
   std::string text = "[";
-  for (std::size_t i = 0; i < N; ++i) text += (i ? ", " : "") + number_text(double(values[i]));
+  for (std::size_t i = 0; i < N; ++i) text += (i ? ", " : "") + number_text(double(values[i]), digits);
   return text + "]";
 }
 
@@ -43,6 +43,22 @@ bool finite(const T& value) {
 template <class Real>
 bool finite(const Complex<Real>& value) {
   return std::isfinite(value.re) && std::isfinite(value.im);
+}
+
+// A kolmo file holds its field on the box of the run that wrote it (its attribute box): read on another box,
+// the same values would be another field, its derivatives, divergence and spectrum scaled by the other
+// 2 pi / L. So a file whose box differs from grid.box is refused, as one on another grid is; a file without
+// a box (from another tool) is taken on grid.box. Equal to 1e-12, relative: 2pi written as a number is the
+// same box. (A checkpoint continues on a new box on purpose through --checkpoint, not here.)
+void require_same_box(const io::FieldReader& reader, const std::array<double, 3>& box) {
+  constexpr double kTolerance = 1e-12;
+  const auto stored = reader.box();
+  if (!stored) return;
+  for (int d = 0; d < 3; ++d)
+    if (!(std::fabs((*stored)[d] - box[d]) <=
+          kTolerance * std::fmax(std::fabs((*stored)[d]), std::fabs(box[d]))))
+      throw Error(reader.path().string() + " holds a field on the box " + list_text(*stored, 15) +
+                  ", not on grid.box = " + list_text(box, 15) + ": set grid.box to the file's box");
 }
 
 std::string dataset_text(const std::string& key, const std::string& file, const std::string& dataset) {
@@ -83,16 +99,18 @@ bool RunOptions::continues_in(const std::string& directory) const {
 }
 
 // A vector field from a field file (its three real datasets) or a checkpoint (their <name>_hat), for the
-// configuration key `key`.
+// configuration key `key`, on the run's box.
 template <class Real>
 InitialVelocity<Real> read_vector_file(const std::string& key, const std::string& file,
-                                       const std::array<std::string, 3>& names, const fft::SlabLayout& layout,
+                                       const std::array<std::string, 3>& names,
+                                       const std::array<double, 3>& box, const fft::SlabLayout& layout,
                                        MPI_Comm comm) {
   InitialVelocity<Real> field;
   std::array<std::string, 3> spectral_names;
   for (int c = 0; c < 3; ++c) spectral_names[c] = io::checkpoint_dataset(names[c]);
   reading(key, [&] {
     io::FieldReader reader(file, comm);
+    require_same_box(reader, box);
     field.spectral = reader.has_dataset(spectral_names[0]);
     if (field.spectral) {
       std::vector<io::SpectralTarget<Real>> targets;
@@ -123,7 +141,8 @@ InitialVelocity<Real> read_vector_file(const std::string& key, const std::string
 template <class Real>
 InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::SlabLayout& layout,
                                         MPI_Comm comm) {
-  return read_vector_file<Real>("initial.file", config.initial.file, {"u", "v", "w"}, layout, comm);
+  return read_vector_file<Real>("initial.file", config.initial.file, {"u", "v", "w"}, config.grid.box, layout,
+                                comm);
 }
 
 template <class Real>
@@ -133,7 +152,7 @@ InitialVelocity<Real> read_initial_magnetic(const io::RunConfig& config, const f
   if (magnetic.type != io::MagneticType::mhd || magnetic.initial.type != io::MagneticInitialType::file)
     return {};
   return read_vector_file<Real>("physics.magnetic.initial.file", magnetic.initial.file, io::kMagneticNames,
-                                layout, comm);
+                                config.grid.box, layout, comm);
 }
 
 template <class Real>
@@ -150,6 +169,7 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
     scalar.given = true;
     reading(key, [&] {
       io::FieldReader reader(initial.file, comm);
+      require_same_box(reader, config.grid.box);
       scalar.spectral = !reader.has_dataset(initial.dataset) && reader.has_dataset(spectral_name);
       if (scalar.spectral) {
         scalar.modes.resize(layout.spectral_size());

@@ -6,7 +6,8 @@
 //   whose fft.spectral_split it follows).
 // - Every problem throws kolmo::Error on every rank, one line naming the configuration key or command-line
 //   option, the file and the dataset: no such file, not HDF5, a missing dataset, a shape or grid other than
-//   grid.n, values that are NaN or infinite, a Poisson right-hand side whose mean the problem cannot take.
+//   grid.n, an initial file whose box attribute (absent in files from other tools) is not grid.box, values
+//   that are NaN or infinite, a Poisson right-hand side whose mean the problem cannot take.
 // - read_initial_file: initial.file is a kolmo field file (datasets u, v, w of shape grid.n, any real type)
 //   or a checkpoint (u_hat, v_hat, w_hat); the rank's slabs of whichever it holds.
 // - read_initial_scalars: for each scalar (app/FlowFromConfig.hpp's order) whose initial.type is file, its

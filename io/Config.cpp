@@ -491,6 +491,45 @@ std::string list_text(const std::array<long, 3>& n) {
   return "[" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + "]";
 }
 
+// The box's wavenumbers and spacings must be numbers the solver can hold (solver/Wavenumbers.hpp): the unit
+// 2 pi / L_d and |k|^2 in the run's precision, squared by the projection, the integrating factor
+// exp(-nu k^2 dt) and the spectra, and the spacing L_d / N_d in double, by which the CFL step divides the
+// velocity. A box far too small overflows the largest |k|^2 (sum over d of (2 pi / L_d * floor(N_d / 2))^2);
+// one far too large underflows the smallest, (2 pi / L_d)^2, by which the projection divides. Neither shows
+// before the first step, so both are refused here. Computed in double, and compared so that NaN fails too.
+void check_box(Reader& in, const GridConfig& grid, Precision precision) {
+  const bool single = precision == Precision::float32;
+  const double largest = single ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max(),
+               smallest = single ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+  const std::string largest_text = single ? "the largest single-precision number (3.4e38)"
+                                          : "the largest double (1.8e308)",
+                    smallest_text = single ? "the smallest normal single-precision number (1.2e-38)"
+                                           : "the smallest normal double (2.2e-308)";
+  const std::string box = "[" + length_text(grid.box[0]) + ", " + length_text(grid.box[1]) + ", " +
+                          length_text(grid.box[2]) + "]";
+  double largest_k2 = 0;
+  for (int d = 0; d < 3; ++d) {
+    const double spacing = grid.box[d] / double(grid.n[d]);
+    if (!std::isnormal(spacing))
+      in.fail("grid.box", box + ": along " + "xyz"[d] + " the spacing L / N = " + number_text(spacing) +
+                              " is not a normal double (finite, at least 2.2e-308), and the CFL step divides "
+                              "by it");
+    if (grid.n[d] < 2) continue;  // mode 0 alone: its wavenumber is 0 on any box
+    const double unit = 2 * std::numbers::pi / grid.box[d];
+    if (!(unit * unit >= smallest))
+      in.fail("grid.box", box + " is too large: along " + "xyz"[d] + " the wavenumber 2 pi / L = " +
+                              number_text(unit) + " squares to " + number_text(unit * unit) + ", below " +
+                              smallest_text + ", and the projection divides by k^2");
+    const double k = unit * double(grid.n[d] / 2);
+    largest_k2 += k * k;
+  }
+  if (!(largest_k2 <= largest))
+    in.fail("grid.box", box + " is too small for grid.n = " + list_text(grid.n) +
+                            ": its largest wavenumber squared, the sum over x, y, z of "
+                            "(2 pi / L * floor(N / 2))^2, is " +
+                            number_text(largest_k2) + ", beyond " + largest_text);
+}
+
 void require_file(Reader& in, std::string_view path, const std::string& file) {
   std::error_code error;
   if (!std::filesystem::exists(file, error)) in.fail(path, "no such file '" + file + "'");
@@ -864,6 +903,7 @@ RunConfig read_config(Reader& in, const std::string& name) {
                           ": far beyond any grid kolmo can hold");
   config.grid.box = in.get<std::array<double, 3>>("grid.box");
   config.precision = in.choice<Precision>("precision");
+  check_box(in, config.grid, config.precision);
   config.backend = in.choice<BackendChoice>("backend");
   config.fft.exchange = fft::parse_exchange(in.choice_name("fft.exchange"));
   config.fft.cuda_aware_mpi = in.get<bool>("fft.cuda_aware_mpi");

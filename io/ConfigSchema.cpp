@@ -15,8 +15,11 @@ constexpr std::array keys = {
     SchemaKey{"grid.n", integer_triple, "64", ">= 1", "",
               "grid points along x, y, z (one number: the same on all three); odd sizes are allowed; at most "
               "2^20 a side and 2^50 in all"},
-    SchemaKey{"grid.box", length_triple, "2pi", "> 0", "",
-              "box lengths Lx, Ly, Lz; numbers, or multiples of pi written pi, 2pi or 2*pi"},
+    SchemaKey{
+        "grid.box", length_triple, "2pi", "> 0", "",
+        "box lengths Lx, Ly, Lz; numbers, or multiples of pi written pi, 2pi or 2*pi; refused where "
+        "|k|^2 (from (2 pi / L)^2 up to the largest mode's) is not a normal number of the run's precision, "
+        "or a spacing L / N not a normal double"},
     SchemaKey{"precision", choice, "double", "single | double", "",
               "floating-point precision of the fields and transforms"},
     SchemaKey{"backend", choice, "auto", "auto | host | cuda", "",
@@ -226,7 +229,7 @@ constexpr std::array keys = {
               "seed of the random phases; the field is the same for any rank count"},
     SchemaKey{"initial.file", text, "", "", "initial.type is file",
               "HDF5 file (kolmo checkpoint or field file) with datasets u, v, w of size grid.n; read and "
-              "checked (grid, finite values) before anything is written"},
+              "checked (grid, box when the file has one, finite values) before anything is written"},
 
     SchemaKey{"poisson.shift", real, "0", ">= 0", "problem is poisson",
               "lambda in laplacian(phi) - lambda phi = f; 0 is the pure Poisson problem"},

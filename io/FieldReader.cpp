@@ -49,6 +49,15 @@ FieldInfo FieldReader::info() const {
   }
 }
 
+std::optional<std::array<double, 3>> FieldReader::box() const {
+  try {
+    if (!has_attribute(file_.get(), "box")) return std::nullopt;
+    return read_double3_attribute(file_.get(), "box");
+  } catch (const Error& error) {
+    throw Error(path_.string() + ": " + error.what());
+  }
+}
+
 std::array<long, 3> FieldReader::grid() const {
   try {
     return read_long3_attribute(file_.get(), "grid");

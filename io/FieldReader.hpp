@@ -14,12 +14,14 @@
 //   the dataset is missing, not numeric, or its shape is not the layout's global grid.
 // - info() returns the attributes kolmo writes (time, step, box, viscosity) and grid(); they are not required
 //   for read(), so files without them can still serve as input, but info() throws naming the missing one.
+// - box() returns the box attribute alone, or nothing when the file has none (a file from another tool).
 #pragma once
 
 #include <mpi.h>
 
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +40,7 @@ class FieldReader {
   bool has_dataset(const std::string& name) const;
   std::vector<std::string> datasets() const;  // the datasets in the file's root group, sorted by name
   FieldInfo info() const;
+  std::optional<std::array<double, 3>> box() const;
   std::array<long, 3> grid() const;
   std::string precision() const;  // "single" or "double", from the attribute
 

@@ -3,7 +3,7 @@
 /usr/bin/python3 with h5py and numpy).
 
 - Broken inputs: every file in tests/config/bad/, input files that are not HDF5, lack a dataset, have another
-  grid or hold NaN or infinities (initial.file, poisson.rhs.file, restart checkpoints), a right-hand side with
+  grid (or, initial files, another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart checkpoints), a right-hand side with
   a mean, a restart without a checkpoint or on another grid, a run too large for the memory, command-line
   mistakes: each gives one line naming the key and the file, exit status 1, and nothing written, in
   `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. The count of broken
@@ -123,10 +123,12 @@ with tempfile.TemporaryDirectory() as tmp:
     (work / "notes.h5").write_text("not HDF5 at all\n")
     fields = {name: 0.1 * rng.standard_normal(GRID) for name in ("u", "v", "w")}
 
-    def field_file(name, datasets, grid=GRID):
+    def field_file(name, datasets, grid=GRID, box=None):
         with h5py.File(work / name, "w") as f:
             for dataset, data in datasets.items():
                 f[dataset] = data if grid == GRID else 0.1 * rng.standard_normal(grid)
+            if box is not None:  # as kolmo writes it; files from other tools have none
+                f.attrs["box"] = np.array(box, dtype=np.float64)
 
     field_file("good.h5", fields)
     field_file("other_grid.h5", fields, grid=(8, 8, 8))
@@ -138,10 +140,14 @@ with tempfile.TemporaryDirectory() as tmp:
     with_inf = dict(fields, w=fields["w"].copy())
     with_inf["w"][15, 17, 11] = -np.inf
     field_file("inf_w.h5", with_inf)
+    # The right grid on another box (FLOW's is 2pi on every side): the velocity would be another one there.
+    field_file("other_box.h5", dict(fields, s=fields["u"]), box=(2 * np.pi, 2 * np.pi, np.pi))
     cases = [("notes.h5", ["not an HDF5 file"]), ("other_grid.h5", ["dataset 'u'", "shape"]),
              ("no_w.h5", ["no dataset 'w'"]), ("neither.h5", ["holds neither u, v, w"]),
              ("nan_v.h5", ["dataset 'v'", "1 values are NaN or infinite"]),
-             ("inf_w.h5", ["dataset 'w'", "1 values are NaN or infinite"])]
+             ("inf_w.h5", ["dataset 'w'", "1 values are NaN or infinite"]),
+             ("other_box.h5", ["box [6.28318530717959, 6.28318530717959, 3.14159265358979]",
+                               "grid.box = [6.28318530717959, 6.28318530717959, 6.28318530717959]"])]
     for name, expected in cases:
         (work / f"with_{name}.yaml").write_text(FLOW + f"initial: {{type: file, file: {name}}}\n")
     before = snapshot(work)
@@ -164,6 +170,11 @@ with tempfile.TemporaryDirectory() as tmp:
     r = kolmo(1, "check", "with_solenoidal.yaml", "--set", "output.directory=out3", cwd=work)
     check(r.returncode == 0 and "warning" not in r.stderr,
           f"a divergence-free initial.file of kept modes starts without a warning ({r.stderr.strip()[:200]})")
+    # A box attribute equal to grid.box but for round-off (2pi written another way) is the same box.
+    field_file("solenoidal_box.h5", solenoidal, box=[2 * np.pi * (1 + 1e-14)] * 3)
+    r = kolmo(1, "check", "with_solenoidal.yaml", "--set", "initial.file=solenoidal_box.h5", "--set",
+              "output.directory=out3", cwd=work)
+    check(r.returncode == 0, f"an initial.file whose box is grid.box to round-off is taken ({r.stderr.strip()[:200]})")
     shutil.copy(work / "out/checkpoints/checkpoint.h5", work / "nan_checkpoint.h5")
     with h5py.File(work / "nan_checkpoint.h5", "r+") as f:
         data = f["w_hat"][...]
@@ -174,6 +185,16 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("initial.file checkpoint with NaN",
             run_and_check(work, "with_nan_checkpoint.yaml", "--set", "output.directory=out2"),
             ["initial.file", "nan_checkpoint.h5", "dataset 'w_hat'", "NaN"], work, before)
+    # A checkpoint holds its box too; so does a scalar's initial file.
+    refused("initial.file checkpoint on another box",
+            run_and_check(work, "with_good.yaml", "--set", "initial.file=out/checkpoints/checkpoint.h5", "--set",
+                          "grid.box=4pi", "--set", "output.directory=out2"),
+            ["initial.file: out/checkpoints/checkpoint.h5 holds a field on the box [6.28318530717959, ",
+             "not on grid.box = [12.5663706143592, "], work, before)
+    refused("a scalar's initial.file on another box",
+            run_and_check(work, "with_good.yaml", "--set", "output.directory=out2", "--set",
+                          "physics.scalars=[{name: s, diffusivity: 0.01, initial: {type: file, file: other_box.h5}}]"),
+            ["physics.scalars[0].initial.file: other_box.h5 holds a field on the box", "grid.box = "], work, before)
 
     # --- Restarts: no checkpoint, a missing or broken --checkpoint file, another grid, a poisoned checkpoint.
     # Nothing may change: not config.yaml, not the checkpoints, no directory created.

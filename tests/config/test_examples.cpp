@@ -265,6 +265,40 @@ TEST_CASE("box lengths accept numbers and multiples of pi", "[config]") {
   CHECK(box("6.283185307179586") == std::array<double, 3>{two_pi, two_pi, two_pi});
 }
 
+TEST_CASE("a box is refused when its wavenumbers or spacings are not numbers of the run's precision",
+          "[config]") {
+  // The message of loading grid (and precision), "" if none; a Taylor-Green field (its modes are 1 on any
+  // box) with three points or more a side, a random one (its peak is 4 on any box) with fewer.
+  auto message = [](const std::string& grid, const std::string& precision = "double") {
+    const std::string initial = grid.find("[1, ") == std::string::npos ? "taylor_green" : "random";
+    return kolmo::testing::error_of([&] {
+      load_config_text("time: {t_end: 1}\ninitial: {type: " + initial + "}\nprecision: " + precision +
+                       "\ngrid: " + grid);
+    });
+  };
+  // Boxes of 1e-6 to 1e6 times 2 pi pass on the largest grid kolmo takes (2^20 a side, 2^50 points), in
+  // either precision.
+  const std::string small = "6.283185307179586e-6", large = "6.283185307179586e6";
+  for (const char* precision : {"single", "double"})
+    for (const std::string& box : {small, large, "[" + small + ", 2pi, " + large + "]"}) {
+      INFO(precision << ", box " << box);
+      CHECK(message("{n: [1048576, 1024, 1048576], box: " + box + "}", precision).empty());
+    }
+  // The largest |k|^2 of a box of 1e-20 on 64 points, 3 (2 pi 1e20 x 32)^2 = 1.2e45, is a double but beyond
+  // the largest float; the smallest (2 pi / L)^2 of a box of 1e20, 3.9e-39, is below the smallest normal
+  // float.
+  CHECK(message("{box: 1e-20}").empty());
+  CHECK(message("{box: 1e-20}", "single").find("grid.box: [1e-20, 1e-20, 1e-20] is too small for grid.n") !=
+        std::string::npos);
+  CHECK(message("{box: [1, 1, 1e20]}").empty());
+  CHECK(message("{box: [1, 1, 1e20]}", "single").find("grid.box: [1.0, 1.0, 1e+20] is too large: along z") !=
+        std::string::npos);
+  // One point along x: no wavenumber there but 0, however small the box, but the spacing must be normal.
+  CHECK(message("{n: [1, 16, 16], box: [1e-300, 1, 1]}").empty());
+  CHECK(message("{n: [1, 16, 16], box: [1e-320, 1, 1]}").find("along x the spacing L / N = 1e-320") !=
+        std::string::npos);
+}
+
 TEST_CASE("names of the choices are the YAML names", "[config]") {
   CHECK(to_string(Precision::float32) == "single");
   CHECK(to_string(Precision::float64) == "double");
