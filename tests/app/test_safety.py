@@ -3,11 +3,11 @@
 /usr/bin/python3 with h5py and numpy).
 
 - Broken inputs: every file in tests/config/bad/, input files that are not HDF5, lack a dataset, have another
-  grid (or, initial files, another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart checkpoints), a right-hand side with
-  a mean, a restart without a checkpoint or on another grid, a run too large for the memory, command-line
-  mistakes: each gives one line naming the key and the file, exit status 1, and nothing written, in
-  `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. The count of broken
-  inputs tried, and of those refused that way, is printed at the end.
+  grid (initial files: another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart
+  checkpoints), a right-hand side with a mean, a restart without a checkpoint or on another grid, a run too
+  large for the memory, command-line mistakes: each gives one line naming the key and the file, exit status
+  1, and nothing written, in `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was.
+  The count of broken inputs tried, and of those refused that way, is printed at the end.
 - Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
   included) is refused before anything is written, as are a velocity whose nonlinear term overflows the
   precision, a constant power on forced modes without energy and an adaptive step with no scale; a forced
