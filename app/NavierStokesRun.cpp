@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <random>
 
 #include "app/BlowUp.hpp"
 #include "app/FlowFromConfig.hpp"
@@ -35,15 +36,51 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// A checkpoint in a run's own checkpoints/ continues the history the run's series.h5 holds (its columns
-// `steps` and `times`); one of another run (copied there, or named by --checkpoint) would have the series cut
-// at its step and its own history spliced on, and the run's later field dumps removed. Its (step, time)
-// tells: the series' row of that step has the checkpoint's time, the rows before it earlier times and the
-// rows after it later ones. Rows of step -1 are a cut append's (io/RowTable.hpp) and do not count. option:
-// --restart or --checkpoint, which the refusal names.
+// A run's identity, kept in its series.h5 and checkpoints (attribute run): 16 hexadecimal digits from the
+// system's random source. A restart continues its checkpoint's (or, for checkpoints from before kolmo wrote
+// one, its series'); a new run, also one started from another run's checkpoint, draws its own.
+std::string new_run_identity() {
+  std::random_device source;
+  const std::uint64_t value = (std::uint64_t(source()) << 32) ^ source();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+// Rank 0's text, on every rank of comm.
+std::string text_of_root(std::string text, MPI_Comm comm) {
+  int length = int(text.size());
+  KOLMO_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, comm));
+  text.resize(std::size_t(length));
+  KOLMO_CHECK_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm));
+  return text;
+}
+
+// A checkpoint in a run's own checkpoints/ continues the history the run's series.h5 holds; one of another
+// run (copied there, or named by --checkpoint) would have the series cut at its step and its own history
+// spliced on, and the run's later field dumps removed. Where both carry a run identity, they must be equal.
+// Else (files from before kolmo wrote one) the series' columns `steps` and `times` must fit the checkpoint's
+// (step, time): its row of that step has the checkpoint's time, the rows before it earlier times and the rows
+// after it later ones. Rows of step -1 are a cut append's (io/RowTable.hpp) and do not count. The history
+// alone cannot tell two runs apart whose checkpoints fall on the same step at the same time (a fixed step),
+// nor any run where the series has no rows (output.series_every: 0). option: --restart or --checkpoint, which
+// the refusal names.
 void require_series_history(const std::string& option, const std::filesystem::path& series,
-                            const std::vector<double>& steps, const std::vector<double>& times,
-                            const std::filesystem::path& checkpoint, long step, double time) {
+                            const std::string& series_run, const std::vector<double>& steps,
+                            const std::vector<double>& times, const std::filesystem::path& checkpoint,
+                            const std::string& checkpoint_run, long step, double time) {
+  const std::string refusal = option + ": " + checkpoint.string() + " (step " + std::to_string(step) +
+                              ", t = " + number_text(time, 10) + ") is not from the run of " +
+                              series.string();
+  const std::string advice =
+      "; a restart continues the run that wrote its checkpoint: to go on from this one, give it with "
+      "--checkpoint and another output.directory";
+  if (!series_run.empty() && !checkpoint_run.empty()) {
+    if (series_run != checkpoint_run)
+      throw Error(refusal + " (the checkpoint's run is " + checkpoint_run + ", the series' " + series_run +
+                  ")" + advice);
+    return;
+  }
   const double tolerance = 1e-12 * std::fmax(1.0, std::fabs(time));
   for (std::size_t row = 0; row < std::min(steps.size(), times.size()); ++row) {
     const double s = steps[row], t = times[row];
@@ -51,11 +88,8 @@ void require_series_history(const std::string& option, const std::filesystem::pa
     const bool fits = s == double(step) ? std::fabs(t - time) <= tolerance
                                         : (s < double(step) ? t < time + tolerance : t > time - tolerance);
     if (!fits)
-      throw Error(option + ": " + checkpoint.string() + " (step " + std::to_string(step) +
-                  ", t = " + number_text(time, 10) + ") is not from the run of " + series.string() +
-                  ", which holds step " + std::to_string(std::llround(s)) + " at t = " + number_text(t, 10) +
-                  "; a restart continues the run that wrote its checkpoint: to go on from this one, give it "
-                  "with --checkpoint and another output.directory");
+      throw Error(refusal + ", which holds step " + std::to_string(std::llround(s)) +
+                  " at t = " + number_text(t, 10) + advice);
   }
 }
 
@@ -135,7 +169,12 @@ class NavierStokesRun {
       restart_from_checkpoint();
     else
       set_initial_condition();
-    if (restart) check_continued_files();
+    const std::string series_run = restart ? check_continued_files() : std::string();
+    run_ = text_of_root(!restart                   ? new_run_identity()
+                        : !checkpoint_run_.empty() ? checkpoint_run_
+                        : !series_run.empty()      ? series_run
+                                                   : new_run_identity(),
+                        comm_);
     const double unit = flow_.cfl_dt(1.0, kInfinity);  // the first step's pass, which also scans the state
     check_forced_modes();
     const StartVerdict start = check_start(config_, flow_.velocity_scan().rate,
@@ -159,7 +198,7 @@ class NavierStokesRun {
     const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;
     auto spectrum = solver::compute_spectrum(flow_, true);
     try {
-      series_ = std::make_unique<io::SeriesFile>(paths_.series, series_columns(flow_), opening, comm_);
+      series_ = std::make_unique<io::SeriesFile>(paths_.series, series_columns(flow_), opening, comm_, run_);
       spectra_ =
           std::make_unique<io::SpectraFile>(paths_.spectra, spectrum.k, spectra_names(flow_), opening, comm_);
     } catch (const std::exception& error) {
@@ -347,6 +386,7 @@ class NavierStokesRun {
     flow_.set_clock(state.info.time, state.info.step, state.info.dt);
     last_checkpoint_ = step_and_time(state.info.step, state.info.time);
     restart_path_ = state.path;
+    checkpoint_run_ = state.info.run;
     // A run cannot go back: an end before the checkpoint would leave output past it, marked finished. An end
     // at the checkpoint is a finished run restarted, which takes no step.
     const auto& time = config_.time;
@@ -386,8 +426,10 @@ class NavierStokesRun {
   // The series and spectra a restart continues are read before anything is written, and by kolmo check: a
   // damaged one, or one that a run still going holds, is refused here, not after status and config.yaml have
   // been replaced. Their columns and shells are checked when the run opens them to write, before that too.
-  // The series' steps and times must hold the checkpoint's history (require_series_history).
-  void check_continued_files() const {
+  // The series must be the checkpoint's run's (require_series_history). Returns the series' run identity (on
+  // rank 0; empty elsewhere, or where it has none).
+  std::string check_continued_files() const {
+    std::string series_run;
     std::vector<std::string> spectra = spectra_names(flow_);
     spectra.insert(spectra.end(), {"k", "time", "step"});
     const std::pair<std::filesystem::path, std::vector<std::string>> files[] = {
@@ -398,6 +440,7 @@ class NavierStokesRun {
         if (!std::filesystem::exists(path)) continue;  // started anew at the checkpoint's step
         try {  // every dataset the run continues read whole: damage to the file's structure shows
           const io::File file = io::open_serial(path);
+          if (path == paths_.series) series_run = io::series_run(file.get());
           for (const auto& name : names) {
             if (!io::has_link(file.get(), name)) continue;  // a new column, padded when the run opens it
             const io::Dataset dataset = io::open_dataset(file.get(), name);
@@ -416,9 +459,10 @@ class NavierStokesRun {
                       "it anew at the checkpoint's step)");
         }
       }
-      require_series_history(options_.restart ? "--restart" : "--checkpoint", paths_.series, steps, times,
-                             restart_path_, flow_.step_count(), flow_.time());
+      require_series_history(options_.restart ? "--restart" : "--checkpoint", paths_.series, series_run,
+                             steps, times, restart_path_, checkpoint_run_, flow_.step_count(), flow_.time());
     });
+    return series_run;
   }
 
   void print_header() const {
@@ -591,6 +635,7 @@ class NavierStokesRun {
     info.box = config_.grid.box;
     info.viscosity = config_.physics.viscosity;
     info.rng_state = static_cast<std::uint64_t>(config_.initial.seed);
+    info.run = run_;
     io::write_checkpoint<Real>(paths_.checkpoints, info, layout, datasets, comm_);
     last_checkpoint_ = step_and_time(info.step, info.time);
     // status says how far the run got that a restart keeps: one small file a checkpoint, not a step.
@@ -695,6 +740,8 @@ class NavierStokesRun {
   long removed_dumps_ = 0;                        // field dumps of steps after the restart's checkpoint
   bool removed_checkpoint_ = false;               // checkpoint.h5, ahead of the restart's checkpoint
   std::filesystem::path restart_path_;            // the checkpoint the run continues from
+  std::string checkpoint_run_;                    // its run identity (empty: none, or not a restart)
+  std::string run_;                               // this run's (new_run_identity)
   const double diffusive_limit_ = diffusive_step_limit(config_);  // the adaptive step's bound (BlowUp.hpp)
   std::string last_checkpoint_;  // "step S, t = T" of the newest checkpoint, if any
 };

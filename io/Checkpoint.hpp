@@ -6,7 +6,8 @@
 //   <name>_hat, checkpoint_dataset(name)), each the global spectral array [Nx][Ny][Nz/2+1] of complex values
 //   in the run's precision, stored as the compound {r, i} (h5py reads it as numpy complex); root attributes
 //   time, step, dt, grid, box, viscosity, rng_state (uint64, free for the caller's random generator),
-//   precision ("single"/"double") and code_version.
+//   precision ("single"/"double"), code_version and run (the writer's identity, where the caller gives one;
+//   checkpoints from before kolmo wrote it have none).
 // - Checksums: every byte is covered. The datasets are chunked (one ky plane, about 1 MiB of kx) with HDF5's
 //   Fletcher32 filter on each chunk, and the file is written in the HDF5 1.10 format, whose metadata
 //   (superblock, attributes, chunk index) carries checksums too; HDF5 verifies them on every read, so a
@@ -22,9 +23,8 @@
 //   is complete. A disk without room for the new checkpoint fails before it is written into
 //   (io/ParallelFile.hpp): every rank throws, and checkpoint.h5 and checkpoint.prev.h5 are left as they were.
 // - read_checkpoint() is collective over its comm, which may have any number of ranks (the layout must
-// describe
-//   that communicator): each rank reads its own ky range. It checks that the file's grid equals the layout's
-//   and that every dataset has the spectral shape. Precision: a checkpoint may be read in the other
+//   describe that communicator): each rank reads its own ky range. It checks that the file's grid equals the
+//   layout's and that every dataset has the spectral shape. Precision: a checkpoint may be read in the other
 //   precision; HDF5 converts the values (double -> single rounds), and the returned info says the file's
 //   precision, so a caller that must refuse the change can. Box and viscosity are returned, not checked: a
 //   continued run may change them on purpose.
@@ -52,6 +52,7 @@ struct CheckpointInfo {
   std::array<double, 3> box{};
   double viscosity = 0;
   std::uint64_t rng_state = 0;
+  std::string run;  // the run that wrote it (app: a random hexadecimal string), or empty: written if given
   // Filled in from the file by read_checkpoint() and choose_restart_checkpoint(); write_checkpoint() ignores
   // them and writes the layout's grid, the Real type's precision and this build's version.
   std::array<long, 3> grid{};

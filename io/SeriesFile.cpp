@@ -16,8 +16,15 @@ std::vector<Column> scalar_columns(const std::vector<std::string>& names) {
 }  // namespace
 
 SeriesFile::SeriesFile(const std::filesystem::path& path, std::vector<std::string> columns, Opening opening,
-                       MPI_Comm comm)
-    : columns_(std::move(columns)), table_(path, scalar_columns(columns_), opening, comm) {}
+                       MPI_Comm comm, const std::string& run)
+    : columns_(std::move(columns)),
+      table_(path, scalar_columns(columns_), opening, comm, [&run](hid_t file, bool) {
+        if (!run.empty() && !has_attribute(file, "run")) write_attribute(file, "run", run);
+      }) {}
+
+std::string series_run(hid_t file) {
+  return has_attribute(file, "run") ? read_string_attribute(file, "run") : std::string();
+}
 
 void SeriesFile::append(std::span<const double> values) {
   std::vector<std::span<const double>> row;

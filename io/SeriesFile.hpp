@@ -11,6 +11,8 @@
 // - Opening::create starts a new file, replacing any. Opening::resume continues an existing file (creating it
 //   if absent; new columns are padded with NaN, see RowTable.hpp); call truncate_after_step(restart step) to
 //   drop rows written after the checkpoint the run restarts from.
+// - run, if not empty, is the identity of the run the series belongs to, kept as the root attribute run
+//   (read it with series_run()): written when the file is created, and into a resumed file that has none.
 #pragma once
 
 #include <mpi.h>
@@ -27,7 +29,7 @@ namespace kolmo::io {
 class SeriesFile {
  public:
   SeriesFile(const std::filesystem::path& path, std::vector<std::string> columns, Opening opening,
-             MPI_Comm comm);
+             MPI_Comm comm, const std::string& run = {});
 
   const std::vector<std::string>& columns() const { return columns_; }
   long rows() const { return table_.rows(); }
@@ -39,5 +41,8 @@ class SeriesFile {
   std::vector<std::string> columns_;
   RowTable table_;
 };
+
+// The run attribute of an open series file (not collective), or empty where it has none.
+std::string series_run(hid_t file);
 
 }  // namespace kolmo::io

@@ -238,7 +238,36 @@ with tempfile.TemporaryDirectory() as tmp:
     before = snapshot(foreign)
     refused("--restart from another run's checkpoint", run_and_check(foreign, "flow.yaml", "--restart"),
             ["--restart", "checkpoint.h5 (step 4, t = ", "is not from the run of out/series.h5",
-             "--checkpoint and another output.directory"], foreign, before)
+             "the checkpoint's run is", "--checkpoint and another output.directory"], foreign, before)
+    # Files from before kolmo wrote a run identity: the history alone tells the runs apart here.
+    for name in ("out/series.h5", "out/checkpoints/checkpoint.h5"):
+        with h5py.File(foreign / name, "r+") as f:
+            del f.attrs["run"]
+    before = snapshot(foreign)
+    refused("--restart from another run's checkpoint, files without a run identity",
+            run_and_check(foreign, "flow.yaml", "--restart"),
+            ["--restart", "checkpoint.h5 (step 4, t = ", "is not from the run of out/series.h5",
+             "which holds step 4 at t = "], foreign, before)
+    # With a fixed step two runs reach step 4 at the same time, and without series rows there is no history
+    # at all: only the run identity tells the other run's checkpoint (given by --checkpoint with --restart, or
+    # copied in), which once cut this run's series and removed its dumps and checkpoint.
+    same_times = root / "restart_same_times"
+    same_times.mkdir()
+    fixed = FLOW.replace("cfl: 0.6", "dt: 0.01").replace("steps: 4", "steps: 8").replace(
+        "checkpoint_every: 100", "checkpoint_every: 0.04, fields: [velocity], fields_every: 0.02")
+    (same_times / "flow.yaml").write_text(fixed + "initial: {type: random}\n")
+    for series_every in ("1", "0"):
+        for run, seed in (("mine", "1"), ("theirs", "2")):
+            r = kolmo(1, "run", "flow.yaml", "--set", f"output.directory={run}{series_every}", "--set",
+                      f"initial.seed={seed}", "--set", f"output.series_every={series_every}", cwd=same_times)
+            check(r.returncode == 0, f"fixed-step run {run}, series_every {series_every} ({r.stderr.strip()[:200]})")
+        before = snapshot(same_times)
+        refused(f"--restart --checkpoint of another fixed-step run's checkpoint (series_every {series_every})",
+                run_and_check(same_times, "flow.yaml", "--set", f"output.directory=mine{series_every}", "--set",
+                              f"output.series_every={series_every}", "--set", "time.steps=12", "--restart",
+                              "--checkpoint", f"theirs{series_every}/checkpoints/checkpoint.prev.h5"),
+                ["checkpoint.prev.h5 (step 4, t = 0.04) is not from the run of", "the checkpoint's run is"],
+                same_times, before)
     poisoned = root / "restart_poisoned"
     shutil.copytree(work, poisoned)
     for name in ("checkpoint.h5", "checkpoint.prev.h5"):
