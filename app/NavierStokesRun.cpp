@@ -654,13 +654,16 @@ class NavierStokesRun {
     double last_wall_checkpoint = 0;
 
     StepChoice next = choose_dt(t_end, unit);
-    if (!restart) {  // the state at the start
+    // The state at the start: a new run's, and a restart's checkpoint where its series or spectra start anew
+    // (moved away as damaged, or kept by an earlier leg with another cadence: without rows).
+    const bool series_start = out.series_every > 0 && (!restart || series_->rows() == 0);
+    if (!restart || series_start) {
       auto d = solver::compute_diagnostics(flow_);
-      if (out.series_every > 0) write_series(d, next.dt, next.cfl);
-      if (out.progress_every > 0) progress.line(d, next.dt, next.cfl);
-      if (out.spectra_every > 0) write_spectra(initial_spectrum);
-      if (out.fields_every > 0) write_fields();
+      if (series_start) write_series(d, next.dt, next.cfl);
+      if (!restart && out.progress_every > 0) progress.line(d, next.dt, next.cfl);
     }
+    if (out.spectra_every > 0 && (!restart || spectra_->rows() == 0)) write_spectra(initial_spectrum);
+    if (!restart && out.fields_every > 0) write_fields();
     while (flow_.step_count() < last_step && flow_.time() < t_end * (1 - 1e-12)) {
       const StepChoice used = next;
       flow_.step(used.dt);

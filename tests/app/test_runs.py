@@ -208,8 +208,8 @@ with tempfile.TemporaryDirectory() as tmp:
     r = kolmo(1, "run", str(root / "run.yaml"), "--restart", "--set", "time.steps=14", cwd=damaged)
     with h5py.File(series, "r") as f:
         steps = list(f["step"][...])
-    check(r.returncode == 0 and steps == list(range(10, 15)),
-          f"without it the restart starts series.h5 anew at the checkpoint's step (steps {steps})")
+    check(r.returncode == 0 and steps == list(range(9, 15)),
+          f"without it the restart starts series.h5 anew at the checkpoint's step, 9 (steps {steps})")
 
     # Existing output is refused without overwrite, and nothing in it is touched.
     before = sorted(p.name for p in (root / "one_1/out").rglob("*"))
