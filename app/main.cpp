@@ -9,8 +9,10 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "app/MemoryEstimate.hpp"
@@ -27,15 +29,51 @@ namespace {
 
 using namespace kolmo;
 
+// The files a new run reads, by key.
+std::vector<std::pair<std::string, std::string>> input_files(const io::RunConfig& config) {
+  std::vector<std::pair<std::string, std::string>> files;
+  if (config.problem == io::Problem::poisson) {
+    if (config.poisson.rhs.type == io::RhsType::file)
+      files.emplace_back("poisson.rhs.file", config.poisson.rhs.file);
+    return files;
+  }
+  const auto& physics = config.physics;
+  if (config.initial.type == io::InitialType::file) files.emplace_back("initial.file", config.initial.file);
+  for (std::size_t i = 0; i < physics.scalars.size(); ++i)
+    if (physics.scalars[i].initial.type == io::ScalarInitialType::file)
+      files.emplace_back("physics.scalars[" + std::to_string(i) + "].initial.file",
+                         physics.scalars[i].initial.file);
+  if (physics.buoyancy.type == io::BuoyancyType::boussinesq &&
+      physics.buoyancy.initial.type == io::ScalarInitialType::file)
+    files.emplace_back("physics.buoyancy.initial.file", physics.buoyancy.initial.file);
+  if (physics.magnetic.type == io::MagneticType::mhd &&
+      physics.magnetic.initial.type == io::MagneticInitialType::file)
+    files.emplace_back("physics.magnetic.initial.file", physics.magnetic.initial.file);
+  return files;
+}
+
 // The output directory as the run will find it, checked with the configuration, before anything is written
 // and with one message (io::prepare_output_directory checks again, collectively, when the run starts): one
-// it can create or write, holding no earlier run's output unless the run continues that one or may overwrite.
+// it can create or write, holding no earlier run's output unless the run continues that one or may overwrite,
+// and then none that the run reads: output.overwrite removes it before the first step (the state read, the
+// file gone, or replaced by the new run's dump of its step).
 void check_output_directory(const io::RunConfig& config, const app::RunOptions& options) {
   const std::string& directory = config.output.directory;
   io::on_root(MPI_COMM_WORLD, [&] {
     if (const std::string problem = io::output_directory_problem(directory); !problem.empty())
       throw Error("output.directory: " + problem);
-    if (options.continues_in(directory) || config.output.overwrite) return;
+    if (options.continues_in(directory)) return;
+    if (config.output.overwrite) {
+      const auto earlier = io::kolmo_output_files(directory);
+      for (const auto& [key, file] : input_files(config))
+        for (const auto& output : earlier) {
+          std::error_code error;
+          if (std::filesystem::equivalent(file, std::filesystem::path(directory) / output, error))
+            throw Error(key + ": " + file + " is earlier output of output.directory " + directory +
+                        ", which output.overwrite: true removes before the run: copy it elsewhere first");
+        }
+      return;
+    }
     if (const std::string earlier = io::earlier_output(directory); !earlier.empty())
       throw Error("output.directory: " + earlier +
                   ": choose another directory, set output.overwrite: true, or continue it with --restart");

@@ -170,6 +170,14 @@ with tempfile.TemporaryDirectory() as tmp:
     r = kolmo(1, "check", "with_solenoidal.yaml", "--set", "output.directory=out3", cwd=work)
     check(r.returncode == 0 and "warning" not in r.stderr,
           f"a divergence-free initial.file of kept modes starts without a warning ({r.stderr.strip()[:200]})")
+    # An initial.file among the earlier output that output.overwrite: true removes would go with it (read
+    # first, then deleted, or replaced by the new run's dump of its step).
+    before = snapshot(work)
+    refused("an initial.file that output.overwrite would remove",
+            run_and_check(work, "with_good.yaml", "--set", "initial.file=out/checkpoints/checkpoint.h5", "--set",
+                          "output.overwrite=true"),
+            ["initial.file: out/checkpoints/checkpoint.h5 is earlier output of output.directory out",
+             "copy it elsewhere first"], work, before)
     # A box attribute equal to grid.box but for round-off (2pi written another way) is the same box.
     field_file("solenoidal_box.h5", solenoidal, box=[2 * np.pi * (1 + 1e-14)] * 3)
     r = kolmo(1, "check", "with_solenoidal.yaml", "--set", "initial.file=solenoidal_box.h5", "--set",
