@@ -51,7 +51,9 @@ Subcommands:
                                            the 512^3 spectral DNS); prints the peaks and the largest
                                            differences, plots both curves and their difference
     mixing DIR [--scalar NAME] [--from T0] [--to T1] [-o PNG]
-                                           a scalar with a mean gradient in stationary turbulence, averaged over
+                                           a scalar with a mean gradient (default: the run's only one, as all
+                                           picks it; with none or several, or a NAME the run lacks, the error
+                                           lists the run's scalars) in stationary turbulence, averaged over
                                            T0 <= t <= T1: the flux correlation coefficient rho = <u_g theta> /
                                            (u' theta') along the gradient, the mechanical-to-scalar time-scale
                                            ratio r = (E / eps) / (<theta^2> / chi), the variance budget, and a
@@ -63,8 +65,14 @@ Subcommands:
                                            missing are skipped with a line saying so, and mixing, compare and
                                            tgmhd, which need more than DIR, are named with their command line
 
-A missing file or dataset, or a series too short for what is asked, gives one line on stderr and exit
-code 1.
+--time T (spectrum, scalars, mhd) picks the row of spectra.h5 nearest to T, as its help says; a T before the
+first row or after the last still gets the nearest row, with a line on stderr: "--time T is outside the times
+of DIR/spectra.h5 (T0 .. T1): nearest available time t = ...". A T that is not a finite number (nan, inf) is
+refused.
+
+A missing file or dataset, a file that fails its checksum (a flipped bit in a chunk: the solver writes each
+with a Fletcher32 checksum; "... is damaged"), a --time that is not a finite number, or a series too short
+for what is asked, gives one line on stderr and exit code 1.
 """
 
 import argparse
@@ -111,6 +119,16 @@ def _dataset(file, name):
     return file[name]
 
 
+def _read(data, selection=(), dtype=float):
+    """data[selection] as an array; a dataset that cannot be read (a chunk that fails its Fletcher32 checksum:
+    the solver writes every dataset with one) is a PostError naming the file and the dataset."""
+    try:
+        return np.asarray(data[selection], dtype=dtype)
+    except OSError as error:
+        raise PostError(f"{data.file.filename} is damaged: its dataset '{data.name.lstrip('/')}' cannot be read: "
+                        f"{error}") from None
+
+
 def _text(value):
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -119,7 +137,7 @@ def load_series(run):
     """All 1D datasets of series.h5 as float arrays of equal length, keyed by name."""
     path = Path(run) / "series.h5"
     with _open(path) as file:
-        columns = {name: np.asarray(data[()], dtype=float) for name, data in file.items()
+        columns = {name: _read(data) for name, data in file.items()
                    if isinstance(data, h5py.Dataset) and data.ndim == 1}
     for name in ("time", "energy"):
         if name not in columns:
@@ -141,12 +159,11 @@ def load_spectra(run):
     """k, time, step and every [time][shell] spectrum of spectra.h5."""
     path = Path(run) / "spectra.h5"
     with _open(path) as file:
-        spectra = {"k": np.asarray(_dataset(file, "k")[()], dtype=float),
-                   "time": np.asarray(_dataset(file, "time")[()], dtype=float),
-                   "step": np.asarray(_dataset(file, "step")[()])}
+        spectra = {"k": _read(_dataset(file, "k")), "time": _read(_dataset(file, "time")),
+                   "step": _read(_dataset(file, "step"), dtype=None)}
         for name, data in file.items():
             if isinstance(data, h5py.Dataset) and data.ndim == 2:
-                spectra[name] = np.asarray(data[()], dtype=float)
+                spectra[name] = _read(data)
     if "energy_spectrum" not in spectra:
         raise PostError(f"{path} has no dataset 'energy_spectrum'")
     return spectra
@@ -192,7 +209,8 @@ def read_slice(path, field, z_index=None):
         z = nz // 2 if z_index is None else z_index
         if not 0 <= z < nz:
             raise PostError(f"z index {z} is outside 0..{nz - 1} for {path} dataset '{field}'")
-        plane = np.asarray(data[z, :, :].T if order == "z y x" else data[:, :, z], dtype=float)
+        plane = _read(data, (z, slice(None), slice(None))).T if order == "z y x" else \
+            _read(data, (slice(None), slice(None), z))
         attributes = {name: file.attrs[name] for name in file.attrs}
     return plane, z, attributes
 
@@ -405,10 +423,18 @@ def comparison_lines(result, reference_path):
     return lines
 
 
-def nearest_row(times, time=None):
+def nearest_row(times, time=None, path="spectra.h5"):
+    """The row of times nearest to time (default: the last row). A time outside the times of path (before the
+    first row or after the last) gets the nearest row all the same, and a line on stderr saying so."""
     if time is None:
         return len(times) - 1
-    return int(np.argmin(np.abs(np.asarray(times) - time)))
+    times = np.asarray(times, dtype=float)
+    row = int(np.argmin(np.abs(times - time)))
+    first, last = np.nanmin(times), np.nanmax(times)
+    if not first <= time <= last:
+        print(f"kolmo_post: --time {time:g} is outside the times of {path} ({first:g} .. {last:g}): nearest "
+              f"available time t = {times[row]:g}", file=sys.stderr)
+    return row
 
 
 def last_finite(values):
@@ -439,7 +465,7 @@ def require_spectra_rows(run, spectra):
 def plot_spectrum(run, output=None, time=None):
     spectra = load_spectra(run)
     require_spectra_rows(run, spectra)
-    row = nearest_row(spectra["time"], time)
+    row = nearest_row(spectra["time"], time, Path(run) / "spectra.h5")
     k, energy = spectra["k"], spectra["energy_spectrum"][row]
     # Shells that hold only round-off (a Taylor-Green field has no energy at k = 1) would stretch the axis
     # over tens of decades: plot the shells within 1e-20 of the largest.
@@ -479,7 +505,7 @@ def plot_scalar_spectra(run, output=None, time=None):
     if not names:
         raise PostError(f"{Path(run) / 'spectra.h5'} holds no scalar spectra (the run has no scalars)")
     require_spectra_rows(run, spectra)
-    row = nearest_row(spectra["time"], time)
+    row = nearest_row(spectra["time"], time, Path(run) / "spectra.h5")
     k = spectra["k"]
     figure, axes = plt.subplots(figsize=(6, 4.5))
     for index, name in enumerate(names):
@@ -505,17 +531,37 @@ KOLMOGOROV_CONSTANT = 1.5
 OBUKHOV_CORRSIN_CONSTANT = 0.67
 
 
-def mixing_statistics(run, scalar="theta", start=None, end=None):
-    """Time averages (trapezoid rule over t) over start <= t <= end (default: the second half of the series)
-    of a scalar with a mean gradient. The flux along the gradient is the flux component of largest mean
-    magnitude; u' = sqrt(2E/3) (isotropy). d<theta^2>/dt over the window closes the budget production - chi."""
-    series = load_series(run)
+def mixing_scalar(series, path, scalar=None):
+    """The scalar mixing is about: the one named, or without a name the run's only scalar with a mean
+    gradient (mean_gradient_scalars, as all picks it). None such, several, or a name whose columns are not in
+    the series is a PostError naming the run's scalars."""
+    everything, gradient = series_scalars(series), mean_gradient_scalars(series)
+    listed = (f"the run's scalars: {', '.join(everything)}; with a mean gradient: {', '.join(gradient) or 'none'}"
+              if everything else "the run has no scalars")
+    if scalar is None:
+        if len(gradient) == 1:
+            return gradient[0]
+        if gradient:
+            raise PostError(f"{path} has {len(gradient)} scalars with a mean gradient, {', '.join(gradient)}: "
+                            f"name one with --scalar")
+        raise PostError(f"{path} has no scalar with a mean gradient (its production column is zero or absent; "
+                        f"{listed})")
     names = [f"{scalar}_{part}" for part in ("variance", "dissipation", "production", "flux_x", "flux_y",
                                               "flux_z")]
     missing = [name for name in names + ["dissipation"] if name not in series]
     if missing:
-        raise PostError(f"{Path(run) / 'series.h5'} has no {', '.join(missing)} (a scalar with a mean gradient "
-                        f"named '{scalar}'?)")
+        raise PostError(f"{path} has no {', '.join(missing)} (a scalar with a mean gradient named '{scalar}'? "
+                        f"{listed})")
+    return scalar
+
+
+def mixing_statistics(run, scalar=None, start=None, end=None):
+    """Time averages (trapezoid rule over t) over start <= t <= end (default: the second half of the series)
+    of a scalar with a mean gradient (default: mixing_scalar's choice, kept as result["scalar"]). The flux
+    along the gradient is the flux component of largest mean magnitude; u' = sqrt(2E/3) (isotropy).
+    d<theta^2>/dt over the window closes the budget production - chi."""
+    series = load_series(run)
+    scalar = mixing_scalar(series, Path(run) / "series.h5", scalar)
     require_rows(series, Path(run) / "series.h5", 2, "mixing", "a mean over time")
     time = series["time"]
     start = time[-1] / 2 if start is None else start
@@ -531,7 +577,8 @@ def mixing_statistics(run, scalar="theta", start=None, end=None):
                                   mean["dissipation"])
     window_time, window_variance = time[rows], series[f"{scalar}_variance"][rows]
     growth = (window_variance[-1] - window_variance[0]) / (window_time[-1] - window_time[0])
-    result = {"from": float(window_time[0]), "to": float(window_time[-1]), "rows": int(np.count_nonzero(rows)),
+    result = {"scalar": scalar, "from": float(window_time[0]), "to": float(window_time[-1]),
+              "rows": int(np.count_nonzero(rows)),
               "axis": axis, "flux": fluxes[axis], "variance": variance, "chi": chi, "energy": energy,
               "dissipation": eps, "production": mean[f"{scalar}_production"], "variance_growth": growth,
               "rho": fluxes[axis] / (np.sqrt(2 * energy / 3) * np.sqrt(variance)),
@@ -543,7 +590,7 @@ def mixing_statistics(run, scalar="theta", start=None, end=None):
 
 
 def mixing_lines(result, scalar="theta"):
-    lines = [f"window: t = {result['from']:.6g} .. {result['to']:.6g} ({result['rows']} rows)"]
+    lines = [f"scalar: {scalar}", f"window: t = {result['from']:.6g} .. {result['to']:.6g} ({result['rows']} rows)"]
     if "reynolds_lambda" in result:
         lines.append(f"Re_lambda: {result['reynolds_lambda']:.4g}")
     if "kmax_eta" in result:
@@ -824,7 +871,7 @@ def plot_mhd(run, others=(), output=None, time=None):
         if spectra_path.is_file():
             spectra = load_spectra(path)
             if spectra["time"].size and "magnetic_spectrum" in spectra:
-                row = nearest_row(spectra["time"], time)
+                row = nearest_row(spectra["time"], time, spectra_path)
                 k = spectra["k"]
                 for name, color in (("energy_spectrum", "C0"), ("magnetic_spectrum", "C1")):
                     values = spectra[name][row]
@@ -950,7 +997,7 @@ def summary_lines(run):
         lines.append(f"final potential energy: {_format(last_finite(series['potential_energy']))}")
     lines += [f"Re_lambda: {_format(last_finite(series.get('reynolds_lambda', [])))}",
               f"k_max eta: {_format(last_finite(series.get('kmax_eta', [])))}"]
-    for name in sorted(column[: -len("_variance")] for column in series if column.endswith("_variance")):
+    for name in series_scalars(series):
         lines.append(f"{name}: final variance {_format(last_finite(series[name + '_variance']))}, "
                      f"chi {_format(last_finite(series.get(name + '_dissipation', [])))}")
     lines.append("files: " + (", ".join(files_present(run)) or "none"))
@@ -958,6 +1005,11 @@ def summary_lines(run):
 
 
 # ---------------------------------------------------------------------------------------------- main
+
+
+def series_scalars(series):
+    """The scalars of a series (each with a <name>_variance column, b's of a buoyant run among them), by name."""
+    return sorted(column[: -len("_variance")] for column in series if column.endswith("_variance"))
 
 
 def mean_gradient_scalars(series):
@@ -1059,7 +1111,7 @@ def main(argv=None):
     mixing = commands.add_parser("mixing", help="a mean-gradient scalar's flux correlation, time-scale ratio, "
                                  "budget and compensated spectra, time-averaged")
     mixing.add_argument("dir")
-    mixing.add_argument("--scalar", default="theta")
+    mixing.add_argument("--scalar", help="the scalar (default: the run's only scalar with a mean gradient)")
     mixing.add_argument("--from", dest="start", type=float, help="start of the window (default: half the run)")
     mixing.add_argument("--to", dest="end", type=float, help="end of the window (default: the last row)")
     mixing.add_argument("-o", "--output")
@@ -1070,6 +1122,8 @@ def main(argv=None):
     try:
         if not Path(arguments.dir).is_dir():
             raise PostError(f"run directory {arguments.dir} does not exist")
+        if getattr(arguments, "time", None) is not None and not np.isfinite(arguments.time):
+            raise PostError(f"--time {arguments.time} is not a finite number")
         if arguments.command == "spectrum":
             print(f"wrote {plot_spectrum(arguments.dir, arguments.output, arguments.time)}")
         elif arguments.command == "scalars":
@@ -1099,8 +1153,8 @@ def main(argv=None):
             print(f"wrote {plot_comparison(arguments.dir, arguments.reference, result, arguments.output)}")
         elif arguments.command == "mixing":
             result = mixing_statistics(arguments.dir, arguments.scalar, arguments.start, arguments.end)
-            print("\n".join(mixing_lines(result, arguments.scalar)))
-            print(f"wrote {plot_mixing(arguments.dir, result, arguments.scalar, arguments.output)}")
+            print("\n".join(mixing_lines(result, result["scalar"])))
+            print(f"wrote {plot_mixing(arguments.dir, result, result['scalar'], arguments.output)}")
         else:
             _all(arguments.dir)
     except PostError as error:

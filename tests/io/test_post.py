@@ -7,7 +7,9 @@ k^-5/3 times a factor per time; an MHD series whose E_M/E_V, Omega_M/Omega_V and
 extrema, with a reference file in M3LB's format, for tgmhd; MHD and Boussinesq series whose total energy
 decays at the total dissipation while the kinetic energy exchanges energy with b (or the potential energy);
 a mixing run in a box of side pi (shells of width 2) whose spectral densities are exactly Kolmogorov's and
-Obukhov-Corrsin's, at unevenly spaced times.
+Obukhov-Corrsin's, at unevenly spaced times; the same run with its scalar named th (mixing picks it
+without --scalar) and with others beside it; a series.h5 and a spectra.h5 with a bit flipped in a chunk (one
+line saying the file is damaged); --time not finite, before the first spectra or after the last.
 """
 
 import importlib.util
@@ -73,14 +75,14 @@ def make_run(run):
                    "theta_flux_z": -0.4 * np.sqrt(2 * ENERGY / 3) * np.sqrt(0.5 * ENERGY),
                    "theta_production": ENERGY - ENERGY}
         for name, values in columns.items():
-            file.create_dataset(name, data=values, maxshape=(None,), chunks=(64,))
+            file.create_dataset(name, data=values, maxshape=(None,), chunks=(64,), fletcher32=True)
     with h5py.File(run / "spectra.h5", "w") as file:
         file["k"] = K
         spectra_times = np.array([0.0, 1.0, 2.0])
-        file.create_dataset("time", data=spectra_times, maxshape=(None,))
-        file.create_dataset("step", data=np.array([0, 500, 1000], dtype=np.int64), maxshape=(None,))
+        file.create_dataset("time", data=spectra_times, maxshape=(None,), fletcher32=True)
+        file.create_dataset("step", data=np.array([0, 500, 1000], dtype=np.int64), maxshape=(None,), fletcher32=True)
         energy = np.array([(1.0 + i) * K ** (-5.0 / 3.0) for i in range(3)])
-        file.create_dataset("energy_spectrum", data=energy, maxshape=(None, K.size))
+        file.create_dataset("energy_spectrum", data=energy, maxshape=(None, K.size), fletcher32=True)
         file.create_dataset("transfer", data=np.zeros((3, K.size)), maxshape=(None, K.size))
         file.create_dataset("flux", data=np.ones((3, K.size)), maxshape=(None, K.size))
         for name, factor in (("theta", 2.0), ("b", 0.5)):  # scalar variance spectra, k^-5/3 each
@@ -201,16 +203,16 @@ PI_BOX_SPECTRA_TIMES = np.array([0.0, 0.1, 0.2, 2.0])
 MIXING_EPS, MIXING_CHI = 0.1, 0.05
 
 
-def make_pi_box_mixing_run(run):
+def make_pi_box_mixing_run(run, scalar="theta"):
     run.mkdir(parents=True)
     t = PI_BOX_TIMES
     ones = np.ones(t.size)
     energy = 1 + t  # its mean over 0..2 by time is 2 (the trapezoid rule is exact); over the rows 1.59
     write_series(run / "series.h5", {
         "time": t, "step": np.arange(t.size, dtype=np.int64), "energy": energy, "dissipation": MIXING_EPS * ones,
-        "injection": MIXING_EPS * ones, "kolmogorov_eta": 0.01 * ones, "theta_variance": ones,
-        "theta_dissipation": MIXING_CHI * ones, "theta_production": MIXING_CHI * ones,
-        "theta_flux_x": 0 * ones, "theta_flux_y": 0 * ones, "theta_flux_z": -0.3 * ones})
+        "injection": MIXING_EPS * ones, "kolmogorov_eta": 0.01 * ones, f"{scalar}_variance": ones,
+        f"{scalar}_dissipation": MIXING_CHI * ones, f"{scalar}_production": MIXING_CHI * ones,
+        f"{scalar}_flux_x": 0 * ones, f"{scalar}_flux_y": 0 * ones, f"{scalar}_flux_z": -0.3 * ones})
     k = PI_BOX_K
     shape = np.where(k > 0, k, 1.0) ** (-5 / 3) * (k > 0) * 2.0  # density k^-5/3 times dk = 2; 0 at k = 0
     with h5py.File(run / "spectra.h5", "w") as file:
@@ -218,9 +220,30 @@ def make_pi_box_mixing_run(run):
         file["step"] = np.arange(PI_BOX_SPECTRA_TIMES.size, dtype=np.int64)
         amplitude = PI_BOX_SPECTRA_TIMES[:, None]
         file["energy_spectrum"] = amplitude * 1.5 * MIXING_EPS ** (2 / 3) * shape
-        file["theta_spectrum"] = amplitude * 0.67 * (MIXING_CHI / 2) * MIXING_EPS ** (-1 / 3) * shape
-        for name in ("transfer", "flux", "theta_transfer", "theta_flux"):
+        file[f"{scalar}_spectrum"] = amplitude * 0.67 * (MIXING_CHI / 2) * MIXING_EPS ** (-1 / 3) * shape
+        for name in ("transfer", "flux", f"{scalar}_transfer", f"{scalar}_flux"):
             file[name] = np.zeros((PI_BOX_SPECTRA_TIMES.size, k.size))
+
+
+def add_scalar(run, name, production):
+    """Columns of one more scalar in a run's series.h5, its production as given (0: no mean gradient)."""
+    with h5py.File(run / "series.h5", "a") as file:
+        rows = file["time"].shape[0]
+        for part, value in (("variance", 1.0), ("dissipation", 0.1), ("production", production),
+                            ("flux_x", 0.0), ("flux_y", 0.0), ("flux_z", 0.0)):
+            file[f"{name}_{part}"] = np.full(rows, value)
+
+
+def flip_bit(path, dataset):
+    """One bit flipped inside the first chunk of a dataset written with a Fletcher32 checksum."""
+    with h5py.File(path, "r") as file:
+        check(file[dataset].fletcher32, f"{path.name} {dataset} is written with a checksum")
+        offset = file[dataset].id.get_chunk_info(0).byte_offset + 3
+    with open(path, "r+b") as file:
+        file.seek(offset)
+        byte = file.read(1)[0]
+        file.seek(offset)
+        file.write(bytes([byte ^ 0x10]))
 
 
 def balance_line(out):
@@ -325,12 +348,17 @@ def main():
         # The trapezoid rule's mean of chi = 0.75 exp(-2t) over steps of 0.05 against the window's integral:
         # relative error dt^2 / 12 * 4 = 8.3e-4 (a plain mean of the 21 rows was off by 1.5e-2).
         check(abs(budget) < 1.5e-3 * mixing["chi"], f"the variance budget closes: residual {budget}")
-        code, out, err = run_tool("mixing", run, "--from", 0.5)
+        code, out, err = run_tool("mixing", run, "--from", 0.5, "--scalar", "theta")
         values = summary_values(out)
         check(code == 0 and is_png(run / "plots" / "mixing_theta.png"), f"mixing writes its plot ({err.strip()})")
         check(values.get("flux correlation rho", "").startswith("-0.4 "), f"mixing's rho line: {out}")
         code, out, err = run_tool("mixing", run, "--scalar", "salt")
-        check(code == 1 and "salt" in err and len(err.strip().splitlines()) == 1, f"an unknown scalar: {err}")
+        check(code == 1 and "salt" in err and "the run's scalars: theta; with a mean gradient: none" in err
+              and len(err.strip().splitlines()) == 1, f"an unknown scalar names the run's: {err}")
+        # theta's production is zero here: no scalar with a mean gradient, so none is taken without --scalar.
+        code, out, err = run_tool("mixing", run)
+        check(code == 1 and "no scalar with a mean gradient" in err and "the run's scalars: theta" in err
+              and len(err.strip().splitlines()) == 1, f"mixing without a mean-gradient scalar: {err}")
 
         # The MHD Taylor-Green comparison: extrema between samples (a parabola through samples 0.05 apart: a few
         # 1e-6 off), the first maximum after the fall (not the initial value), the reference read by its
@@ -439,7 +467,8 @@ def main():
                                     (("mhd", no_rows), "series.h5 holds 0 rows: too short for mhd"),
                                     (("tgmhd", no_rows), "series.h5 holds 0 rows: too short for tgmhd"),
                                     (("series", no_rows), "series.h5 holds 0 rows: too short for series"),
-                                    (("mixing", no_rows), "series.h5 has no theta_variance"),
+                                    (("mixing", no_rows, "--scalar", "theta"), "series.h5 has no theta_variance"),
+                                    (("mixing", no_rows), "the run has no scalars"),
                                     (("mhd", mhd_run), "has no cross_helicity, magnetic_helicity, current_max")):
             code, out, err = run_tool(*arguments)
             check(code == 1 and expected in err and len(err.strip().splitlines()) == 1,
@@ -464,6 +493,53 @@ def main():
         code, out, err = run_tool("all", pi_box)
         check(code == 0 and f"mixing {pi_box} --scalar theta --from" in err,
               f"'all' gives mixing's command for a mean-gradient scalar: {err!r}")
+
+        # Without --scalar, mixing takes the run's only scalar with a mean gradient, as 'all' does, whatever
+        # its name; a name the run lacks, or several such scalars, is one line naming the run's scalars.
+        named_th = Path(scratch) / "named_th"
+        make_pi_box_mixing_run(named_th, "th")
+        add_scalar(named_th, "dye", 0.0)
+        code, out, err = run_tool("mixing", named_th, "--from", 0, "--to", 2)
+        check(code == 0 and out.startswith("scalar: th\n") and is_png(named_th / "plots" / "mixing_th.png")
+              and summary_values(out).get("flux correlation rho", "").startswith(
+                  f"{-0.3 / np.sqrt(2 * 2.0 / 3):.4g} "),
+              f"mixing takes th, the only mean-gradient scalar: {out!r} {err!r}")
+        check(f"mixing {named_th} --scalar th " in run_tool("all", named_th)[2], "'all' names th for mixing too")
+        code, out, err = run_tool("mixing", named_th, "--scalar", "theta")
+        check(code == 1 and "has no theta_variance" in err and "the run's scalars: dye, th; with a mean gradient: th"
+              in err and len(err.strip().splitlines()) == 1, f"mixing --scalar theta names the run's scalars: {err!r}")
+        add_scalar(named_th, "salt", 0.2)
+        code, out, err = run_tool("mixing", named_th)
+        check(code == 1 and "2 scalars with a mean gradient, salt, th: name one with --scalar" in err
+              and len(err.strip().splitlines()) == 1, f"mixing with two mean-gradient scalars: {err!r}")
+
+        # A bit flipped in a chunk of series.h5 or spectra.h5 (each chunk has a Fletcher32 checksum): one line
+        # naming the file, exit code 1, not h5py's traceback.
+        damaged = Path(scratch) / "damaged"
+        make_run(damaged)
+        flip_bit(damaged / "series.h5", "energy")
+        flip_bit(damaged / "spectra.h5", "energy_spectrum")
+        for arguments, expected in ((("summary", damaged), f"{damaged / 'series.h5'} is damaged"),
+                                    (("series", damaged), f"{damaged / 'series.h5'} is damaged"),
+                                    (("spectrum", damaged), f"{damaged / 'spectra.h5'} is damaged"),
+                                    (("scalars", damaged), f"{damaged / 'spectra.h5'} is damaged")):
+            code, out, err = run_tool(*arguments)
+            check(code == 1 and expected in err and "energy" in err and "Traceback" not in err
+                  and len(err.strip().splitlines()) == 1, f"{arguments[0]} on a damaged file: code {code}, {err!r}")
+
+        # --time: the nearest row of spectra.h5 (0, 1, 2 here); a time outside them still gets one, with a line
+        # saying which; a time that is not a number is refused.
+        for command, asked, nearest in (("spectrum", -5, 0), ("scalars", 100, 2), ("spectrum", 2.5, 2)):
+            output = Path(scratch) / f"time_{command}_{asked}.png"
+            code, out, err = run_tool(command, run, "--time", asked, "-o", output)
+            check(code == 0 and is_png(output) and f"nearest available time t = {nearest}" in err
+                  and len(err.strip().splitlines()) == 1, f"{command} --time {asked}: code {code}, {err!r}")
+        for command, asked in (("spectrum", "nan"), ("scalars", "inf"), ("mhd", "nan")):
+            code, out, err = run_tool(command, run, "--time", asked)
+            check(code == 1 and f"--time {asked} is not a finite number" in err and len(err.strip().splitlines()) == 1,
+                  f"{command} --time {asked} is refused: code {code}, {err!r}")
+        code, out, err = run_tool("mhd", balanced, "--time", 7, "-o", Path(scratch) / "mhd_time.png")
+        check(code == 0 and "nearest available time t = 2" in err, f"mhd --time 7 past the last spectra: {err!r}")
 
         # The scalars of spectra.h5: magnetic_spectrum is b's in an MHD run (no magnetic_flux), a scalar's
         # in a run of a solver that allowed the name.
@@ -499,7 +575,8 @@ def main():
             check(part in files, f"summary lists {part}")
 
         code, out, err = run_tool("spectrum", run, "-o", Path(scratch) / "e.png", "--time", 0.9)
-        check(code == 0 and is_png(Path(scratch) / "e.png"), "spectrum -o writes the chosen file")
+        check(code == 0 and is_png(Path(scratch) / "e.png") and not err,
+              f"spectrum -o writes the chosen file, t = 0.9 inside the run's times: no line on stderr ({err!r})")
         code, out, err = run_tool("scalars", run, "-o", Path(scratch) / "t.png", "--time", 1.1)
         check(code == 0 and is_png(Path(scratch) / "t.png"), f"scalars -o writes the chosen file ({err.strip()})")
         code, out, err = run_tool("series", run, "-o", Path(scratch) / "s.png")
