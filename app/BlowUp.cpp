@@ -6,9 +6,13 @@
 #include <limits>
 #include <numbers>
 #include <utility>
+#include <vector>
 
 #include "app/FlowFromConfig.hpp"
+#include "app/RunStatus.hpp"
 #include "app/Text.hpp"
+#include "io/Checkpoint.hpp"
+#include "io/OutputDirectory.hpp"
 #include "solver/Integrators.hpp"
 #include "solver/Wavenumbers.hpp"
 
@@ -37,11 +41,24 @@ bool fixed_step(const io::RunConfig& config) {
   return config.time.dt.has_value();
 }
 
-std::string advice(const io::RunConfig& config) {
-  return fixed_step(config) ? "continue from the last checkpoint (--restart) with a smaller time.dt (now " +
-                                  short_number(*config.time.dt) + ") or an adaptive step (time.cfl)"
-                            : "continue from the last checkpoint (--restart) with a smaller time.cfl (now " +
-                                  short_number(config.time.cfl) + ")";
+// What to continue a blown-up run with.
+std::string smaller_step(const io::RunConfig& config) {
+  return fixed_step(config)
+             ? "a smaller time.dt (now " + short_number(*config.time.dt) + ") or an adaptive step (time.cfl)"
+             : "a smaller time.cfl (now " + short_number(config.time.cfl) + ")";
+}
+
+// The warnings' common part: what the worst case may do.
+std::string amplification(solver::Integrator integrator, double growth) {
+  return solver::to_string(integrator) + " may amplify the fastest resolved modes by up to " +
+         short_number(growth) + " per step: it may blow up (kolmo stops it if it does); consider ";
+}
+
+// x rounded down to 2 significant digits: a suggested bound that its text does not round up.
+double round_down(double x) {
+  if (!(x > 0)) return x;
+  const double unit = std::pow(10.0, std::floor(std::log10(x)) - 1);
+  return std::floor(x / unit) * unit;
 }
 
 // k_max,d: the largest wavenumber along axis d that the 2/3 rule keeps (solver/Wavenumbers.hpp).
@@ -104,6 +121,38 @@ std::string beyond_range(const io::RunConfig& config, double rate) {
          (single ? " or precision: double" : "");
 }
 
+// An adaptive step's warning (check_start), or empty. time.cfl keeps the CFL number dt (rate + frequency), so
+// the start's step is time.cfl / (rate + frequency).
+std::string cfl_warning(const io::RunConfig& config, double rate, double frequency) {
+  if (!(rate + frequency > 0)) return {};
+  io::RunConfig with = config;
+  auto growth = [&](solver::Integrator integrator, double cfl) {
+    with.time.integrator = integrator;
+    return growth_per_step(with, cfl / (rate + frequency), rate, frequency);
+  };
+  const solver::Integrator integrator = config.time.integrator;
+  const double cfl = config.time.cfl, worst = growth(integrator, cfl);
+  if (worst <= kWarnedGrowth) return {};
+  // The largest CFL number within the stability limit that would not warn, by bisection (the growth does not
+  // decrease with the step: a larger one reaches farther along the axis and damps each y less).
+  double low = 0, high = std::min(cfl, stability_limit(config));
+  if (growth(integrator, high) <= kWarnedGrowth) low = high;
+  for (int i = 0; i < 40 && low < high; ++i) {
+    const double middle = 0.5 * (low + high);
+    (growth(integrator, middle) <= kWarnedGrowth ? low : high) = middle;
+  }
+  std::string instead = "time.cfl <= " + short_number(round_down(low));
+  // The integrators that would take time.cfl without this warning.
+  std::vector<std::string> others;
+  for (const auto other : {solver::Integrator::rk2, solver::Integrator::rk3, solver::Integrator::rk4,
+                           solver::Integrator::lsrk3, solver::Integrator::lsrk4})
+    if (other != integrator && growth(other, cfl) <= kWarnedGrowth)
+      others.push_back(solver::to_string(other));
+  for (std::size_t i = 0; i < others.size(); ++i)
+    instead += (i == 0 ? ", or time.integrator " : (i + 1 < others.size() ? ", " : " or ")) + others[i];
+  return "time.cfl = " + short_number(cfl) + ", where " + amplification(integrator, worst) + instead;
+}
+
 }  // namespace
 
 double growth_per_step(const io::RunConfig& config, double dt, double rate, double frequency) {
@@ -141,7 +190,10 @@ StartVerdict check_start(const io::RunConfig& config, double rate, double freque
     verdict.error = range;
     return verdict;
   }
-  if (!fixed_step(config)) return verdict;
+  if (!fixed_step(config)) {
+    verdict.warning = cfl_warning(config, rate, frequency);
+    return verdict;
+  }
   const double dt = *config.time.dt;
   const std::string integrator = solver::to_string(config.time.integrator);
   if (rate + frequency > 0) {
@@ -161,9 +213,7 @@ StartVerdict check_start(const io::RunConfig& config, double rate, double freque
                       " times the stability limit of " + integrator + " (" + short_number(limit) +
                       "): it would blow up; use " + instead;
     else if (growth > kWarnedGrowth)
-      verdict.warning = what + ", where " + integrator + " may amplify the fastest resolved modes by up to " +
-                        short_number(growth) +
-                        " per step: it may blow up (kolmo stops it if it does); consider " + instead;
+      verdict.warning = what + ", where " + amplification(config.time.integrator, growth) + instead;
   }
   const double diffusive_limit = diffusive_step_limit(config);
   if (verdict.error.empty() && verdict.warning.empty() && dt > diffusive_limit)
@@ -206,24 +256,63 @@ double BlowUpCheck::energy_bound(double energy, double elapsed) const {
   return bound;
 }
 
+void BlowUpCheck::checkpoint_kept(long step, double time) {
+  previous_checkpoint_ = newest_checkpoint_;
+  newest_checkpoint_ = Moment{step, time};
+}
+
 std::optional<std::string> BlowUpCheck::problem(long step, double time, double rate, double energy) {
-  const std::string where =
-      "the solution blew up at step " + std::to_string(step) + ", t = " + short_number(time);
+  const Moment now{step, time};
   if (!(rate < std::numeric_limits<double>::infinity()))
-    return where + ": the velocity holds NaN or infinite values; " + advice(config_);
+    return blown_up(now, "the velocity holds NaN or infinite values");
   const double run_bound = energy_bound(start_energy_, time - start_time_);
+  if (energy <= run_bound)
+    above_bound_since_.reset();
+  else if (!above_bound_since_)
+    above_bound_since_ = now;
   if (!(energy <= kEnergyMargin * run_bound))
-    return where + ": its energy " + short_number(energy) +
-           " exceeds what the start and the forcing allow (" + short_number(run_bound) + "); " +
-           advice(config_);
+    return blown_up(now, "its energy " + short_number(energy) +
+                             " exceeds what the start and the forcing allow (" + short_number(run_bound) +
+                             ")");
   const double step_bound = energy_bound(previous_energy_, time - previous_time_);
   if (!(energy <= kStepEnergyMargin * step_bound))
-    return where + ": its energy grew from " + short_number(previous_energy_) + " to " +
-           short_number(energy) + " in one step, more than the forcing can add (to " +
-           short_number(step_bound) + "); " + advice(config_);
+    return blown_up(now, "its energy grew from " + short_number(previous_energy_) + " to " +
+                             short_number(energy) + " in one step, more than the forcing can add (to " +
+                             short_number(step_bound) + ")");
   previous_time_ = time;
   previous_energy_ = energy;
   return std::nullopt;
+}
+
+// why; since when the energy has exceeded the run bound (S, if before now); and the checkpoint to continue
+// from: the newest unless it is from step S on, then checkpoint.prev.h5 unless it is too, then none.
+std::string BlowUpCheck::blown_up(const Moment& now, const std::string& why) const {
+  std::string text = "the solution blew up at step " + std::to_string(now.step) +
+                     ", t = " + short_number(now.time) + ": " + why;
+  const bool growing = above_bound_since_ && above_bound_since_->step < now.step;
+  if (growing)
+    text += "; its energy first exceeded what the start and the forcing allow at " +
+            step_and_time(above_bound_since_->step, above_bound_since_->time) +
+            ", so checkpoints and field dumps from step " + std::to_string(above_bound_since_->step) +
+            " on hold a growing state";
+  text += "; nothing of this state was written";
+  const std::string change = " with " + smaller_step(config_);
+  const std::string anew = "; start the run anew (output.overwrite: true)" + change;
+  if (!newest_checkpoint_) return text + ", and no checkpoint" + anew;
+  auto grown = [&](const Moment& checkpoint) {
+    return growing && checkpoint.step >= above_bound_since_->step;
+  };
+  text +=
+      ", the newest checkpoint holds " + step_and_time(newest_checkpoint_->step, newest_checkpoint_->time);
+  if (!grown(*newest_checkpoint_)) return text + "; continue from it (--restart)" + change;
+  if (!previous_checkpoint_) return text + ", of the growing state" + anew;
+  const std::string previous =
+      io::previous_checkpoint_path(io::output_paths(config_.output.directory).checkpoints).string();
+  text += ", of the growing state, and " + previous + " " +
+          step_and_time(previous_checkpoint_->step, previous_checkpoint_->time);
+  if (!grown(*previous_checkpoint_))
+    return text + ": continue from that one (--checkpoint " + previous + ")" + change;
+  return text + ", of the growing state too" + anew;
 }
 
 }  // namespace kolmo::app

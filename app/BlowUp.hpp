@@ -1,6 +1,6 @@
 // When a Navier-Stokes run has blown up, judged every step from what the CFL pass measures anyway
-// (NavierStokes::velocity_scan(): the largest |u|/dx + |v|/dy + |w|/dz and the energy), and which fixed
-// time steps are refused before a run starts.
+// (NavierStokes::velocity_scan(): the largest |u|/dx + |v|/dy + |w|/dz and the energy), and which time
+// steps are refused or warned about before a run starts.
 //
 // Contract:
 // - growth_per_step(config, dt, rate, frequency): the largest factor by which one step multiplies a Fourier
@@ -27,6 +27,18 @@
 //        at most as exp(4 sqrt(|N2|) t) (dE/dt <= <w b> and d<b^2>/2/dt <= |N2| <w b>, with
 //        |<w b>| <= sqrt(2 E <b^2>)), and the bounds carry that factor. Rotation does no work; passive
 //        scalars do not act on the velocity.
+//   The check also remembers the step S from which the energy has exceeded the run bound itself (E(t0)
+//   without forcing; no margin: an energy no solution has), and the message names it: the checkpoints and
+//   field dumps from S on hold a growing state, which a continued run would take up. A weak instability
+//   passes the margin long after S, with checkpoints written in between: rk2 at a fixed CFL number of 2.4
+//   (18 x 20 x 14, nu = 1e-4, an unforced random flow) grew the energy by 0.6-0.8 % every step from the
+//   first and was stopped at step 13, past two checkpoints of that growth. A stretch above the bound that
+//   ends (round-off, or a stable step's truncation error at the bound) is forgotten: S starts the last one.
+//   The message names the newest checkpoint (told by BlowUpCheck::checkpoint_kept) and advises continuing
+//   from it (--restart) only when it is from before S (or no S is known: the per-step criterion caught the
+//   growth below the run bound); else from checkpoint.prev.h5 if that one is (--checkpoint with its path),
+//   else a new run (output.overwrite). After a restart the check starts from the state continued from, the
+//   run's newest checkpoint: the bound and S are relative to that state, which is not judged again.
 //   The CFL number is not a criterion during the run: it bounds the growth of the worst case (a uniform
 //   flow at the fastest point's velocity), which real flows stay well below. Measured: the Taylor-Green
 //   vortex at Re 400 on 32^3 runs with a fixed step to t = 30 at CFL numbers up to 2.0 (rk2), 3.4 (rk3) and
@@ -44,6 +56,16 @@
 //   the largest kept |k|; N^3 the points), a bound on the nonlinear term's forward transform, passes the
 //   largest number (3.4e38 in single precision). The first step would give infinities, reported as a blow-up
 //   with advice on the step that cannot help.
+//   Before a run with an adaptive step, a warning text when the CFL number it keeps, time.cfl, lets the
+//   integrator amplify the worst case by more than 1.01 per step: growth_per_step with the step time.cfl /
+//   (rate + frequency) that the start's velocity gets (y = time.cfl (rate scale + frequency) / (rate +
+//   frequency)), naming a time.cfl within the stability limit that would not warn (for rk2, whose worst case
+//   grows at any step, the largest for which only viscosity keeps it below 1.01) and the other integrators
+//   that take time.cfl without a warning. time.max_dt and the diffusive limit, which may hold the step below
+//   that while the flow is slow, are not counted: a flow that speeds up leaves them behind. A warning only,
+//   as for a fixed step: the measured runs above keep such CFL numbers. rk2 at time.cfl 1.95 (the flow
+//   above, whose worst case then grows 6.8-fold a step) made the energy grow from the first step, and the
+//   run was stopped at step 48; rk2 at the default 0.5 is warned about too (1.09 there; 0.28 would not be).
 // - diffusive_step_limit(config): the largest step h for which no stage of the integrator multiplies a mode
 //   by more than e through its integrating factor run backward: D k_max^2 s h <= 1, with D the largest
 //   diffusivity (viscosity, the scalars', the resistivity), k_max^2 the largest kept |k|^2 and s of
@@ -77,14 +99,28 @@ class BlowUpCheck {
 
   // The most energy the forcing can add to `energy` in `elapsed` time.
   double energy_bound(double energy, double elapsed) const;
+  // The run's checkpoints/ holds the state after `step` as its newest checkpoint (checkpoint.h5), and the
+  // newest before as checkpoint.prev.h5: after each checkpoint written, and at a restart in place, for the
+  // checkpoint it continues from. A run that starts anew (an initial condition, or another run's checkpoint)
+  // has none until it writes one.
+  void checkpoint_kept(long step, double time);
   // Why the state after step `step` (at time; rate and energy from velocity_scan()) must neither be written
-  // nor continued, or nothing when it is healthy (then it is the previous state of the next call).
+  // nor continued, or nothing when it is healthy (then it is the previous state of the next call). Called
+  // before anything of the state is written, which the text says, with the checkpoint to continue from.
   std::optional<std::string> problem(long step, double time, double rate, double energy);
 
  private:
+  struct Moment {
+    long step;
+    double time;
+  };
+  std::string blown_up(const Moment& now, const std::string& why) const;
+
   const io::RunConfig& config_;
   double start_time_, start_energy_;
   double previous_time_, previous_energy_;
+  std::optional<Moment> above_bound_since_;  // S: the first step of the last stretch above the run bound
+  std::optional<Moment> newest_checkpoint_, previous_checkpoint_;
 };
 
 }  // namespace kolmo::app

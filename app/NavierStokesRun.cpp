@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "app/BlowUp.hpp"
@@ -185,7 +186,8 @@ class NavierStokesRun {
       std::fprintf(stderr, "kolmo: warning: %s\n", start.warning.c_str());
     warn_of_removed_energy();
     if (options_.dry_run) return 0;
-    BlowUpCheck blow_up(config_, flow_.time(), blow_up_energy());
+    blow_up_.emplace(config_, flow_.time(), blow_up_energy());
+    if (restart) blow_up_->checkpoint_kept(flow_.step_count(), flow_.time());  // the one it continues from
 
     // From here on the directory is ours: its lock, held to the end, keeps other runs out.
     directory_lock_ = io::prepare_output_directory(
@@ -215,7 +217,7 @@ class NavierStokesRun {
         remove_checkpoint_ahead();
       }
       print_header();
-      return time_loop(restart, spectrum, blow_up, unit);
+      return time_loop(restart, spectrum, unit);
     } catch (const std::exception& error) {
       write_run_status(paths_.root, std::string("failed: ") + error.what(), comm_);
       throw;
@@ -638,11 +640,12 @@ class NavierStokesRun {
     info.run = run_;
     io::write_checkpoint<Real>(paths_.checkpoints, info, layout, datasets, comm_);
     last_checkpoint_ = step_and_time(info.step, info.time);
+    blow_up_->checkpoint_kept(info.step, info.time);
     // status says how far the run got that a restart keeps: one small file a checkpoint, not a step.
     write_run_status(paths_.root, "running: " + last_checkpoint_ + " (checkpoint written)", comm_);
   }
 
-  int time_loop(bool restart, const solver::Spectrum& initial_spectrum, BlowUpCheck& blow_up, double unit) {
+  int time_loop(bool restart, const solver::Spectrum& initial_spectrum, double unit) {
     const auto& out = config_.output;
     const double t_end = config_.time.t_end.value_or(kInfinity);
     const long last_step = config_.time.steps.value_or(std::numeric_limits<long>::max());
@@ -674,10 +677,8 @@ class NavierStokesRun {
       // the next step needs anyway (app/BlowUp.hpp).
       unit = flow_.cfl_dt(1.0, kInfinity);
       const auto& scan = flow_.velocity_scan();
-      if (auto problem = blow_up.problem(step, flow_.time(), scan.rate, blow_up_energy()))
-        throw Error(*problem + "; nothing of this state was written" +
-                    (last_checkpoint_.empty() ? std::string(", and no checkpoint")
-                                              : ", the newest checkpoint holds " + last_checkpoint_));
+      if (auto problem = blow_up_->problem(step, flow_.time(), scan.rate, blow_up_energy()))
+        throw Error(*problem);
       const bool finishing = step >= last_step || flow_.time() >= t_end * (1 - 1e-12);
       const bool series_due = out.series_every > 0 && (step % out.series_every == 0 || finishing);
       const bool progress_due = out.progress_every > 0 && (step % out.progress_every == 0 || finishing);
@@ -746,7 +747,8 @@ class NavierStokesRun {
   std::string checkpoint_run_;                    // its run identity (empty: none, or not a restart)
   std::string run_;                               // this run's (new_run_identity)
   const double diffusive_limit_ = diffusive_step_limit(config_);  // the adaptive step's bound (BlowUp.hpp)
-  std::string last_checkpoint_;  // "step S, t = T" of the newest checkpoint, if any
+  std::string last_checkpoint_;         // "step S, t = T" of the newest checkpoint, if any
+  std::optional<BlowUpCheck> blow_up_;  // from the state the run starts or continues from
 };
 
 }  // namespace

@@ -14,6 +14,10 @@
   run from a weak seed gains the energy its budget says;
   one that blows up later is stopped at the step it does, with no series rows or progress lines to notice
   it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
+  A weak instability (rk2 at a large fixed step), stopped long after its energy passed E(t0): the message
+  names that step and recommends no checkpoint from it on (a new run; after a restart, checkpoint.prev.h5,
+  which then continues). An adaptive step whose time.cfl lets the integrator amplify the worst case is
+  warned about (rk2 at 1.95), naming a time.cfl that is not; rk4 at the default is not.
 - Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
 - An adaptive step on a decayed flow stays below rk3's and lsrk4's integrating-factor limit (a fixed one
   beyond it is warned about).
@@ -393,6 +397,79 @@ output: {directory: out, series_every: 0, progress_every: 0, checkpoint_every: 0
     if checkpoints:
         newest = max(checkpoints, key=lambda c: c[1])
         check(f"the newest checkpoint holds step {newest[1]}," in last, "the message says which step it holds")
+
+    # A weak instability: rk2 at a fixed CFL number of about 2.4 grows this unforced flow's energy by 0.6-0.8 %
+    # every step from the first; the run is stopped at step 13, past 1.1 E(t0), after checkpoints of steps 5
+    # and 10 that hold the growth. The message names the step from which the energy exceeded E(t0) (the
+    # series' first such row) and recommends no checkpoint from then on: both are, so a new run.
+    (work / "weak.yaml").write_text("""
+grid: {n: [18, 20, 14]}
+backend: host
+physics: {viscosity: 1e-4}
+time: {integrator: rk2, dt: 0.2, t_end: 50}
+initial: {type: random, spectrum: {k0: 3}}
+output: {directory: weak, series_every: 1, progress_every: 0, checkpoint_every: 1, fields_every: 0.5,
+         fields: [velocity]}
+""")
+    grown = re.compile(r"its energy first exceeded what the start and the forcing allow at step (\d+), t = ")
+
+    def first_above(series, since=0):
+        """The first step after `since` whose energy in the series exceeds that of step `since`."""
+        with h5py.File(series, "r") as f:
+            steps, energy = f["step"][...], f["energy"][...]
+        start = energy[steps == since][0]
+        return next((int(s) for s, e in zip(steps, energy) if s > since and e > start), None)
+
+    r = kolmo(2, "run", "weak.yaml", cwd=work)
+    last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+    match = grown.search(last)
+    first = first_above(work / "weak/series.h5") if (work / "weak/series.h5").exists() else None
+    written = [energy_of_checkpoint(p, 14) for p in sorted((work / "weak/checkpoints").glob("*.h5"))]
+    check(r.returncode == 1 and "blew up at step" in last and match is not None and int(match.group(1)) == first
+          and f"field dumps from step {first} on hold a growing state" in last
+          and len(written) == 2 and all(s >= first and e > 0.5 for e, s, _ in written)
+          and "--restart" not in last and "--checkpoint" not in last and "start the run anew" in last,
+          f"a weak instability names the step its energy first exceeded E(t0) (step {first} in the series) and "
+          f"recommends no checkpoint from then on (checkpoints {written}): {last[:600]}")
+    # The same after a restart from a sound state (rk4, dt 0.05, to t = 1: step 20), with a checkpoint every
+    # 2: the check starts from the restart's state, the growth from step 21; step 25's checkpoint holds it, and
+    # checkpoint.prev.h5, the restart's state, does not: the message recommends that one, and it continues.
+    sound = ("--set", "output.directory=again", "--set", "time.integrator=rk4", "--set", "time.dt=0.05")
+    r = kolmo(2, "run", "weak.yaml", *sound, "--set", "time.t_end=1", cwd=work)
+    check(r.returncode == 0, f"rk4 at dt = 0.05 runs to t = 1 ({r.stderr.strip()[-200:]})")
+    r = kolmo(2, "run", "weak.yaml", "--set", "output.directory=again", "--set", "output.checkpoint_every=2",
+              "--restart", cwd=work)
+    last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+    match = grown.search(last)
+    first = first_above(work / "again/series.h5", since=20)
+    previous = work / "again/checkpoints/checkpoint.prev.h5"
+    steps = [checkpoint(p)[1] for p in (work / "again/checkpoints/checkpoint.h5", previous)]
+    check(r.returncode == 1 and match is not None and int(match.group(1)) == first == 21 and steps == [25, 20]
+          and "continue from that one (--checkpoint again/checkpoints/checkpoint.prev.h5)" in last
+          and "--restart" not in last,
+          f"after a restart, the growth from step {first} past a checkpoint (steps {steps}): the message "
+          f"recommends checkpoint.prev.h5: {last[:600]}")
+    r = kolmo(2, "run", "weak.yaml", *sound, "--set", "time.t_end=1.5", "--checkpoint",
+              "again/checkpoints/checkpoint.prev.h5", cwd=work)
+    check(r.returncode == 0 and "restarting from again/checkpoints/checkpoint.prev.h5: step 20" in r.stdout,
+          f"the recommended checkpoint continues the run ({r.stderr.strip()[-200:]})")
+
+    # An adaptive step is warned about like a fixed one when time.cfl lets the integrator amplify the worst case
+    # by more than 1.01 a step (rk2 at time.cfl 1.95 grew this flow's energy from the first step), naming a
+    # time.cfl that is not warned about; rk4 at the default time.cfl (0.5) is not.
+    adaptive = ("--set", "time.dt=", "--set", "output.directory=adaptive")
+    r = kolmo(1, "check", "weak.yaml", *adaptive, "--set", "time.cfl=1.95", cwd=work)
+    warned = re.search(r"warning: time\.cfl = 1\.95, where rk2 may amplify the fastest resolved modes by up to "
+                       r"([0-9.]+) per step: .*consider time\.cfl <= ([0-9.]+)", r.stderr)
+    check(r.returncode == 0 and warned is not None and float(warned.group(1)) > 2
+          and float(warned.group(2)) < 0.92, f"rk2 at time.cfl 1.95 is warned about ({r.stderr.strip()[:300]})")
+    if warned:
+        r = kolmo(1, "check", "weak.yaml", *adaptive, "--set", f"time.cfl={warned.group(2)}", cwd=work)
+        check(r.returncode == 0 and "warning" not in r.stderr,
+              f"rk2 at the time.cfl suggested, {warned.group(2)}, is not ({r.stderr.strip()[:200]})")
+    r = kolmo(1, "check", "weak.yaml", *adaptive, "--set", "time.integrator=rk4", "--set", "time.cfl=", cwd=work)
+    check(r.returncode == 0 and "warning" not in r.stderr and "cfl: 0.5" in r.stdout,
+          f"rk4 at the default time.cfl is not ({r.stderr.strip()[:200]})")
 
     # Starts that cannot work, refused before anything is written: a fixed step beyond rotation's or
     # buoyancy's frequency (the CFL number the run prints counts them, as its adaptive step does); a constant
