@@ -79,6 +79,74 @@ std::string forcing_text(const io::ForcingConfig& forcing) {
   return "?";
 }
 
+// A coefficient that either of two keys gives (a scalar's diffusivity or schmidt, b's resistivity or
+// prandtl): the key that gives it, and its value.
+struct Coefficient {
+  std::string key;
+  double value;
+};
+Coefficient coefficient(const std::string& first, const std::optional<double>& first_value,
+                        const std::string& second, const std::optional<double>& second_value) {
+  return first_value ? Coefficient{first, *first_value} : Coefficient{second, second_value.value_or(0)};
+}
+
+// One clause "key old -> new" for each key that config changes against the run's previous configuration (its
+// config.yaml), of those the checkpoint does not hold: the forcings, the rotation, the time integrator and
+// step, and the coefficients of the scalars, the buoyancy and b. Both have the same fields (read_restart
+// refuses a field added or removed): a scalar is found by its name, and named by its index in config.
+std::vector<std::string> changed_keys(const io::RunConfig& previous, const io::RunConfig& config) {
+  std::vector<std::string> changes;
+  auto name = [&](const std::string& key, const auto& was, const auto& now, auto text) {
+    if (was != now) changes.push_back(key + " " + text(was) + " -> " + text(now));
+  };
+  const auto number = [](double x) { return number_text(x); };
+  const auto vector = [](const std::array<double, 3>& v) { return list_text(v); };
+  // Given by the other key now, the coefficient names both: "physics.magnetic.resistivity 0.01 ->
+  // physics.magnetic.prandtl 2".
+  auto name_coefficient = [&](const Coefficient& was, const Coefficient& now) {
+    if (was.key == now.key)
+      name(was.key, was.value, now.value, number);
+    else
+      changes.push_back(was.key + " " + number(was.value) + " -> " + now.key + " " + number(now.value));
+  };
+  const io::PhysicsConfig &old_physics = previous.physics, &physics = config.physics;
+  name("physics.forcing", old_physics.forcing, physics.forcing, forcing_text);
+  name("physics.rotation", old_physics.rotation, physics.rotation, vector);
+  name("time.integrator", previous.time.integrator, config.time.integrator,
+       [](solver::Integrator integrator) { return solver::to_string(integrator); });
+  name("time.dt", previous.time.dt, config.time.dt,
+       [](const std::optional<double>& dt) { return dt ? number_text(*dt) : std::string("adaptive (cfl)"); });
+  for (std::size_t i = 0; i < physics.scalars.size(); ++i) {
+    const io::ScalarConfig& scalar = physics.scalars[i];
+    const auto old = std::find_if(old_physics.scalars.begin(), old_physics.scalars.end(),
+                                  [&](const io::ScalarConfig& s) { return s.name == scalar.name; });
+    if (old == old_physics.scalars.end()) continue;
+    const std::string key = "physics.scalars[" + std::to_string(i) + "].";
+    auto diffusivity = [&](const io::ScalarConfig& s) {
+      return coefficient(key + "diffusivity", s.diffusivity, key + "schmidt", s.schmidt);
+    };
+    name_coefficient(diffusivity(*old), diffusivity(scalar));
+    name(key + "mean_gradient", old->mean_gradient, scalar.mean_gradient, vector);
+  }
+  const io::BuoyancyConfig &old_buoyancy = old_physics.buoyancy, &buoyancy = physics.buoyancy;
+  if (old_buoyancy.type == io::BuoyancyType::boussinesq && buoyancy.type == io::BuoyancyType::boussinesq) {
+    name("physics.buoyancy.n2", old_buoyancy.n2, buoyancy.n2, number);
+    name("physics.buoyancy.prandtl", old_buoyancy.prandtl, buoyancy.prandtl, number);
+    name("physics.buoyancy.gravity", old_buoyancy.gravity, buoyancy.gravity, vector);
+  }
+  const io::MagneticConfig &old_magnetic = old_physics.magnetic, &magnetic = physics.magnetic;
+  if (old_magnetic.type == io::MagneticType::mhd && magnetic.type == io::MagneticType::mhd) {
+    auto resistivity = [](const io::MagneticConfig& m) {
+      return coefficient("physics.magnetic.resistivity", m.resistivity, "physics.magnetic.prandtl",
+                         m.prandtl);
+    };
+    name_coefficient(resistivity(old_magnetic), resistivity(magnetic));
+    name("physics.magnetic.background", old_magnetic.background, magnetic.background, vector);
+    name("physics.magnetic.forcing", old_magnetic.forcing, magnetic.forcing, forcing_text);
+  }
+  return changes;
+}
+
 }  // namespace
 
 template <class T>
@@ -270,27 +338,12 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
                                     list_text(config.grid.box));
   }
   if (options.checkpoint.empty() && std::filesystem::is_regular_file(paths.config)) {
-    std::optional<io::RunConfig> previous;
-    try {
-      previous = io::load_config(paths.config.string());
+    try {  // read as this run reads its own: from a checkpoint, without its initial files
+      const auto changes =
+          changed_keys(io::load_config(paths.config.string(), {}, io::StartFrom::checkpoint), config);
+      state.physics_changes.insert(state.physics_changes.end(), changes.begin(), changes.end());
     } catch (const Error&) {
       // Edited by hand or from another version: only the checkpoint's own values are compared then.
-    }
-    if (previous && previous->physics.forcing != config.physics.forcing)
-      state.physics_changes.push_back("physics.forcing " + forcing_text(previous->physics.forcing) + " -> " +
-                                      forcing_text(config.physics.forcing));
-    if (previous && previous->physics.rotation != config.physics.rotation)
-      state.physics_changes.push_back("physics.rotation " + list_text(previous->physics.rotation) + " -> " +
-                                      list_text(config.physics.rotation));
-    if (previous && previous->time.integrator != config.time.integrator)
-      state.physics_changes.push_back("time.integrator " + solver::to_string(previous->time.integrator) +
-                                      " -> " + solver::to_string(config.time.integrator));
-    if (previous && previous->time.dt != config.time.dt) {
-      auto step_text = [](const std::optional<double>& dt) {
-        return dt ? number_text(*dt) : std::string("adaptive (cfl)");
-      };
-      state.physics_changes.push_back("time.dt " + step_text(previous->time.dt) + " -> " +
-                                      step_text(config.time.dt));
     }
   }
   // The precision: a checkpoint may be read in the other one (double -> single rounds its values).

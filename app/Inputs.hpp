@@ -18,10 +18,12 @@
 //   then says which file was bad, why, and which is used: io::choose_restart_checkpoint); its grid must be
 //   grid.n, and it must hold every field of the run (the velocity, each scalar's <name>_hat, and with MHD
 //   bx_hat, by_hat, bz_hat) and no other.
-//   physics_changes lists what the configuration changes
-//   against it ("physics.viscosity 0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and,
-//   for --restart, the forcing, rotation, integrator and time step of the run's previous config.yaml: a
-//   restart may change them, and says so.
+//   physics_changes lists what the configuration changes against it, one clause per key ("physics.viscosity
+//   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, for --restart, from the run's
+//   previous config.yaml (read as a run from a checkpoint reads its own: its initial files need not exist)
+//   the forcing, rotation, integrator and time step, each scalar's diffusivity or schmidt and mean_gradient,
+//   the buoyancy's n2, prandtl and gravity, and b's resistivity or prandtl, background and forcing: a restart
+//   may change them, and says so.
 // - require_finite(values, where, comm): refuses, on every rank, values holding NaN or infinities ("<where>:
 //   N values are NaN or infinite"); real and complex values of either precision.
 // - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is

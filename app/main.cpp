@@ -157,7 +157,10 @@ int main(int argc, char** argv) {
   // once and all ranks exit together.
   io::RunConfig config;
   try {
-    config = io::load_config(config_path, overrides);
+    // A run from a checkpoint reads no initial condition: its files may be gone, its fields on another grid.
+    config = io::load_config(
+        config_path, overrides,
+        options.from_checkpoint() ? io::StartFrom::checkpoint : io::StartFrom::initial_condition);
     io::check_ranks(config, ranks);
     options.config_text = io::to_yaml(config);
     if (config.problem == io::Problem::poisson && options.from_checkpoint())

@@ -380,7 +380,11 @@ T convert(const SchemaKey& key, const Value& value) {
 
 class Reader {
  public:
-  Reader(Values values, std::string source) : values_(std::move(values)), source_(std::move(source)) {}
+  Reader(Values values, std::string source, StartFrom start)
+      : values_(std::move(values)), source_(std::move(source)), start_(start) {}
+
+  // Whether the run reads its initial fields: not when it starts from a checkpoint.
+  bool reads_initial_fields() const { return start_ == StartFrom::initial_condition; }
 
   // The key was given a value (not empty, not ~).
   bool given(std::string_view path) const {
@@ -481,6 +485,7 @@ class Reader {
 
   Values values_;
   std::string source_;
+  StartFrom start_;
   std::set<std::string, std::less<>> used_;
 };
 
@@ -536,6 +541,14 @@ void require_file(Reader& in, std::string_view path, const std::string& file) {
   if (!std::filesystem::is_regular_file(file, error)) in.fail(path, "'" + file + "' is not a file");
 }
 
+// The checks of an initial field, its file here and its modes against the grid below (check_peak,
+// check_kept_modes), are for a run that starts from it: a run from a checkpoint reads none, and may continue
+// after the file was moved away, or on another grid, which the checkpoint's grid then refuses with its own
+// message.
+void require_initial_file(Reader& in, std::string_view path, const std::string& file) {
+  if (in.reads_initial_fields()) require_file(in, path, file);
+}
+
 // The 2/3 rule as the solver applies it (solver/Wavenumbers.hpp): |n_d| < N_d / 3.
 using KeptModes = solver::Wavenumbers<double>;
 
@@ -574,6 +587,7 @@ double largest_kept_wavenumber(const GridConfig& grid) {
 
 // A random field's spectral peak k0 (the key `key`) must lie below the largest kept wavenumber.
 void check_peak(Reader& in, const std::string& key, double k0, const GridConfig& grid) {
+  if (!in.reads_initial_fields()) return;
   const double largest = largest_kept_wavenumber(grid);
   if (k0 >= largest)
     in.fail(key, "the peak " + number_text(k0) +
@@ -587,6 +601,7 @@ void check_peak(Reader& in, const std::string& key, double k0, const GridConfig&
 // the largest long would overflow the product and pass.)
 void check_kept_modes(Reader& in, const std::string& key, const std::string& what, std::array<long, 3> modes,
                       const GridConfig& grid) {
+  if (!in.reads_initial_fields()) return;
   for (int d = 0; d < 3; ++d)
     if (modes[d] > KeptModes::largest_kept_index(grid.n[d]))
       in.fail(key, what + " has mode number " + std::to_string(modes[d]) + " along " + "xyz"[d] +
@@ -609,7 +624,7 @@ ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, con
     check_peak(in, key + "k0", initial.k0, config.grid);
   } else if (initial.type == ScalarInitialType::file) {
     initial.file = in.get<std::string>(key + "file");
-    require_file(in, key + "file", initial.file);
+    require_initial_file(in, key + "file", initial.file);
     initial.dataset = in.given(key + "dataset") ? in.get<std::string>(key + "dataset") : name;
   }
   return initial;
@@ -739,7 +754,7 @@ void read_magnetic(Reader& in, RunConfig& config) {
     }
     case MagneticInitialType::file:
       initial.file = in.get<std::string>(key + "initial.file");
-      require_file(in, key + "initial.file", initial.file);
+      require_initial_file(in, key + "initial.file", initial.file);
       break;
     case MagneticInitialType::zero:
       break;
@@ -827,7 +842,7 @@ void read_initial(Reader& in, RunConfig& config) {
     }
     case InitialType::file:
       initial.file = in.get<std::string>("initial.file");
-      require_file(in, "initial.file", initial.file);
+      require_initial_file(in, "initial.file", initial.file);
       break;
   }
 }
@@ -860,6 +875,11 @@ void read_poisson(Reader& in, RunConfig& config) {
 void read_output(Reader& in, RunConfig& config, const std::string& name) {
   OutputConfig& output = config.output;
   output.directory = in.given("output.directory") ? in.get<std::string>("output.directory") : "runs/" + name;
+  // A shell expands ~ on the command line, but not inside YAML: the run would create a folder named ~ here.
+  if (output.directory.starts_with('~'))
+    in.fail("output.directory", "'" + output.directory +
+                                    "': kolmo does not expand ~ (a shell does, but not inside YAML); write "
+                                    "the path out");
   output.overwrite = in.get<bool>("output.overwrite");
   if (config.problem != Problem::navier_stokes) return;
   output.progress_every = in.get<long>("output.progress_every");
@@ -931,7 +951,7 @@ RunConfig read_config(Reader& in, const std::string& name) {
 }
 
 RunConfig load(const std::string& yaml, const std::string& source, const std::string& name,
-               const std::vector<std::string>& overrides) {
+               const std::vector<std::string>& overrides, StartFrom start) {
   // A control byte (a binary file, a NUL from a broken copy) would reach the user as yaml-cpp's message with
   // the raw byte in it: name it instead.
   const auto control = std::find_if(yaml.begin(), yaml.end(), [](char c) {
@@ -967,7 +987,7 @@ RunConfig load(const std::string& yaml, const std::string& source, const std::st
     collect(root, "", Origin{source, true}, values);
   }
   for (const std::string& text : overrides) apply_override(text, values);
-  Reader in(std::move(values), source);
+  Reader in(std::move(values), source, start);
   return read_config(in, name);
 }
 
@@ -1061,7 +1081,7 @@ std::vector<std::pair<std::string, std::string>> scalar_initial_entries(const Sc
 
 }  // namespace
 
-RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides, StartFrom start) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error))
     throw Error(path + ": is a directory, not a configuration file");
@@ -1069,12 +1089,12 @@ RunConfig load_config(const std::string& path, const std::vector<std::string>& o
   if (!file) throw Error(path + ": cannot read the configuration file (no such file, or no permission)");
   std::stringstream text;
   text << file.rdbuf();
-  return load(text.str(), path, std::filesystem::path(path).stem().string(), overrides);
+  return load(text.str(), path, std::filesystem::path(path).stem().string(), overrides, start);
 }
 
 RunConfig load_config_text(const std::string& yaml, const std::string& name,
-                           const std::vector<std::string>& overrides) {
-  return load(yaml, name, name, overrides);
+                           const std::vector<std::string>& overrides, StartFrom start) {
+  return load(yaml, name, name, overrides, start);
 }
 
 std::string to_yaml(const RunConfig& config) {

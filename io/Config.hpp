@@ -22,10 +22,15 @@
 // - MHD (physics.magnetic.type mhd): exactly one of resistivity and prandtl; b's forcing none or band (its
 //   shell checked as physics.forcing's); scalars may not be named bx, by, bz, jx, jy, jz; output.fields may
 //   name magnetic and current only with MHD, and initial.type orszag_tang only with it.
+// - A run from a checkpoint (StartFrom::checkpoint: --restart, --checkpoint) takes its state from there and
+//   reads no initial condition: the keys of the initial fields (initial.*, physics.scalars[i].initial.*,
+//   physics.buoyancy.initial.*, physics.magnetic.initial.*) are read and their values checked as always, but
+//   their files need not exist and their fields are not checked against the grid (the run checks the
+//   checkpoint's grid instead, app/Inputs.hpp). Every other key is checked alike.
 // - check_ranks(config, ranks) does the one check that needs the rank count: the slab split of the grid.
 // - Relative paths (initial.file, poisson.rhs.file, output.directory) are relative to the working directory
-// of
-//   the run, not to the configuration file; they are kept as written.
+//   of the run, not to the configuration file; they are kept as written. An output.directory starting with ~
+//   is refused: kolmo does not expand it (a shell does, but not inside YAML), so it would name ./~.
 #pragma once
 
 #include <array>
@@ -220,11 +225,16 @@ struct RunConfig {
   bool operator==(const RunConfig&) const = default;
 };
 
+// What a run starts from: the initial condition its configuration describes, or a checkpoint.
+enum class StartFrom { initial_condition, checkpoint };
+
 // Reads, resolves and checks a configuration file; overrides are "key.path=value" strings.
-RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {},
+                      StartFrom start = StartFrom::initial_condition);
 // The same from YAML text; name stands for the file in messages and in the default output directory.
 RunConfig load_config_text(const std::string& yaml, const std::string& name = "config",
-                           const std::vector<std::string>& overrides = {});
+                           const std::vector<std::string>& overrides = {},
+                           StartFrom start = StartFrom::initial_condition);
 // The resolved configuration as YAML: every key in use, one comment per key; loads back to the same config.
 std::string to_yaml(const RunConfig& config);
 // Throws kolmo::Error when the grid cannot be split over this many ranks.

@@ -4,9 +4,11 @@
 
 - Broken inputs: every file in tests/config/bad/, input files that are not HDF5, lack a dataset, have another
   grid (initial files: another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart
-  checkpoints), a right-hand side with a mean, a restart without a checkpoint or on another grid, a run too
-  large for the memory, command-line mistakes: each gives one line naming the key and the file, exit status
-  1, and nothing written, in `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was.
+  checkpoints), a right-hand side with a mean, a restart without a checkpoint or on another grid (also one
+  whose initial fields that grid could not hold), a run too large for the memory, command-line mistakes: each
+  gives one line naming the key and the file, exit status 1, and nothing written, in `kolmo run` and `kolmo
+  check` alike. A refused restart leaves the run as it was. A restart reads no initial condition: it runs and
+  checks with the initial fields' files moved away, which a new run refuses.
   The count of broken inputs tried, and of those refused that way, is printed at the end.
 - Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
   included) is refused before anything is written, as are a velocity whose nonlinear term overflows the
@@ -21,7 +23,8 @@
 - Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
 - An adaptive step on a decayed flow stays below rk3's and lsrk4's integrating-factor limit (a fixed one
   beyond it is warned about).
-- The run ends at t_end exactly; a restart with another viscosity says so in its header;
+- The run ends at t_end exactly; a restart with another viscosity, integrator, precision, or coefficients of
+  the scalars, the buoyancy and b says so in its header, one clause per key;
   poisson.subtract_mean removes a right-hand side's mean; <dir>/status holds "finished"; --restart is
   refused.
 """
@@ -304,6 +307,64 @@ with tempfile.TemporaryDirectory() as tmp:
               "--set", "time.integrator=rk4", "--set", "precision=single", cwd=work)
     check(r.returncode == 0 and "time.integrator rk3 -> rk4" in r.stdout and "precision double -> single" in r.stdout,
           f"a restart with another integrator and precision says so in its header ({r.stdout[-300:]})")
+
+    # --- A restart reads no initial condition, so it neither needs the initial fields' files (moved away
+    # since) nor checks those fields against the grid: on another grid it is refused for the checkpoint's grid.
+    # Run and check alike, also from the run's own config.yaml. A new run still needs the files.
+    work = root / "restart_initial"
+    work.mkdir()
+    with h5py.File(work / "init.h5", "w") as f:
+        for name in ("u", "v", "w", "s", "b", "bx", "by", "bz"):
+            f[name] = 0.1 * rng.standard_normal(GRID)
+    fields = """physics:
+  viscosity: 0.01
+  buoyancy: {{type: boussinesq, n2: {n2}, gravity: {gravity}, initial: {{type: file, file: init.h5}}}}
+  scalars:
+    - {{name: s, {s}, initial: {{type: file, file: init.h5}}}}
+    - {{name: t, schmidt: 1, initial: {{type: random}}}}
+  magnetic: {{type: mhd, {magnetic}, initial: {{type: file, file: init.h5}}}}
+initial: {{type: file, file: init.h5}}
+"""
+    flow = FLOW.replace("physics: {viscosity: 0.01}\n", "")
+    (work / "flow.yaml").write_text(flow + fields.format(n2=1, gravity="[0, 0, -1]", s="diffusivity: 0.01",
+                                                         magnetic="resistivity: 0.01"))
+    r = kolmo(2, "run", "flow.yaml", cwd=work)
+    check(r.returncode == 0, f"a run from initial files, with buoyancy, scalars and MHD ({r.stderr.strip()[:200]})")
+    (work / "init.h5").rename(work / "moved.h5")
+    for what, arguments in [("--restart", ["flow.yaml", "--restart"]),
+                            ("--restart from the run's config.yaml", ["out/config.yaml", "--restart"]),
+                            ("--checkpoint", ["flow.yaml", "--checkpoint", "out/checkpoints/checkpoint.h5"])]:
+        r = kolmo(2, "check", *arguments, cwd=work)
+        check(r.returncode == 0 and "configuration OK" in r.stdout,
+              f"kolmo check {what} without the initial files ({r.stderr.strip()[:200]})")
+    before = snapshot(work)
+    refused("--restart on another grid, which the initial fields do not fit",
+            run_and_check(work, "flow.yaml", "--restart", "--set", "grid.n=8"),
+            ["grid.n: [8, 8, 8] differs from the grid of the checkpoint", "[16, 18, 12]"], work, before)
+    refused("a new run without its initial files",
+            run_and_check(work, "flow.yaml", "--set", "output.directory=new"),
+            ["initial.file: no such file 'init.h5'"], work, before)
+
+    # A restart with other coefficients of the scalars, the buoyancy and b names each changed key.
+    (work / "changed.yaml").write_text(flow + fields.format(
+        n2=-1, gravity="[0, -1, 0]", s="schmidt: 2, mean_gradient: [0, 0, 1]",
+        magnetic="resistivity: 0.02, background: [0, 0, 0.5], forcing: {type: band, power: 0.01}"))
+    r = kolmo(2, "run", "changed.yaml", "--restart", "--set", "time.steps=6", cwd=work)
+    changes = ["physics.buoyancy.n2 1 -> -1", "physics.buoyancy.gravity [0, 0, -1] -> [0, -1, 0]",
+               "physics.scalars[0].diffusivity 0.01 -> physics.scalars[0].schmidt 2",
+               "physics.scalars[0].mean_gradient [0, 0, 0] -> [0, 0, 1]", "physics.magnetic.resistivity 0.01 -> 0.02",
+               "physics.magnetic.background [0, 0, 0] -> [0, 0, 0.5]",
+               "physics.magnetic.forcing none -> band (k 0.5 to 2.5, power 0.01)"]
+    header = next((line for line in r.stdout.splitlines() if "changed   since the checkpoint" in line), "")
+    check(r.returncode == 0 and all(change in header for change in changes) and "scalars[1]" not in header,
+          f"a restart with other coefficients of the scalars, buoyancy and b names each "
+          f"({header or r.stderr.strip()[:200]}; missing: {[change for change in changes if change not in header]})")
+    r = kolmo(2, "run", "changed.yaml", "--restart", "--set", "time.steps=7", "--set", "physics.buoyancy.prandtl=2",
+              "--set", "physics.magnetic.resistivity=", "--set", "physics.magnetic.prandtl=0.5", cwd=work)
+    header = next((line for line in r.stdout.splitlines() if "changed   since the checkpoint" in line), "")
+    check(r.returncode == 0 and "physics.buoyancy.prandtl 1 -> 2" in header and
+          "physics.magnetic.resistivity 0.02 -> physics.magnetic.prandtl 0.5" in header and "n2" not in header,
+          f"so does one with another Prandtl number of b, and b's resistivity given as a Prandtl number ({header})")
 
     # --- Poisson right-hand sides: a missing dataset, another shape, a mean, NaN; subtract_mean.
     work = root / "poisson"

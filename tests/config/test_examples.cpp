@@ -1,5 +1,6 @@
 // The example runs in configs/ load, say what their comments claim, and survive load -> to_yaml -> load;
-// defaults are the documented ones; every option round-trips through to_yaml.
+// defaults are the documented ones; every option round-trips through to_yaml; a run from a checkpoint needs
+// no initial files and fits no initial field to the grid.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -330,4 +331,33 @@ TEST_CASE("names of the choices are the YAML names", "[config]") {
   CHECK(to_string(RhsType::file) == "file");
   CHECK(resolve(BackendChoice::host) == kolmo::Backend::host);
   CHECK(resolve(BackendChoice::cuda) == kolmo::Backend::cuda);
+}
+
+TEST_CASE("a run from a checkpoint needs no initial files and fits no initial field to the grid",
+          "[config]") {
+  using kolmo::testing::error_of;
+  // On 8 points a side the 2/3 rule keeps |n| <= 2: an ABC flow of k = 3 and a peak at 4 are not kept.
+  const std::string physics =
+      "grid: {n: 8}\ntime: {t_end: 1}\nphysics:\n"
+      "  buoyancy: {type: boussinesq, n2: 1, gravity: [0, 0, -1], initial: {type: file, file: no/b.h5}}\n"
+      "  scalars: [{name: s, schmidt: 1, initial: {type: random, k0: 4}}]\n"
+      "  magnetic: {type: mhd, prandtl: 1, initial: {type: abc, k: 3}}\n";
+  for (const char* initial : {"{type: file, file: no/u.h5}", "{type: abc, k: 3}", "{type: random}"}) {
+    const std::string yaml = physics + "initial: " + initial + "\n";
+    INFO(yaml);
+    CHECK(!error_of([&] { load_config_text(yaml); }).empty());
+    RunConfig config;
+    REQUIRE_NOTHROW(config = load_config_text(yaml, "config", {}, StartFrom::checkpoint));
+    CHECK(config.physics.buoyancy.initial.file == "no/b.h5");
+    CHECK(config.physics.scalars[0].initial.k0 == 4);
+  }
+  // The keys' own values are checked as always, and so is every other key against the grid.
+  const std::string yaml = physics + "initial: {type: file, file: no/u.h5}\n";
+  CHECK(error_of([&] {
+          load_config_text(yaml, "config", {"physics.scalars[0].initial.k0=-1"}, StartFrom::checkpoint);
+        }).find("physics.scalars[0].initial.k0: must be > 0, got -1") != std::string::npos);
+  CHECK(error_of([&] {
+          load_config_text(yaml, "config", {"physics.forcing={type: band, power: 1, k_min: 3.5, k_max: 4}"},
+                           StartFrom::checkpoint);
+        }).find("physics.forcing.k_max: the shell 3.5 <= |k| <= 4 holds no wavevector") != std::string::npos);
 }
