@@ -154,7 +154,9 @@ void require_finite(const std::vector<T>& values, const std::string& where, MPI_
   long long local = 0, total = 0;
   for (const T& value : values) local += finite(value) ? 0 : 1;
   KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
-  if (total > 0) throw Error(where + ": " + std::to_string(total) + " values are NaN or infinite");
+  if (total > 0)
+    throw Error(where + ": " + std::to_string(total) + (total == 1 ? " value is" : " values are") +
+                " NaN or infinite");
 }
 
 bool RunOptions::continues_in(const std::string& directory) const {

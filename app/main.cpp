@@ -29,9 +29,11 @@ namespace {
 
 using namespace kolmo;
 
-// The files a new run reads, by key.
-std::vector<std::pair<std::string, std::string>> input_files(const io::RunConfig& config) {
+// The files a run reads, by key (a run from a checkpoint reads none of them).
+std::vector<std::pair<std::string, std::string>> input_files(const io::RunConfig& config,
+                                                             const app::RunOptions& options) {
   std::vector<std::pair<std::string, std::string>> files;
+  if (options.from_checkpoint()) return files;
   if (config.problem == io::Problem::poisson) {
     if (config.poisson.rhs.type == io::RhsType::file)
       files.emplace_back("poisson.rhs.file", config.poisson.rhs.file);
@@ -65,7 +67,7 @@ void check_output_directory(const io::RunConfig& config, const app::RunOptions& 
     if (options.continues_in(directory)) return;
     if (config.output.overwrite) {
       const auto earlier = io::kolmo_output_files(directory);
-      for (const auto& [key, file] : input_files(config))
+      for (const auto& [key, file] : input_files(config, options))
         for (const auto& output : earlier) {
           std::error_code error;
           if (std::filesystem::equivalent(file, std::filesystem::path(directory) / output, error))

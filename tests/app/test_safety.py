@@ -151,8 +151,8 @@ with tempfile.TemporaryDirectory() as tmp:
     field_file("other_box.h5", dict(fields, s=fields["u"]), box=(2 * np.pi, 2 * np.pi, np.pi))
     cases = [("notes.h5", ["not an HDF5 file"]), ("other_grid.h5", ["dataset 'u'", "shape"]),
              ("no_w.h5", ["no dataset 'w'"]), ("neither.h5", ["holds neither u, v, w"]),
-             ("nan_v.h5", ["dataset 'v'", "1 values are NaN or infinite"]),
-             ("inf_w.h5", ["dataset 'w'", "1 values are NaN or infinite"]),
+             ("nan_v.h5", ["dataset 'v'", "1 value is NaN or infinite"]),
+             ("inf_w.h5", ["dataset 'w'", "1 value is NaN or infinite"]),
              ("other_box.h5", ["box [6.28318530717959, 6.28318530717959, 3.14159265358979]",
                                "grid.box = [6.28318530717959, 6.28318530717959, 6.28318530717959]"])]
     for name, expected in cases:
@@ -383,7 +383,7 @@ initial: {{type: file, file: init.h5}}
               "poisson: {{rhs: {{type: file, file: rhs.h5, dataset: {0}}}{1}}}\noutput: {{directory: out}}\n"
     cases = [("g", ["no dataset 'g'"]), ("f_small", ["dataset 'f_small'", "shape"]),
              ("f_shifted", ["dataset 'f_shifted'", "has mean 0.001", "poisson.subtract_mean: true"]),
-             ("f_nan", ["dataset 'f_nan'", "1 values are NaN or infinite"])]
+             ("f_nan", ["dataset 'f_nan'", "1 value is NaN or infinite"])]
     for dataset, expected in cases:
         (work / f"{dataset}.yaml").write_text(poisson.format(dataset, ""))
     before = snapshot(work)
