@@ -260,6 +260,17 @@ std::string_view named(const SchemaKey& key, const Value& value) {
   return value.path.empty() ? key.path : std::string_view(value.path);
 }
 
+// A number written past what a double holds (1e400, 1e-400): its own words, not "expected a number".
+bool beyond_double(const YAML::Node& node) {
+  if (!node.IsScalar()) return false;
+  std::string_view text = trimmed(node.Scalar());
+  if (text.starts_with('+')) text.remove_prefix(1);
+  double x = 0;
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), x);
+  return !text.empty() && result.ec == std::errc::result_out_of_range &&
+         result.ptr == text.data() + text.size();
+}
+
 [[noreturn]] void wrong_type(const SchemaKey& key, const Value& value) {
   std::string expected = expected_text(key.kind);
   if (key.kind == ValueKind::choice) {
@@ -306,6 +317,9 @@ void check_range(const SchemaKey& key, const Value& value, double x) {
 template <class Parse>
 auto scalar_number(const SchemaKey& key, const Value& value, const YAML::Node& node, Parse parse) {
   auto x = node.IsScalar() ? parse(node.Scalar()) : std::nullopt;
+  if (!x && beyond_double(node))
+    fail_at(value.where, named(key, value),
+            "'" + node.Scalar() + "' is beyond what a double holds (magnitudes from 2.2e-308 to 1.8e308)");
   if (!x) wrong_type(key, value);
   check_range(key, value, static_cast<double>(*x));
   return *x;
