@@ -263,7 +263,8 @@ std::string_view named(const SchemaKey& key, const Value& value) {
 // A number written past what a double holds (1e400, 1e-400): its own words, not "expected a number".
 bool beyond_double(const YAML::Node& node) {
   if (!node.IsScalar()) return false;
-  std::string_view text = trimmed(node.Scalar());
+  const std::string scalar = trimmed(node.Scalar());
+  std::string_view text = scalar;
   if (text.starts_with('+')) text.remove_prefix(1);
   double x = 0;
   const auto result = std::from_chars(text.data(), text.data() + text.size(), x);
