@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/FlowFromConfig.hpp"
 #include "app/MemoryEstimate.hpp"
 #include "app/Runs.hpp"
 #include "app/StopRequest.hpp"
@@ -39,18 +40,13 @@ std::vector<std::pair<std::string, std::string>> input_files(const io::RunConfig
       files.emplace_back("poisson.rhs.file", config.poisson.rhs.file);
     return files;
   }
-  const auto& physics = config.physics;
   if (config.initial.type == io::InitialType::file) files.emplace_back("initial.file", config.initial.file);
-  for (std::size_t i = 0; i < physics.scalars.size(); ++i)
-    if (physics.scalars[i].initial.type == io::ScalarInitialType::file)
-      files.emplace_back("physics.scalars[" + std::to_string(i) + "].initial.file",
-                         physics.scalars[i].initial.file);
-  if (physics.buoyancy.type == io::BuoyancyType::boussinesq &&
-      physics.buoyancy.initial.type == io::ScalarInitialType::file)
-    files.emplace_back("physics.buoyancy.initial.file", physics.buoyancy.initial.file);
-  if (physics.magnetic.type == io::MagneticType::mhd &&
-      physics.magnetic.initial.type == io::MagneticInitialType::file)
-    files.emplace_back("physics.magnetic.initial.file", physics.magnetic.initial.file);
+  for (const auto& scalar : app::scalar_fields(config))  // the scalars' and b's
+    if (scalar.initial.type == io::ScalarInitialType::file)
+      files.emplace_back(scalar.key + ".initial.file", scalar.initial.file);
+  const auto& magnetic = config.physics.magnetic;
+  if (magnetic.type == io::MagneticType::mhd && magnetic.initial.type == io::MagneticInitialType::file)
+    files.emplace_back("physics.magnetic.initial.file", magnetic.initial.file);
   return files;
 }
 
