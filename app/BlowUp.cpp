@@ -67,6 +67,13 @@ double largest_kept_wavenumber(const io::RunConfig& config, int d) {
          config.grid.box[d];
 }
 
+// The largest kept |k|^2: the sum over the axes of k_max,d^2.
+double largest_kept_k2(const io::RunConfig& config) {
+  double k2 = 0;
+  for (int d = 0; d < 3; ++d) k2 += std::pow(largest_kept_wavenumber(config, d), 2);
+  return k2;
+}
+
 // max_d dx_d k_max,d: the CFL number times this bounds |k.u| dt over the kept modes; and min_d k_max,d^2.
 std::pair<double, double> advection_scales(const io::RunConfig& config) {
   double scale = 0, k2 = std::numeric_limits<double>::infinity();
@@ -104,10 +111,10 @@ std::string beyond_range(const io::RunConfig& config, double rate) {
   const bool single = config.precision == io::Precision::float32;
   const double largest =
       single ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
-  double spacing = 0, k2 = 0, points = 1;
+  const double k2 = largest_kept_k2(config);
+  double spacing = 0, points = 1;
   for (int d = 0; d < 3; ++d) {
     spacing = std::max(spacing, config.grid.box[d] / double(config.grid.n[d]));
-    k2 += std::pow(largest_kept_wavenumber(config, d), 2);
     points *= double(config.grid.n[d]);
   }
   const double velocity = rate * spacing;
@@ -174,9 +181,7 @@ double diffusive_step_limit(const io::RunConfig& config) {
   double diffusivity = flow.viscosity;
   for (const auto& scalar : flow.scalars) diffusivity = std::max(diffusivity, scalar.diffusivity);
   if (flow.magnetic.enabled) diffusivity = std::max(diffusivity, flow.magnetic.resistivity);
-  double k2 = 0;  // the largest kept |k|^2
-  for (int d = 0; d < 3; ++d) k2 += std::pow(largest_kept_wavenumber(config, d), 2);
-  const double rate = fraction * diffusivity * k2;
+  const double rate = fraction * diffusivity * largest_kept_k2(config);
   return rate > 0 ? kBackwardExponent / rate : std::numeric_limits<double>::infinity();
 }
 
