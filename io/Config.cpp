@@ -67,13 +67,18 @@ std::string real_text(double x) {
   return text;
 }
 
-std::optional<double> parse_real(std::string_view text) {
+// The whole of text read as a double into x (a leading + allowed): std::errc() when it is one,
+// result_out_of_range when it is a number past what a double holds (1e400, 1e-400), else invalid_argument.
+std::errc read_double(std::string_view text, double& x) {
   if (text.starts_with('+')) text.remove_prefix(1);
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (text.empty() || result.ptr != text.data() + text.size()) return std::errc::invalid_argument;
+  return result.ec;
+}
+
+std::optional<double> parse_real(std::string_view text) {
   double x = 0;
-  auto result = std::from_chars(text.data(), text.data() + text.size(), x);
-  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size() ||
-      !std::isfinite(x))
-    return std::nullopt;
+  if (read_double(text, x) != std::errc() || !std::isfinite(x)) return std::nullopt;
   return x;
 }
 
@@ -262,14 +267,8 @@ std::string_view named(const SchemaKey& key, const Value& value) {
 
 // A number written past what a double holds (1e400, 1e-400): its own words, not "expected a number".
 bool beyond_double(const YAML::Node& node) {
-  if (!node.IsScalar()) return false;
-  const std::string scalar = trimmed(node.Scalar());
-  std::string_view text = scalar;
-  if (text.starts_with('+')) text.remove_prefix(1);
   double x = 0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), x);
-  return !text.empty() && result.ec == std::errc::result_out_of_range &&
-         result.ptr == text.data() + text.size();
+  return node.IsScalar() && read_double(trimmed(node.Scalar()), x) == std::errc::result_out_of_range;
 }
 
 [[noreturn]] void wrong_type(const SchemaKey& key, const Value& value) {
