@@ -589,7 +589,8 @@ def mixing_statistics(run, scalar=None, start=None, end=None):
     return result
 
 
-def mixing_lines(result, scalar="theta"):
+def mixing_lines(result):
+    scalar = result["scalar"]
     lines = [f"scalar: {scalar}", f"window: t = {result['from']:.6g} .. {result['to']:.6g} ({result['rows']} rows)"]
     if "reynolds_lambda" in result:
         lines.append(f"Re_lambda: {result['reynolds_lambda']:.4g}")
@@ -603,11 +604,11 @@ def mixing_lines(result, scalar="theta"):
     return lines
 
 
-def mixing_spectra(run, result, scalar="theta"):
-    """k eta and the time means over the window of result (mixing_statistics) of E(k) and E_theta(k) as
-    spectral densities compensated by Kolmogorov and Obukhov-Corrsin scaling, E(k)/dk k^(5/3) eps^(-2/3)
-    and E_theta(k)/dk k^(5/3) eps^(1/3) / eps_theta with eps_theta = chi / 2, over the shells k > 0."""
-    spectra = load_spectra(run)
+def mixing_spectra(run, result):
+    """k eta and the time means over the window of result (mixing_statistics, whose scalar it is) of E(k) and
+    E_theta(k) as spectral densities compensated by Kolmogorov and Obukhov-Corrsin scaling, E(k)/dk k^(5/3)
+    eps^(-2/3) and E_theta(k)/dk k^(5/3) eps^(1/3) / eps_theta with eps_theta = chi / 2, over the shells k > 0."""
+    spectra, scalar = load_spectra(run), result["scalar"]
     if scalar + "_spectrum" not in spectra:
         raise PostError(f"{Path(run) / 'spectra.h5'} has no {scalar}_spectrum")
     rows = (spectra["time"] >= result["from"]) & (spectra["time"] <= result["to"])
@@ -628,8 +629,8 @@ def mixing_spectra(run, result, scalar="theta"):
             "scalar": variance * k[good] ** (5 / 3) * eps ** (1 / 3) / eps_theta}
 
 
-def plot_mixing(run, result, scalar="theta", output=None):
-    compensated = mixing_spectra(run, result, scalar)
+def plot_mixing(run, result, output=None):
+    scalar, compensated = result["scalar"], mixing_spectra(run, result)
     figure, axes = plt.subplots(figsize=(6.5, 4.5))
     x = compensated["k_eta"]
     dk = "" if compensated["dk"] == 1 else f", dk = {compensated['dk']:.4g}"
@@ -1153,8 +1154,8 @@ def main(argv=None):
             print(f"wrote {plot_comparison(arguments.dir, arguments.reference, result, arguments.output)}")
         elif arguments.command == "mixing":
             result = mixing_statistics(arguments.dir, arguments.scalar, arguments.start, arguments.end)
-            print("\n".join(mixing_lines(result, result["scalar"])))
-            print(f"wrote {plot_mixing(arguments.dir, result, result['scalar'], arguments.output)}")
+            print("\n".join(mixing_lines(result)))
+            print(f"wrote {plot_mixing(arguments.dir, result, arguments.output)}")
         else:
             _all(arguments.dir)
     except PostError as error:

@@ -480,7 +480,7 @@ def main():
         make_pi_box_mixing_run(pi_box)
         mixing = post.mixing_statistics(pi_box, "theta", 0.0, 2.0)
         check(abs(mixing["energy"] - 2.0) < 1e-12, f"the mean of E = 1 + t over 0..2 by time is 2: {mixing['energy']}")
-        compensated = attempt("mixing_spectra", lambda: post.mixing_spectra(pi_box, mixing, "theta"))
+        compensated = attempt("mixing_spectra", lambda: post.mixing_spectra(pi_box, mixing))
         if compensated is not None:
             check(compensated["dk"] == 2.0 and np.allclose(compensated["k_eta"], 0.01 * PI_BOX_K[1:]),
                   "the shells of a box of side pi are 2 wide")
