@@ -122,12 +122,14 @@ int main(int argc, char** argv) {
   run->add_option("config", config_path, "the YAML configuration")->required();
   run->add_option("--set", overrides, "override a key: --set time.t_end=2 (repeatable)");
   run->add_flag("--restart", options.restart, "continue from the newest checkpoint in the output directory");
-  run->add_option("--checkpoint", options.checkpoint, "continue from this checkpoint file");
+  auto* run_checkpoint =
+      run->add_option("--checkpoint", options.checkpoint, "continue from this checkpoint file");
   auto* check = app.add_subcommand("check", "validate a configuration and print it with every default");
   check->add_option("config", config_path, "the YAML configuration")->required();
   check->add_option("--set", overrides, "override a key (repeatable)");
   check->add_flag("--restart", options.restart, "also check the newest checkpoint of the output directory");
-  check->add_option("--checkpoint", options.checkpoint, "also check this checkpoint file");
+  auto* check_checkpoint =
+      check->add_option("--checkpoint", options.checkpoint, "also check this checkpoint file");
   auto* info = app.add_subcommand("info", "version, backends, GPUs and ranks");
 
   try {
@@ -155,6 +157,11 @@ int main(int argc, char** argv) {
   // once and all ranks exit together.
   io::RunConfig config;
   try {
+    // An empty --checkpoint (an unset shell variable: --checkpoint "$CHECKPOINT") names no file; taken as no
+    // option, the run would start anew from the initial condition, and output.overwrite: true would remove
+    // the run it was meant to continue.
+    if (run_checkpoint->count() + check_checkpoint->count() > 0 && options.checkpoint.empty())
+      throw Error("--checkpoint: an empty file name: name the checkpoint to continue from");
     // A run from a checkpoint reads no initial condition: its files may be gone, its fields on another grid.
     config = io::load_config(
         config_path, overrides,

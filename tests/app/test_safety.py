@@ -5,7 +5,8 @@
 - Broken inputs: every file in tests/config/bad/, input files that are not HDF5, lack a dataset, have another
   grid (initial files: another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart
   checkpoints), a right-hand side with a mean, a restart without a checkpoint or on another grid (also one
-  whose initial fields that grid could not hold), a run too large for the memory, command-line mistakes: each
+  whose initial fields that grid could not hold), a run too large for the memory, command-line mistakes (an
+  empty --checkpoint among them): each
   gives one line naming the key and the file, exit status 1, and nothing written, in `kolmo run` and `kolmo
   check` alike. A refused restart leaves the run as it was. A restart reads no initial condition: it runs and
   checks with the initial fields' files moved away, which a new run refuses.
@@ -224,6 +225,11 @@ with tempfile.TemporaryDirectory() as tmp:
     r = kolmo(2, "run", "flow.yaml", cwd=work)
     check(r.returncode == 0, f"the run to continue ({r.stderr.strip()[:200]})")
     before = snapshot(work)
+    # --checkpoint "$CHECKPOINT" with the variable unset: not a new run from the initial condition, which
+    # output.overwrite would let replace the run it was meant to continue.
+    refused("an empty --checkpoint",
+            run_and_check(work, "flow.yaml", "--checkpoint", "", "--set", "output.overwrite=true"),
+            ["--checkpoint: an empty file name"], work, before)
     refused("--restart on another grid", run_and_check(work, "flow.yaml", "--restart", "--set", "grid.n=48"),
             ["grid.n", "[48, 48, 48]", "checkpoint.h5", "[16, 18, 12]"], work, before)
     refused("--restart with a scalar the checkpoint lacks",
