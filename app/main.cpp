@@ -54,13 +54,23 @@ std::vector<std::pair<std::string, std::string>> input_files(const io::RunConfig
 // and with one message (io::prepare_output_directory checks again, collectively, when the run starts): one
 // it can create or write, holding no earlier run's output unless the run continues that one or may overwrite,
 // and then none that the run reads: output.overwrite removes it before the first step (the state read, the
-// file gone, or replaced by the new run's dump of its step).
-void check_output_directory(const io::RunConfig& config, const app::RunOptions& options) {
+// file gone, or replaced by the new run's dump of its step), nor, for a new run, the configuration file
+// config_path as its config.yaml.
+void check_output_directory(const std::string& config_path, const io::RunConfig& config,
+                            const app::RunOptions& options) {
   const std::string& directory = config.output.directory;
   io::on_root(MPI_COMM_WORLD, [&] {
     if (const std::string problem = io::output_directory_problem(directory); !problem.empty())
       throw Error("output.directory: " + problem);
-    if (options.continues_in(directory)) return;
+    if (options.continues_in(directory)) return;  // rewrites the config.yaml it wrote, with any --set
+    // A new run writes its resolved configuration to <dir>/config.yaml: a configuration file of that name
+    // there, the one the run reads, would be replaced, losing its comments and the values --set changed.
+    const auto written = io::output_paths(directory).config;
+    std::error_code error;
+    if (std::filesystem::equivalent(config_path, written, error))
+      throw Error("output.directory: the run writes its resolved configuration to " + written.string() +
+                  ", which is " + config_path +
+                  ", the configuration file it reads: rename that file or choose another directory");
     if (config.output.overwrite) {
       const auto earlier = io::kolmo_output_files(directory);
       for (const auto& [key, file] : input_files(config, options))
@@ -171,7 +181,7 @@ int main(int argc, char** argv) {
     if (config.problem == io::Problem::poisson && options.from_checkpoint())
       throw Error(std::string(options.restart ? "--restart" : "--checkpoint") +
                   ": a Poisson problem is solved in one go and writes no checkpoint to continue from");
-    check_output_directory(config, options);  // kolmo check says what the run would refuse
+    check_output_directory(config_path, config, options);  // kolmo check says what the run would refuse
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
     return 1;

@@ -5,8 +5,8 @@
 - Broken inputs: every file in tests/config/bad/, input files that are not HDF5, lack a dataset, have another
   grid (initial files: another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart
   checkpoints), a right-hand side with a mean, a restart without a checkpoint or on another grid (also one
-  whose initial fields that grid could not hold), a run too large for the memory, command-line mistakes (an
-  empty --checkpoint among them): each
+  whose initial fields that grid could not hold), a run too large for the memory, a configuration file that
+  the run's config.yaml would replace, command-line mistakes (an empty --checkpoint among them): each
   gives one line naming the key and the file, exit status 1, and nothing written, in `kolmo run` and `kolmo
   check` alike. A refused restart leaves the run as it was. A restart reads no initial condition: it runs and
   checks with the initial fields' files moved away, which a new run refuses.
@@ -124,6 +124,16 @@ with tempfile.TemporaryDirectory() as tmp:
             ["grid.n = [1024, 1024, 1024]", "GiB of host memory per rank", "available"], work, before)
     r = kolmo(1, "run", "--help", cwd=work)
     check(r.returncode == 0 and "--restart" in r.stdout, f"--help still succeeds (exit {r.returncode})")
+    # A configuration kept in its run's directory as config.yaml (runs/case/config.yaml writing to runs/case):
+    # a new run would replace it with its resolved configuration, losing its comments and what --set changed.
+    (work / "out").mkdir()
+    (work / "out/config.yaml").write_text(FLOW + "initial: {type: taylor_green}\n")
+    before = snapshot(work)
+    for extra in ([], ["--set", "output.overwrite=true"]):
+        refused(f"a new run whose configuration is the config.yaml it would write {extra}",
+                run_and_check(work, "out/config.yaml", *extra),
+                ["output.directory: the run writes its resolved configuration to out/config.yaml",
+                 "the configuration file it reads"], work, before)
 
     # --- initial.file: not HDF5, another grid, a missing dataset, NaN and infinities, a poisoned checkpoint.
     work = root / "initial_file"
