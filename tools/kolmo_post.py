@@ -71,11 +71,13 @@ of DIR/spectra.h5 (T0 .. T1): nearest available time t = ...". A T that is not a
 refused.
 
 A missing file or dataset, a file that fails its checksum (a flipped bit in a chunk: the solver writes each
-with a Fletcher32 checksum; "... is damaged"), a --time that is not a finite number, or a series too short
-for what is asked, gives one line on stderr and exit code 1.
+with a Fletcher32 checksum; "... is damaged"), a series.h5 or spectra.h5 that a run still going holds locked,
+a --time that is not a finite number, or a series too short for what is asked, gives one line on stderr and
+exit code 1.
 """
 
 import argparse
+import errno
 import os
 import re
 import sys
@@ -110,6 +112,12 @@ def _open(path):
     try:
         return h5py.File(path, "r")
     except OSError as error:
+        if error.errno in (errno.EAGAIN, errno.EWOULDBLOCK) or "unable to lock file" in str(error):
+            # HDF5 locks series.h5 and spectra.h5 while the solver has them open: the run is still going.
+            status = path.parent / "status"
+            state = f" (its status: {status.read_text().strip()})" if status.is_file() else ""
+            raise PostError(f"{path} is locked by the run still writing it{state}: read it when the run has "
+                            f"ended or stopped, or read a copy of it") from None
         raise PostError(f"{path} is not a readable HDF5 file ({error})") from None
 
 

@@ -9,7 +9,8 @@ decays at the total dissipation while the kinetic energy exchanges energy with b
 a mixing run in a box of side pi (shells of width 2) whose spectral densities are exactly Kolmogorov's and
 Obukhov-Corrsin's, at unevenly spaced times; the same run with its scalar named th (mixing picks it
 without --scalar) and with others beside it; a series.h5 and a spectra.h5 with a bit flipped in a chunk (one
-line saying the file is damaged); --time not finite, before the first spectra or after the last.
+line saying the file is damaged); --time not finite, before the first spectra or after the last; files locked
+by a run still writing them (one line).
 """
 
 import importlib.util
@@ -607,6 +608,16 @@ def main():
             code, out, err = run_tool(*arguments)
             check(code == 1 and expected in err and len(err.strip().splitlines()) == 1,
                   f"{arguments[0]} on a bad input: code {code}, stderr {err.strip()!r}")
+
+        # A run still going holds series.h5 and spectra.h5 open for writing, locked by HDF5 (here this process
+        # holds them): one line saying so, with the run's status, not "not a readable HDF5 file".
+        (run / "status").write_text("running: step 40, t = 2\n")
+        for name, command in (("series.h5", "summary"), ("spectra.h5", "spectrum")):
+            with h5py.File(run / name, "a"):
+                code, out, err = run_tool(command, run)
+            check(code == 1 and len(err.strip().splitlines()) == 1
+                  and f"{run / name} is locked by the run still writing it (its status: running: step 40" in err,
+                  f"{command} of a run still writing {name}: code {code}, stderr {err.strip()!r}")
 
     if failures:
         print(f"{len(failures)} check(s) failed")
