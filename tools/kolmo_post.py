@@ -72,8 +72,9 @@ refused.
 
 A missing file or dataset, a file that fails its checksum (a flipped bit in a chunk: the solver writes each
 with a Fletcher32 checksum; "... is damaged"), a series.h5 or spectra.h5 that a run still going holds locked,
-a --time that is not a finite number, or a series too short for what is asked, gives one line on stderr and
-exit code 1.
+a --time that is not a finite number, a series too short for what is asked, or a plot that cannot be written
+(a read-only run directory: -o writes elsewhere; all skips it with a line), gives one line on stderr and exit
+code 1.
 """
 
 import argparse
@@ -455,10 +456,16 @@ def last_finite(values):
 
 
 def _save(figure, output):
+    """Writes the figure to output; a place it cannot be written (a read-only run directory, a plots/ that is
+    a file) is a PostError naming it."""
     output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(output, dpi=120)
-    plt.close(figure)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(output, dpi=120)
+    except OSError as error:
+        raise PostError(f"cannot write {output}: {error.strerror or error}") from None
+    finally:
+        plt.close(figure)
     return output
 
 

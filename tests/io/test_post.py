@@ -10,7 +10,7 @@ a mixing run in a box of side pi (shells of width 2) whose spectral densities ar
 Obukhov-Corrsin's, at unevenly spaced times; the same run with its scalar named th (mixing picks it
 without --scalar) and with others beside it; a series.h5 and a spectra.h5 with a bit flipped in a chunk (one
 line saying the file is damaged); --time not finite, before the first spectra or after the last; files locked
-by a run still writing them (one line).
+by a run still writing them and plots that cannot be written (one line each).
 """
 
 import importlib.util
@@ -618,6 +618,17 @@ def main():
             check(code == 1 and len(err.strip().splitlines()) == 1
                   and f"{run / name} is locked by the run still writing it (its status: running: step 40" in err,
                   f"{command} of a run still writing {name}: code {code}, stderr {err.strip()!r}")
+        # Plots that cannot be written where they go (a read-only run directory; here a plots/ that is a file,
+        # which root cannot write into either): one line naming the file, for all one per plot.
+        unwritable = Path(scratch) / "unwritable"
+        make_run(unwritable)
+        (unwritable / "plots").write_text("not a folder\n")
+        code, out, err = run_tool("spectrum", unwritable)
+        check(code == 1 and err.strip() == f"kolmo_post: cannot write {unwritable / 'plots/spectrum.png'}: "
+              "File exists", f"spectrum into an unwritable place: code {code}, stderr {err.strip()!r}")
+        code, out, err = run_tool("all", unwritable)
+        check(code == 0 and f"skipped series: cannot write {unwritable / 'plots/series.png'}" in err
+              and "final energy" in out, f"all into an unwritable place: code {code}, stderr {err.strip()!r}")
 
     if failures:
         print(f"{len(failures)} check(s) failed")
