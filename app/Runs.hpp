@@ -17,6 +17,7 @@
 
 #include "fft/SlabFFT.hpp"
 #include "io/Config.hpp"
+#include "io/OutputDirectory.hpp"
 
 namespace kolmo::app {
 
@@ -44,6 +45,13 @@ inline fft::FftOptions fft_options(const io::RunConfig& config) {
   options.fftw_planning = config.fft.planning;
   options.fftw_wisdom_directory = fft::default_fftw_wisdom_directory();
   return options;
+}
+
+// The subfolders of the output directory that the configuration's run writes into: a Poisson run writes no
+// checkpoints.
+inline io::Subfolders output_subfolders(const io::RunConfig& config) {
+  return config.problem == io::Problem::poisson ? io::Subfolders::fields
+                                                : io::Subfolders::fields_and_checkpoints;
 }
 
 template <class Real>

@@ -60,7 +60,8 @@ void check_output_directory(const std::string& config_path, const io::RunConfig&
                             const app::RunOptions& options) {
   const std::string& directory = config.output.directory;
   io::on_root(MPI_COMM_WORLD, [&] {
-    if (const std::string problem = io::output_directory_problem(directory); !problem.empty())
+    if (const std::string problem = io::output_directory_problem(directory, app::output_subfolders(config));
+        !problem.empty())
       throw Error("output.directory: " + problem);
     if (options.continues_in(directory)) return;  // rewrites the config.yaml it wrote, with any --set
     // A new run writes its resolved configuration to <dir>/config.yaml: a configuration file of that name

@@ -66,6 +66,13 @@ bool writable(const std::filesystem::path& folder) {
   return ::access(folder.c_str(), W_OK | X_OK) == 0 && !on_kernel_file_system(folder);
 }
 
+// The folders a run creates files in: the directory itself and the subfolders it writes into.
+std::vector<std::filesystem::path> run_folders(const OutputPaths& paths, Subfolders subfolders) {
+  std::vector<std::filesystem::path> folders{paths.root, paths.fields};
+  if (subfolders == Subfolders::fields_and_checkpoints) folders.push_back(paths.checkpoints);
+  return folders;
+}
+
 }  // namespace
 
 OutputPaths output_paths(const std::filesystem::path& directory) {
@@ -101,7 +108,7 @@ std::string earlier_output(const std::filesystem::path& directory) {
 }
 
 DirectoryLock prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing,
-                                       MPI_Comm comm) {
+                                       MPI_Comm comm, Subfolders subfolders) {
   DirectoryLock lock;
   on_root(comm, [&] {
     const OutputPaths paths = output_paths(directory);
@@ -135,7 +142,7 @@ DirectoryLock prepare_output_directory(const std::filesystem::path& directory, E
       }
     // Every folder writable now, so that a run whose fields/ or checkpoints/ take no files stops before its
     // first step rather than at its first dump or checkpoint.
-    for (const auto& folder : {paths.root, paths.fields, paths.checkpoints}) {
+    for (const auto& folder : run_folders(paths, subfolders)) {
       std::error_code error;
       std::filesystem::create_directories(folder, error);
       KOLMO_REQUIRE(!error, "cannot create output directory " + folder.string() + ": " + error.message());
@@ -189,7 +196,7 @@ bool locked(const std::filesystem::path& file) {
 
 }  // namespace
 
-std::string output_directory_problem(const std::filesystem::path& directory) {
+std::string output_directory_problem(const std::filesystem::path& directory, Subfolders subfolders) {
   std::error_code error;
   if (locked(output_paths(directory).series))
     return directory.string() + " is in use: a run still going holds its series.h5";
@@ -200,9 +207,9 @@ std::string output_directory_problem(const std::filesystem::path& directory) {
   if (error && error != std::errc::no_such_file_or_directory && error != std::errc::not_a_directory)
     return directory.string() + ": " + error.message();
   if (std::filesystem::exists(status)) {
-    // The directory and the folders of a run's output that exist already (fields/, checkpoints/).
+    // The directory and the subfolders the run writes into that exist already (fields/, checkpoints/).
     const OutputPaths paths = output_paths(directory);
-    for (const auto& folder : {paths.root, paths.fields, paths.checkpoints}) {
+    for (const auto& folder : run_folders(paths, subfolders)) {
       if (folder != paths.root && !std::filesystem::exists(folder, error)) continue;
       if (!std::filesystem::is_directory(folder, error)) return folder.string() + " is not a directory";
       if (!writable(folder)) return folder.string() + " is not writable";

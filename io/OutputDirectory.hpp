@@ -14,8 +14,9 @@
 //   lock another process holds, another run starting or going there, is refused (one line, "in use"), so
 //   that of two runs started at once into one directory only one gets it. The lock is held by the returned
 //   DirectoryLock (rank 0's; the others' are empty): keep it for the run's life. (A file system without
-//   flock grants it silently.) Then it creates the fields/ and checkpoints/ subdirectories, refuses (one
-//   line, "not writable") any of the three folders the run could not create files in, and:
+//   flock grants it silently.) Then it creates the subfolders the run writes into (Subfolders: fields/, and
+//   checkpoints/ unless the run writes none, as a Poisson run), refuses (one line, "not writable") any of
+//   those folders and the directory itself that the run could not create files in, and:
 //     ExistingOutput::refuse   throws kolmo::Error (one line naming the directory and a file found) if the
 //                              directory holds kolmo output;
 //     ExistingOutput::replace  removes the earlier kolmo output (only the files listed above), so no
@@ -54,26 +55,33 @@ std::string earlier_output(const std::filesystem::path& directory);
 
 enum class ExistingOutput { refuse, replace, keep };
 
+// The subfolders a run writes into: a Navier-Stokes run's field dumps and checkpoints, or a Poisson run's
+// solution, a field file, alone (a checkpoints/ it never fills would only puzzle its user).
+enum class Subfolders { fields, fields_and_checkpoints };
+
 // The open directory whose flock marks a run's output as taken; closing it releases the lock.
 using DirectoryLock = UniqueHandle<int, ::close>;
 
-[[nodiscard]] DirectoryLock prepare_output_directory(const std::filesystem::path& directory,
-                                                     ExistingOutput existing, MPI_Comm comm);
+[[nodiscard]] DirectoryLock prepare_output_directory(
+    const std::filesystem::path& directory, ExistingOutput existing, MPI_Comm comm,
+    Subfolders subfolders = Subfolders::fields_and_checkpoints);
 
 long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm);
 
 // Why directory could not take a run's output ("" if it could), changing nothing: a run still going holds its
-// series.h5 or the directory's lock (whatever output.overwrite says), it or its fields/ or checkpoints/
-// exists and is no directory or not writable, or the nearest existing folder above it is no directory or not
-// writable (also for root: a kernel file system such as /proc or /sys takes no files). Lets kolmo check say
-// what the run would meet.
-std::string output_directory_problem(const std::filesystem::path& directory);
+// series.h5 or the directory's lock (whatever output.overwrite says), it or one of the subfolders the run
+// writes into exists and is no directory or not writable, or the nearest existing folder above it is no
+// directory or not writable (also for root: a kernel file system such as /proc or /sys takes no files). Lets
+// kolmo check say what the run would meet.
+std::string output_directory_problem(const std::filesystem::path& directory,
+                                     Subfolders subfolders = Subfolders::fields_and_checkpoints);
 
 // overwrite = false refuses existing output, true replaces it.
-[[nodiscard]] inline DirectoryLock prepare_output_directory(const std::filesystem::path& directory,
-                                                            bool overwrite, MPI_Comm comm) {
+[[nodiscard]] inline DirectoryLock prepare_output_directory(
+    const std::filesystem::path& directory, bool overwrite, MPI_Comm comm,
+    Subfolders subfolders = Subfolders::fields_and_checkpoints) {
   return prepare_output_directory(directory, overwrite ? ExistingOutput::replace : ExistingOutput::refuse,
-                                  comm);
+                                  comm, subfolders);
 }
 
 }  // namespace kolmo::io

@@ -27,7 +27,7 @@
 - The run ends at t_end exactly; a restart with another viscosity, integrator, precision, or coefficients of
   the scalars, the buoyancy and b says so in its header, one clause per key;
   poisson.subtract_mean removes a right-hand side's mean; <dir>/status holds "finished"; --restart is
-  refused.
+  refused; a Poisson run creates no checkpoints/ folder (a Navier-Stokes run has one).
 """
 import os
 import pathlib
@@ -415,6 +415,9 @@ initial: {{type: file, file: init.h5}}
         error = np.abs(phi - np.cos(x)[:, None, None]).max()
         ok = error < 1e-10
     check(ok, f"poisson.subtract_mean: the shifted right-hand side gives phi = cos x ({r.stderr.strip()[:200]})")
+    # A Poisson run writes no checkpoint, so it creates no checkpoints/ folder (it once left an empty one).
+    check(r.returncode == 0 and (work / "out/fields").is_dir() and not (work / "out/checkpoints").exists(),
+          f"a Poisson run creates fields/ and no checkpoints/ ({sorted(p.name for p in (work / 'out').iterdir())})")
     r = kolmo(2, "run", "subtract.yaml", "--restart", cwd=work)
     check(r.returncode != 0 and "--restart: a Poisson problem" in r.stderr,
           f"a Poisson run refuses --restart, which it cannot honour ({r.stderr.strip()[:200]})")
@@ -631,6 +634,8 @@ output: {directory: out, series_every: 0, progress_every: 0}
                   f"output.directory={integrator}", cwd=work)
         check(r.returncode == 0 and "t = 3000" in r.stdout,
               f"{integrator}: an adaptive step on a decayed flow runs to t = 3000 ({r.stderr.strip()[-200:]})")
+    # A Navier-Stokes run has its checkpoints/ even when it writes none on schedule (a signal writes one).
+    check((work / "rk3/checkpoints").is_dir(), "a Navier-Stokes run without scheduled checkpoints has checkpoints/")
     r = kolmo(1, "check", "decay.yaml", "--set", "time.integrator=rk3", "--set", "time.cfl=", "--set",
               "time.dt=100", "--set", "initial.spectrum.energy=1e-12", cwd=work)  # a decayed start
     check(r.returncode == 0 and "warning: time.dt = 100 makes a stage of rk3" in r.stderr,

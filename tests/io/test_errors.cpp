@@ -163,6 +163,14 @@ TEST_CASE("prepare_output_directory creates the layout and refuses earlier outpu
                        ? 0
                        : 1) == 0);
 
+  // A run that writes no checkpoints (a Poisson run) gets no checkpoints/ folder.
+  const auto poisson = directory.path() / "poisson";
+  (void)prepare_output_directory(poisson, ExistingOutput::refuse, MPI_COMM_WORLD, Subfolders::fields);
+  CHECK(global_max(std::filesystem::is_directory(output_paths(poisson).fields) &&
+                           !std::filesystem::exists(output_paths(poisson).checkpoints)
+                       ? 0
+                       : 1) == 0);
+
   touch(directory.path() / "a_file");
   CHECK(every_rank_failed_with(error_message([&] {
                                  (void)prepare_output_directory(directory.path() / "a_file", false,
@@ -189,6 +197,11 @@ TEST_CASE("an output folder that takes no files is refused before the run writes
     const std::string problem = output_directory_problem(run);
     CHECK(global_max(problem.find(folder + " is not writable") == 0 ? 0 : 1) == 0);
     CHECK(global_max(kolmo_output_files(run).empty() ? 0 : 1) == 0);
+    if (name == "checkpoints") {  // nothing to a run that writes none (a Poisson run), nor to its check
+      (void)prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD, Subfolders::fields);
+      MPI_Barrier(MPI_COMM_WORLD);
+      CHECK(global_max(output_directory_problem(run, Subfolders::fields).empty() ? 0 : 1) == 0);
+    }
     if (kolmo::testing::world_rank() == 0 && ::geteuid() != 0)  // so that the temporary directory can go
       std::filesystem::permissions(run / name, std::filesystem::perms::owner_all);
     MPI_Barrier(MPI_COMM_WORLD);
