@@ -107,6 +107,41 @@ double next_multiple(double t, double interval) {
   return (std::floor(t / interval + 1e-9) + 1) * interval;
 }
 
+// Warnings, one line each, for the output intervals given in simulation time (output.fields_every,
+// spectra_every, checkpoint_every; the other *_every keys count steps) that are shorter than a step. An
+// output is due at the first step that reaches the next multiple of its interval (next_multiple), so such an
+// interval writes after every step, a step apart and not at its multiples: more files than asked for, at
+// other times. A fixed time.dt is the step; an adaptive one stays within time.max_dt and diffusive_limit
+// (diffusive_step_limit's), so an interval below both may meet longer steps; without time.max_dt nothing
+// the user gave says how long the steps get, and nothing is said.
+std::vector<std::string> output_interval_warnings(const io::RunConfig& config, double diffusive_limit) {
+  const auto& out = config.output;
+  const auto& time = config.time;
+  const struct {
+    const char* key;
+    double interval;
+    const char* written;
+  } timed[] = {{"output.fields_every", out.fields_every, "a field dump is written"},
+               {"output.spectra_every", out.spectra_every, "the spectra are written"},
+               {"output.checkpoint_every", out.checkpoint_every, "a checkpoint is written"}};
+  std::vector<std::string> warnings;
+  for (const auto& [key, interval, written] : timed) {
+    if (!(interval > 0)) continue;
+    const std::string given = std::string(key) + " = " + number_text(interval);
+    if (time.dt && interval < *time.dt)
+      warnings.push_back(given + " is shorter than time.dt = " + number_text(*time.dt) + ": " + written +
+                         " after every step, " + number_text(*time.dt) + " apart instead of " +
+                         number_text(interval) + "; consider " + key + " >= " + number_text(*time.dt) +
+                         " or time.dt <= " + number_text(interval));
+    else if (!time.dt && time.max_dt && interval < std::min(*time.max_dt, diffusive_limit))
+      warnings.push_back(given + " is shorter than the adaptive step may become (time.max_dt = " +
+                         number_text(*time.max_dt) + "): while the step is longer, " + written +
+                         " after every step instead of every " + number_text(interval) +
+                         "; consider time.max_dt <= " + number_text(interval));
+  }
+  return warnings;
+}
+
 const std::vector<std::string> kSeriesColumns{
     "time",      "step",           "dt",  "energy",          "enstrophy",      "dissipation",
     "injection", "divergence_max", "cfl", "reynolds_lambda", "kolmogorov_eta", "kmax_eta"};
@@ -182,8 +217,10 @@ class NavierStokesRun {
                                            flow_.terms().wave_frequency_bound + flow_.forcing_rate());
     if (!start.error.empty()) throw Error(start.error);
     choose_dt(config_.time.t_end.value_or(kInfinity), unit);  // throws where the step has no scale
-    if (rank_ == 0 && !start.warning.empty())
-      std::fprintf(stderr, "kolmo: warning: %s\n", start.warning.c_str());
+    std::vector<std::string> warnings = output_interval_warnings(config_, diffusive_limit_);
+    if (!start.warning.empty()) warnings.insert(warnings.begin(), start.warning);
+    if (rank_ == 0)
+      for (const auto& warning : warnings) std::fprintf(stderr, "kolmo: warning: %s\n", warning.c_str());
     warn_of_removed_energy();
     if (options_.dry_run) return 0;
     blow_up_.emplace(config_, flow_.time(), blow_up_energy());

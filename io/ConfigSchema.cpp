@@ -264,12 +264,16 @@ constexpr std::array keys = {
         "bz; current: j = curl b as jx, jy, jz; the last two with MHD; pressure with MHD is the fluid "
         "pressure, the total less |B|^2/2)"},
     SchemaKey{"output.fields_every", real, "0", ">= 0", navier_stokes,
-              "simulation time between field dumps (0: none); also at the start and the end"},
+              "simulation time between field dumps (0: none); also at the start and the end; one shorter "
+              "than time.dt (or than time.max_dt of an adaptive step) is warned about, as a dump then "
+              "follows every step"},
     SchemaKey{"output.spectra_every", real, "0", ">= 0", navier_stokes,
               "simulation time between spectra (energy, and each scalar's variance; 0: none); also at the "
-              "start and the end"},
+              "start and the end; one shorter than time.dt (or than time.max_dt of an adaptive step) is "
+              "warned about, as spectra then follow every step"},
     SchemaKey{"output.checkpoint_every", real, "0", ">= 0", navier_stokes,
-              "simulation time between checkpoints (0: none)"},
+              "simulation time between checkpoints (0: none); one shorter than time.dt (or than time.max_dt "
+              "of an adaptive step) is warned about, as a checkpoint then follows every step"},
     SchemaKey{"output.checkpoint_wall_minutes", real, "0", ">= 0", navier_stokes,
               "wall-clock minutes between checkpoints (0: none), for runs under a batch time limit"},
 };

@@ -22,6 +22,8 @@
   which then continues). An adaptive step whose time.cfl lets the integrator amplify the worst case is
   warned about (rk2 at 1.95), naming a time.cfl that is not; rk4 at the default is not.
 - Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
+- Output intervals in time shorter than a fixed step, or than time.max_dt of an adaptive one, are warned about
+  by run and check (the output then follows every step).
 - An adaptive step on a decayed flow stays below rk3's and lsrk4's integrating-factor limit (a fixed one
   beyond it is warned about).
 - The run ends at t_end exactly; a restart with another viscosity, integrator, precision, or coefficients of
@@ -436,6 +438,47 @@ initial: {{type: file, file: init.h5}}
     check(r.returncode == 1 and "the solution phi" in r.stderr and "NaN or infinite" in r.stderr
           and status.startswith("failed") and not list((work / "out_tiny/fields").glob("*.h5")),
           f"a Poisson solution of NaN fails the run and writes no field ({r.stderr.strip()[:200]}; {status})")
+
+    # --- Output intervals in simulation time shorter than the step: an output is due at the first step that
+    # reaches the next multiple of its interval, so it follows every step. kolmo check and kolmo run warn
+    # alike, one line per key naming both values; an interval equal to the step is not warned about, nor with
+    # an adaptive step one the step cannot pass (time.max_dt), nor one without time.max_dt.
+    work = root / "intervals"
+    work.mkdir()
+    (work / "tg.yaml").write_text("""
+grid: {n: 12}
+backend: host
+time: {dt: 0.01, steps: 3}
+initial: {type: taylor_green}
+output: {directory: out, series_every: 0, progress_every: 0, fields: [velocity], fields_every: 0.004,
+         spectra_every: 0.01, checkpoint_every: 0.005}
+""")
+
+    def warnings(result):
+        return [line for line in result.stderr.splitlines() if "warning:" in line]
+
+    fixed = ["kolmo: warning: output.fields_every = 0.004 is shorter than time.dt = 0.01: a field dump is "
+             "written after every step", "kolmo: warning: output.checkpoint_every = 0.005 is shorter than "
+             "time.dt = 0.01: a checkpoint is written after every step"]
+    for command in ("check", "run"):
+        r = kolmo(1, command, "tg.yaml", cwd=work)
+        found = warnings(r)
+        check(r.returncode == 0 and len(found) == 2 and all(any(line.startswith(w) for line in found) for w in fixed),
+              f"kolmo {command}: intervals shorter than time.dt are warned about, one equal to it is not ({found})")
+    dumps = sorted(p.name for p in (work / "out/fields").glob("fields_*.h5"))
+    check(len(dumps) == 4, f"output.fields_every below time.dt dumps at every step, 0 to 3 ({dumps})")
+    adaptive = ["--set", "time.dt=", "--set", "output.directory=adaptive"]
+    r = kolmo(1, "check", "tg.yaml", *adaptive, "--set", "time.max_dt=0.05", cwd=work)
+    found = warnings(r)
+    check(r.returncode == 0 and len(found) == 3 and all("is shorter than the adaptive step may become (time.max_dt = "
+                                                        "0.05)" in line for line in found)
+          and "output.fields_every = 0.004" in found[0] and "consider time.max_dt <= 0.004" in found[0],
+          f"an adaptive step up to a longer time.max_dt is warned about for each interval ({found})")
+    for bound in (["--set", "time.max_dt=0.004"], []):
+        r = kolmo(1, "check", "tg.yaml", *adaptive, *bound, cwd=work)
+        check(r.returncode == 0 and not warnings(r),
+              f"an adaptive step {'within the intervals' if bound else 'without time.max_dt'} is not "
+              f"({r.stderr.strip()[:200]})")
 
     # --- Blow-ups.
     work = root / "blow_up"
