@@ -6,6 +6,7 @@
 #include <limits>
 #include <numbers>
 
+#include "app/FlowFromConfig.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/LocalTransforms.hpp"
@@ -60,6 +61,28 @@ double band_forcing_bytes(const io::RunConfig& config, const io::ForcingConfig& 
   return modes * (sizeof(long) + 3 * complex_bytes);
 }
 
+// The buffer through which a field file's x-fastest (z y x) order passes, to a dump or from a read: at most
+// io::kTransposeBytes, and no more than the real slab.
+double transpose_bytes(double real_slab) {
+  return std::min(real_slab, double(io::kTransposeBytes));
+}
+
+// The most host memory one read of initial files holds at once (app/Inputs.hpp): initial.file's three
+// slabs, every scalar's given by a file (read together), or b's three; each a checkpoint's spectral slabs, or
+// a field file's real slabs and the buffer that transposes a kolmo dump's order into them (which of the two a
+// file is shows only when it is read). A run from a checkpoint reads none of them.
+double initial_files_bytes(const io::RunConfig& config, double real_slab, double spectral_slab) {
+  int slabs = config.initial.type == io::InitialType::file ? 3 : 0, scalars = 0;
+  for (const auto& scalar : scalar_fields(config))
+    scalars += scalar.initial.type == io::ScalarInitialType::file ? 1 : 0;
+  const auto& magnetic = config.physics.magnetic;
+  const bool magnetic_file =
+      magnetic.type == io::MagneticType::mhd && magnetic.initial.type == io::MagneticInitialType::file;
+  slabs = std::max({slabs, scalars, magnetic_file ? 3 : 0});
+  if (slabs == 0) return 0;
+  return std::max(slabs * spectral_slab, slabs * real_slab + transpose_bytes(real_slab));
+}
+
 // cuFFT's work area for the slab's transforms (asked of cuFFT; needs the GPU, so only on the cuda backend).
 double cufft_work_bytes(const io::RunConfig& config, const fft::SlabLayout& layout) {
 #if defined(KOLMO_HAVE_CUDA)
@@ -73,7 +96,7 @@ double cufft_work_bytes(const io::RunConfig& config, const fft::SlabLayout& layo
 
 // The estimate for the rank that layout describes.
 MemoryEstimate estimate_for(const io::RunConfig& config, const fft::SlabLayout& layout, Backend backend,
-                            fft::ExchangeMethod exchange) {
+                            fft::ExchangeMethod exchange, io::StartFrom start) {
   const int ranks = layout.ranks();
   const double real_bytes = config.precision == io::Precision::float32 ? 4 : 8,
                complex_bytes = 2 * real_bytes;
@@ -109,17 +132,19 @@ MemoryEstimate estimate_for(const io::RunConfig& config, const fft::SlabLayout& 
         dumped += field == io::OutputField::pressure  ? 1
                   : field == io::OutputField::scalars ? scalars + buoyant
                                                       : 3;
-    // A dump passes through a buffer of at most io::kTransposeBytes to store fields x fastest.
-    const double transpose = dumped > 0 ? std::min(real_slab, double(io::kTransposeBytes)) : 0;
-    const double initial_file = config.initial.type == io::InitialType::file ? 3 * spectral_slab : 0;
-    // A checkpoint (or a restart) holds every field's spectral slabs on the host at once.
+    const double transpose = dumped > 0 ? transpose_bytes(real_slab) : 0;
+    // A checkpoint written holds every field's spectral slabs on the host at once, and so does the read of
+    // the one a run from a checkpoint continues (read straight into them: io/Checkpoint.hpp); a new run
+    // reads its initial files instead.
+    const double initial_files =
+        start == io::StartFrom::initial_condition ? initial_files_bytes(config, real_slab, spectral_slab) : 0;
     host_slabs = std::max({dumped * real_slab + transpose,
-                           (3 + scalars + buoyant + (mhd ? 3 : 0)) * spectral_slab, initial_file});
+                           (3 + scalars + buoyant + (mhd ? 3 : 0)) * spectral_slab, initial_files});
   } else {
     fields = 2 * slab;
     const bool manufactured = config.poisson.rhs.type == io::RhsType::manufactured;
     host_slabs = (2 + (manufactured ? 1 : 0) + (config.poisson.gradient ? 3 : 0)) * real_slab +
-                 std::min(real_slab, double(io::kTransposeBytes));  // the dump's buffer, as above
+                 transpose_bytes(real_slab);  // the dump's
   }
   MemoryEstimate estimate;
   // + the FFT's scratch slab; on several GPU ranks the slab chunks arrive in when cuFFT's kernels pack
@@ -141,15 +166,16 @@ MemoryEstimate estimate_for(const io::RunConfig& config, const fft::SlabLayout& 
 }  // namespace
 
 MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend backend,
-                               fft::ExchangeMethod exchange) {
+                               fft::ExchangeMethod exchange, io::StartFrom start) {
   // Rank 0 holds the most x planes, and with the even split the most ky planes too; with the kept-row split
   // a middle rank may hold more ky planes (fft/SpectralSplit.hpp): the larger need of the two.
   const fft::SlabLayout first(config.grid.n, ranks, 0, config.fft.spectral_split);
   const int widest = first.widest_spectral_rank();
-  MemoryEstimate estimate = estimate_for(config, first, backend, exchange);
+  MemoryEstimate estimate = estimate_for(config, first, backend, exchange, start);
   if (widest != 0) {
-    const MemoryEstimate other = estimate_for(
-        config, fft::SlabLayout(config.grid.n, ranks, widest, config.fft.spectral_split), backend, exchange);
+    const MemoryEstimate other =
+        estimate_for(config, fft::SlabLayout(config.grid.n, ranks, widest, config.fft.spectral_split),
+                     backend, exchange, start);
     estimate.solver = std::max(estimate.solver, other.solver);
     estimate.device = std::max(estimate.device, other.device);
     estimate.host = std::max(estimate.host, other.host);

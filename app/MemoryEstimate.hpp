@@ -2,9 +2,10 @@
 // the refusal of a run that cannot fit.
 //
 // Contract:
-// - estimate_memory(config, ranks, backend, exchange) gives bytes per rank for the rank with the largest
-//   share of the grid (the first; with fft.spectral_split kept_rows, each amount the larger of the first
-//   rank's and the widest spectral slab's), with `exchange` the resolved fft.exchange:
+// - estimate_memory(config, ranks, backend, exchange, start) gives bytes per rank for the rank with the
+//   largest share of the grid (the first; with fft.spectral_split kept_rows, each amount the larger of the
+//   first rank's and the widest spectral slab's), with `exchange` the resolved fft.exchange and `start` what
+//   the run starts from (a run from a checkpoint reads no initial file):
 //     solver  what the solver allocates on its device: the fields (Navier-Stokes: 3 vector fields of three
 //             slabs for rk2, 4 for rk3 and rk4, and per scalar 4 slabs for rk2, 5 for rk3 and rk4, one more
 //             for the buoyancy b; MHD's b 6 slabs for rk2, 9 for rk3 and rk4; Poisson: 2 slabs), each slab
@@ -14,10 +15,11 @@
 //             the band forcing's modes;
 //     device  on a GPU, solver plus a reserve for cuFFT's and NCCL's work areas; 0 on the host backend;
 //     host    on the host backend solver, plus on either backend the most host slabs the run holds at once
-//             (a field dump's output fields, a checkpoint's or a restart's spectral slabs of every field, an
-//             initial file's three real slabs, the Poisson run's right-hand side, solution and gradient), the
-//             pinned staging buffers of an MPI exchange of GPU data, and a fixed allowance for the program
-//             and its libraries (MPI, HDF5, FFTW).
+//             (a field dump's output fields and its transposition buffer, a checkpoint's or a restart's
+//             spectral slabs of every field, a new run's initial files as read: initial.file's three slabs,
+//             the scalars' or b's, with a field file's transposition buffer; the Poisson run's right-hand
+//             side, solution and gradient), the pinned staging buffers of an MPI exchange of GPU data, and a
+//             fixed allowance for the program and its libraries (MPI, HDF5, FFTW).
 //   The host estimate is held to the measured peak resident memory of runs (tests/app/test_runs.py).
 // - check_memory(estimate, device, comm) is collective over comm and throws kolmo::Error on every rank (one
 //   line naming grid.n, the estimate and what is available) when some rank's need exceeds its share: the
@@ -45,7 +47,7 @@ struct MemoryAvailable {
 };
 
 MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend backend,
-                               fft::ExchangeMethod exchange);
+                               fft::ExchangeMethod exchange, io::StartFrom start);
 
 MemoryAvailable check_memory(const io::RunConfig& config, const MemoryEstimate& estimate, Device& device,
                              MPI_Comm comm);

@@ -167,16 +167,17 @@ int main(int argc, char** argv) {
   // Configuration problems are found identically on every rank, before anything is written: rank 0 says so
   // once and all ranks exit together.
   io::RunConfig config;
+  // A run from a checkpoint reads no initial condition: its files may be gone, its fields on another grid
+  // (and its memory holds the checkpoint's fields instead).
+  const io::StartFrom start =
+      options.from_checkpoint() ? io::StartFrom::checkpoint : io::StartFrom::initial_condition;
   try {
     // An empty --checkpoint (an unset shell variable: --checkpoint "$CHECKPOINT") names no file; taken as no
     // option, the run would start anew from the initial condition, and output.overwrite: true would remove
     // the run it was meant to continue.
     if (run_checkpoint->count() + check_checkpoint->count() > 0 && options.checkpoint.empty())
       throw Error("--checkpoint: an empty file name: name the checkpoint to continue from");
-    // A run from a checkpoint reads no initial condition: its files may be gone, its fields on another grid.
-    config = io::load_config(
-        config_path, overrides,
-        options.from_checkpoint() ? io::StartFrom::checkpoint : io::StartFrom::initial_condition);
+    config = io::load_config(config_path, overrides, start);
     io::check_ranks(config, ranks);
     options.config_text = io::to_yaml(config);
     if (config.problem == io::Problem::poisson && options.from_checkpoint())
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
                          : std::string()));
       }
     }();
-    const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange);
+    const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange, start);
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());
     options.dry_run = check->parsed();

@@ -21,7 +21,8 @@
   names that step and recommends no checkpoint from it on (a new run; after a restart, checkpoint.prev.h5,
   which then continues). An adaptive step whose time.cfl lets the integrator amplify the worst case is
   warned about (rk2 at 1.95), naming a time.cfl that is not; rk4 at the default is not.
-- Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs.
+- Memory: the host estimate printed by `kolmo check` against the peak resident memory of runs; a new run's
+  estimate counts reading its initial file, a restart's does not.
 - Output intervals in time shorter than a fixed step, or than time.max_dt of an adaptive one, are warned about
   by run and check (the output then follows every step).
 - An adaptive step on a decayed flow stays below rk3's and lsrk4's integrating-factor limit (a fixed one
@@ -479,6 +480,38 @@ output: {directory: out, series_every: 0, progress_every: 0, fields: [velocity],
         check(r.returncode == 0 and not warnings(r),
               f"an adaptive step {'within the intervals' if bound else 'without time.max_dt'} is not "
               f"({r.stderr.strip()[:200]})")
+
+    # --- The memory estimate counts reading the initial files for a new run only: a restart reads its
+    # checkpoint instead (every field's spectral slabs at once, as a checkpoint written). On 64^3, with the
+    # velocity alone, a field file's three real slabs and the buffer that transposes a kolmo dump's order
+    # (8 MiB) outweigh the checkpoint's three spectral slabs (6.2 MiB): the new run from initial.file is
+    # estimated above the same run restarted, which is estimated as one with no file to read.
+    work = root / "memory_initial"
+    work.mkdir()
+    with h5py.File(work / "init.h5", "w") as f:
+        for name in ("u", "v", "w"):
+            f[name] = 0.1 * rng.standard_normal((64, 64, 64))
+    (work / "flow.yaml").write_text("""
+grid: {n: 64}
+backend: host
+fft: {planning: estimate}
+time: {dt: 0.001, steps: 1}
+initial: {type: file, file: init.h5}
+output: {directory: out, series_every: 0, progress_every: 0, checkpoint_every: 100}
+""")
+
+    def host_estimate(result):
+        found = re.search(r"# memory: host ([0-9.]+) MiB", result.stdout)
+        return float(found.group(1)) if found else float("nan")
+
+    new = host_estimate(kolmo(1, "check", "flow.yaml", cwd=work))
+    r = kolmo(1, "run", "flow.yaml", cwd=work)
+    restarted = host_estimate(kolmo(1, "check", "flow.yaml", "--restart", "--set", "time.steps=2", cwd=work))
+    no_file = host_estimate(kolmo(1, "check", "flow.yaml", "--set", "initial.type=taylor_green", "--set",
+                                  "initial.file=", "--set", "output.directory=no_file", cwd=work))
+    check(r.returncode == 0 and new - restarted > 1.5 and restarted == no_file,
+          f"host memory estimated: a new run from initial.file {new} MiB, restarted {restarted} MiB, "
+          f"from no file {no_file} MiB")
 
     # --- Blow-ups.
     work = root / "blow_up"
