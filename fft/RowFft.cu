@@ -37,9 +37,10 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
 
 // Blocks that stay: block b takes the groups of rows b, b + gridDim.x, ..., and loads the next group's
 // values into registers while it transforms the current one, so that the memory is busy while the passes
-// run from the first group on. Their registers leave one block a multiprocessor in double precision, two in
-// single (StayingOccupancy). Against plain kernels of a block per group (the R2C above; the C2R's, which no
-// launch took any more, has been removed), alternating in one run on an H100:
+// run from the first group on. Their registers leave a multiprocessor 8 warps in double precision (blocks of
+// one row since session 27, RowTile), two blocks of 256 threads in single (StayingOccupancy). Against plain
+// kernels of a block per group (the R2C above; the C2R's, which no launch took any more, has been removed),
+// alternating in one run on an H100:
 // - double precision: the R2C of 512-real rows took 12 % less time over 64 planes and 3.5 % over 512, of
 //   1024-real rows 10-14 % at every batch; the C2R from 1 % more to 3 % less; the one-GPU dealiased double
 //   pair 1.7 % (512^3) and 2.9 % (1024^3) less (docs/results/row_fft_staying_h100.log);

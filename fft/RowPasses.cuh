@@ -4,7 +4,8 @@
 //
 // Contract (device code, included by files that nvcc compiles):
 // - RowTile<Real, Log2M>: a block of `rows` rows of M = 2^Log2M pairs (a real row of 2M), V = 8 pairs a
-//   thread, T = M / 8 threads a row, 256 threads a block (a row of 2048 pairs alone). A row's pairs live in
+//   thread, T = M / 8 threads a row, 256 threads a block in single precision and 32 in double (a longer row
+//   alone: 64 threads for 512 pairs, 256 for 2048). A row's pairs live in
 //   shared memory at slot(e) of a stretch of `pitch` values; RowPlace: a thread's row and share of it.
 // - row_passes<Real, Log2M, 0>(row, table, sign, t, load, store): the complex FFT of length M of one row by
 //   thread t of its T: pass 0 takes its values from load(e, q), the last gives them in natural order to
@@ -37,10 +38,18 @@ namespace kolmo::fft {
 // Pair e of a row sits at e + e / G, G the values of one 128-byte wavefront: the first pass writes values 8
 // apart, which would otherwise fall on the same banks; rows are an odd number of values apart for the same
 // reason (short rows, a thread each). At most 36 KiB, under the 48 KiB a block has without asking.
+// Double precision takes blocks of one row (of as many short rows as 32 threads take): its row kernels hold
+// 210-255 registers a thread (rows of 256 reals and more), so a multiprocessor runs 8 warps whatever the
+// blocks, and blocks of 8 rows (256 threads) all waited at each barrier for their slowest row. On one H200
+// (session 27, docs/results/row_double_blocks_h200.log) the C2R of 512 planes of 512^2 took 773 us in blocks
+// of 256 threads, 593 in 64 and 573 in 32 (the R2C 499, 464, 462; a copy of their bytes 503), the one-GPU
+// dealiased pair at 512^3 2.57 -> 2.35 ms, at 1024^3 22.6 -> 20.9 ms, the 512^3 RK4 step 42.0 -> 38.7 ms.
+// Single precision's row kernels ran at the copy's speed in blocks of 256 threads already.
 template <class Real, int Log2M>
 struct RowTile {
   static constexpr int M = 1 << Log2M, V = 8, T = M / V;
-  static constexpr int rows = T >= 256 ? 1 : 256 / T, threads = rows * T;
+  static constexpr int block = std::is_same_v<Real, double> ? 32 : 256;
+  static constexpr int rows = T >= block ? 1 : block / T, threads = rows * T;
   static constexpr int G = 128 / int(sizeof(Complex<Real>)), pitch = M + M / G + 1;
   static __device__ int slot(int e) { return e + e / G; }
 };

@@ -145,9 +145,10 @@ TEMPLATE_TEST_CASE("GPU: kolmo's row FFTs equal cuFFT's 1D R2C and C2R on the ke
   auto gpu = kolmo::testing::gpu_or_skip("row FFTs");
   if (!gpu || kolmo::testing::world_size() > 1) return;
 #ifdef KOLMO_HAVE_CUDA
-  // 549 rows: two blocks of the shortest rows' 256 and part of a third. And 800 blocks' worth (a block takes
-  // 4096 / n rows, one at least), so that the staying blocks, one a multiprocessor in double precision and
-  // two in single, each take several groups of rows in turn (fft/RowFft.cu; 132 multiprocessors on an H100).
+  // 549 rows: in single precision two blocks of the shortest rows' 256 and part of a third (in double, of
+  // 32 rows, 17 and part of an 18th). And 800 single-precision blocks' worth (a block takes 4096 / n rows in
+  // single precision, 512 / n in double, one at least), so that the staying blocks, as many as a GPU holds at
+  // once, each take several groups of rows in turn (fft/RowFft.cu, fft/RowPasses.cuh).
   // The single-precision R2C of 512 reals and fewer takes the plain kernel beyond 65536 rows: 65537 rows of
   // them.
   for (long n = 16; n <= 4096; n *= 2) {
