@@ -964,6 +964,21 @@ RunConfig read_config(Reader& in, const std::string& name) {
   return config;
 }
 
+// The column (from 1) of the first tab among the blanks and block-sequence dashes that open line `line` (from
+// 0) of text, or 0 where there is none. YAML indents with spaces only; yaml-cpp refuses a tab there, on that
+// line, but in words that do not say so ("illegal map value", at the colon after the key).
+long indentation_tab(std::string_view text, int line) {
+  std::size_t start = 0;
+  for (int l = 0; l < line; ++l) {
+    start = text.find('\n', start);
+    if (start == std::string_view::npos) return 0;
+    ++start;
+  }
+  const std::size_t opening = text.find_first_not_of(" \t-", start);  // npos: the rest of the text
+  const std::size_t tab = text.substr(start, opening - start).find('\t');
+  return tab == std::string_view::npos ? 0 : static_cast<long>(tab) + 1;
+}
+
 RunConfig load(const std::string& yaml, const std::string& source, const std::string& name,
                const std::vector<std::string>& overrides, StartFrom start) {
   // A control byte (a binary file, a NUL from a broken copy) would reach the user as yaml-cpp's message with
@@ -984,6 +999,9 @@ RunConfig load(const std::string& yaml, const std::string& source, const std::st
     documents = YAML::LoadAll(yaml);
   } catch (const YAML::Exception& error) {
     const std::string line = error.mark.is_null() ? "" : ":" + std::to_string(error.mark.line + 1);
+    if (const long tab = error.mark.is_null() ? 0 : indentation_tab(yaml, error.mark.line); tab > 0)
+      throw Error(source + line + ":" + std::to_string(tab) +
+                  ": a tab in the indentation; YAML indents with spaces");
     throw Error(source + line + ": YAML syntax error: " + error.msg);
   }
   // A second document would otherwise be ignored without a word: one run per file.

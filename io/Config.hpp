@@ -8,7 +8,8 @@
 // key's
 //   full dotted path, and what is wrong: unknown keys (with a suggestion when one is close), wrong types,
 //   values out of range, missing required keys, missing input files, keys that contradict each other, keys
-//   given where they are not used, YAML syntax errors.
+//   given where they are not used, YAML syntax errors (where the parser fails on a line that a tab indents,
+//   that tab, file:line:column: YAML indents with spaces).
 // - The keys, types, defaults, allowed values and meanings are the schema table (io/ConfigSchema.hpp);
 //   docs/configuration.md is its reference. RunConfig mirrors the YAML: config.physics.forcing.k_min is the
 //   key physics.forcing.k_min. Members of options not in use (the forcing shell when forcing is none, ...)

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/Config.hpp"
@@ -68,4 +69,38 @@ TEST_CASE("a control byte (a binary file, a stray NUL) is named with its line, n
     CHECK(message == "run.yaml:3: not a text file: control byte " + std::string(hex) +
                          " (a configuration is YAML text)");
   }
+}
+
+TEST_CASE("a tab in the indentation is named with its line and column; a tab elsewhere is taken",
+          "[config]") {
+  // yaml-cpp refuses these with "illegal map value", "illegal block entry" or "illegal tab when looking for
+  // indentation", at columns other than the tab's.
+  const std::vector<std::pair<std::string, std::string>> indented = {
+      {"time:\n\tt_end: 1\n", "run.yaml:2:1"},
+      {"grid: {n: 8}\ntime:\n  t_end: 1\n  \tcfl: 0.5\n", "run.yaml:4:3"},
+      {"time:\n  t_end: 1\n\n\tcfl: 0.5\n", "run.yaml:4:1"},
+      {"time: {t_end: 1}\nphysics:\n  scalars:\n\t- name: s\n    schmidt: 1\n", "run.yaml:4:1"},
+      {"time: {t_end: 1}\nphysics:\n  scalars:\n  -\tname: s\n    schmidt: 1\n", "run.yaml:4:4"},
+      {"\ttime: {t_end: 1}\n", "run.yaml:1:1"},
+      {"time:\r\n\tt_end: 1\r\n", "run.yaml:2:1"},
+  };
+  for (const auto& [text, where] : indented) {
+    INFO(text);
+    CHECK(error_of([&] { kolmo::io::load_config_text(text, "run.yaml"); }) ==
+          where + ": a tab in the indentation; YAML indents with spaces");
+  }
+  // A syntax error on a line that opens without a tab keeps the parser's words, tabs elsewhere or not.
+  CHECK(error_of([] {
+          kolmo::io::load_config_text("grid:\t{n: 8}\ntime:\n    t_end: 1\n  cfl: 0.5\n", "run.yaml");
+        }).starts_with("run.yaml:4: YAML syntax error: "));
+  // Tabs inside quoted values, and between a key and its value, are YAML's and kept.
+  const std::string text =
+      "grid: {n: 8}\ntime:\t{t_end: 1}\noutput:\n  directory: \"out\twith\ttabs\"\n  progress_every:\t2\n"
+      "physics: {scalars: [{name: s, schmidt: 1, initial: {type: file, file: 'in\tput.h5'}}]}\n";
+  kolmo::io::RunConfig config;
+  REQUIRE_NOTHROW(config =
+                      kolmo::io::load_config_text(text, "run.yaml", {}, kolmo::io::StartFrom::checkpoint));
+  CHECK(config.output.directory == "out\twith\ttabs");
+  CHECK(config.output.progress_every == 2);
+  CHECK(config.physics.scalars.at(0).initial.file == "in\tput.h5");
 }
