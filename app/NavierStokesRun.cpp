@@ -48,15 +48,6 @@ std::string new_run_identity() {
   return text;
 }
 
-// Rank 0's text, on every rank of comm.
-std::string text_of_root(std::string text, MPI_Comm comm) {
-  int length = int(text.size());
-  KOLMO_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, comm));
-  text.resize(std::size_t(length));
-  KOLMO_CHECK_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm));
-  return text;
-}
-
 // A checkpoint in a run's own checkpoints/ continues the history the run's series.h5 holds; one of another
 // run (copied there, or named by --checkpoint) would have the series cut at its step and its own history
 // spliced on, and the run's later field dumps removed. Where both carry a run identity, they must be equal.
@@ -206,11 +197,11 @@ class NavierStokesRun {
     else
       set_initial_condition();
     const std::string series_run = restart ? check_continued_files() : std::string();
-    run_ = text_of_root(!restart                   ? new_run_identity()
-                        : !checkpoint_run_.empty() ? checkpoint_run_
-                        : !series_run.empty()      ? series_run
-                                                   : new_run_identity(),
-                        comm_);
+    run_ = io::text_of_root(!restart                   ? new_run_identity()
+                            : !checkpoint_run_.empty() ? checkpoint_run_
+                            : !series_run.empty()      ? series_run
+                                                       : new_run_identity(),
+                            comm_);
     const double unit = flow_.cfl_dt(1.0, kInfinity);  // the first step's pass, which also scans the state
     check_forced_modes();
     const StartVerdict start = check_start(config_, flow_.velocity_scan().rate,

@@ -7,10 +7,12 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -89,6 +91,51 @@ void check_output_directory(const std::string& config_path, const io::RunConfig&
   });
 }
 
+// An MPMD launch (mpiexec -n 1 kolmo run a.yaml : -n 1 kolmo check a.yaml) gives each rank a command line of
+// its own. Ranks that run different commands, or start from different states, would wait in each other's
+// collectives or write a mixture, so they compare what changes the run beyond the configuration (the command,
+// --restart, --checkpoint: the configuration itself is compared once read) with rank 0's, and all refuse
+// together.
+void check_same_command(const std::string& command, MPI_Comm comm) {
+  int rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  const std::string root = io::text_of_root(command, comm);
+  io::agree(comm, command == root ? std::string()
+                                  : "command line: rank " + std::to_string(rank) + " was started as 'kolmo " +
+                                        command + "' and rank 0 as 'kolmo " + root +
+                                        "': every rank of a run takes the same command and options");
+}
+
+// Each rank reads its configuration itself: an MPMD launch (mpiexec -n 1 kolmo run a.yaml : -n 1 kolmo run
+// b.yaml), --set given to some ranks only, or one path whose copies differ between nodes give ranks
+// configurations of their own, and ranks that disagree on the grid or the physics hang in the transforms or
+// write a mixture. So every rank compares its resolved configuration with rank 0's, before anything is
+// written, and all refuse together, naming the first key that differs.
+void check_same_configuration(const io::RunConfig& config, const std::string& path, MPI_Comm comm) {
+  int rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  std::string keys;
+  for (const std::string& line : io::resolved_keys(config)) keys += line + "\n";
+  const std::string root_keys = io::text_of_root(keys, comm), root_path = io::text_of_root(path, comm);
+  std::string problem;
+  if (keys != root_keys) {
+    const auto differs = static_cast<std::size_t>(
+        std::mismatch(keys.begin(), keys.end(), root_keys.begin(), root_keys.end()).first - keys.begin());
+    const std::size_t newline = std::string_view(keys).substr(0, differs).rfind('\n');
+    const std::size_t start = newline == std::string::npos ? 0 : newline + 1;  // of the line that differs
+    const auto line = [start](const std::string& text) {
+      return text.substr(start, text.find('\n', start) - start);
+    };
+    const std::string sources = path == root_path
+                                    ? path + " on both: copies that differ, or --set on some ranks"
+                                    : path + " vs " + root_path;
+    problem = "config: rank " + std::to_string(rank) + " read a different configuration than rank 0 (" +
+              sources + "): " + line(keys) + " on rank " + std::to_string(rank) + ", " + line(root_keys) +
+              " on rank 0";
+  }
+  io::agree(comm, problem);
+}
+
 // Whether every rank of comm reached this call within a few seconds (all failed together). comm is used for
 // nothing else, so the non-blocking barrier cannot meet another collective.
 bool all_ranks_failed(MPI_Comm comm) {
@@ -143,6 +190,7 @@ int main(int argc, char** argv) {
       check->add_option("--checkpoint", options.checkpoint, "also check this checkpoint file");
   auto* info = app.add_subcommand("info", "version, backends, GPUs and ranks");
 
+  std::string parse_error;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -151,11 +199,20 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return rank == 0 ? app.exit(e) : 0;
     // A mistyped command, or an option before the command, reaches CLI11 as a missing command: name the word.
     const bool no_command = argc > 1 && app.get_subcommands().empty();
-    if (rank == 0 && no_command)
-      std::fprintf(stderr, "kolmo: unknown %s '%s': kolmo run, check or info (kolmo --help)\n",
-                   argv[1][0] == '-' ? "option, before any command," : "command", argv[1]);
-    else if (rank == 0)
-      std::fprintf(stderr, "kolmo: %s (kolmo --help lists the options)\n", e.what());
+    parse_error = no_command ? std::string("unknown ") +
+                                   (argv[1][0] == '-' ? "option, before any command," : "command") + " '" +
+                                   argv[1] + "': kolmo run, check or info (kolmo --help)"
+                             : std::string(e.what()) + " (kolmo --help lists the options)";
+  }
+  // A mistake on some ranks only (an MPMD launch) stops them all; so do commands that differ between ranks.
+  try {
+    io::agree(MPI_COMM_WORLD, parse_error);
+    std::string command = app.get_subcommands().front()->get_name();
+    if (options.restart) command += " --restart";
+    if (!options.checkpoint.empty()) command += " --checkpoint " + options.checkpoint;
+    check_same_command(command, MPI_COMM_WORLD);
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
     return 1;
   }
 
@@ -164,7 +221,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  // Configuration problems are found identically on every rank, before anything is written: rank 0 says so
+  // Configuration problems are found before anything is written, and the ranks agree on them: rank 0 says so
   // once and all ranks exit together.
   io::RunConfig config;
   // A run from a checkpoint reads no initial condition: its files may be gone, its fields on another grid
@@ -172,12 +229,16 @@ int main(int argc, char** argv) {
   const io::StartFrom start =
       options.from_checkpoint() ? io::StartFrom::checkpoint : io::StartFrom::initial_condition;
   try {
-    // An empty --checkpoint (an unset shell variable: --checkpoint "$CHECKPOINT") names no file; taken as no
-    // option, the run would start anew from the initial condition, and output.overwrite: true would remove
-    // the run it was meant to continue.
-    if (run_checkpoint->count() + check_checkpoint->count() > 0 && options.checkpoint.empty())
-      throw Error("--checkpoint: an empty file name: name the checkpoint to continue from");
-    config = io::load_config(config_path, overrides, start);
+    // Each rank reads its own file (the same, or one of an MPMD launch), which may fail on some ranks only.
+    io::on_every_rank(MPI_COMM_WORLD, [&] {
+      // An empty --checkpoint (an unset shell variable: --checkpoint "$CHECKPOINT") names no file; taken as
+      // no option, the run would start anew from the initial condition, and output.overwrite: true would
+      // remove the run it was meant to continue.
+      if (run_checkpoint->count() + check_checkpoint->count() > 0 && options.checkpoint.empty())
+        throw Error("--checkpoint: an empty file name: name the checkpoint to continue from");
+      config = io::load_config(config_path, overrides, start);
+    });
+    check_same_configuration(config, config_path, MPI_COMM_WORLD);
     io::check_ranks(config, ranks);
     options.config_text = io::to_yaml(config);
     if (config.problem == io::Problem::poisson && options.from_checkpoint())

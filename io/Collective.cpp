@@ -44,6 +44,14 @@ void on_every_rank(MPI_Comm comm, const std::function<void()>& work) {
   agree(comm, error_of(work));
 }
 
+std::string text_of_root(std::string text, MPI_Comm comm) {
+  int length = static_cast<int>(text.size());
+  KOLMO_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, comm));
+  text.resize(static_cast<std::size_t>(length));
+  KOLMO_CHECK_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm));
+  return text;
+}
+
 void check_layout_matches(const fft::SlabLayout& layout, MPI_Comm comm) {
   int rank = 0, ranks = 1;
   KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));

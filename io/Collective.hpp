@@ -1,9 +1,11 @@
 // Keeping the ranks of a communicator in step when something fails on some of them only.
 //
-// Contract: both functions are collective over comm. agree() takes each rank's verdict (an empty string when
-// it succeeded, else its error message) and, if any rank failed, throws on every rank the kolmo::Error of the
-// lowest failing rank, so all ranks leave together instead of hanging in the next collective call.
-// on_root() runs work on rank 0 only (file renames, small serial files) and then agrees on its outcome.
+// Contract: every function but check_layout_matches is collective over comm. agree() takes each rank's
+// verdict (an empty string when it succeeded, else its error message) and, if any rank failed, throws on
+// every rank the kolmo::Error of the lowest failing rank, so all ranks leave together instead of hanging in
+// the next collective call. on_root() runs work on rank 0 only (file renames, small serial files) and then
+// agrees on its outcome. text_of_root() gives every rank rank 0's text (each rank passes its own; only rank
+// 0's is read), for ranks to adopt it or compare theirs with it.
 #pragma once
 
 #include <mpi.h>
@@ -21,6 +23,8 @@ void on_root(MPI_Comm comm, const std::function<void()>& work);
 
 // Runs work on every rank and agrees on the outcome (for local steps that may fail on some ranks only).
 void on_every_rank(MPI_Comm comm, const std::function<void()>& work);
+
+std::string text_of_root(std::string text, MPI_Comm comm);
 
 // Local check (not collective): layout describes this rank of comm; throws kolmo::Error naming both
 // otherwise.

@@ -1059,6 +1059,15 @@ class Writer {
     return out;
   }
 
+  // "key.path: value", one a key, in the schema's order.
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out;
+    for (const SchemaKey& key : schema())
+      if (const auto value = values_.find(key.path); value != values_.end())
+        out.push_back(std::string(key.path) + ": " + value->second);
+    return out;
+  }
+
  private:
   std::map<std::string, std::string, std::less<>> values_;
 };
@@ -1129,7 +1138,10 @@ RunConfig load_config_text(const std::string& yaml, const std::string& name,
   return load(yaml, name, name, overrides, start);
 }
 
-std::string to_yaml(const RunConfig& config) {
+namespace {
+
+// The keys in use and their values, as to_yaml writes them.
+Writer written(const RunConfig& config) {
   Writer out;
   out.put("grid.n", triple_text(config.grid.n, integer_text));
   out.put("grid.box", triple_text(config.grid.box, length_text));
@@ -1273,7 +1285,17 @@ std::string to_yaml(const RunConfig& config) {
     out.put("output.checkpoint_every", real_text(output.checkpoint_every));
     out.put("output.checkpoint_wall_minutes", real_text(output.checkpoint_wall_minutes));
   }
-  return out.text();
+  return out;
+}
+
+}  // namespace
+
+std::string to_yaml(const RunConfig& config) {
+  return written(config).text();
+}
+
+std::vector<std::string> resolved_keys(const RunConfig& config) {
+  return written(config).lines();
 }
 
 void check_ranks(const RunConfig& config, int ranks) {

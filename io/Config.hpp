@@ -15,6 +15,9 @@
 //   key physics.forcing.k_min. Members of options not in use (the forcing shell when forcing is none, ...)
 //   are left value-initialised (zero, empty).
 // - to_yaml(config) writes every key in use, resolved, so that loading its output gives config again.
+//   resolved_keys(config) gives the same keys and values one a line ("grid.n: 64", in the schema's order):
+//   two configurations are the same run exactly when these are equal, and the first line that differs names a
+//   key that does (the kolmo command compares its ranks' configurations so).
 // - Fields beyond the velocity (RunConfig::physics): physics.scalars is a list of maps (item i's keys are
 //   named physics.scalars[i].* in messages); a scalar's name is a plain identifier, differs from the other
 //   scalars' and from b when the Boussinesq buoyancy is on, and from a field dump's own datasets (u, v, w,
@@ -238,6 +241,8 @@ RunConfig load_config_text(const std::string& yaml, const std::string& name = "c
                            StartFrom start = StartFrom::initial_condition);
 // The resolved configuration as YAML: every key in use, one comment per key; loads back to the same config.
 std::string to_yaml(const RunConfig& config);
+// The keys in use with their resolved values, "key.path: value" (YAML), one a key in the schema's order.
+std::vector<std::string> resolved_keys(const RunConfig& config);
 // Throws kolmo::Error when the grid cannot be split over this many ranks.
 void check_ranks(const RunConfig& config, int ranks);
 

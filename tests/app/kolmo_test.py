@@ -44,10 +44,23 @@ class Run:
 
 
 def kolmo(ranks, *arguments, cwd, timeout=600, env_extra=None):
-    """Runs kolmo on `ranks` MPI ranks of one thread each, with env_extra added to the environment. A run still
-    going after `timeout` seconds (hung) is killed with its whole process group, ranks included, and comes back
-    with timed_out set."""
-    command = [args.mpiexec, "-n", str(ranks), args.kolmo, *arguments]
+    """Runs kolmo on `ranks` MPI ranks of one thread each, with env_extra added to the environment (launch)."""
+    return launch([args.mpiexec, "-n", str(ranks), args.kolmo, *arguments], cwd, timeout, env_extra)
+
+
+def kolmo_mpmd(*rank_arguments, cwd, timeout=600):
+    """An MPMD launch: rank i runs kolmo with rank_arguments[i] (mpiexec -n 1 kolmo A : -n 1 kolmo B ...), one
+    thread each (launch)."""
+    command = [args.mpiexec]
+    for arguments in rank_arguments:
+        command += [":"] * (len(command) > 1) + ["-n", "1", args.kolmo, *arguments]
+    return launch(command, cwd, timeout, None)
+
+
+def launch(command, cwd, timeout, env_extra):
+    """Runs an mpiexec command line of kolmo's ranks, with env_extra added to the environment. A run still going
+    after `timeout` seconds (hung) is killed with its whole process group, ranks included, and comes back with
+    timed_out set."""
     env = dict(os.environ, OMP_NUM_THREADS="1", **(env_extra or {}))
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=env, start_new_session=True)

@@ -6,10 +6,12 @@
   grid (initial files: another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart
   checkpoints), a right-hand side with a mean, a restart without a checkpoint or on another grid (also one
   whose initial fields that grid could not hold), a run too large for the memory, a configuration file that
-  the run's config.yaml would replace, command-line mistakes (an empty --checkpoint among them): each
-  gives one line naming the key and the file, exit status 1, and nothing written, in `kolmo run` and `kolmo
-  check` alike. A refused restart leaves the run as it was. A restart reads no initial condition: it runs and
-  checks with the initial fields' files moved away, which a new run refuses.
+  the run's config.yaml would replace, command-line mistakes (an empty --checkpoint among them), and MPMD
+  launches whose ranks differ (configuration files, --set, the command, --restart, a mistake on one rank only;
+  the same configuration from two paths runs): each gives one line naming the key and the file, exit status 1,
+  and nothing written, in `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. A
+  restart reads no initial condition: it runs and checks with the initial fields' files moved away, which a
+  new run refuses.
   The count of broken inputs tried, and of those refused that way, is printed at the end.
 - Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
   included) is refused before anything is written, as are a velocity whose nonlinear term overflows the
@@ -49,7 +51,7 @@ except ImportError:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import args, check, checkpoint, finish, kolmo, snapshot, source  # noqa: E402
+from kolmo_test import args, check, checkpoint, finish, kolmo, kolmo_mpmd, snapshot, source  # noqa: E402
 
 broken = []  # (name, refused as it should be) for every broken input tried: the count the issue asks for
 
@@ -137,6 +139,45 @@ with tempfile.TemporaryDirectory() as tmp:
                 run_and_check(work, "out/config.yaml", *extra),
                 ["output.directory: the run writes its resolved configuration to out/config.yaml",
                  "the configuration file it reads"], work, before)
+
+    # --- Ranks that disagree. An MPMD launch (mpiexec -n 1 kolmo A : -n 1 kolmo B) gives each rank a command
+    # line and a configuration of its own: ranks that differ are refused together, naming what differs, before
+    # anything is written, and a mistake on one rank only stops them all instead of leaving the others waiting.
+    work = root / "mpmd"
+    work.mkdir()
+    (work / "a.yaml").write_text(FLOW + "initial: {type: taylor_green}\n")
+    (work / "b.yaml").write_text(FLOW.replace("[16, 18, 12]", "[16, 18, 8]") + "initial: {type: taylor_green}\n")
+    before = snapshot(work)
+
+    def mpmd(*rank_arguments):  # a hang is a failure, found in 2 minutes
+        return kolmo_mpmd(*rank_arguments, cwd=work, timeout=120)
+
+    refused("MPMD: ranks read different configuration files",
+            [mpmd(["run", "a.yaml"], ["run", "b.yaml"]), mpmd(["check", "a.yaml"], ["check", "b.yaml"])],
+            ["config: rank 1 read a different configuration than rank 0 (b.yaml vs a.yaml): "
+             "grid.n: [16, 18, 8] on rank 1, grid.n: [16, 18, 12] on rank 0"], work, before)
+    refused("MPMD: one file, --set on one rank only",
+            [mpmd(["run", "a.yaml"], ["run", "a.yaml", "--set", "physics.viscosity=0.02"])],
+            ["config: rank 1 read a different configuration than rank 0 (a.yaml on both",
+             "physics.viscosity: 0.02 on rank 1, physics.viscosity: 0.01 on rank 0"], work, before)
+    refused("MPMD: kolmo run and kolmo check", [mpmd(["run", "a.yaml"], ["check", "a.yaml"])],
+            ["command line: rank 1 was started as 'kolmo check' and rank 0 as 'kolmo run'"], work, before)
+    refused("MPMD: --restart on one rank only", [mpmd(["run", "a.yaml", "--restart"], ["run", "a.yaml"])],
+            ["command line: rank 1 was started as 'kolmo run' and rank 0 as 'kolmo run --restart'"], work, before)
+    refused("MPMD: an unknown option on one rank only", [mpmd(["run", "a.yaml"], ["run", "a.yaml", "--bogus"])],
+            ["--bogus"], work, before)
+    refused("MPMD: a broken configuration on one rank only",
+            [mpmd(["run", "a.yaml"], ["run", str(source / "tests/config/bad/tab_indent.yaml")])],
+            ["tab_indent.yaml:6:1: a tab in the indentation"], work, before)
+    # The same configuration on every rank runs, also from two paths to it: what is compared is the run.
+    r = mpmd(["check", "a.yaml"], ["check", "a.yaml"])
+    check(r.returncode == 0 and "configuration OK for 2 rank(s)" in r.stdout,
+          f"MPMD: the same file on both ranks passes kolmo check ({r.stderr.strip()[:300]})")
+    shutil.copy(work / "a.yaml", work / "copy_of_a.yaml")
+    r = mpmd(["run", "a.yaml"], ["run", "copy_of_a.yaml"])
+    status = work / "out/status"
+    check(r.returncode == 0 and status.exists() and status.read_text().startswith("finished"),
+          f"MPMD: two copies of one configuration run ({r.stderr.strip()[:300]})")
 
     # --- initial.file: not HDF5, another grid, a missing dataset, NaN and infinities, a poisoned checkpoint.
     work = root / "initial_file"

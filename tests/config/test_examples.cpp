@@ -1,10 +1,12 @@
 // The example runs in configs/ load, say what their comments claim, and survive load -> to_yaml -> load;
-// defaults are the documented ones; every option round-trips through to_yaml; a run from a checkpoint needs
-// no initial files and fits no initial field to the grid.
+// defaults are the documented ones; every option round-trips through to_yaml; resolved_keys tells
+// configurations apart by the keys that differ; a run from a checkpoint needs no initial files and fits no
+// initial field to the grid.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 #include "io/Config.hpp"
@@ -226,6 +228,43 @@ TEST_CASE("every option round-trips through to_yaml", "[config]") {
     REQUIRE_NOTHROW(config = load_config_text(yaml));
     check_round_trip(config, "variant" + std::to_string(index++));
   }
+}
+
+TEST_CASE("resolved_keys: one line a key in use, differing exactly in the keys that differ", "[config]") {
+  const std::string yaml = "time: {t_end: 1}\nphysics: {scalars: [{name: s, schmidt: 1}]}";
+  const std::vector<std::string> lines = resolved_keys(load_config_text(yaml));
+  const auto key_of_line = [](const std::string& line) { return line.substr(0, line.find(": ")); };
+  for (const std::string& line : lines) {
+    INFO(line);
+    CHECK(find_key(key_of_line(line)) != nullptr);
+    CHECK(std::count(lines.begin(), lines.end(), line) == 1);
+  }
+  // The same run written otherwise is the same.
+  CHECK(
+      resolved_keys(load_config_text("grid:\n  n: [64, 64, 64]\n  box: 2*pi\ntime:\n  t_end: 1.0\nphysics:\n"
+                                     "  scalars:\n  - {schmidt: 1, name: s}\n")) == lines);
+  // One key changed: that line and no other.
+  const std::vector<std::pair<std::string, std::string>> changes = {
+      {"grid.n=[64, 64, 32]", "grid.n"},
+      {"precision=single", "precision"},
+      {"fft.spectral_split=kept_rows", "fft.spectral_split"},
+      {"physics.viscosity=0.02", "physics.viscosity"},
+      {"physics.scalars[0].schmidt=2", "physics.scalars"},
+      {"time.t_end=2", "time.t_end"},
+      {"initial.amplitude=2", "initial.amplitude"},
+      {"output.directory=elsewhere", "output.directory"},
+  };
+  for (const auto& [change, key] : changes) {
+    INFO(change);
+    const std::vector<std::string> changed = resolved_keys(load_config_text(yaml, "config", {change}));
+    REQUIRE(changed.size() == lines.size());
+    std::vector<std::string> differing;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (changed[i] != lines[i]) differing.push_back(key_of_line(changed[i]));
+    CHECK(differing == std::vector<std::string>{key});
+  }
+  // The default output directory follows the file's name: another name is another run.
+  CHECK(resolved_keys(load_config_text(yaml, "other")) != lines);
 }
 
 TEST_CASE("scalars and buoyancy: defaults, Schmidt numbers, overrides of one item or the whole list",
