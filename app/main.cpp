@@ -1,6 +1,6 @@
 // kolmo: the command users run.
-//   kolmo run CONFIG.yaml [--set key.path=value ...] [--restart | --checkpoint FILE]
-//   kolmo check CONFIG.yaml [--set ...] [--restart | --checkpoint FILE]
+//   kolmo run CONFIG.yaml [--set key.path=value]... [--restart | --checkpoint FILE]
+//   kolmo check CONFIG.yaml [--set key.path=value]... [--restart | --checkpoint FILE]
 //                                           everything a run does before it writes (configuration, memory,
 //                                           input files, initial state); print the resolved configuration
 //   kolmo info                              version, backends, GPUs, ranks, precisions
@@ -150,6 +150,34 @@ bool all_ranks_failed(MPI_Comm comm) {
   return done != 0;
 }
 
+// The words of the command line that no option took (CLI11's extras), in the order given, for one line.
+// With a --set on the line, a stray word that is no option is most likely a second value after one --set,
+// or a piece of an unquoted value the shell split at its spaces: the line says so, and names the
+// configuration a stray key=value took the place of (--set a=1 b=2 CONFIG.yaml).
+std::string unexpected_arguments(int argc, char** argv, const std::vector<std::string>& extras,
+                                 const std::string& config_path) {
+  std::vector<std::string> stray;
+  bool has_set = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    has_set = has_set || word == "--set" || word.starts_with("--set=");
+    if (std::find(extras.begin(), extras.end(), word) != extras.end() &&
+        std::find(stray.begin(), stray.end(), word) == stray.end())
+      stray.push_back(word);
+  }
+  std::string text = stray.size() == 1 ? "unexpected argument " : "unexpected arguments ";
+  for (std::size_t i = 0; i < stray.size(); ++i) text += (i == 0 ? "'" : ", '") + stray[i] + "'";
+  if (config_path.find('=') != std::string::npos)
+    text += " ('" + config_path + "' was taken as the configuration file)";
+  const bool a_value =
+      std::any_of(stray.begin(), stray.end(), [](const auto& word) { return word[0] != '-'; });
+  if (has_set && a_value)
+    return text +
+           ": each --set takes one key=value (repeat --set for more; quote a value with spaces: --set " +
+           "'physics.forcing={type: band, power: 0.1}')";
+  return text + " (kolmo --help lists the options)";
+}
+
 void print_info(int ranks) {
   std::printf("kolmo %s\n", KOLMO_VERSION);
   std::printf("  backends:   host (FFTW + OpenMP)%s\n",
@@ -176,15 +204,22 @@ int main(int argc, char** argv) {
   std::string config_path;
   std::vector<std::string> overrides;
   app::RunOptions options;
+  // One KEY=VALUE per --set: CLI11 lets a vector option take every word up to the next option, so a stray
+  // word (--set a=1 b=2, or an unquoted value the shell split at its spaces) would be applied as an override
+  // of its own, or fail as a piece of YAML; one value each makes it an unexpected argument, named.
+  const auto add_set = [&](CLI::App* command) {
+    command->add_option("--set", overrides, "override one key: --set time.t_end=2 (repeat --set for more)")
+        ->allow_extra_args(false);
+  };
   auto* run = app.add_subcommand("run", "run a configuration");
   run->add_option("config", config_path, "the YAML configuration")->required();
-  run->add_option("--set", overrides, "override a key: --set time.t_end=2 (repeatable)");
+  add_set(run);
   run->add_flag("--restart", options.restart, "continue from the newest checkpoint in the output directory");
   auto* run_checkpoint =
       run->add_option("--checkpoint", options.checkpoint, "continue from this checkpoint file");
   auto* check = app.add_subcommand("check", "validate a configuration and print it with every default");
   check->add_option("config", config_path, "the YAML configuration")->required();
-  check->add_option("--set", overrides, "override a key (repeatable)");
+  add_set(check);
   check->add_flag("--restart", options.restart, "also check the newest checkpoint of the output directory");
   auto* check_checkpoint =
       check->add_option("--checkpoint", options.checkpoint, "also check this checkpoint file");
@@ -198,11 +233,16 @@ int main(int argc, char** argv) {
     // codes, 106, 109, ..., mean nothing to a job script).
     if (e.get_exit_code() == 0) return rank == 0 ? app.exit(e) : 0;
     // A mistyped command, or an option before the command, reaches CLI11 as a missing command: name the word.
+    // A stray word is named in full, and where a --set was given with the likely cause (one value per --set).
     const bool no_command = argc > 1 && app.get_subcommands().empty();
-    parse_error = no_command ? std::string("unknown ") +
-                                   (argv[1][0] == '-' ? "option, before any command," : "command") + " '" +
-                                   argv[1] + "': kolmo run, check or info (kolmo --help)"
-                             : std::string(e.what()) + " (kolmo --help lists the options)";
+    if (no_command)
+      parse_error = std::string("unknown ") +
+                    (argv[1][0] == '-' ? "option, before any command," : "command") + " '" + argv[1] +
+                    "': kolmo run, check or info (kolmo --help)";
+    else if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)
+      parse_error = unexpected_arguments(argc, argv, app.remaining(true), config_path);
+    else
+      parse_error = std::string(e.what()) + " (kolmo --help lists the options)";
   }
   // A mistake on some ranks only (an MPMD launch) stops them all; so do commands that differ between ranks.
   try {

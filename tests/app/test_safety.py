@@ -127,6 +127,28 @@ with tempfile.TemporaryDirectory() as tmp:
             work, before)
     refused("a run too large for the memory", run_and_check(work, "flow.yaml", "--set", "grid.n=1024"),
             ["grid.n = [1024, 1024, 1024]", "GiB of host memory per rank", "available"], work, before)
+    # One key=value per --set: a second word after one (--set a=1 b=2) or the pieces of an unquoted value with
+    # spaces are unexpected arguments, named, not overrides of their own or a YAML error about a piece.
+    refused("a second value after one --set",
+            run_and_check(work, "flow.yaml", "--set", "time.steps=2", "time.t_end=1"),
+            ["unexpected argument 'time.t_end=1'", "each --set takes one key=value"], work, before)
+    refused("a second value after one --set, before the configuration",
+            run_and_check(work, "--set", "time.steps=2", "time.t_end=1", "flow.yaml"),
+            ["unexpected argument 'flow.yaml'", "'time.t_end=1' was taken as the configuration file",
+             "each --set takes one key=value"], work, before)
+    refused("an unquoted --set value with spaces",
+            run_and_check(work, "flow.yaml", "--set", "physics.forcing={type:", "band,", "power:", "0.1}"),
+            ["unexpected arguments 'band,', 'power:', '0.1}'", "quote a value with spaces"], work, before)
+    refused("a --set without key=value", run_and_check(work, "flow.yaml", "--set", "time.steps"),
+            ["--set time.steps: expected key.path=value"], work, before)
+    refused("a stray word without --set", [kolmo(1, "check", "flow.yaml", "extra", cwd=work)],
+            ["unexpected argument 'extra'", "kolmo --help"], work, before)
+    for order in (["flow.yaml", "--set", "time.steps=2", "--set", "time.t_end=1"],
+                  ["--set", "time.steps=2", "--set", "time.t_end=1", "flow.yaml"],
+                  ["--set", "time.steps=2", "flow.yaml", "--set", "time.t_end=1"]):
+        r = kolmo(1, "check", *order, cwd=work)
+        check(r.returncode == 0 and "  steps: 2 " in r.stdout and "  t_end: 1.0 " in r.stdout
+              and snapshot(work) == before, f"kolmo check {' '.join(order)}: both overrides apply ({r.stderr.strip()[:200]})")
     r = kolmo(1, "run", "--help", cwd=work)
     check(r.returncode == 0 and "--restart" in r.stdout, f"--help still succeeds (exit {r.returncode})")
     # A configuration kept in its run's directory as config.yaml (runs/case/config.yaml writing to runs/case):
