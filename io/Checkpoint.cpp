@@ -81,8 +81,23 @@ std::vector<Named> velocity_named(const std::array<Span, 3>& velocity) {
   return named;
 }
 
+// A directory named where a checkpoint file belongs (--checkpoint runs/x/checkpoints, or the run's own
+// directory): which file to give instead, the newest checkpoint in it or in its checkpoints/ folder, or the
+// option that finds it.
+std::string not_a_file(const std::filesystem::path& directory) {
+  std::string text = "checkpoint " + directory.string() + " is a directory, not a checkpoint file: ";
+  for (const auto& folder : {directory, directory / "checkpoints"})
+    for (const auto& file : {checkpoint_path(folder), previous_checkpoint_path(folder)})
+      if (std::filesystem::is_regular_file(file))
+        return text + "give the newest checkpoint in it, " + file.string() +
+               ", or --restart to continue the run of output.directory from its newest";
+  return text + "it holds no checkpoint.h5: give a checkpoint file, or --restart to continue the run of " +
+         "output.directory";
+}
+
 void check_exists(const std::filesystem::path& path, MPI_Comm comm) {
   on_root(comm, [&] {
+    KOLMO_REQUIRE(!std::filesystem::is_directory(path), not_a_file(path));
     KOLMO_REQUIRE(std::filesystem::is_regular_file(path), "checkpoint " + path.string() + " does not exist");
     KOLMO_REQUIRE(H5Fis_hdf5(path.c_str()) > 0, "checkpoint " + path.string() + " is not an HDF5 file");
   });

@@ -4,9 +4,10 @@
 
 - Broken inputs: every file in tests/config/bad/, input files that are not HDF5, lack a dataset, have another
   grid (initial files: another box) or hold NaN or infinities (initial.file, poisson.rhs.file, restart
-  checkpoints), a right-hand side with a mean, a restart without a checkpoint or on another grid (also one
-  whose initial fields that grid could not hold), a run too large for the memory, a configuration file that
-  the run's config.yaml would replace, command-line mistakes (an empty --checkpoint among them), and MPMD
+  checkpoints), a right-hand side with a mean, a --checkpoint that is a directory (which file in it to give
+  instead), a restart without a checkpoint or on another grid (also one whose initial fields that grid could
+  not hold), a run too large for the memory, a configuration file that the run's config.yaml would replace,
+  command-line mistakes (an empty --checkpoint, a second value after one --set, a stray word), and MPMD
   launches whose ranks differ (configuration files, --set, the command, --restart, a mistake on one rank only;
   the same configuration from two paths runs): each gives one line naming the key and the file, exit status 1,
   and nothing written, in `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. A
@@ -306,6 +307,16 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("an empty --checkpoint",
             run_and_check(work, "flow.yaml", "--checkpoint", "", "--set", "output.overwrite=true"),
             ["--checkpoint: an empty file name"], work, before)
+    # A directory given for the file (the run's checkpoints/ or the run's own directory): not "does not exist",
+    # but which checkpoint in it to give, or --restart.
+    for directory in ("out/checkpoints", "out"):
+        refused(f"--checkpoint of a directory, {directory}",
+                run_and_check(work, "flow.yaml", "--checkpoint", directory, "--set", "output.directory=new"),
+                [f"--checkpoint: checkpoint {directory} is a directory, not a checkpoint file",
+                 "give the newest checkpoint in it, out/checkpoints/checkpoint.h5", "or --restart"], work, before)
+    refused("--checkpoint of a directory without checkpoints",
+            run_and_check(work, "flow.yaml", "--checkpoint", "out/fields", "--set", "output.directory=new"),
+            ["checkpoint out/fields is a directory", "it holds no checkpoint.h5", "--restart"], work, before)
     refused("--restart on another grid", run_and_check(work, "flow.yaml", "--restart", "--set", "grid.n=48"),
             ["grid.n", "[48, 48, 48]", "checkpoint.h5", "[16, 18, 12]"], work, before)
     refused("--restart with a scalar the checkpoint lacks",
