@@ -57,13 +57,14 @@ std::string field_xdmf(const XdmfFields& fields) {
     out << "      <Attribute Name=\"" << name << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
         << dataset_item(fields, dims, name, "        ") << "      </Attribute>\n";
   }
-  // Vector fields: the velocity and its vorticity, and with MHD b and j (components x, y, z along ParaView's
-  // X, Y, Z).
-  const std::array<std::array<const char*, 4>, 4> vectors = {
+  // Vector fields: the velocity and its vorticity, with MHD b and j, and a Poisson run's gradient of phi
+  // (components x, y, z along ParaView's X, Y, Z).
+  const std::array<std::array<const char*, 4>, 5> vectors = {
       {{"velocity", "u", "v", "w"},
        {"vorticity", "vorticity_x", "vorticity_y", "vorticity_z"},
        {"magnetic", "bx", "by", "bz"},
-       {"current", "jx", "jy", "jz"}}};
+       {"current", "jx", "jy", "jz"},
+       {"grad_phi", "phi_x", "phi_y", "phi_z"}}};
   for (const auto& vector : vectors) {
     if (!(has(fields.datasets, vector[1]) && has(fields.datasets, vector[2]) &&
           has(fields.datasets, vector[3])))

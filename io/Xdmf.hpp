@@ -5,7 +5,9 @@
 //   io/SlabTransfer.hpp): a 3DCoRectMesh with Dimensions "Nz Ny Nx", origin 0 and spacings "Lz/Nz Ly/Ny
 //   Lx/Nx" (XDMF lists them slowest first), the dump's time, one scalar node-centred Attribute per dataset
 //   ("<h5 name>:/<dataset>"), and, when u, v and w are all present, a Vector attribute "velocity" (u, v, w)
-//   built with a JOIN function; likewise "magnetic" (bx, by, bz) and "current" (jx, jy, jz) for MHD.
+//   built with a JOIN function; likewise "vorticity" (vorticity_x, _y, _z), "magnetic" (bx, by, bz) and
+//   "current" (jx, jy, jz) for MHD, and "grad_phi" (phi_x, phi_y, phi_z) for a Poisson run's gradient. The
+//   datasets keep their names in the HDF5 file.
 // - So ParaView and VisIt show kolmo's x, y, z along their X, Y, Z axes, with each axis's spacing, and a
 //   curl computed there has the sign of kolmo's vorticity_* datasets.
 #pragma once

@@ -227,24 +227,40 @@ TEST_CASE("a field file goes into its folder made again where the folder was rem
   CHECK(global_max(mismatches(layout, 0, back)) == 0);
 }
 
-TEST_CASE("a field file's XDMF joins the vorticity's components into a vector, in order", "[io]") {
-  kolmo::testing::TemporaryDirectory directory;
-  const fft::SlabLayout layout(kGrid, kolmo::testing::world_size(), kolmo::testing::world_rank());
-  std::vector<std::vector<double>> slabs;
-  for (int c = 0; c < 3; ++c) slabs.push_back(test_slab<double>(layout, c));
-  write_field_file<double>(directory.path(), FieldInfo{0, 5, {1, 1, 1}, 0.1}, layout,
-                           {{"vorticity_y", slabs[1]}, {"vorticity_x", slabs[0]}, {"vorticity_z", slabs[2]}},
-                           MPI_COMM_WORLD);
-  long wrong = 0;
-  if (kolmo::testing::world_rank() == 0) {
-    std::ifstream file(directory.path() / "fields_000005.xmf");
-    std::stringstream text;
-    text << file.rdbuf();
-    const std::string xmf = text.str();
-    const auto vector = xmf.find("<Attribute Name=\"vorticity\" AttributeType=\"Vector\"");
-    const auto x = xmf.find(":/vorticity_x<", vector), y = xmf.find(":/vorticity_y<", vector),
-               z = xmf.find(":/vorticity_z<", vector);
-    if (vector == std::string::npos || !(x < y && y < z && z != std::string::npos)) wrong = 1;
+TEST_CASE("a field file's XDMF joins the vorticity's and phi's gradient's components into vectors, in order",
+          "[io]") {
+  // The vector's name, then its datasets' names x, y, z: written in another order, joined in this one.
+  const std::array<std::array<std::string, 4>, 2> vectors = {
+      {{"vorticity", "vorticity_x", "vorticity_y", "vorticity_z"}, {"grad_phi", "phi_x", "phi_y", "phi_z"}}};
+  for (const auto& names : vectors) {
+    INFO(names[0]);
+    kolmo::testing::TemporaryDirectory directory;
+    const fft::SlabLayout layout(kGrid, kolmo::testing::world_size(), kolmo::testing::world_rank());
+    std::vector<std::vector<double>> slabs;
+    for (int c = 0; c < 3; ++c) slabs.push_back(test_slab<double>(layout, c));
+    write_field_file<double>(directory.path(), FieldInfo{0, 5, {1, 1, 1}, 0.1}, layout,
+                             {{names[2], slabs[1]}, {names[1], slabs[0]}, {names[3], slabs[2]}},
+                             MPI_COMM_WORLD);
+    long wrong = 0;
+    if (kolmo::testing::world_rank() == 0) {
+      std::ifstream file(directory.path() / "fields_000005.xmf");
+      std::stringstream text;
+      text << file.rdbuf();
+      const std::string xmf = text.str();
+      const auto vector = xmf.find("<Attribute Name=\"" + names[0] + "\" AttributeType=\"Vector\"");
+      const auto x = xmf.find(":/" + names[1] + "<", vector), y = xmf.find(":/" + names[2] + "<", vector),
+                 z = xmf.find(":/" + names[3] + "<", vector);
+      if (vector == std::string::npos || !(x < y && y < z && z != std::string::npos)) wrong = 1;
+      // The components stay datasets of their own names, each a scalar too, as u, v and w are.
+      for (int c = 1; c <= 3; ++c)
+        if (xmf.find("<Attribute Name=\"" + names[c] + "\" AttributeType=\"Scalar\"") == std::string::npos)
+          wrong = 1;
+    }
+    CHECK(global_max(wrong) == 0);
+    for (int c = 0; c < 3; ++c) {
+      auto back = nan_slab<double>(layout);
+      read_field<double>(directory.path() / "fields_000005.h5", names[c + 1], layout, back, MPI_COMM_WORLD);
+      CHECK(global_max(mismatches(layout, c, back)) == 0);
+    }
   }
-  CHECK(global_max(wrong) == 0);
 }
