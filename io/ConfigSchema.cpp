@@ -416,4 +416,50 @@ std::string schema_markdown() {
   return table;
 }
 
+// In the order of a directory listing. A new file in configs/ fails the configuration tests until it is here
+// and the pages are regenerated (kolmo_config_doc docs/configuration.md README.md).
+constexpr ExampleConfig examples[] = {
+    {"decaying_isotropic.yaml",
+     "decaying isotropic turbulence from a random field (k^4 spectrum peaked at k0 = 4), 128^3"},
+    {"forced_isotropic_256.yaml",
+     "forced isotropic turbulence, 256^3, constant-power band forcing (eps = 0.1, k_max eta = 1.5)"},
+    {"mhd_orszag_tang_256.yaml",
+     "the 3D Orszag-Tang vortex of incompressible MHD, 256^3 in single precision on one GPU"},
+    {"mhd_rotating_forced_64.yaml",
+     "forced MHD in a rotating frame (linear forcing of u, band forcing of b, Omega = 1 along z), 64^3, "
+     "minutes on a CPU"},
+    {"mhd_small.yaml",
+     "the quick check of MHD: decaying random u and b along a background field B0 = 0.5 z, 32^3, seconds on "
+     "a CPU"},
+    {"mhd_taylor_green_c2.yaml",
+     "run C2 of Pouquet et al. (2010): decaying MHD from the Taylor-Green velocity and field, Re = 1000, "
+     "256^3 (GPU)"},
+    {"poisson_example.yaml",
+     "a screened Poisson problem with a manufactured right-hand side on an uneven grid and box (its error at "
+     "round-off)"},
+    {"rotating_64.yaml", "decaying rotating turbulence, Omega = 2 along z, 64^3, minutes on a CPU"},
+    {"scalar_mixing_256.yaml",
+     "scalar_mixing_64.yaml at 256^3 on one GPU: the published-case comparison (normalised chi, flux "
+     "correlation, E_theta(k))"},
+    {"scalar_mixing_64.yaml",
+     "mixing: a passive scalar with a mean gradient in forced isotropic turbulence, Sc = 1, 64^3, minutes on "
+     "a CPU"},
+    {"stratified_64.yaml",
+     "decaying stably stratified (Boussinesq) turbulence, N = 4, 64^3, minutes on a CPU"},
+    {"taylor_green_re1600.yaml", "the Taylor-Green benchmark at Re = 1600, 256^3, to t = 20 (GPU)"},
+    {"taylor_green_small.yaml",
+     "the quick check: a 32^3 Taylor-Green vortex to t = 3, Re = 400, seconds on a CPU"},
+};
+
+std::span<const ExampleConfig> example_configs() {
+  return examples;
+}
+
+std::string examples_markdown() {
+  std::string list;
+  for (const ExampleConfig& example : examples)
+    list += "- `" + std::string(example.file) + "`: " + std::string(example.what) + "\n";
+  return list;
+}
+
 }  // namespace kolmo::io

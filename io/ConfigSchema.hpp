@@ -6,6 +6,8 @@
 //   order to_yaml writes them. A path that is a proper prefix of some key ("physics.forcing") is a section.
 // - The loader (Config.cpp) uses the table for unknown-key detection, defaults, type conversion, range checks
 //   and the names of choices; docs/configuration.md holds schema_markdown() verbatim (a test checks it).
+// - example_configs() names every run in configs/, each with one line on what it runs; docs/configuration.md
+//   and README.md hold examples_markdown() verbatim, and a test checks that it names exactly the files there.
 // - default_value is YAML text; "~" means not set (an optional key), "" means required where it is used.
 // - allowed is, for numbers, a range: "> A", ">= A", "(A, B)" (open) or "" (any finite number); for choices,
 //   the names separated by " | ", in the order of the matching C++ enum's values.
@@ -57,5 +59,14 @@ std::vector<std::string> choice_names(const SchemaKey& key);
 std::string expected_text(ValueKind kind);
 // The reference table of every key as GitHub markdown (one header, one row per key).
 std::string schema_markdown();
+
+// An example run in configs/: its file name and what it runs, in one line.
+struct ExampleConfig {
+  std::string_view file;
+  std::string_view what;
+};
+std::span<const ExampleConfig> example_configs();
+// The examples as a markdown list, one item per file: "- `<file>`: <what>".
+std::string examples_markdown();
 
 }  // namespace kolmo::io

@@ -1,11 +1,12 @@
 # The run configuration (io/Config*): YAML schema, loader, validation and writer; its tests and the generator of
-# the reference table in docs/configuration.md. Included from the top-level CMakeLists.txt.
+# the reference table and examples list in docs/configuration.md. Included from the top-level CMakeLists.txt.
 find_package(yaml-cpp REQUIRED)
 
 add_library(kolmo_config STATIC ${PROJECT_SOURCE_DIR}/io/Config.cpp ${PROJECT_SOURCE_DIR}/io/ConfigSchema.cpp)
 target_link_libraries(kolmo_config PUBLIC kolmo_fft PRIVATE yaml-cpp kolmo_options)
 
-# Prints the reference table, or rewrites it in place in a markdown file: kolmo_config_doc docs/configuration.md
+# Prints the reference table, or rewrites the generated parts of markdown files in place (the key table, the
+# list of configs/): kolmo_config_doc docs/configuration.md README.md
 add_executable(kolmo_config_doc ${PROJECT_SOURCE_DIR}/tests/config/config_doc.cpp)
 target_link_libraries(kolmo_config_doc PRIVATE kolmo_config kolmo_options)
 

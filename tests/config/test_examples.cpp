@@ -56,6 +56,25 @@ TEST_CASE("every example in configs/ loads and round-trips through to_yaml", "[c
   }
 }
 
+TEST_CASE("docs/configuration.md and README.md list every example in configs/, each with what it runs",
+          "[config]") {
+  std::vector<std::string> listed, in_configs;
+  for (const ExampleConfig& example : example_configs()) {
+    INFO(example.file);
+    CHECK(!example.what.empty());
+    CHECK(example.what.find('\n') == std::string_view::npos);
+    listed.emplace_back(example.file);
+  }
+  for (const auto& path : example_files()) in_configs.push_back(path.filename().string());
+  INFO("io/ConfigSchema.cpp's example_configs() must name every file of configs/, in the order of a listing");
+  CHECK(listed == in_configs);
+  for (const char* page : {"docs/configuration.md", "README.md"}) {
+    INFO(page << " is out of date: run kolmo_config_doc docs/configuration.md README.md");
+    CHECK(kolmo::testing::read_text(kolmo::testing::source_dir() / page).find(examples_markdown()) !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("the examples resolve to what their comments say", "[config]") {
   SECTION("taylor_green_small: 32^3, nu = 1/400, t_end 3, host-sized") {
     const RunConfig config = example("taylor_green_small.yaml");

@@ -39,7 +39,7 @@ TEST_CASE("docs/configuration.md documents exactly the keys of the schema", "[co
     INFO("documented, not in the code: " << key);
     CHECK(in_code.contains(key));
   }
-  INFO("docs/configuration.md is out of date: run kolmo_config_doc docs/configuration.md");
+  INFO("docs/configuration.md is out of date: run kolmo_config_doc docs/configuration.md README.md");
   CHECK(page.find(schema_markdown()) != std::string::npos);
 }
 
