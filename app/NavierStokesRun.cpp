@@ -237,6 +237,7 @@ class NavierStokesRun {
     }
     io::on_root(comm_, [&] { io::replace_text_file(paths_.config, options_.config_text); });
     write_run_status(paths_.root, "running: " + step_and_time(flow_.step_count(), flow_.time()), comm_);
+    describe_second_stop_here();
     try {
       if (restart) {  // what came after the checkpoint belongs to a history this run replaces
         series_->truncate_after_step(flow_.step_count());
@@ -247,6 +248,7 @@ class NavierStokesRun {
       print_header();
       return time_loop(restart, spectrum, unit);
     } catch (const std::exception& error) {
+      forget_second_stop();
       write_run_status(paths_.root, std::string("failed: ") + error.what(), comm_);
       throw;
     }
@@ -671,6 +673,18 @@ class NavierStokesRun {
     blow_up_->checkpoint_kept(info.step, info.time);
     // status says how far the run got that a restart keeps: one small file a checkpoint, not a step.
     write_run_status(paths_.root, "running: " + last_checkpoint_ + " (checkpoint written)", comm_);
+    describe_second_stop_here();
+  }
+
+  // What a second signal, which ends the run at once, leaves in status and says (app/StopRequest.hpp): the
+  // state reached, and the checkpoint to continue from; kept current every step and checkpoint.
+  void describe_second_stop_here() {
+    describe_second_stop(paths_.root,
+                         "stopped: interrupted twice at " + step_and_time(flow_.step_count(), flow_.time()) +
+                             "; no checkpoint written; " +
+                             (last_checkpoint_.empty() ? std::string("there is none yet: start the run anew")
+                                                       : "the newest checkpoint is " + last_checkpoint_ +
+                                                             " (continue with --restart)"));
   }
 
   int time_loop(bool restart, const solver::Spectrum& initial_spectrum, double unit) {
@@ -707,6 +721,7 @@ class NavierStokesRun {
       const auto& scan = flow_.velocity_scan();
       if (auto problem = blow_up_->problem(step, flow_.time(), scan.rate, blow_up_energy()))
         throw Error(*problem);
+      describe_second_stop_here();
       const bool finishing = step >= last_step || flow_.time() >= t_end * (1 - 1e-12);
       const bool series_due = out.series_every > 0 && (step % out.series_every == 0 || finishing);
       const bool progress_due = out.progress_every > 0 && (step % out.progress_every == 0 || finishing);
@@ -739,6 +754,8 @@ class NavierStokesRun {
       if (stop_requested(comm_)) {
         // Not twice at one step: the second would make checkpoint.prev.h5 this state too, losing the earlier.
         if (!checkpoint_due) write_checkpoint();
+        // A second signal from here on leaves this checkpoint and the status below as they are.
+        forget_second_stop();
         const std::string where = step_and_time(step, flow_.time());
         progress.message("stopped by a signal at " + where + "; checkpoint written to " +
                          io::checkpoint_path(paths_.checkpoints).string() + " (continue with --restart)");
@@ -752,6 +769,7 @@ class NavierStokesRun {
     progress.message("done: " + std::to_string(flow_.step_count()) +
                      " steps, t = " + std::to_string(flow_.time()) + ", wall time " +
                      format_duration(progress.elapsed_seconds()) + "; output in " + paths_.root.string());
+    forget_second_stop();
     write_run_status(paths_.root, "finished: " + step_and_time(flow_.step_count(), flow_.time()), comm_);
     return 0;
   }

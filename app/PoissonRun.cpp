@@ -81,6 +81,8 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
       io::prepare_output_directory(paths.root, config.output.overwrite, comm, output_subfolders(config));
   io::on_root(comm, [&] { io::replace_text_file(paths.config, options.config_text); });
   write_run_status(paths.root, "running: the Poisson problem", comm);
+  // A second signal ends the run at once (app/StopRequest.hpp), perhaps while phi is written: not "running".
+  describe_second_stop(paths.root, "stopped: interrupted twice during the Poisson problem; run it again");
   try {
     std::vector<Real> phi(n);
     poisson.solve(f, phi, lambda);
@@ -89,6 +91,7 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
     require_finite(phi, "poisson.shift " + number_text(lambda) + ": the solution phi", comm);
     if (stop_requested(comm)) {
       if (rank == 0) std::printf("stopped by a signal after the solve; phi was not written\n");
+      forget_second_stop();
       write_run_status(paths.root, "stopped by a signal: the Poisson problem solved, phi not written", comm);
       return 130;
     }
@@ -131,9 +134,11 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
     }
     if (rank == 0) std::printf("  wrote %s\n", file.c_str());
   } catch (const std::exception& error) {
+    forget_second_stop();
     write_run_status(paths.root, std::string("failed: ") + error.what(), comm);
     throw;
   }
+  forget_second_stop();
   write_run_status(paths.root, "finished: the Poisson problem solved", comm);
   return 0;
 }

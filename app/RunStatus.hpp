@@ -8,6 +8,8 @@
 //   finished: step S, t = T                            the run reached its end
 //   stopped by a signal: step S, t = T; ...            a checkpoint was written; continue with --restart
 //   stopped by a signal: the Poisson problem ...       a Poisson run stopped before writing its solution
+//   stopped: interrupted twice at step S, t = T; ...   a second signal ended the run at once, writing no
+//                                                      checkpoint (app/StopRequest.hpp writes this line)
 //   failed: <the error message>                        the run stopped with an error
 // "running" in the directory of a job that has ended means it was killed (SIGKILL, MPI_Abort, a lost node).
 #pragma once

@@ -1,7 +1,14 @@
 #include "app/StopRequest.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/Error.hpp"
 
@@ -9,12 +16,79 @@ namespace kolmo::app {
 
 namespace {
 
-// A signal handler can only talk to the program through a variable of static storage: this flag is the one
-// piece of global state kolmo has, and only the handler writes it.
+// A signal handler can only talk to the program through variables of static storage: this flag and
+// second_stop below are the only global state kolmo has, and only the handlers act on them.
 volatile std::sig_atomic_t signals_seen = 0;
 
+// What a second signal writes (describe_second_stop): each description goes into the slot the handler would
+// not read, then `published` counts it (the newest is slots[published % 2]), so a handler that runs on
+// another thread while the run describes the next step copies a whole one: it copies, and checks that
+// `published` has not moved meanwhile.
+struct SecondStop {
+  struct Slot {
+    char status[PATH_MAX];     // <directory>/status
+    char temporary[PATH_MAX];  // <directory>/status.stop.tmp (not status.tmp, which the run itself writes)
+    char line[1024];           // the line, with its newline
+  };
+  bool speaks = false;  // rank 0, set before the handlers are installed
+  Slot slots[2];
+  std::atomic<unsigned long> published{0};
+  std::atomic<bool> described{false};
+};
+static_assert(std::atomic<unsigned long>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+              "a signal handler may only read lock-free atomics");
+SecondStop second_stop;
+
+bool write_all(int fd, const char* bytes, std::size_t size) {
+  while (size > 0) {
+    const ssize_t written = ::write(fd, bytes, size);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) return false;
+    bytes += written;
+    size -= static_cast<std::size_t>(written);
+  }
+  return true;
+}
+
+// The newest description, copied whole into out; false when there is none (or it kept changing under the
+// copy).
+bool newest_description(SecondStop::Slot& out) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (!second_stop.described.load(std::memory_order_acquire)) return false;
+    const unsigned long before = second_stop.published.load(std::memory_order_acquire);
+    std::memcpy(&out, &second_stop.slots[before % 2], sizeof out);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (second_stop.published.load(std::memory_order_relaxed) == before) return true;
+  }
+  return false;
+}
+
+// Async-signal-safe only: what the second signal did, on stderr and in the run's status.
+void say_stopped_at_once() {
+  if (!second_stop.speaks) return;
+  static constexpr char prefix[] = "kolmo: ", plain[] = "kolmo: interrupted twice: stopped at once\n";
+  SecondStop::Slot slot;
+  if (!newest_description(slot)) {
+    write_all(STDERR_FILENO, plain, sizeof plain - 1);
+    return;
+  }
+  const std::size_t length = std::strlen(slot.line);
+  write_all(STDERR_FILENO, prefix, sizeof prefix - 1);
+  write_all(STDERR_FILENO, slot.line, length);
+  const int fd = ::open(slot.temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return;
+  const bool written = write_all(fd, slot.line, length);
+  if (::close(fd) == 0 && written)
+    ::rename(slot.temporary, slot.status);
+  else
+    ::unlink(slot.temporary);  // a status half written is never put in place
+}
+
 extern "C" void on_stop_signal(int signal) {
-  if (signals_seen > 0) std::_Exit(128 + signal);
+  if (signals_seen > 0) {
+    say_stopped_at_once();
+    std::_Exit(128 + signal);
+  }
   signals_seen = signals_seen + 1;
 }
 
@@ -25,9 +99,19 @@ extern "C" void on_broken_pipe(int) {
   if (signals_seen == 0) signals_seen = 1;
 }
 
+// text into a buffer of size bytes with its terminating zero; false where it does not fit.
+bool copy_text(char* buffer, std::size_t size, const std::string& text) {
+  if (text.size() >= size) return false;
+  std::memcpy(buffer, text.c_str(), text.size() + 1);
+  return true;
+}
+
 }  // namespace
 
-void install_stop_handlers() {
+void install_stop_handlers(MPI_Comm comm) {
+  int rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  second_stop.speaks = rank == 0;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGPIPE, on_broken_pipe);
@@ -37,6 +121,25 @@ bool stop_requested(MPI_Comm comm) {
   int local = signals_seen > 0 ? 1 : 0, any = 0;
   KOLMO_CHECK_MPI(MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, comm));
   return any != 0;
+}
+
+void describe_second_stop(const std::filesystem::path& directory, const std::string& line) {
+  if (!second_stop.speaks) return;
+  // The slot the handler does not read: the newest is the other one.
+  const unsigned long next = second_stop.published.load(std::memory_order_relaxed) + 1;
+  SecondStop::Slot& slot = second_stop.slots[next % 2];
+  if (!copy_text(slot.status, sizeof slot.status, (directory / "status").string()) ||
+      !copy_text(slot.temporary, sizeof slot.temporary, (directory / "status.stop.tmp").string()) ||
+      !copy_text(slot.line, sizeof slot.line, line + '\n')) {
+    forget_second_stop();
+    return;
+  }
+  second_stop.published.store(next, std::memory_order_release);
+  second_stop.described.store(true, std::memory_order_release);
+}
+
+void forget_second_stop() {
+  second_stop.described.store(false, std::memory_order_release);
 }
 
 }  // namespace kolmo::app

@@ -1,17 +1,33 @@
 // Ctrl-C and SIGTERM during a run: the first signal asks the run to stop cleanly (write a checkpoint and
-// exit); a second one ends the process at once. SIGPIPE (the reader of its output gone: kolmo run | head)
-// asks for the same clean stop, however often it comes: each line printed after it raises it again.
+// exit); a second one ends the process at once, writing nothing of the run's state: a checkpoint being
+// written is left as checkpoint.h5.tmp, which nothing reads, and checkpoint.h5 and checkpoint.prev.h5 stay as
+// they were. Before it ends, rank 0 says so in one line on stderr and, while a run has described what the
+// second signal leaves (describe_second_stop), puts that line in <dir>/status, through a temporary file and a
+// rename (a reader sees the old line or the new one, never part of one). SIGPIPE (the reader of its output
+// gone: kolmo run | head) asks for the same clean stop, however often it comes: each line printed after it
+// raises it again.
 //
-// Contract: install_stop_handlers() once at start; stop_requested(comm) is collective and returns the same
-// answer on every rank (any rank that saw a signal stops them all), so every rank leaves the time loop at the
-// same step.
+// Contract: install_stop_handlers(comm) once at start; rank 0 of comm is the one that speaks. stop_requested
+// (comm) is collective and returns the same answer on every rank (any rank that saw a signal stops them all),
+// so every rank leaves the time loop at the same step. describe_second_stop(directory, line) (not collective,
+// on every rank: only rank 0 keeps it) makes line what a second signal writes to <directory>/status and
+// stderr from then on; a run keeps it current as it goes (its step, its newest checkpoint) and calls
+// forget_second_stop() before it writes a final status (finished, stopped, failed), which a second signal
+// then leaves as it is. The line is rendered here, outside the handler, which only copies bytes with
+// async-signal-safe calls (open, write, close, rename, unlink); a directory or line too long for its buffer
+// is forgotten instead.
 #pragma once
 
 #include <mpi.h>
 
+#include <filesystem>
+#include <string>
+
 namespace kolmo::app {
 
-void install_stop_handlers();
+void install_stop_handlers(MPI_Comm comm);
 bool stop_requested(MPI_Comm comm);
+void describe_second_stop(const std::filesystem::path& directory, const std::string& line);
+void forget_second_stop();
 
 }  // namespace kolmo::app

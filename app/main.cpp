@@ -311,7 +311,7 @@ int main(int argc, char** argv) {
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());
     options.dry_run = check->parsed();
-    if (!options.dry_run) app::install_stop_handlers();
+    if (!options.dry_run) app::install_stop_handlers(MPI_COMM_WORLD);
     const bool single = config.precision == io::Precision::float32;
     if (config.problem == io::Problem::poisson)
       status = single ? app::run_poisson<float>(config, options, device, MPI_COMM_WORLD)

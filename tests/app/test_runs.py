@@ -13,7 +13,8 @@
 - Existing output is not overwritten unless output.overwrite is true.
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it. So does a closed output pipe (SIGPIPE). SIGTERM stops a Poisson run (status
-  130, no field file).
+  130, no field file). A second SIGINT stops a run at once, without that checkpoint, saying so on one line
+  and in <dir>/status, which names the newest checkpoint (left whole; --restart continues from it).
 (Broken inputs, blow-ups and memory: test_safety.py.)
 """
 import os
@@ -292,6 +293,54 @@ with tempfile.TemporaryDirectory() as tmp:
     check(catches_sigterm and process.returncode == 130 and "stopped by a signal" in output and not written,
           f"SIGTERM stops a Poisson run with status 130 and no field file ({process.returncode}, "
           f"{output.strip()[-120:]}, {written}, {errors.strip()[:160]})")
+
+    # A second SIGINT ends the run at once, without the checkpoint the first asked for: one line says so, and so
+    # does status (not "running"), naming the newest checkpoint, which is left whole and continues. Steps on
+    # 96^3 points take long enough for both signals to arrive within one (or within the checkpoint the first
+    # starts); the second is sent once the first has been taken (no longer pending in /proc's ShdPnd), as a
+    # SIGINT sent while another is pending is lost.
+    twice = root / "twice"
+    twice.mkdir()
+    slow = [*long_run[:-2], "--set", "grid.n=96", "--set", "output.progress_every=1", "--set",
+            "output.checkpoint_every=0.0015"]
+    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *slow], cwd=twice,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+    progress_lines = 0
+    for line in process.stdout:  # past the checkpoint of step 3
+        progress_lines += line.strip().split(" ")[0].isdigit()
+        if progress_lines >= 5:
+            break
+
+    def sigint_pending():
+        try:
+            lines = pathlib.Path(f"/proc/{process.pid}/status").read_text().splitlines()
+        except OSError:
+            return False
+        pending = next((int(line.split()[1], 16) for line in lines if line.startswith("ShdPnd:")), 0)
+        return bool(pending & (1 << (signal.SIGINT - 1)))
+
+    process.send_signal(signal.SIGINT)
+    while sigint_pending():
+        pass
+    process.send_signal(signal.SIGINT)
+    output, errors = process.communicate(timeout=300)
+    lines = [line for line in errors.splitlines() if line.strip()]
+    status = (twice / "out/status").read_text()
+    _, newest_step, newest_time = velocity(twice / "out/checkpoints/checkpoint.h5")
+    check(process.returncode == 130 and len(lines) == 1 and lines[0] == "kolmo: " + status.strip()
+          and status.startswith("stopped: interrupted twice at step ")
+          and f"no checkpoint written; the newest checkpoint is step {newest_step}, t = " in status
+          and status.endswith("(continue with --restart)\n") and "stopped by a signal" not in output,
+          f"a second SIGINT stops the run at once, saying so on one line and in status ({process.returncode}, "
+          f"{errors.strip()[:300]}, status {status.strip()}, checkpoint.h5 of step {newest_step})")
+    check(not (twice / "out/status.stop.tmp").exists() and newest_step >= 3,
+          f"no temporary status is left; checkpoint.h5 is whole (step {newest_step})")
+    r = kolmo(1, "run", str(root / "run.yaml"), *slow[:-4], "--set", f"time.steps={newest_step + 1}", "--restart",
+              cwd=twice)
+    status = (twice / "out/status").read_text()
+    check(r.returncode == 0 and status.startswith(f"finished: step {newest_step + 1}, "),
+          f"--restart continues from the newest checkpoint, step {newest_step} ({r.stderr.strip()[:200]}, {status.strip()})")
 
     # SIGKILL: no handler runs, so status still says running, from the newest checkpoint on (or the one before
     # it, if the kill fell between the checkpoint and the status line).
