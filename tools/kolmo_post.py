@@ -9,6 +9,9 @@ Layout read (written by the solver, see io/OutputDirectory.hpp):
                                             MHD /magnetic_spectrum, /magnetic_transfer
     <dir>/fields/fields_NNNNNN.h5 (+ .xmf)  u, v, w, ... as [Nz][Ny][Nx] (attribute axis_order 'z y x'); time, step, grid, box
     <dir>/checkpoints/checkpoint.h5 (+ checkpoint.prev.h5)
+A Poisson run (problem: poisson in config.yaml; without config.yaml, a last dump holding phi and no u) writes
+config.yaml, status and one dump, fields/fields_000000.h5, of phi, f and with poisson.gradient phi_x, phi_y,
+phi_z: no series.h5, spectra.h5 or checkpoints (the commands that need those say so on one line).
 
 Subcommands:
     spectrum DIR [-o PNG] [--time T]       E(k) at the last (or the nearest to T) time, log-log, with a k^-5/3
@@ -23,7 +26,8 @@ Subcommands:
                                            buoyancy (E_p = <b^2>/(2 N2), dissipation nu <|omega|^2> +
                                            chi_b/(2 N2)); prints the largest mismatch of the balance
     slice DIR [--field u] [--z K] [--step N] [-o PNG]
-                                           a z-plane of a field of the last (or chosen) dump
+                                           a z-plane of a field of the last (or chosen) dump (default u; phi
+                                           for a Poisson run)
     mhd DIR [OTHER ...] [-o PNG] [--time T]
                                            MHD: kinetic, magnetic and total energy; their dissipations (and
                                            -dE/dt); cross and magnetic helicity; max |j|; and E_u(k), E_b(k)
@@ -44,7 +48,16 @@ Subcommands:
     summary DIR                            grid, steps, final time, energy, dissipation, Re_lambda, k_max eta,
                                            each scalar's variance and dissipation chi, files present; with MHD
                                            the energy and dissipation kinetic, magnetic and total, with
-                                           buoyancy the potential energy
+                                           buoyancy the potential energy. A Poisson run: grid, box, the shift
+                                           lambda (poisson.shift; without config.yaml its least-squares fit),
+                                           min/max/mean/rms of phi and f, the relative residual
+                                           ||lap(phi) - lambda phi - f|| / ||f|| of the equation it solved
+                                           (solver/Poisson.hpp), computed here by FFT with k = 2 pi n / L per
+                                           axis and every mode kept (round-off: ~1e-15 in double, ~1e-6 in
+                                           single); for lambda = 0 the means of phi (the solver returns 0; the
+                                           residual cannot see it) and f (must be 0); with the gradient,
+                                           ||phi_d - d(phi)/dd|| / ||grad phi|| per axis against the spectral
+                                           derivative less the Nyquist mode, as the solver takes it
     compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
                                            time series (columns t, E, -dE/dt, enstrophy, '#' comments: the
                                            format of the high-order CFD workshop's Taylor-Green files, e.g.
@@ -63,7 +76,8 @@ Subcommands:
     all DIR                                every plot that needs nothing but DIR (spectrum, scalars, series,
                                            slice, mhd) into DIR/plots/ and the summary; plots whose input is
                                            missing are skipped with a line saying so, and mixing, compare and
-                                           tgmhd, which need more than DIR, are named with their command line
+                                           tgmhd, which need more than DIR, are named with their command line;
+                                           a Poisson run: slices of phi and f and its summary, nothing else
 
 --time T (spectrum, scalars, mhd) picks the row of spectra.h5 nearest to T, as its help says; a T before the
 first row or after the last still gets the nearest row, with a line on stderr: "--time T is outside the times
@@ -145,6 +159,9 @@ def _text(value):
 def load_series(run):
     """All 1D datasets of series.h5 as float arrays of equal length, keyed by name."""
     path = Path(run) / "series.h5"
+    error = _not_written_by_poisson(path)
+    if error:
+        raise error
     with _open(path) as file:
         columns = {name: _read(data) for name, data in file.items()
                    if isinstance(data, h5py.Dataset) and data.ndim == 1}
@@ -167,6 +184,9 @@ def require_rows(series, path, count, what, why):
 def load_spectra(run):
     """k, time, step and every [time][shell] spectrum of spectra.h5."""
     path = Path(run) / "spectra.h5"
+    error = _not_written_by_poisson(path)
+    if error:
+        raise error
     with _open(path) as file:
         spectra = {"k": _read(_dataset(file, "k")), "time": _read(_dataset(file, "time")),
                    "step": _read(_dataset(file, "step"), dtype=None)}
@@ -193,7 +213,9 @@ def field_dumps(run):
 def choose_dump(run, step=None):
     dumps = field_dumps(run)
     if not dumps:
-        raise PostError(f"no field dumps (fields_*.h5) in {Path(run) / 'fields'}")
+        status = Path(run) / "status"
+        state = f" (its status: {status.read_text().strip()})" if status.is_file() else ""
+        raise PostError(f"no field dumps (fields_*.h5) in {Path(run) / 'fields'}{state}")
     if step is None:
         return dumps[-1][1]
     for dump_step, path in dumps:
@@ -202,16 +224,85 @@ def choose_dump(run, step=None):
     raise PostError(f"no field dump of step {step} in {Path(run) / 'fields'}")
 
 
+def config_values(run):
+    """The keys of DIR/config.yaml as {dotted.key: text} (poisson.shift: "1.0"), or None without the file. A
+    line reader for the resolved configuration the solver writes (a key and its value on one line, sections
+    by indentation, '#' comments), not a YAML parser: lists stay as their text."""
+    path = Path(run) / "config.yaml"
+    if not path.is_file():
+        return None
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as error:
+        raise PostError(f"{path} cannot be read ({error})") from None
+    values, sections = {}, []  # sections: (indent, key) of the enclosing keys
+    for line in text.splitlines():
+        quote, cut = None, len(line)
+        for i, character in enumerate(line):  # a '#' outside quotes, at the start or after a blank: a comment
+            if quote:
+                quote = None if character == quote else quote
+            elif character in "\"'":
+                quote = character
+            elif character == "#" and (i == 0 or line[i - 1] in " \t"):
+                cut = i
+                break
+        line = line[:cut].rstrip()
+        match = re.fullmatch(r"( *)([A-Za-z_][\w.]*):(?:\s+(.*))?", line)
+        if not match:
+            continue
+        indent, key, value = len(match.group(1)), match.group(2), (match.group(3) or "").strip()
+        while sections and sections[-1][0] >= indent:
+            sections.pop()
+        dotted = ".".join([name for _, name in sections] + [key])
+        if value:
+            values[dotted] = value[1:-1] if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'" \
+                else value
+        else:
+            sections.append((indent, key))
+    return values
+
+
+def poisson_run(run):
+    """Whether DIR holds a Poisson run, and how that is known: config.yaml's problem (navier_stokes when the
+    key is absent, its default), or without config.yaml the last field dump's datasets (phi and no u)."""
+    values = config_values(run)
+    if values is not None:
+        return values.get("problem", "navier_stokes") == "poisson", "config.yaml"
+    dumps = field_dumps(run)
+    if dumps and h5py is not None:
+        try:
+            with h5py.File(dumps[-1][1], "r") as file:
+                if "phi" in file and "u" not in file:
+                    return True, f"the datasets of {dumps[-1][1].relative_to(run)}; no config.yaml"
+        except OSError:
+            pass
+    return False, None
+
+
+def _not_written_by_poisson(path):
+    """A PostError for a file a Poisson run never writes (series.h5, spectra.h5), or None for any other run."""
+    run = path.parent
+    if not path.is_file() and poisson_run(run)[0]:
+        return PostError(f"{path} is missing: a Poisson run writes none (its output is one field dump of phi "
+                         f"and f: kolmo_post.py summary {run})")
+    return None
+
+
+def _axis_order(file, path):
+    """A field file's axis order: "z y x" (kolmo's dumps, x fastest) or "x y z" (files without the attribute)."""
+    order = _text(file.attrs.get("axis_order", "x y z"))
+    if order not in ("x y z", "z y x"):
+        raise PostError(f"{path} has axis_order '{order}', expected 'x y z' or 'z y x'")
+    return order
+
+
 def read_slice(path, field, z_index=None):
     """The plane [x][y] at z = z_index (default: the middle) of a field dump, and the dump's attributes.
     kolmo's dumps are stored x fastest, [Nz][Ny][Nx] (attribute axis_order "z y x"); files without the
     attribute are taken as [Nx][Ny][Nz]."""
     with _open(path) as file:
         data = _dataset(file, field)
-        order = file.attrs.get("axis_order", "x y z")
-        order = order.decode() if isinstance(order, bytes) else str(order)
-        if order not in ("x y z", "z y x"):
-            raise PostError(f"{path} has axis_order '{order}', expected 'x y z' or 'z y x'")
+        order = _axis_order(file, path)
         if data.ndim != 3:
             raise PostError(f"{path} dataset '{field}' has shape {data.shape}, expected 3 dimensions ({order})")
         nz = data.shape[0] if order == "z y x" else data.shape[2]
@@ -986,6 +1077,9 @@ def files_present(run):
 
 def summary_lines(run):
     run = Path(run)
+    poisson, source = poisson_run(run)
+    if poisson:
+        return poisson_summary_lines(run, source)
     series = load_series(run)
     grid, grid_source = _grid(run)
     steps = series.get("step")
@@ -1016,6 +1110,147 @@ def summary_lines(run):
     for name in series_scalars(series):
         lines.append(f"{name}: final variance {_format(last_finite(series[name + '_variance']))}, "
                      f"chi {_format(last_finite(series.get(name + '_dissipation', [])))}")
+    lines.append("files: " + (", ".join(files_present(run)) or "none"))
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------- Poisson
+
+
+def read_poisson_dump(path):
+    """phi, f and (when the dump holds all three) phi_x, phi_y, phi_z of a Poisson run's field dump, each as a
+    float64 array [x][y][z] (transposed from kolmo's [Nz][Ny][Nx]), with the grid (Nx, Ny, Nz), the box
+    (Lx, Ly, Lz) and the precision the file records."""
+    with _open(path) as file:
+        order = _axis_order(file, path)
+        if "box" not in file.attrs:
+            raise PostError(f"{path} has no attribute 'box' (Lx, Ly, Lz): the residual needs the box lengths")
+        box = np.asarray(file.attrs["box"], dtype=float).ravel()
+        if box.size != 3 or not np.all(np.isfinite(box) & (box > 0)):
+            raise PostError(f"{path} has box {box.tolist()}, expected three positive lengths")
+        fields = {}
+        names = ["phi", "f"] + ([f"phi_{axis}" for axis in "xyz"] if all(f"phi_{axis}" in file for axis in "xyz")
+                                else [])
+        for name in names:
+            data = _dataset(file, name)
+            if data.ndim != 3:
+                raise PostError(f"{path} dataset '{name}' has shape {data.shape}, expected 3 dimensions ({order})")
+            values = _read(data)
+            fields[name] = values.transpose() if order == "z y x" else values
+        grid = tuple(int(n) for n in file.attrs["grid"]) if "grid" in file.attrs else fields["phi"].shape
+        for name, values in fields.items():
+            if values.shape != grid:
+                raise PostError(f"{path} dataset '{name}' is {' x '.join(map(str, values.shape))} (x y z), not the "
+                                f"grid {' x '.join(map(str, grid))}")
+        precision = _text(file.attrs.get("precision", "unknown"))
+    return fields, grid, box, precision
+
+
+def _wavenumbers(grid, box, drop_nyquist=False):
+    """k = 2 pi n / L along x, y (all n, numpy's FFT order) and z (n >= 0: the rfft axis), shaped to broadcast
+    over [x][y][z/2 + 1]; drop_nyquist sets the Nyquist mode of an even axis to 0 (its derivative is not a real
+    field: the solver drops it from the gradient)."""
+    axes = []
+    for d, (n, length) in enumerate(zip(grid, box)):
+        numbers = np.fft.rfftfreq(n, 1.0 / n) if d == 2 else np.fft.fftfreq(n, 1.0 / n)
+        k = 2 * np.pi * numbers / length
+        if drop_nyquist and n % 2 == 0:
+            k[np.abs(numbers) == n // 2] = 0.0
+        shape = [1, 1, 1]
+        shape[d] = k.size
+        axes.append(k.reshape(shape))
+    return axes
+
+
+def _norm(values):
+    return float(np.sqrt(np.sum(np.square(values))))
+
+
+def poisson_check(fields, grid, box, shift=None):
+    """The Poisson equation the run solved, lap(phi) - lambda phi = f (solver/Poisson.hpp), checked by FFT on
+    the periodic box: lap is -|k|^2 with k = 2 pi n / L per axis, every mode kept (the solver's phi^ =
+    -f^ / (|k|^2 + lambda), Nyquist modes included). Returns the shift used (None: the least-squares fit
+    <phi, lap(phi) - f> / <phi, phi>), the residual's norm ||lap(phi) - lambda phi - f|| and ||f|| (discrete
+    L2 norms over the grid points), and, when the dump holds the gradient, each ||phi_d - d(phi)/dd|| over
+    ||grad phi||, the spectral derivative without the Nyquist mode of that axis, as the solver computes it."""
+    phi, f = fields["phi"], fields["f"]
+    spectrum = np.fft.rfftn(phi)
+    kx, ky, kz = _wavenumbers(grid, box)
+    laplacian = np.fft.irfftn(-(kx ** 2 + ky ** 2 + kz ** 2) * spectrum, s=grid)
+    fitted = shift is None
+    if fitted:
+        size = float(np.sum(phi * phi))
+        shift = float(np.sum(phi * (laplacian - f))) / size if size > 0 else 0.0
+    result = {"shift": shift, "fitted": fitted, "residual": _norm(laplacian - shift * phi - f), "f_norm": _norm(f)}
+    if "phi_x" in fields:
+        derivatives = [np.fft.irfftn(1j * k * spectrum, s=grid) for k in _wavenumbers(grid, box, True)]
+        scale = _norm(np.stack(derivatives))
+        result["gradient"] = [_norm(fields[f"phi_{axis}"] - derivative) / (scale if scale > 0 else 1.0)
+                              for axis, derivative in zip("xyz", derivatives)]
+        result["gradient_scale"] = scale
+    return result
+
+
+def _statistics(values):
+    return (f"min {_format(float(np.min(values)))}, max {_format(float(np.max(values)))}, "
+            f"mean {_format(float(np.mean(values)))}, rms {_format(float(np.sqrt(np.mean(np.square(values)))))}")
+
+
+def poisson_summary_lines(run, source="config.yaml"):
+    """The summary of a Poisson run: grid, box, the shift, phi's and f's statistics, the residual of the
+    equation and the gradient's difference from the spectral gradient of phi."""
+    run = Path(run)
+    values = config_values(run) or {}
+    path = choose_dump(run)
+    fields, grid, box, precision = read_poisson_dump(path)
+    shift = None
+    if "poisson.shift" in values:
+        try:
+            shift = float(values["poisson.shift"])
+        except ValueError:
+            raise PostError(f"{run / 'config.yaml'} has poisson.shift '{values['poisson.shift']}', not a number") \
+                from None
+        if not (np.isfinite(shift) and shift >= 0):
+            raise PostError(f"{run / 'config.yaml'} has poisson.shift {values['poisson.shift']}, expected a finite "
+                            f"number >= 0")
+    elif values:
+        shift = 0.0  # the key's default
+    check = poisson_check(fields, grid, box, shift)
+    lines = [f"run directory: {run}",
+             f"problem: poisson (from {source})",
+             f"grid: {' x '.join(map(str, grid))} (from {path.relative_to(run)}, precision {precision})",
+             f"box: {' x '.join(_format(length) for length in box)}"]
+    if check["fitted"]:
+        lines.append(f"equation: lap(phi) - lambda phi = f, lambda not known (no config.yaml): its least-squares "
+                     f"fit {check['shift']:.6g} is used")
+    else:
+        given = "poisson.shift" if "poisson.shift" in values else "poisson.shift not given: its default"
+        lines.append(f"equation: lap(phi) - lambda phi = f, lambda = {check['shift']:.6g} ({given})")
+    if "poisson.rhs.type" in values:
+        rhs = values["poisson.rhs.type"]
+        detail = {"manufactured": values.get("poisson.rhs.modes"), "file": values.get("poisson.rhs.file")}.get(rhs)
+        mean = ", mean subtracted" if values.get("poisson.subtract_mean") == "true" else ""
+        lines.append(f"right-hand side: {rhs}" + (f" {detail}" if detail else "") + mean)
+    lines += [f"phi: {_statistics(fields['phi'])}", f"f: {_statistics(fields['f'])}"]
+    if check["f_norm"] > 0:
+        lines.append(f"residual: ||lap(phi) - lambda phi - f|| / ||f|| = {check['residual'] / check['f_norm']:.3e} "
+                     f"(FFT, k = 2 pi n / L)")
+    else:
+        lines.append(f"residual: ||lap(phi) - lambda phi - f|| = {check['residual']:.3e} (f is zero: no relative "
+                     f"residual)")
+    if check["shift"] == 0 and not check["fitted"]:
+        # The k = 0 mode of a pure Poisson problem: <f> must be zero, and phi, defined up to a constant, is
+        # returned with zero mean; the residual cannot see phi's mean.
+        lines.append(f"zero mode (lambda = 0): <phi> = {float(np.mean(fields['phi'])):.3e} (the solver returns 0), "
+                     f"<f> = {float(np.mean(fields['f'])):.3e} (must be 0)")
+    if "gradient" in check:
+        x, y, z = check["gradient"]
+        lines.append(f"gradient: ||phi_d - d(phi)/dd|| / ||grad phi|| = {x:.3e} (x), {y:.3e} (y), {z:.3e} (z)")
+    else:
+        lines.append("gradient: not in the dump (poisson.gradient: false)")
+    status = run / "status"
+    if status.is_file():
+        lines.append(f"status: {status.read_text().strip()}")
     lines.append("files: " + (", ".join(files_present(run)) or "none"))
     return lines
 
@@ -1062,6 +1297,18 @@ def _all(run):
     if not run.is_dir():
         raise PostError(f"run directory {run} does not exist")
     made, notes = [], []
+    if poisson_run(run)[0]:
+        # A Poisson run writes one field dump (phi, f and perhaps the gradient), no series or spectra: its
+        # slices and the summary, which checks the equation.
+        for field in ("phi", "f"):
+            try:
+                made.append(plot_slice(run, field))
+            except PostError as error:
+                print(f"kolmo_post: skipped slice of {field}: {error}", file=sys.stderr)
+        for path in made:
+            print(f"wrote {path}")
+        print("\n".join(summary_lines(run)))
+        return
     # Every plot that needs nothing but the run directory; one whose input is missing (no scalars, not an
     # MHD run, no field dump) says why on stderr.
     for name, work in (("spectrum", lambda: plot_spectrum(run)),
@@ -1102,7 +1349,7 @@ def main(argv=None):
     series.add_argument("-o", "--output")
     plane = commands.add_parser("slice", help="a z-plane of a field dump")
     plane.add_argument("dir")
-    plane.add_argument("--field", default="u")
+    plane.add_argument("--field", help="the dataset (default u, or phi for a Poisson run)")
     plane.add_argument("--z", type=int, help="z index of the plane (default Nz/2)")
     plane.add_argument("--step", type=int, help="the dump's step (default the last dump)")
     plane.add_argument("-o", "--output")
@@ -1149,7 +1396,8 @@ def main(argv=None):
             print("\n".join(lines))
             print(f"wrote {path}")
         elif arguments.command == "slice":
-            path = plot_slice(arguments.dir, arguments.field, arguments.z, arguments.step, arguments.output)
+            field = arguments.field or ("phi" if poisson_run(arguments.dir)[0] else "u")
+            path = plot_slice(arguments.dir, field, arguments.z, arguments.step, arguments.output)
             print(f"wrote {path}")
         elif arguments.command == "mhd":
             path, lines = plot_mhd(arguments.dir, arguments.others, arguments.output, arguments.time)

@@ -10,10 +10,15 @@ a mixing run in a box of side pi (shells of width 2) whose spectral densities ar
 Obukhov-Corrsin's, at unevenly spaced times; the same run with its scalar named th (mixing picks it
 without --scalar) and with others beside it; a series.h5 and a spectra.h5 with a bit flipped in a chunk (one
 line saying the file is damaged); --time not finite, before the first spectra or after the last; files locked
-by a run still writing them and plots that cannot be written (one line each).
+by a run still writing them and plots that cannot be written (one line each). Poisson runs (no series or
+spectra): phi = -f/5 for f = sin(x) cos(2y) with lambda = 0, and a shifted case (lambda = 3, a box of sides
+2 pi, 4 pi, pi, a mean mode) stored either axis order, whose residual ||lap(phi) - lambda phi - f|| / ||f|| and
+gradient difference must be at round-off, and perturbed or sign-flipped solutions, a wrong shift or gradient
+that must be seen; all on them writes slices of phi and f.
 """
 
 import importlib.util
+import re
 import subprocess
 import sys
 import tempfile
@@ -267,6 +272,199 @@ def write_m3lb_reference(path, columns=("t", "E_V", "E_M", "E_T", "Omega_V", "Om
     values["Omega_M"] = tg_enstrophy_ratio(t) * values["Omega_V"]
     np.savetxt(path, np.column_stack([values[name] for name in columns]),
                header="tg_mhd (CUDA FP64)  N=512 Re=1000\n" + " ".join(columns))
+
+
+# Poisson runs: lap(phi) - lambda phi = f (solver/Poisson.hpp). f = sin(x) cos(2y) (|k|^2 = 5) on a 2 pi box
+# with lambda = 0 has phi = -f / 5; on a box (2 pi, 4 pi, pi), where cos(2y) is mode 4 along y and cos(2z) mode
+# 2 along z, f = sin(x) cos(2y) + 0.5 cos(2z) + 0.25 with lambda = 3 has phi = -sin(x) cos(2y) / 8 -
+# 0.5 cos(2z) / 7 - 0.25 / 3 (the mean mode too).
+POISSON_CONFIG = """# kolmo run configuration, resolved: every key in use, defaults filled in (~: not set).
+grid:
+  n: [{n}]                              # grid points along x, y, z
+  box: [{box}]                          # box lengths Lx, Ly, Lz
+precision: double                       # floating-point precision of the fields and transforms
+problem: poisson                        # what to solve
+poisson:
+  shift: {shift}                            # lambda in laplacian(phi) - lambda phi = f; 0 is the pure Poisson problem
+  rhs:
+    type: file                          # right-hand side: manufactured from a known solution, or read from a file
+    file: "rhs #1.h5"                   # HDF5 file holding f on grid.n; must exist
+    dataset: f                          # name of f's dataset in the file
+  subtract_mean: false                  # subtract the mean of f before solving
+  gradient: {gradient}                       # also compute and write the gradient of phi
+output:
+  directory: "runs/poisson"             # where output goes
+"""
+
+
+def poisson_case(shifted):
+    """grid, box, lambda, f, phi and grad phi, [x][y][z], of one of the two exact solutions."""
+    if shifted:
+        grid, box, shift = (8, 12, 5), (2 * np.pi, 4 * np.pi, np.pi), 3.0
+    else:
+        grid, box, shift = (8, 6, 4), (2 * np.pi, 2 * np.pi, 2 * np.pi), 0.0
+    x, y, z = np.meshgrid(*[np.arange(n) * box[d] / n for d, n in enumerate(grid)], indexing="ij")
+    wave = np.sin(x) * np.cos(2 * y)
+    if shifted:
+        f = wave + 0.5 * np.cos(2 * z) + 0.25
+        phi = -wave / 8 - 0.5 * np.cos(2 * z) / 7 - 0.25 / 3
+        gradient = (-np.cos(x) * np.cos(2 * y) / 8, 2 * np.sin(x) * np.sin(2 * y) / 8, np.sin(2 * z) / 7)
+    else:
+        f, phi = wave, -wave / 5
+        gradient = (-np.cos(x) * np.cos(2 * y) / 5, 2 * np.sin(x) * np.sin(2 * y) / 5, np.zeros(grid))
+    return grid, box, shift, f, phi, gradient
+
+
+def make_poisson_run(run, shifted=False, phi=None, gradient=True, config=True, shift=None, kolmo_order=True):
+    """A Poisson run's directory as the solver writes it: config.yaml, status, fields/fields_000000.h5 of phi, f
+    (and phi_x, phi_y, phi_z), [Nz][Ny][Nx] with axis_order 'z y x' (kolmo_order) or [Nx][Ny][Nz] without it."""
+    grid, box, exact_shift, f, exact_phi, exact_gradient = poisson_case(shifted)
+    phi = exact_phi if phi is None else phi
+    gradient = exact_gradient if gradient is True else gradient
+    (run / "fields").mkdir(parents=True)
+    if config:
+        (run / "config.yaml").write_text(POISSON_CONFIG.format(
+            n=", ".join(map(str, grid)), box=", ".join("2pi" if length == 2 * np.pi else str(length) for length in box),
+            shift=exact_shift if shift is None else shift, gradient="true" if gradient else "false"))
+    (run / "status").write_text("finished: the Poisson problem solved\n")
+    with h5py.File(run / "fields" / "fields_000000.h5", "w") as file:
+        fields = {"phi": phi, "f": f}
+        if gradient:
+            fields.update(zip(("phi_x", "phi_y", "phi_z"), gradient))
+        for name, values in fields.items():
+            file[name] = values.transpose() if kolmo_order else values
+        if kolmo_order:
+            file.attrs["axis_order"] = np.bytes_("z y x")
+        file.attrs["time"] = 0.0
+        file.attrs["step"] = np.int64(0)
+        file.attrs["grid"] = np.array(grid, dtype=np.int64)
+        file.attrs["box"] = np.array(box)
+        file.attrs["viscosity"] = 0.0
+        file.attrs["precision"] = np.bytes_("double")
+    return run
+
+
+def printed_number(text, label):
+    """The number after the first '= ' on the line starting with label, or None."""
+    for line in text.splitlines():
+        if line.startswith(label):
+            try:
+                return float(line.split("= ", 1)[1].split()[0])
+            except (IndexError, ValueError):
+                return None
+    return None
+
+
+def gradient_numbers(text):
+    """The three relative differences of the gradient line, or None."""
+    for line in text.splitlines():
+        if line.startswith("gradient: ||"):
+            parts = line.split("= ", 1)[1].split(", ")
+            return [float(part.split()[0]) for part in parts]
+    return None
+
+
+def check_poisson(scratch):
+    root = Path(scratch) / "poisson"
+    cases = {}
+    for name, options in (("pure", {}), ("shifted", {"shifted": True}),
+                          ("shifted_xyz", {"shifted": True, "kolmo_order": False})):
+        run = make_poisson_run(root / name, **options)
+        code, out, err = run_tool("summary", run)
+        cases[name] = out
+        residual = printed_number(out, "residual:")
+        check(code == 0 and err == "" and "problem: poisson (from config.yaml)" in out,
+              f"summary of the {name} Poisson run: code {code}, stderr {err.strip()!r}")
+        check(residual is not None and residual < 1e-10,
+              f"{name} Poisson run: an exact phi has a residual at round-off: {residual} ({out!r})")
+        gradient = gradient_numbers(out)
+        check(gradient is not None and max(gradient) < 1e-10,
+              f"{name} Poisson run: the exact gradient matches phi's spectral gradient: {gradient}")
+    pure = summary_values(cases["pure"])
+    shifted = summary_values(cases["shifted"])
+    check(pure.get("grid", "").startswith("8 x 6 x 4 (from fields/fields_000000.h5")
+          and shifted.get("grid", "").startswith("8 x 12 x 5 ("), f"Poisson grid: {pure.get('grid')!r}")
+    check(shifted.get("box") == f"{2 * np.pi:.6g} x {4 * np.pi:.6g} x {np.pi:.6g}", f"box: {shifted.get('box')!r}")
+    check(shifted.get("equation") == "lap(phi) - lambda phi = f, lambda = 3 (poisson.shift)"
+          and pure.get("equation") == "lap(phi) - lambda phi = f, lambda = 0 (poisson.shift)",
+          f"the shift read from config.yaml: {shifted.get('equation')!r}, {pure.get('equation')!r}")
+    check(shifted.get("right-hand side") == "file rhs #1.h5", f"right-hand side: {shifted.get('right-hand side')!r}")
+    _, _, _, f, phi, _ = poisson_case(False)
+    stats = pure.get("f", "")
+    check(stats == f"min {f.min():.6g}, max {f.max():.6g}, mean {f.mean():.6g}, rms {np.sqrt(np.mean(f * f)):.6g}",
+          f"f's statistics: {stats!r}")
+    check(pure.get("phi", "").startswith(f"min {phi.min():.6g}, max {phi.max():.6g}, "), f"phi: {pure.get('phi')!r}")
+    _, _, _, f, phi, _ = poisson_case(True)
+    check(f"mean {phi.mean():.6g}" in shifted.get("phi", "") and abs(phi.mean() + 0.25 / 3) < 1e-12,
+          f"the shifted phi's mean is -<f> / lambda: {shifted.get('phi')!r}")
+    match = re.search(r"^zero mode \(lambda = 0\): <phi> = (\S+) ", cases["pure"], re.MULTILINE)
+    zero_mode = float(match.group(1)) if match else None
+    check(zero_mode is not None and abs(zero_mode) < 1e-15 and "zero mode" not in cases["shifted"],
+          f"lambda = 0: phi's mean is printed: {zero_mode}")
+
+    # Wrong solutions: a perturbed phi, the wrong sign, a shift the run did not use, a phi off by a constant
+    # (invisible to the residual for lambda = 0, so its mean is printed), a wrong gradient.
+    x = np.arange(8)[:, None, None] * 2 * np.pi / 8
+    for name, options, expected in (
+            ("perturbed", {"phi": poisson_case(False)[4] + 1e-3 * np.cos(3 * x)}, 1e-3),
+            ("sign", {"phi": -poisson_case(False)[4]}, 1.0),
+            ("perturbed_shifted", {"shifted": True, "phi": poisson_case(True)[4] + 1e-4 * np.cos(3 * x)}, 1e-4),
+            ("wrong_shift", {"shifted": True, "shift": 2.0}, 1e-2)):
+        code, out, err = run_tool("summary", make_poisson_run(root / name, **options))
+        residual = printed_number(out, "residual:")
+        check(code == 0 and residual is not None and residual > expected,
+              f"{name}: a wrong phi has a large residual: {residual} (code {code}, stderr {err.strip()!r})")
+    code, out, err = run_tool("summary", make_poisson_run(root / "constant", phi=poisson_case(False)[4] + 0.5))
+    check(code == 0 and printed_number(out, "residual:") < 1e-10 and "<phi> = 5.000e-01" in out,
+          f"lambda = 0, phi + 0.5: the residual cannot see it, the mean line does: {out!r}")
+    grid, _, _, _, _, gradient = poisson_case(True)
+    code, out, err = run_tool("summary", make_poisson_run(root / "bad_gradient", shifted=True,
+                                                          gradient=(gradient[0], gradient[1], 1.01 * gradient[2])))
+    numbers = gradient_numbers(out)
+    check(code == 0 and numbers is not None and max(numbers[:2]) < 1e-10 and numbers[2] > 1e-3,
+          f"a wrong phi_z is seen: {numbers}")
+    code, out, err = run_tool("summary", make_poisson_run(root / "no_gradient", gradient=False))
+    check(code == 0 and "gradient: not in the dump" in out and printed_number(out, "residual:") < 1e-10,
+          f"a run without the gradient: {out!r}")
+
+    # Without config.yaml: recognised from the dump's datasets, lambda fitted.
+    code, out, err = run_tool("summary", make_poisson_run(root / "no_config", shifted=True, config=False))
+    values = summary_values(out)
+    check(code == 0 and values.get("problem", "").startswith("poisson (from the datasets of fields/fields_000000.h5")
+          and "least-squares fit 3 is used" in values.get("equation", "")
+          and printed_number(out, "residual:") < 1e-10, f"a Poisson run without config.yaml: {out!r}")
+
+    # all: slices of phi and f, the summary, nothing about series, spectra or MHD.
+    run = root / "shifted"
+    code, out, err = run_tool("all", run)
+    check(code == 0 and err == "" and is_png(run / "plots" / "slice_phi.png") and is_png(run / "plots" / "slice_f.png")
+          and not (run / "plots" / "slice_u.png").exists() and printed_number(out, "residual:") < 1e-10
+          and f"wrote {run / 'plots' / 'slice_phi.png'}" in out,
+          f"all on a Poisson run: code {code}, stderr {err.strip()!r}, plots "
+          f"{sorted(p.name for p in (run / 'plots').glob('*')) if (run / 'plots').is_dir() else None}")
+    (run / "plots" / "slice_phi.png").unlink()
+    code, out, err = run_tool("slice", run)
+    check(code == 0 and is_png(run / "plots" / "slice_phi.png"), f"slice of a Poisson run is phi's: {err!r}")
+
+    # What a Poisson run never writes, and bad Poisson input: one line each.
+    no_box = make_poisson_run(root / "no_box")
+    with h5py.File(no_box / "fields" / "fields_000000.h5", "a") as file:
+        del file.attrs["box"]
+    bad_shift = make_poisson_run(root / "bad_shift")
+    (bad_shift / "config.yaml").write_text((bad_shift / "config.yaml").read_text().replace("shift: 0.0", "shift: x"))
+    unsolved = root / "unsolved"
+    unsolved.mkdir()
+    (unsolved / "config.yaml").write_text("problem: poisson\n")
+    (unsolved / "status").write_text("stopped by a signal: the Poisson problem solved, phi not written\n")
+    for arguments, expected in ((("series", run), "a Poisson run writes none"),
+                                (("spectrum", run), "spectra.h5 is missing: a Poisson run writes none"),
+                                (("summary", no_box), "no attribute 'box'"),
+                                (("summary", bad_shift), "poisson.shift 'x', not a number"),
+                                (("summary", unsolved), "no field dumps (fields_*.h5) in"),
+                                (("all", unsolved), "its status: stopped by a signal")):
+        code, out, err = run_tool(*arguments)
+        check(code == 1 and expected in err and len(err.strip().splitlines()) == (1 if arguments[0] != "all" else 3),
+              f"{arguments[0]} {arguments[1].name}: code {code}, stderr {err.strip()!r}")
 
 
 def run_tool(*arguments):
@@ -629,6 +827,8 @@ def main():
         code, out, err = run_tool("all", unwritable)
         check(code == 0 and f"skipped series: cannot write {unwritable / 'plots/series.png'}" in err
               and "final energy" in out, f"all into an unwritable place: code {code}, stderr {err.strip()!r}")
+
+        check_poisson(scratch)
 
     if failures:
         print(f"{len(failures)} check(s) failed")
