@@ -78,7 +78,6 @@ void check_output_directory(const std::string& config_path, const io::RunConfig&
       const auto earlier = io::kolmo_output_files(directory);
       for (const auto& [key, file] : input_files(config, options))
         for (const auto& output : earlier) {
-          std::error_code error;
           if (std::filesystem::equivalent(file, std::filesystem::path(directory) / output, error))
             throw Error(key + ": " + file + " is earlier output of output.directory " + directory +
                         ", which output.overwrite: true removes before the run: copy it elsewhere first");
