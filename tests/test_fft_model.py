@@ -107,6 +107,31 @@ with tempfile.TemporaryDirectory() as work:
     check(close(two[5], 8.75 + 7.85) and two[8] == 2 and two[9] is None and two[10] is None,
           "PAIR in pieces: the pipelined model, no computation to compare")
     check(close(worst, 1 - 18.2 / 20), "the largest error over the PAIR lines")
+    # now_cases: per case the faster of the strided and placed routes, full transforms from the even split,
+    # dealiased ones from the kept-row split, each the slowest timed rank. Full: strided 7.4 (even) against
+    # placed 7.2 (even) and 5.0 (kept_rows, not the full transforms' split): placed, 7.2. Dealiased: strided
+    # 6.0 (kept_rows; its rank 1 at 6.5 is the slower) against placed 7.0 (kept_rows) and 1.0 (even, not the
+    # dealiased transforms' split): strided, 6.5. The copies route is never a route of now.
+    now_log = os.path.join(work, "now.log")
+
+    def now_line(modes, route, split, rank, x):
+        timed = {d: dict(placed_phases[d], x=x if d == "fwd" else 2.0) for d in phases}
+        return (f"PHASES n=512 precision=double modes={modes} ranks=4 rank={rank} route={route} split={split} "
+                "pieces=1 sent_bytes=1e9 one_gpu_pair_ms=20 "
+                + " ".join(f"{d}_{q}={t}" for d in timed for q, t in timed[d].items()) + "\n")
+    with open(now_log, "w") as f:  # computation: 5.2 + the forward x
+        f.write(now_line("full", "strided", "even", 0, 2.2) + now_line("full", "placed", "even", 0, 2.0)
+                + now_line("full", "placed", "kept_rows", 0, -0.2) + now_line("full", "copies", "even", 0, -1.0)
+                + now_line("dealiased", "strided", "kept_rows", 0, 0.8)
+                + now_line("dealiased", "strided", "kept_rows", 1, 1.3)
+                + now_line("dealiased", "placed", "kept_rows", 0, 1.8)
+                + now_line("dealiased", "placed", "even", 0, -4.2))
+    now = fft_model.now_cases([now_log])
+    full, dealiased = now[(512, "double", "full", 4, "now")], now[(512, "double", "dealiased", 4, "now")]
+    check(len(now) == 2 and full["route"] == "placed" and close(fft_model.computation(full), 7.2),
+          "now: full transforms, the faster route of the even split")
+    check(dealiased["route"] == "strided" and close(fft_model.computation(dealiased), 6.5),
+          "now: dealiased transforms, the faster route of the kept-row split, its slowest rank")
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

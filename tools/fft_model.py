@@ -202,9 +202,28 @@ def check(cases, logs, bandwidths, source, target, split_cases=None):
     return rows, worst
 
 
+def now_cases(paths):
+    """The routes a transform takes now, from logs of the strided and placed routes (ROUTES="strided placed"
+    SPLITS="even kept_rows"): per case the faster of the two, as SlabFFT's construction times them; full
+    transforms with the ky planes split evenly, dealiased ones by kept rows (the split runs choose for
+    dealiased transforms); each the slowest timed rank. Keyed as read_phases, with route "now"."""
+    split_of = {"full": "even", "dealiased": "kept_rows"}
+    by_split = {split: read_phases(paths, split) for split in split_of.values()}
+    cases = {}
+    for split, split_cases in by_split.items():
+        for (n, precision, modes, ranks, route), case in split_cases.items():
+            if route not in ("strided", "placed") or split_of[modes] != split:
+                continue
+            key = (n, precision, modes, ranks, "now")
+            if key not in cases or computation(case) < computation(cases[key]):
+                cases[key] = case
+    return cases
+
+
 def measured_table(cases, routes):
     """The measured per-phase table, markdown: ms per pair (forward + backward) of each phase, routes
-    compared (e.g. {"before": "copies", "after": "realigned"}, the after route by modes)."""
+    compared (e.g. {"before": "copies", "after": "realigned"}, the after route by modes; "now": the route of
+    now_cases, named in the row)."""
     print("| grid | precision | modes | P | route | plane FFTs | packing | own chunk | x FFTs | unpacking | zeroing | "
           "computation | one GPU / P | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -220,7 +239,8 @@ def measured_table(cases, routes):
                         each = [phase(case, "fwd", p) + phase(case, "bwd", p)
                                 for p in ("planes", "pack", "own_chunk", "x", "unpack", "zero")]
                         ideal = case["one_gpu_pair_ms"] / ranks
-                        print(f"| {n}^3 | {precision} | {modes} | {ranks} | {label} ({route}) | "
+                        name = case["route"] if route == "now" else route
+                        print(f"| {n}^3 | {precision} | {modes} | {ranks} | {label} ({name}) | "
                               + " | ".join(f"{t:.3f}" for t in each)
                               + f" | {computation(case):.3f} | {ideal:.3f} | {computation(case) / ideal:.2f} |")
 
@@ -237,6 +257,9 @@ def main(argv=None):
     parser.add_argument("--check", nargs="*", default=[], help="fft_bench logs of measured pairs to compare")
     parser.add_argument("--tolerance", type=float, default=0.15, help="--check fails beyond this relative error")
     parser.add_argument("--measured", action="store_true", help="print the measured per-phase table first")
+    parser.add_argument("--now", nargs="+", default=[],
+                        help="with --measured: logs of the strided and placed routes (both spectral splits), "
+                             "whose faster route per case the table sets beside --phases' copies")
     args = parser.parse_args(argv)
     cases = read_phases(args.phases)
     split_cases = {"even": cases, "kept_rows": read_phases(args.phases, "kept_rows")}
@@ -244,7 +267,10 @@ def main(argv=None):
     if args.measured:
         print("Measured: one rank's work per pair (ms, device events, medians), the slowest timed rank of P, "
               "the exchange left out")
-        measured_table(cases, {"before": "copies", "after": after_route})
+        if args.now:
+            measured_table({**cases, **now_cases(args.now)}, {"before": "copies", "now": "now"})
+        else:
+            measured_table(cases, {"before": "copies", "after": after_route})
         print()
     bandwidths = parse_bandwidths(args.bandwidth)
     status = 0
