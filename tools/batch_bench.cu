@@ -2,14 +2,15 @@
 // holds Nx / P planes, and at 512^3 on 8 ranks a pass over 64 planes lasts a few tens of microseconds. For
 // each batch of N x N planes: kolmo's row FFTs along z (R2C, the 2/3 rule's kz written; and the C2R back),
 // its column FFTs along y (the kept kz columns, in place), the forward two back to back (the dealiased plane
-// transforms), cuFFT's 2D
+// transforms; with --full every kz written and every kz column transformed, whole: the full plane transforms
+// by kolmo's own kernels), cuFFT's 2D
 // R2C plan of the batch (the full ones), and a device-to-device copy of as many bytes as the planes hold
 // (reals) — the memory system's own cost of a short pass. Each is the time of 50 launches queued back to
 // back, after 3, divided by 50 (CUDA events), the launches going round disjoint windows of the largest
 // batch's arrays, so that a small batch's data are not still in L2 from the launch before; "per plane" is
 // relative to the largest batch.
 //
-//   kolmo_batch_bench --n 512 --precision single --batches 16 32 64 128 256 512
+//   kolmo_batch_bench --n 512 --precision single --batches 16 32 64 128 256 512 [--full]
 #include <cufft.h>
 #include <CLI/CLI.hpp>
 
@@ -54,15 +55,16 @@ double per_launch_us(cudaStream_t stream, long windows, F&& f) {
 }
 
 template <class Real>
-int run(long n, const std::vector<long>& batches) {
+int run(long n, const std::vector<long>& batches, bool full) {
   using C = Complex<Real>;
   long most = 0;
   for (long b : batches) most = std::max(most, b);
   const long nzc = n / 2 + 1;
   const SlabLayout plane({1, n, n}, 1, 0);
-  const long kept_z = plane.kept_z();
-  // The kept ky: [0, kept_below) and [kept_from, n), one rank's two runs.
-  const long kept_below = plane.kept_runs(0).front().count, kept_from = plane.kept_runs(0).back().start;
+  const long kept_z = full ? nzc : plane.kept_z();
+  // The kept ky: [0, kept_below) and [kept_from, n), one rank's two runs; full: all of them.
+  const long kept_below = full ? n : plane.kept_runs(0).front().count;
+  const long kept_from = full ? n : plane.kept_runs(0).back().start;
   const std::shared_ptr<Device> device = Device::create(Backend::cuda);
   auto s = static_cast<cudaStream_t>(device->stream());
   Buffer<C> table(device, n);
@@ -73,9 +75,9 @@ int run(long n, const std::vector<long>& batches) {
   spectral.fill_zero();
   const bool single = sizeof(Real) == 4;
   std::printf(
-      "kolmo_batch_bench: %ld x %ld planes, %s precision; us per launch (50 back to back), and per "
+      "kolmo_batch_bench: %ld x %ld planes, %s precision, %s; us per launch (50 back to back), and per "
       "plane relative to %ld planes\n",
-      n, n, single ? "single" : "double", most);
+      n, n, single ? "single" : "double", full ? "full" : "dealiased", most);
   std::printf("%7s | %9s %9s %9s %9s %9s %9s | %6s %6s %6s %6s\n", "planes", "rows z", "rows back",
               "columns y", "both", "cuFFT 2D", "copy", "rows", "both", "cuFFT", "copy");
   struct Times {
@@ -92,7 +94,7 @@ int run(long n, const std::vector<long>& batches) {
     y.inner = y.computed = kept_z;
     y.kept_below = kept_below;
     y.kept_from = kept_from;
-    y.store_kept_only = true;
+    y.store_kept_only = !full;
     const long windows = most / batch;
     auto real_at = [&](long w) { return real.data() + w * batch * n * n; };
     auto spectral_at = [&](long w) { return spectral.data() + w * batch * n * nzc; };
@@ -136,9 +138,10 @@ int run(long n, const std::vector<long>& batches) {
                 t.rows_back, t.columns, t.both, t.cufft, t.copy, t.rows * scale / ref.rows,
                 t.both * scale / ref.both, t.cufft * scale / ref.cufft, t.copy * scale / ref.copy);
     std::printf(
-        "RESULT batch n=%ld precision=%s planes=%ld rows_us=%.2f rows_back_us=%.2f columns_us=%.2f "
+        "RESULT batch n=%ld precision=%s modes=%s planes=%ld rows_us=%.2f rows_back_us=%.2f columns_us=%.2f "
         "both_us=%.2f cufft2d_us=%.2f copy_us=%.2f\n",
-        n, single ? "single" : "double", batches[i], t.rows, t.rows_back, t.columns, t.both, t.cufft, t.copy);
+        n, single ? "single" : "double", full ? "full" : "dealiased", batches[i], t.rows, t.rows_back,
+        t.columns, t.both, t.cufft, t.copy);
   }
   return 0;
 }
@@ -153,12 +156,14 @@ int main(int argc, char** argv) {
   app.add_option("--n", n, "planes of n x n (a power of two the row and column FFTs take)");
   app.add_option("--precision", precision, "single or double")->check(CLI::IsMember({"single", "double"}));
   app.add_option("--batches", batches, "numbers of planes")->check(CLI::PositiveNumber);
+  bool full = false;
+  app.add_flag("--full", full, "every kz mode and column (the full plane transforms), not the 2/3 rule's");
   CLI11_PARSE(app, argc, argv);
   try {
     KOLMO_REQUIRE(
         row_fft_supports(n) && column_fft_supports(n),
         "--n " + std::to_string(n) + ": the row and column FFTs take powers of two from 16 to 2048");
-    return precision == "single" ? run<float>(n, batches) : run<double>(n, batches);
+    return precision == "single" ? run<float>(n, batches, full) : run<double>(n, batches, full);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kolmo_batch_bench: %s\n", e.what());
     return 1;
