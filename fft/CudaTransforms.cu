@@ -351,8 +351,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (!prunable() || !row_fft_supports(nz_) || layout_.ranks() != 1) return nullptr;
     ColumnSets columns = pruned_columns(layout_);
     columns.y_backward.inner = layout_.kept_z();
-    return std::make_unique<PrunedRowSplit<Real>>(pruned_x(), columns, pruned_rows(layout_.x_count()),
-                                                  twiddles(ny_), twiddles(nz_), stream_);
+    return std::make_unique<PrunedRowSplit<Real>>(pruned_x(), columns,
+                                                  rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_),
+                                                  twiddles(nz_), stream_);
   }
 
   bool enable_fused(C* send, C* receive) override {
@@ -449,18 +450,23 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  private:
   bool prunable() const { return column_fft_supports(nx_) && column_fft_supports(ny_); }
-  // ColumnPlanes of these columns; along z, dealiased, kolmo's row FFTs of the kept kz where they take Nz;
-  // otherwise, and for full transforms, cuFFT's 1D transforms (faster than kolmo's rows of every mode: one
-  // rank of 2 and 4 at 512^3 and 1024^3 on an H100, a pair's plane transforms 6-13 % shorter, in two runs:
-  // docs/results/fft_emulated_ranks_placed_h100_experiments.log).
-  // The planes: as many as the y column sets have outer indices.
+  // ColumnPlanes of these columns (their planes: as many as the y column sets have outer indices): along z
+  // kolmo's row FFTs of the kz whose columns the y transforms take (dealiased: the kept ones; full: all) in
+  // groups (grouped_planes) where they take Nz, cuFFT's 1D transforms otherwise. Full transforms take the
+  // row FFTs per direction only where a timing finds them faster than cuFFT's 1D transforms: on one H200,
+  // one rank's plane transforms of 2, 4 and 8 at 512^3 took 7-13 % less with them in single precision
+  // (forward and backward) and 4-7 % less forward in double (backward 1-2 % more), at 1024^3 3-8 % more
+  // (docs/results/full_rows_h200.log); the row kernels of session 11 had been slower at every size
+  // (docs/results/fft_emulated_ranks_placed_h100_experiments.log).
   std::unique_ptr<PlaneTransform<Real>> column_planes(ColumnSets columns, bool dealiased, C* arrived,
                                                       bool forward_runs = true) {
+    if (!row_fft_supports(nz_)) return cufft_z_planes(columns, arrived);
+    if (dealiased) columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz
+    return grouped_planes(columns, arrived, forward_runs, !dealiased);
+  }
+  // ColumnPlanes with cuFFT's 1D transforms along z (every mode).
+  std::unique_ptr<PlaneTransform<Real>> cufft_z_planes(const ColumnSets& columns, C* arrived) {
     const long planes = columns.y_forward.outer_count[0];
-    if (dealiased && row_fft_supports(nz_)) {
-      columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz: none to zero
-      return grouped_planes(columns, arrived, forward_runs);
-    }
     auto z = plan_pair(planes, [this, planes](bool forward, cufftHandle h, std::size_t* size) {
       return z_rows<Real>(cufftMakePlanMany64, h, layout_, planes, forward, size);
     });
@@ -468,62 +474,80 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   // Row and column FFTs of the planes of these column sets (their outer indices) in groups (GroupedPlanes):
   // FftOptions::plane_groups where asked for, otherwise per direction by a timing (not of a forward that
-  // no route runs: one group).
+  // no route runs: one group). full: cuFFT's 1D transforms along z are a candidate too, and the one taken
+  // without a timing.
   std::unique_ptr<PlaneTransform<Real>> grouped_planes(const ColumnSets& columns, C* arrived,
-                                                       bool forward_runs) {
+                                                       bool forward_runs, bool full) {
     const long planes = columns.y_forward.outer_count[0];
     // The placing backward transforms' column FFTs load the own rows from the memory that their row FFTs
-    // then overwrite with real planes: every load must come first.
+    // then overwrite with real planes: every load must come first, so they run in one group.
     const bool backward_groups = arrived == nullptr;
+    const PlaneGroups plain{1, false, full};  // what runs without a timing
     auto make = [&](PlaneGroups forward, PlaneGroups backward) {
       return std::make_unique<GroupedPlanes<Real>>(
           groups(columns, forward, arrived),
-          groups(columns, backward_groups ? backward : PlaneGroups{}, arrived), stream_, second_stream());
+          groups(columns, backward_groups || backward.count == 1 ? backward : plain, arrived), stream_,
+          second_stream());
     };
     if (plane_groups_ > 0) return make({plane_groups_, true}, {plane_groups_, true});
-    // Groups whose intermediate planes [x][y][kz] (the kept kz) take about a quarter or an eighth of L2, of
-    // those that make 2 to 64 groups (more would be more launches than work at the lengths measured).
+    // Groups whose intermediate planes [x][y][kz] (the kz transformed) take about a quarter or an eighth of
+    // L2, of those that make 2 to 64 groups (more would be more launches than work at the lengths measured).
     const int l2 = current_device_attribute(cudaDevAttrL2CacheSize);
-    const long plane_bytes = ny_ * layout_.kept_z() * long(sizeof(C));
+    const long plane_bytes = ny_ * columns.y_forward.inner * long(sizeof(C));
     std::vector<long> counts;  // the candidates, fewest groups first
     for (long share : {4L, 8L}) {
       const long per_group = std::max(1L, l2 / share / plane_bytes),
                  count = (planes + per_group - 1) / per_group;
       if (count >= 2 && count <= 64 && (counts.empty() || count != counts.back())) counts.push_back(count);
     }
-    if (counts.empty() || (!forward_runs && !backward_groups)) return make({}, {});
-    // The times, on the device's stream, of each direction in one group and in each candidate's groups, on
-    // planes of their own (at most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not
-    // where they would take more than half the free memory. (Placing forward transforms also store the own
-    // rows into `arrived`, which holds nothing yet at construction.)
+    // The candidates: the plain one first; for full transforms the row FFTs in one group; each count twice,
+    // the groups on a stream waiting for one another and following early (waiting was the faster in double
+    // precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19); two groups, one a
+    // stream, have no one to follow. Per direction those it may take: a forward that no route runs and a
+    // placing backward take no groups.
+    std::vector<PlaneGroups> candidates{plain};
+    if (full) candidates.push_back({});
+    for (long count : counts)
+      for (bool following : {false, true})
+        if (!following || count > 2) candidates.push_back({count, following});
+    auto allowed = [&](bool forward) {
+      std::vector<std::size_t> indices;
+      for (std::size_t k = 0; k < candidates.size(); ++k)
+        if (k == 0 || (forward ? forward_runs : backward_groups || candidates[k].count == 1))
+          indices.push_back(k);
+      return indices;
+    };
+    if (allowed(true).size() == 1 && allowed(false).size() == 1) return make(plain, plain);
+    // The times, on the device's stream, of each direction in each candidate, on planes of their own (at
+    // most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not where they would take more
+    // than half the free memory. (Placing forward transforms also store the own rows into `arrived`, which
+    // holds nothing yet at construction.)
     const std::size_t real_count = std::size_t(planes) * ny_ * nz_,
                       spectral_count = std::size_t(planes) * ny_ * nzc_;
     std::size_t free = 0, total = 0;
     KOLMO_CHECK_CUDA(cudaMemGetInfo(&free, &total));
-    if (2 * (real_count * sizeof(Real) + spectral_count * sizeof(C)) > free) return make({}, {});
+    if (2 * (real_count * sizeof(Real) + spectral_count * sizeof(C)) > free) return make(plain, plain);
     Buffer<Real> real(device_, real_count);
     Buffer<C> spectral(device_, spectral_count);
     real.fill_zero();
     spectral.fill_zero();
-    // Each count twice, the groups on a stream waiting for one another and following early (waiting was
-    // the faster in double precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19);
-    // two groups, one a stream, have no one to follow.
-    std::vector<PlaneGroups> candidates{{}};
-    for (long count : counts)
-      for (bool following : {false, true})
-        if (!following || count > 2) candidates.push_back({count, following});
     std::vector<std::unique_ptr<GroupedPlanes<Real>>> made;
     for (PlaneGroups each : candidates) made.push_back(make(each, each));
-    // Per direction, the candidate with the least time; groups only where they are faster than one group
+    // Per direction, the candidate with the least time; another than the plain one only where it is faster
     // by more than the timing's noise (the results are the same either way). And the times, for the report.
     struct Choice {
       PlaneGroups groups;
       std::string said;
     };
     auto choose = [&](bool forward) {
+      const std::vector<std::size_t> indices = allowed(forward);
+      std::string said = forward ? "forward " : "backward ";
+      if (indices.size() == 1)
+        return Choice{plain,
+                      said + (forward ? "run by no route" : "placing the own rows") + ": " + describe(plain)};
       std::vector<std::function<void()>> runs;
-      for (auto& each : made)
-        runs.push_back([&, group = each.get(), forward] {
+      for (std::size_t k : indices)
+        runs.push_back([&, group = made[k].get(), forward] {
           forward ? group->forward(real.data(), spectral.data())
                   : group->backward(spectral.data(), real.data());
         });
@@ -535,26 +559,27 @@ class CudaTransforms final : public LocalTransforms<Real> {
       std::size_t best = 0;
       for (std::size_t k = 1; k < ms.size(); ++k)
         if (ms[k] < 0.99 * ms[0] && ms[k] < ms[best]) best = k;
-      std::string said = forward ? "forward " : "backward ";
       for (std::size_t k = 0; k < ms.size(); ++k)
-        said += std::string(k == 0 ? "" : ", ") + "in " + describe(candidates[k]) + " " + format_ms(ms[k]);
-      return Choice{candidates[best], said};
+        said += std::string(k == 0 ? "" : ", ") + "in " + describe(candidates[indices[k]]) + " " +
+                format_ms(ms[k]);
+      return Choice{candidates[indices[best]], said};
     };
-    const Choice forward = forward_runs ? choose(true) : Choice{{}, "forward run by no route: one group"};
-    const Choice backward =
-        backward_groups ? choose(false) : Choice{{}, "backward placing the own rows: one group"};
+    const Choice forward = choose(true), backward = choose(false);
     if (!groups_report_.empty()) groups_report_ += "; ";
     groups_report_ += "plane transforms of " + std::to_string(planes) + " planes: forward in " +
                       describe(forward.groups) + ", backward in " + describe(backward.groups) + " (" +
                       forward.said + "; " + backward.said + ")";
     return make(forward.groups, backward.groups);
   }
-  // How many groups, and whether each group follows the one before it on its stream early (groups()).
+  // How many groups, and whether each group follows the one before it on its stream early (groups()); or
+  // (cufft_z) cuFFT's 1D transforms along z in one group instead of kolmo's row FFTs.
   struct PlaneGroups {
     long count = 1;
     bool following = false;
+    bool cufft_z = false;
   };
   static std::string describe(PlaneGroups groups) {
+    if (groups.cufft_z) return "1 group, z by cuFFT";
     return std::to_string(groups.count) + (groups.count == 1 ? " group" : " groups") +
            (groups.following ? " following early" : "");
   }
@@ -564,9 +589,13 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // kernel then lets it start once its own blocks have all started, so that group g + 2's blocks take the
   // multiprocessors that group g's last ones leave (core/DependentLaunch.cuh).
   typename GroupedPlanes<Real>::Groups groups(ColumnSets columns, PlaneGroups chosen, C* arrived) {
+    typename GroupedPlanes<Real>::Groups made;
+    if (chosen.cufft_z) {
+      made.push_back(cufft_z_planes(columns, arrived));
+      return made;
+    }
     const long planes = columns.y_forward.outer_count[0];
     const long count = std::clamp(chosen.count, 1L, std::max(planes, 1L));
-    typename GroupedPlanes<Real>::Groups made;
     for (long g = 0; g < count; ++g) {
       const long first = planes * g / count, size = planes * (g + 1) / count - first;
       cudaStream_t stream = g % 2 == 0 ? stream_ : second_stream();
@@ -577,8 +606,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
       const bool follows = chosen.following && g >= 2, followed = chosen.following && g + 2 < count;
       const Dependence first_kernel{.waits = !follows}, last_kernel{.releases_early = followed};
       made.push_back(std::make_unique<ColumnPlanes<Real>>(
-          std::make_unique<RowPlanes<Real>>(pruned_rows(size), first * ny_, twiddles(nz_), stream,
-                                            first_kernel, last_kernel),
+          std::make_unique<RowPlanes<Real>>(rows(size, columns.y_forward.inner), first * ny_, twiddles(nz_),
+                                            stream, first_kernel, last_kernel),
           columns, twiddles(ny_), stream, arrived, last_kernel, first_kernel));
     }
     return made;
@@ -592,9 +621,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     return second_.get();
   }
-  // The rows along z of the pruned route: every (x, y) of `planes` planes, Nz reals or Nzc modes apart; the
-  // kept kz count.
-  RowSet pruned_rows(long planes) const { return RowSet{nz_, planes * ny_, nz_, nzc_, layout_.kept_z()}; }
+  // The rows along z of the plane transforms by column FFTs: every (x, y) of `planes` planes, Nz reals or Nzc
+  // modes apart; `kept` kz modes (the pruned route's: the kept ones; full: Nzc).
+  RowSet rows(long planes, long kept) const { return RowSet{nz_, planes * ny_, nz_, nzc_, kept}; }
   // The column and row FFTs' table of length n, made once.
   const C* twiddles(long n) {
     auto& table = twiddles_[n];
