@@ -293,11 +293,16 @@ class CudaTransforms final : public LocalTransforms<Real> {
         work_(device, stream_),
         plane_groups_(plane_groups) {}
 
+  // cuFFT's 2D plans, or kolmo's row and column FFTs of every mode where they take Nz and Ny and a timing
+  // finds them faster, per direction (grouped_planes): on one H200 at 512^2 0.91 x cuFFT's time in single
+  // precision and 0.93-0.96 x in double, at 1024^2 1.18 x in single
+  // (docs/results/full_planes_kolmo_h200.log).
   std::unique_ptr<PlaneTransform<Real>> planes(long count) override {
     if (count == 0) return std::make_unique<CudaPlanes<Real>>(nullptr, nullptr, 0);
-    return plan_pair(count, [this, count](bool forward, cufftHandle h, std::size_t* size) {
-      return planes_2d<Real>(cufftMakePlanMany64, h, layout_, count, forward, size);
-    });
+    if (!column_fft_supports(ny_) || !row_fft_supports(nz_)) return cufft_2d_planes(count);
+    ColumnSets columns = full_columns(layout_);
+    columns.y_forward.outer_count[0] = columns.y_backward.outer_count[0] = count;
+    return grouped_planes(columns, nullptr, true, PlaneKernels::cufft_2d);
   }
   // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
   std::unique_ptr<XTransform<Real>> x_slab() override { return lines(slab_columns(), slab_columns(), 0); }
@@ -450,6 +455,22 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  private:
   bool prunable() const { return column_fft_supports(nx_) && column_fft_supports(ny_); }
+  // Whose kernels transform the planes: kolmo's row FFTs along z and column FFTs along y, cuFFT's 1D
+  // transforms along z and kolmo's column FFTs, or cuFFT's 2D plans.
+  enum class PlaneKernels { kolmo, cufft_z, cufft_2d };
+  // How many groups, and whether each group follows the one before it on its stream early (groups()); cuFFT's
+  // kernels in one group.
+  struct PlaneGroups {
+    long count = 1;
+    bool following = false;
+    PlaneKernels kernels = PlaneKernels::kolmo;
+  };
+  static std::string describe(PlaneGroups groups) {
+    if (groups.kernels == PlaneKernels::cufft_z) return "1 group, z by cuFFT";
+    if (groups.kernels == PlaneKernels::cufft_2d) return "cuFFT's 2D plans";
+    return std::to_string(groups.count) + (groups.count == 1 ? " group" : " groups") +
+           (groups.following ? " following early" : "");
+  }
   // ColumnPlanes of these columns (their planes: as many as the y column sets have outer indices): along z
   // kolmo's row FFTs of the kz whose columns the y transforms take (dealiased: the kept ones; full: all) in
   // groups (grouped_planes) where they take Nz, cuFFT's 1D transforms otherwise. Full transforms take the
@@ -462,7 +483,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
                                                       bool forward_runs = true) {
     if (!row_fft_supports(nz_)) return cufft_z_planes(columns, arrived);
     if (dealiased) columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz
-    return grouped_planes(columns, arrived, forward_runs, !dealiased);
+    return grouped_planes(columns, arrived, forward_runs,
+                          dealiased ? PlaneKernels::kolmo : PlaneKernels::cufft_z);
   }
   // ColumnPlanes with cuFFT's 1D transforms along z (every mode).
   std::unique_ptr<PlaneTransform<Real>> cufft_z_planes(const ColumnSets& columns, C* arrived) {
@@ -472,17 +494,23 @@ class CudaTransforms final : public LocalTransforms<Real> {
     });
     return std::make_unique<ColumnPlanes<Real>>(std::move(z), columns, twiddles(ny_), stream_, arrived);
   }
+  // cuFFT's 2D plans of `count` planes.
+  std::unique_ptr<PlaneTransform<Real>> cufft_2d_planes(long count) {
+    return plan_pair(count, [this, count](bool forward, cufftHandle h, std::size_t* size) {
+      return planes_2d<Real>(cufftMakePlanMany64, h, layout_, count, forward, size);
+    });
+  }
   // Row and column FFTs of the planes of these column sets (their outer indices) in groups (GroupedPlanes):
   // FftOptions::plane_groups where asked for, otherwise per direction by a timing (not of a forward that
-  // no route runs: one group). full: cuFFT's 1D transforms along z are a candidate too, and the one taken
-  // without a timing.
+  // no route runs: one group). `plain`: what runs without a timing, and the first candidate (kolmo's: the
+  // row FFTs in one group; or cuFFT's kernels, the row FFTs then a candidate in one group and in groups).
   std::unique_ptr<PlaneTransform<Real>> grouped_planes(const ColumnSets& columns, C* arrived,
-                                                       bool forward_runs, bool full) {
+                                                       bool forward_runs, PlaneKernels plain_kernels) {
     const long planes = columns.y_forward.outer_count[0];
     // The placing backward transforms' column FFTs load the own rows from the memory that their row FFTs
     // then overwrite with real planes: every load must come first, so they run in one group.
     const bool backward_groups = arrived == nullptr;
-    const PlaneGroups plain{1, false, full};  // what runs without a timing
+    const PlaneGroups plain{1, false, plain_kernels};
     auto make = [&](PlaneGroups forward, PlaneGroups backward) {
       return std::make_unique<GroupedPlanes<Real>>(
           groups(columns, forward, arrived),
@@ -500,13 +528,13 @@ class CudaTransforms final : public LocalTransforms<Real> {
                  count = (planes + per_group - 1) / per_group;
       if (count >= 2 && count <= 64 && (counts.empty() || count != counts.back())) counts.push_back(count);
     }
-    // The candidates: the plain one first; for full transforms the row FFTs in one group; each count twice,
+    // The candidates: the plain one first; the row FFTs in one group if that is not it; each count twice,
     // the groups on a stream waiting for one another and following early (waiting was the faster in double
     // precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19); two groups, one a
     // stream, have no one to follow. Per direction those it may take: a forward that no route runs and a
     // placing backward take no groups.
     std::vector<PlaneGroups> candidates{plain};
-    if (full) candidates.push_back({});
+    if (plain_kernels != PlaneKernels::kolmo) candidates.push_back({});
     for (long count : counts)
       for (bool following : {false, true})
         if (!following || count > 2) candidates.push_back({count, following});
@@ -571,18 +599,6 @@ class CudaTransforms final : public LocalTransforms<Real> {
                       forward.said + "; " + backward.said + ")";
     return make(forward.groups, backward.groups);
   }
-  // How many groups, and whether each group follows the one before it on its stream early (groups()); or
-  // (cufft_z) cuFFT's 1D transforms along z in one group instead of kolmo's row FFTs.
-  struct PlaneGroups {
-    long count = 1;
-    bool following = false;
-    bool cufft_z = false;
-  };
-  static std::string describe(PlaneGroups groups) {
-    if (groups.cufft_z) return "1 group, z by cuFFT";
-    return std::to_string(groups.count) + (groups.count == 1 ? " group" : " groups") +
-           (groups.following ? " following early" : "");
-  }
   // `count` groups of the planes of these column sets, as even as can be, taken in turn by the device's
   // stream and the second one. Following early, group g + 2 follows group g on their stream without waiting
   // for it: it touches other planes, and group g's first kernel waited for what came before. Group g's last
@@ -590,8 +606,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // multiprocessors that group g's last ones leave (core/DependentLaunch.cuh).
   typename GroupedPlanes<Real>::Groups groups(ColumnSets columns, PlaneGroups chosen, C* arrived) {
     typename GroupedPlanes<Real>::Groups made;
-    if (chosen.cufft_z) {
-      made.push_back(cufft_z_planes(columns, arrived));
+    if (chosen.kernels != PlaneKernels::kolmo) {
+      made.push_back(chosen.kernels == PlaneKernels::cufft_z
+                         ? cufft_z_planes(columns, arrived)
+                         : cufft_2d_planes(columns.y_forward.outer_count[0]));
       return made;
     }
     const long planes = columns.y_forward.outer_count[0];

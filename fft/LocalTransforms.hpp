@@ -2,7 +2,9 @@
 //
 // Contract: made once for a layout (for cuFFT: one work area that every plan shares, since they never run at
 // the same time); every executor it makes lives no longer than it.
-// - planes(count): the plane transforms of `count` consecutive yz planes (the slab, or a piece of it).
+// - planes(count): the plane transforms of `count` consecutive yz planes (the slab, or a piece of it), out of
+//   place; backward may overwrite its input. CUDA: cuFFT's 2D plans, or kolmo's row and column FFTs where
+//   they take Nz and Ny and a timing finds them faster, per direction.
 // - x_slab(), x_kept(): the x transforms of the spectral slab's columns and of the compact slab's
 // (dealiased).
 // - x_run(first, count): the x transforms of the columns [first, first + count) of each [ky][kz] plane of

@@ -153,17 +153,19 @@ struct FftOptions {
   // of early pieces would overwrite the input of later ones; the strided route's forward transforms in place
   // go by the copies).
   int exchange_pieces = 1;
-  // GPU, dealiased plane transforms by kolmo's row and column FFTs (the pruned and the strided routes, where
-  // Nz is a length the row FFTs take): the planes go in this many groups, which the device's stream and a
-  // second one take in turn, so that one group's passes fill the ramps and tails of the other's and a
-  // group's intermediate planes are still in L2 when its column FFTs read them (fft/ColumnExecutors.cuh);
-  // groups after the first two may start on their stream as the group before them there ends ("following
-  // early", as a count given here does). 1: one group. 0: chosen at construction, each direction by a timing
-  // of one group against groups of about a quarter and an eighth of L2, where those make from 2 to 64 groups,
-  // with and without following early. Plane transforms that place the rank's own rows (FftOptions::own_rows)
-  // backward would stay in one group, their column FFTs reading memory that their row FFTs then overwrite;
-  // dealiased backward transforms place them by their x transforms instead. The results are the same, bit
-  // for bit. Ignored on the host.
+  // GPU, plane transforms by kolmo's row and column FFTs (dealiased: the pruned and the strided routes, where
+  // Nz is a length the row FFTs take; full: where Nz and Ny are, wherever a timing at construction finds
+  // them faster than cuFFT's kernels, per direction, and always where a count is given here): the planes go
+  // in this many groups, which the device's stream and a second one take in turn, so that one group's passes
+  // fill the ramps and tails of the other's and a group's intermediate planes are still in L2 when its
+  // column FFTs read them (fft/ColumnExecutors.cuh); groups after the first two may start on their stream as
+  // the group before them there ends ("following early", as a count given here does). 1: one group. 0:
+  // chosen at construction, each direction by a timing of one group against groups of about a quarter and an
+  // eighth of L2, where those make from 2 to 64 groups, with and without following early. Plane transforms
+  // that place the rank's own rows (FftOptions::own_rows) backward would stay in one group, their column FFTs
+  // reading memory that their row FFTs then overwrite; dealiased backward transforms place them by their x
+  // transforms instead. Groups give the results of one group, bit for bit (kolmo's kernels and cuFFT's agree
+  // to rounding). Ignored on the host.
   int plane_groups = 0;
   // Host backend: FFTW times its algorithms for each transform at construction and keeps the fastest
   // (measure; seconds for large grids unless the wisdom below holds them already), or picks by its heuristics
