@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -103,6 +104,24 @@ void check_same_command(const std::string& command, MPI_Comm comm) {
                                   : "command line: rank " + std::to_string(rank) + " was started as 'kolmo " +
                                         command + "' and rank 0 as 'kolmo " + root +
                                         "': every rank of a run takes the same command and options");
+}
+
+// --help (and whatever else CLI11 answers by printing and succeeding) on some ranks of an MPMD launch only
+// would have those ranks print and exit while the others wait for them in the next collective. So the ranks
+// compare whether they were asked with rank 0 and refuse together where that differs. Returns whether every
+// rank was asked (then rank 0 prints the help once and all succeed).
+bool help_on_every_rank(bool asked, MPI_Comm comm) {
+  int rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  int root_asked = asked ? 1 : 0;
+  KOLMO_CHECK_MPI(MPI_Bcast(&root_asked, 1, MPI_INT, 0, comm));
+  const auto with = [](bool given) { return std::string(given ? "with --help" : "without --help"); };
+  io::agree(comm, asked == (root_asked != 0)
+                      ? std::string()
+                      : "command line: rank " + std::to_string(rank) + " was started " + with(asked) +
+                            " and rank 0 " + with(root_asked != 0) +
+                            ": give --help to every rank of a launch or to none");
+  return asked;
 }
 
 // Each rank reads its configuration itself: an MPMD launch (mpiexec -n 1 kolmo run a.yaml : -n 1 kolmo run
@@ -225,16 +244,18 @@ int main(int argc, char** argv) {
   auto* info = app.add_subcommand("info", "version, backends, GPUs and ranks");
 
   std::string parse_error;
+  std::exception_ptr help;  // --help: printed once the ranks agree that every one of them was asked
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help prints and succeeds; a mistake is one line and status 1, like every other refusal (CLI11's own
-    // codes, 106, 109, ..., mean nothing to a job script).
-    if (e.get_exit_code() == 0) return rank == 0 ? app.exit(e) : 0;
+    // --help prints and succeeds, once the ranks agree that all of them were asked; a mistake is one line and
+    // status 1, like every other refusal (CLI11's own codes, 106, 109, ..., mean nothing to a job script).
     // A mistyped command, or an option before the command, reaches CLI11 as a missing command: name the word.
     // A stray word is named in full, and where a --set was given with the likely cause (one value per --set).
     const bool no_command = argc > 1 && app.get_subcommands().empty();
-    if (no_command)
+    if (e.get_exit_code() == 0)
+      help = std::current_exception();
+    else if (no_command)
       parse_error = std::string("unknown ") +
                     (argv[1][0] == '-' ? "option, before any command," : "command") + " '" + argv[1] +
                     "': kolmo run, check or info (kolmo --help)";
@@ -243,13 +264,17 @@ int main(int argc, char** argv) {
     else
       parse_error = std::string(e.what()) + " (kolmo --help lists the options)";
   }
-  // A mistake on some ranks only (an MPMD launch) stops them all; so do commands that differ between ranks.
+  // A mistake on some ranks only (an MPMD launch) stops them all; so do --help and commands that differ
+  // between ranks.
   try {
     io::agree(MPI_COMM_WORLD, parse_error);
+    if (help_on_every_rank(help != nullptr, MPI_COMM_WORLD)) std::rethrow_exception(help);
     std::string command = app.get_subcommands().front()->get_name();
     if (options.restart) command += " --restart";
     if (!options.checkpoint.empty()) command += " --checkpoint " + options.checkpoint;
     check_same_command(command, MPI_COMM_WORLD);
+  } catch (const CLI::ParseError& e) {  // --help on every rank: rank 0 prints it once
+    return rank == 0 ? app.exit(e) : 0;
   } catch (const std::exception& e) {
     if (rank == 0) std::fprintf(stderr, "kolmo: %s\n", e.what());
     return 1;

@@ -8,9 +8,10 @@
   instead), a restart without a checkpoint or on another grid (also one whose initial fields that grid could
   not hold), a run too large for the memory, a configuration file that the run's config.yaml would replace,
   command-line mistakes (an empty --checkpoint, a second value after one --set, a stray word), and MPMD
-  launches whose ranks differ (configuration files, --set, the command, --restart, a mistake on one rank only;
-  the same configuration from two paths runs): each gives one line naming the key and the file, exit status 1,
-  and nothing written, in `kolmo run` and `kolmo check` alike. A refused restart leaves the run as it was. A
+  launches whose ranks differ (configuration files, --set, the command, --restart, --help or a mistake on one
+  rank only; the same configuration from two paths runs, --help on every rank is printed once): each gives
+  one line naming the key and the file, exit status 1, and nothing written, in `kolmo run` and `kolmo check`
+  alike. A refused restart leaves the run as it was. A
   restart reads no initial condition: it runs and checks with the initial fields' files moved away, which a
   new run refuses.
   The count of broken inputs tried, and of those refused that way, is printed at the end.
@@ -189,6 +190,17 @@ with tempfile.TemporaryDirectory() as tmp:
             ["command line: rank 1 was started as 'kolmo run' and rank 0 as 'kolmo run --restart'"], work, before)
     refused("MPMD: an unknown option on one rank only", [mpmd(["run", "a.yaml"], ["run", "a.yaml", "--bogus"])],
             ["--bogus"], work, before)
+    # --help on some ranks only: those printed it and exited while the others waited for them (a hang).
+    refused("MPMD: --help on rank 0 only", [mpmd(["run", "a.yaml", "--help"], ["run", "a.yaml"])],
+            ["command line: rank 1 was started without --help and rank 0 with --help: give --help to every rank of a "
+             "launch or to none"], work, before)
+    refused("MPMD: --help on rank 1 only",
+            [mpmd(["run", "a.yaml"], ["run", "a.yaml", "--help"]), mpmd(["check", "a.yaml"], ["--help"])],
+            ["command line: rank 1 was started with --help and rank 0 without --help"], work, before)
+    r = mpmd(["run", "a.yaml", "--help"], ["run", "a.yaml", "--help"])
+    check(r.returncode == 0 and r.stdout.count("Usage:") == 1 and "--restart" in r.stdout and r.stderr.strip() == ""
+          and snapshot(work) == before, f"MPMD: --help on every rank is printed once (exit {r.returncode}, "
+          f"{r.stdout.count('Usage:')} time(s), {r.stderr.strip()[:200]})")
     refused("MPMD: a broken configuration on one rank only",
             [mpmd(["run", "a.yaml"], ["run", str(source / "tests/config/bad/tab_indent.yaml")])],
             ["tab_indent.yaml:6:1: a tab in the indentation"], work, before)
