@@ -197,7 +197,10 @@ class NavierStokesRun {
     else
       set_initial_condition();
     const std::string series_run = restart ? check_continued_files() : std::string();
-    run_ = io::text_of_root(!restart                   ? new_run_identity()
+    // Rank 0 chooses (the series' identity is read there only) and draws a new one where the run needs it;
+    // the other ranks take rank 0's.
+    run_ = io::text_of_root(rank_ != 0                 ? std::string()
+                            : !restart                 ? new_run_identity()
                             : !checkpoint_run_.empty() ? checkpoint_run_
                             : !series_run.empty()      ? series_run
                                                        : new_run_identity(),
