@@ -23,6 +23,7 @@
 #include "io/FieldFile.hpp"
 #include "io/Hdf5.hpp"
 #include "io/OutputDirectory.hpp"
+#include "io/RunIdentity.hpp"
 #include "io/SeriesFile.hpp"
 #include "io/SpectraFile.hpp"
 #include "io/TextFile.hpp"
@@ -475,7 +476,7 @@ class NavierStokesRun {
         if (!std::filesystem::exists(path)) continue;  // started anew at the checkpoint's step
         try {  // every dataset the run continues read whole: damage to the file's structure shows
           const io::File file = io::open_serial(path);
-          if (path == paths_.series) series_run = io::series_run(file.get());
+          if (path == paths_.series) series_run = io::run_identity(file.get());
           for (const auto& name : names) {
             if (!io::has_link(file.get(), name)) continue;  // a new column, padded when the run opens it
             const io::Dataset dataset = io::open_dataset(file.get(), name);

@@ -9,6 +9,7 @@
 #include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
 #include "io/ParallelFile.hpp"
+#include "io/RunIdentity.hpp"
 
 namespace kolmo::io {
 
@@ -122,7 +123,7 @@ CheckpointInfo read_info(hid_t file) {
   info.rng_state = read_uint_attribute(file, "rng_state");
   info.precision = read_string_attribute(file, "precision");
   info.code_version = read_string_attribute(file, "code_version");
-  if (has_attribute(file, "run")) info.run = read_string_attribute(file, "run");
+  info.run = run_identity(file);
   return info;
 }
 
@@ -293,7 +294,7 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
     write_attribute(file.get(), "rng_state", std::uint64_t{info.rng_state});
     write_attribute(file.get(), "precision", std::string(precision_name<Real>()));
     write_attribute(file.get(), "code_version", code_version());
-    if (!info.run.empty()) write_attribute(file.get(), "run", info.run);
+    if (!info.run.empty()) write_run_identity(file.get(), info.run);
 
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
     PropertyList creation = checksummed_datasets(chunk);

@@ -2,6 +2,7 @@
 
 #include "core/Error.hpp"
 #include "io/Collective.hpp"
+#include "io/RunIdentity.hpp"
 
 namespace kolmo::io {
 
@@ -19,12 +20,8 @@ SeriesFile::SeriesFile(const std::filesystem::path& path, std::vector<std::strin
                        MPI_Comm comm, const std::string& run)
     : columns_(std::move(columns)),
       table_(path, scalar_columns(columns_), opening, comm, [&run](hid_t file, bool) {
-        if (!run.empty() && !has_attribute(file, "run")) write_attribute(file, "run", run);
+        if (!run.empty() && !has_attribute(file, kRunAttribute)) write_run_identity(file, run);
       }) {}
-
-std::string series_run(hid_t file) {
-  return has_attribute(file, "run") ? read_string_attribute(file, "run") : std::string();
-}
 
 void SeriesFile::append(std::span<const double> values) {
   std::vector<std::span<const double>> row;

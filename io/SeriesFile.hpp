@@ -12,7 +12,8 @@
 //   if absent; new columns are padded with NaN, see RowTable.hpp); call truncate_after_step(restart step) to
 //   drop rows written after the checkpoint the run restarts from.
 // - run, if not empty, is the identity of the run the series belongs to, kept as the root attribute run
-//   (read it with series_run()): written when the file is created, and into a resumed file that has none.
+//   (io/RunIdentity.hpp, which reads it): written when the file is created, and into a resumed file that has
+//   none.
 #pragma once
 
 #include <mpi.h>
@@ -41,8 +42,5 @@ class SeriesFile {
   std::vector<std::string> columns_;
   RowTable table_;
 };
-
-// The run attribute of an open series file (not collective), or empty where it has none.
-std::string series_run(hid_t file);
 
 }  // namespace kolmo::io
