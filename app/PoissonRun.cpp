@@ -82,7 +82,8 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
   io::on_root(comm, [&] { io::replace_text_file(paths.config, options.config_text); });
   write_run_status(paths.root, "running: the Poisson problem", comm);
   // A second signal ends the run at once (app/StopRequest.hpp), perhaps while phi is written: not "running".
-  describe_second_stop(paths.root, "stopped: interrupted twice during the Poisson problem; run it again");
+  second_stop_directory(paths.root);
+  describe_second_stop("stopped: interrupted twice during the Poisson problem; run it again");
   try {
     std::vector<Real> phi(n);
     poisson.solve(f, phi, lambda);

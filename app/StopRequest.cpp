@@ -20,18 +20,18 @@ namespace {
 // second_stop below are the only global state kolmo has, and only the handlers act on them.
 volatile std::sig_atomic_t signals_seen = 0;
 
-// What a second signal writes (describe_second_stop): each description goes into the slot the handler would
-// not read, then `published` counts it (the newest is slots[published % 2]), so a handler that runs on
-// another thread while the run describes the next step copies a whole one: it copies, and checks that
-// `published` has not moved meanwhile.
+// What a second signal writes. The paths are set once (second_stop_directory), before any description, and
+// never change after, so the handler reads them in place. The line changes every step
+// (describe_second_stop): each goes into the slot the handler would not read, then `published` counts it
+// (the newest is lines[published % 2]), so a handler that runs on another thread while the run describes
+// the next step copies a whole one: it copies, and checks that `published` has not moved meanwhile.
 struct SecondStop {
-  struct Slot {
-    char status[PATH_MAX];     // <directory>/status
-    char temporary[PATH_MAX];  // <directory>/status.stop.tmp (not status.tmp, which the run itself writes)
-    char line[1024];           // the line, with its newline
-  };
-  bool speaks = false;  // rank 0, set before the handlers are installed
-  Slot slots[2];
+  using Line = char[1024];   // the line, with its newline
+  bool speaks = false;       // rank 0, set before the handlers are installed
+  bool located = false;      // status and temporary hold the run's paths
+  char status[PATH_MAX];     // <directory>/status
+  char temporary[PATH_MAX];  // <directory>/status.stop.tmp (not status.tmp, which the run itself writes)
+  Line lines[2];
   std::atomic<unsigned long> published{0};
   std::atomic<bool> described{false};
 };
@@ -52,11 +52,11 @@ bool write_all(int fd, const char* bytes, std::size_t size) {
 
 // The newest description, copied whole into out; false when there is none (or it kept changing under the
 // copy).
-bool newest_description(SecondStop::Slot& out) {
+bool newest_description(SecondStop::Line& out) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (!second_stop.described.load(std::memory_order_acquire)) return false;
     const unsigned long before = second_stop.published.load(std::memory_order_acquire);
-    std::memcpy(&out, &second_stop.slots[before % 2], sizeof out);
+    std::memcpy(&out, &second_stop.lines[before % 2], sizeof out);
     std::atomic_thread_fence(std::memory_order_acquire);
     if (second_stop.published.load(std::memory_order_relaxed) == before) return true;
   }
@@ -67,21 +67,21 @@ bool newest_description(SecondStop::Slot& out) {
 void say_stopped_at_once() {
   if (!second_stop.speaks) return;
   static constexpr char prefix[] = "kolmo: ", plain[] = "kolmo: interrupted twice: stopped at once\n";
-  SecondStop::Slot slot;
-  if (!newest_description(slot)) {
+  SecondStop::Line line;
+  if (!newest_description(line)) {
     write_all(STDERR_FILENO, plain, sizeof plain - 1);
     return;
   }
-  const std::size_t length = std::strlen(slot.line);
+  const std::size_t length = std::strlen(line);
   write_all(STDERR_FILENO, prefix, sizeof prefix - 1);
-  write_all(STDERR_FILENO, slot.line, length);
-  const int fd = ::open(slot.temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  write_all(STDERR_FILENO, line, length);
+  const int fd = ::open(second_stop.temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return;
-  const bool written = write_all(fd, slot.line, length);
+  const bool written = write_all(fd, line, length);
   if (::close(fd) == 0 && written)
-    ::rename(slot.temporary, slot.status);
+    ::rename(second_stop.temporary, second_stop.status);
   else
-    ::unlink(slot.temporary);  // a status half written is never put in place
+    ::unlink(second_stop.temporary);  // a status half written is never put in place
 }
 
 extern "C" void on_stop_signal(int signal) {
@@ -123,14 +123,25 @@ bool stop_requested(MPI_Comm comm) {
   return any != 0;
 }
 
-void describe_second_stop(const std::filesystem::path& directory, const std::string& line) {
+void second_stop_directory(const std::filesystem::path& directory) {
+  if (!second_stop.speaks) return;
+  const std::string status = (directory / "status").string(),
+                    temporary = (directory / "status.stop.tmp").string();
+  if (second_stop.located) {  // set once: a handler may be reading them
+    KOLMO_REQUIRE(status == second_stop.status, "internal: the second signal's directory was set to " +
+                                                    std::string(second_stop.status) + ", then to " + status);
+    return;
+  }
+  second_stop.located = copy_text(second_stop.status, sizeof second_stop.status, status) &&
+                        copy_text(second_stop.temporary, sizeof second_stop.temporary, temporary);
+}
+
+void describe_second_stop(const std::string& line) {
   if (!second_stop.speaks) return;
   // The slot the handler does not read: the newest is the other one.
   const unsigned long next = second_stop.published.load(std::memory_order_relaxed) + 1;
-  SecondStop::Slot& slot = second_stop.slots[next % 2];
-  if (!copy_text(slot.status, sizeof slot.status, (directory / "status").string()) ||
-      !copy_text(slot.temporary, sizeof slot.temporary, (directory / "status.stop.tmp").string()) ||
-      !copy_text(slot.line, sizeof slot.line, line + '\n')) {
+  SecondStop::Line& slot = second_stop.lines[next % 2];
+  if (!second_stop.located || !copy_text(slot, sizeof slot, line + '\n')) {
     forget_second_stop();
     return;
   }

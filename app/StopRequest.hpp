@@ -9,13 +9,14 @@
 //
 // Contract: install_stop_handlers(comm) once at start; rank 0 of comm is the one that speaks. stop_requested
 // (comm) is collective and returns the same answer on every rank (any rank that saw a signal stops them all),
-// so every rank leaves the time loop at the same step. describe_second_stop(directory, line) (not collective,
-// on every rank: only rank 0 keeps it) makes line what a second signal writes to <directory>/status and
+// so every rank leaves the time loop at the same step. second_stop_directory(directory) (once, before the
+// first description; not collective, on every rank: only rank 0 keeps it) names the run's directory;
+// describe_second_stop(line) (likewise) makes line what a second signal writes to <directory>/status and
 // stderr from then on; a run keeps it current as it goes (its step, its newest checkpoint) and calls
 // forget_second_stop() before it writes a final status (finished, stopped, failed), which a second signal
-// then leaves as it is. The line is rendered here, outside the handler, which only copies bytes with
-// async-signal-safe calls (open, write, close, rename, unlink); a directory or line too long for its buffer
-// is forgotten instead.
+// then leaves as it is. The paths and the line are rendered here, outside the handler, which only copies
+// bytes with async-signal-safe calls (open, write, close, rename, unlink); a directory or line too long for
+// its buffer is forgotten instead (the second signal then says only that it stopped at once).
 #pragma once
 
 #include <mpi.h>
@@ -27,7 +28,8 @@ namespace kolmo::app {
 
 void install_stop_handlers(MPI_Comm comm);
 bool stop_requested(MPI_Comm comm);
-void describe_second_stop(const std::filesystem::path& directory, const std::string& line);
+void second_stop_directory(const std::filesystem::path& directory);
+void describe_second_stop(const std::string& line);
 void forget_second_stop();
 
 }  // namespace kolmo::app
