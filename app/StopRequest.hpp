@@ -6,6 +6,10 @@
 // rename (a reader sees the old line or the new one, never part of one). SIGPIPE (the reader of its output
 // gone: kolmo run | head) asks for the same clean stop, however often it comes: each line printed after it
 // raises it again.
+// Under MPICH's mpiexec only the signals mpiexec forwards reach the ranks (hydra starts each in a session of
+// its own): it forwards every SIGTERM, but its second SIGINT (Ctrl-C) is its own force abort, SIGKILL to
+// every rank, which no handler sees; status then keeps its running line, which names the newest checkpoint,
+// as after any kill (tests/app/test_runs.py checks both).
 //
 // Contract: install_stop_handlers(comm) once at start; rank 0 of comm is the one that speaks. stop_requested
 // (comm) is collective and returns the same answer on every rank (any rank that saw a signal stops them all),

@@ -14,7 +14,9 @@
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it. So does a closed output pipe (SIGPIPE). SIGTERM stops a Poisson run (status
   130, no field file). A second SIGINT stops a run at once, without that checkpoint, saying so on one line
-  and in <dir>/status, which names the newest checkpoint (left whole; --restart continues from it).
+  and in <dir>/status, which names the newest checkpoint (left whole; --restart continues from it). Under
+  mpiexec on 2 ranks a second SIGTERM does the same, the line said once; a second SIGINT is mpiexec's force
+  abort (SIGKILL), after which status says running from the newest checkpoint, which continues.
 (Broken inputs, blow-ups and memory: test_safety.py.)
 """
 import os
@@ -24,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 try:
     import h5py
@@ -312,16 +315,16 @@ with tempfile.TemporaryDirectory() as tmp:
         if progress_lines >= 5:
             break
 
-    def sigint_pending():
+    def pending(pid, signum):
         try:
-            lines = pathlib.Path(f"/proc/{process.pid}/status").read_text().splitlines()
+            lines = pathlib.Path(f"/proc/{pid}/status").read_text().splitlines()
         except OSError:
             return False
-        pending = next((int(line.split()[1], 16) for line in lines if line.startswith("ShdPnd:")), 0)
-        return bool(pending & (1 << (signal.SIGINT - 1)))
+        shared = next((int(line.split()[1], 16) for line in lines if line.startswith("ShdPnd:")), 0)
+        return bool(shared & (1 << (signum - 1)))
 
     process.send_signal(signal.SIGINT)
-    while sigint_pending():
+    while pending(process.pid, signal.SIGINT):
         pass
     process.send_signal(signal.SIGINT)
     output, errors = process.communicate(timeout=300)
@@ -341,6 +344,67 @@ with tempfile.TemporaryDirectory() as tmp:
     status = (twice / "out/status").read_text()
     check(r.returncode == 0 and status.startswith(f"finished: step {newest_step + 1}, "),
           f"--restart continues from the newest checkpoint, step {newest_step} ({r.stderr.strip()[:200]}, {status.strip()})")
+
+    # The same under mpiexec, 2 ranks, each in a session of its own (MPICH's hydra), so that only what mpiexec
+    # forwards reaches them. SIGTERM it forwards every time: the line is said once (by rank 0, not once per
+    # rank) and status says it too, naming the newest checkpoint. Its second SIGINT mpiexec does not forward:
+    # it is its own "force abort", SIGKILL to every rank, which no handler sees (MPICH 4.0.2); status then
+    # still says running from the newest checkpoint (as after any kill), which is whole and continues. Both
+    # signals come within one step (128^3 points over 2 ranks), timed by the progress lines; a run that does
+    # not end is killed after 5 minutes, a failure.
+    two_ranks = [*slow[:-6], "--set", "grid.n=128", *slow[-4:]]
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        name = signal.Signals(signum).name
+        directory = root / f"twice_mpiexec_{name}"
+        directory.mkdir()
+        process = subprocess.Popen([args.mpiexec, "-n", "2", args.kolmo, "run", str(root / "run.yaml"), *two_ranks],
+                                   cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env=dict(os.environ, OMP_NUM_THREADS="1"), start_new_session=True)
+        arrivals = []  # when each progress line came
+        for line in process.stdout:  # past the checkpoint of step 3
+            if line.strip().split(" ")[0].isdigit():
+                arrivals.append(time.monotonic())
+            if len(arrivals) >= 5:
+                break
+        # A quarter of a step into the next one: a signal sent as its line comes may still be taken at the end
+        # of the step the line is of (the ranks agree on a stop after it), leaving only the stop's checkpoint
+        # for the second signal to arrive in. The second follows a quarter step after mpiexec took the first,
+        # for mpiexec to pass that on first; half a step and the stop's checkpoint are left.
+        quarter = (arrivals[-1] - arrivals[-2]) / 4
+        time.sleep(quarter)
+        process.send_signal(signum)
+        while pending(process.pid, signum):
+            pass
+        time.sleep(quarter)
+        process.send_signal(signum)
+        try:
+            output, errors = process.communicate(timeout=300)
+            ended = True
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            output, errors = process.communicate()
+            ended = False
+        said = [line for line in errors.splitlines() if line.startswith("kolmo:")]
+        status = (directory / "out/status").read_text()
+        _, newest_step, _ = velocity(directory / "out/checkpoints/checkpoint.h5")
+        seen = (f"{'ended' if ended else 'still going after 5 minutes'}, exit {process.returncode}, "
+                f"kolmo said {said}, status {status.strip()}, checkpoint.h5 of step {newest_step}")
+        if signum == signal.SIGTERM:
+            check(ended and len(said) == 1 and said[0] == "kolmo: " + status.strip()
+                  and status.startswith("stopped: interrupted twice at step ")
+                  and f"no checkpoint written; the newest checkpoint is step {newest_step}, t = " in status
+                  and not (directory / "out/status.stop.tmp").exists() and "stopped by a signal" not in output,
+                  f"2 ranks under mpiexec, SIGTERM twice: stopped at once, said once and in status ({seen})")
+        else:
+            check(ended and not said and status.startswith(f"running: step {newest_step}, t = ")
+                  and status.endswith(" (checkpoint written)\n") and "stopped by a signal" not in output,
+                  f"2 ranks under mpiexec, SIGINT twice: mpiexec kills them; status names the newest checkpoint ({seen})")
+    r = kolmo(2, "run", str(root / "run.yaml"), *two_ranks[:-4], "--set", f"time.steps={newest_step + 1}",
+              "--restart", cwd=directory)
+    status = (directory / "out/status").read_text()
+    check(r.returncode == 0 and status.startswith(f"finished: step {newest_step + 1}, "),
+          f"after SIGINT twice under mpiexec, --restart continues from step {newest_step} ({r.stderr.strip()[:200]}, "
+          f"{status.strip()})")
 
     # SIGKILL: no handler runs, so status still says running, from the newest checkpoint on (or the one before
     # it, if the kill fell between the checkpoint and the status line).
