@@ -262,10 +262,10 @@ def config_values(run):
     return values
 
 
-def poisson_run(run):
+def poisson_run(run, values):
     """Whether DIR holds a Poisson run, and how that is known: config.yaml's problem (navier_stokes when the
-    key is absent, its default), or without config.yaml the last field dump's datasets (phi and no u)."""
-    values = config_values(run)
+    key is absent, its default), or without config.yaml the last field dump's datasets (phi and no u). values:
+    config_values(run), which the caller reads once and passes on to whatever else needs it."""
     if values is not None:
         return values.get("problem", "navier_stokes") == "poisson", "config.yaml"
     dumps = field_dumps(run)
@@ -282,7 +282,7 @@ def poisson_run(run):
 def _not_written_by_poisson(path):
     """A PostError for a file a Poisson run never writes (series.h5, spectra.h5), or None for any other run."""
     run = path.parent
-    if not path.is_file() and poisson_run(run)[0]:
+    if not path.is_file() and poisson_run(run, config_values(run))[0]:
         return PostError(f"{path} is missing: a Poisson run writes none (its output is one field dump of phi "
                          f"and f: kolmo_post.py summary {run})")
     return None
@@ -1075,11 +1075,12 @@ def files_present(run):
     return present
 
 
-def summary_lines(run):
+def summary_lines(run, values):
+    """The summary of DIR; values: config_values(run)."""
     run = Path(run)
-    poisson, source = poisson_run(run)
+    poisson, source = poisson_run(run, values)
     if poisson:
-        return poisson_summary_lines(run, source)
+        return poisson_summary_lines(run, values or {}, source)
     series = load_series(run)
     grid, grid_source = _grid(run)
     steps = series.get("step")
@@ -1196,11 +1197,11 @@ def _statistics(values):
             f"mean {_format(float(np.mean(values)))}, rms {_format(float(np.sqrt(np.mean(np.square(values)))))}")
 
 
-def poisson_summary_lines(run, source="config.yaml"):
+def poisson_summary_lines(run, values, source):
     """The summary of a Poisson run: grid, box, the shift, phi's and f's statistics, the residual of the
-    equation and the gradient's difference from the spectral gradient of phi."""
+    equation and the gradient's difference from the spectral gradient of phi. values: config_values(run), or
+    {} without config.yaml; source: how the run is known to be a Poisson run (poisson_run)."""
     run = Path(run)
-    values = config_values(run) or {}
     path = choose_dump(run)
     fields, grid, box, precision = read_poisson_dump(path)
     shift = None
@@ -1297,7 +1298,8 @@ def _all(run):
     if not run.is_dir():
         raise PostError(f"run directory {run} does not exist")
     made, notes = [], []
-    if poisson_run(run)[0]:
+    values = config_values(run)
+    if poisson_run(run, values)[0]:
         # A Poisson run writes one field dump (phi, f and perhaps the gradient), no series or spectra: its
         # slices and the summary, which checks the equation.
         for field in ("phi", "f"):
@@ -1307,7 +1309,7 @@ def _all(run):
                 print(f"kolmo_post: skipped slice of {field}: {error}", file=sys.stderr)
         for path in made:
             print(f"wrote {path}")
-        print("\n".join(summary_lines(run)))
+        print("\n".join(summary_lines(run, values)))
         return
     # Every plot that needs nothing but the run directory; one whose input is missing (no scalars, not an
     # MHD run, no field dump) says why on stderr.
@@ -1330,7 +1332,7 @@ def _all(run):
         print(f"wrote {path}")
     if notes:
         print("\n".join(notes))
-    print("\n".join(summary_lines(run)))
+    print("\n".join(summary_lines(run, values)))
 
 
 def main(argv=None):
@@ -1396,7 +1398,7 @@ def main(argv=None):
             print("\n".join(lines))
             print(f"wrote {path}")
         elif arguments.command == "slice":
-            field = arguments.field or ("phi" if poisson_run(arguments.dir)[0] else "u")
+            field = arguments.field or ("phi" if poisson_run(arguments.dir, config_values(arguments.dir))[0] else "u")
             path = plot_slice(arguments.dir, field, arguments.z, arguments.step, arguments.output)
             print(f"wrote {path}")
         elif arguments.command == "mhd":
@@ -1409,7 +1411,7 @@ def main(argv=None):
             print("\n".join(lines))
             print(f"wrote {path}")
         elif arguments.command == "summary":
-            print("\n".join(summary_lines(arguments.dir)))
+            print("\n".join(summary_lines(arguments.dir, config_values(arguments.dir))))
         elif arguments.command == "compare":
             result = comparison(load_series(arguments.dir), load_reference(arguments.reference),
                                 Path(arguments.dir) / "series.h5")

@@ -14,10 +14,12 @@ by a run still writing them and plots that cannot be written (one line each). Po
 spectra): phi = -f/5 for f = sin(x) cos(2y) with lambda = 0, and a shifted case (lambda = 3, a box of sides
 2 pi, 4 pi, pi, a mean mode) stored either axis order, whose residual ||lap(phi) - lambda phi - f|| / ||f|| and
 gradient difference must be at round-off, and perturbed or sign-flipped solutions, a wrong shift or gradient
-that must be seen; all on them writes slices of phi and f.
+that must be seen; all on them writes slices of phi and f; summary and all read config.yaml once.
 """
 
+import contextlib
 import importlib.util
+import io
 import re
 import subprocess
 import sys
@@ -364,7 +366,26 @@ def gradient_numbers(text):
     return None
 
 
-def check_poisson(scratch):
+def config_reads(post, *arguments):
+    """How often kolmo_post, run in this process with these arguments, opens a file named config.yaml (Python's
+    audit events, which see every open whichever function makes it)."""
+    opened = []
+    state = {"counting": True}
+
+    def hook(event, details):
+        if state["counting"] and event == "open" and Path(str(details[0])).name == "config.yaml":
+            opened.append(details[0])
+
+    sys.addaudithook(hook)  # hooks stay for the process: this one stops counting below
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            code = post.main([*map(str, arguments)])
+    finally:
+        state["counting"] = False
+    return code, len(opened)
+
+
+def check_poisson(scratch, post):
     root = Path(scratch) / "poisson"
     cases = {}
     for name, options in (("pure", {}), ("shifted", {"shifted": True}),
@@ -442,6 +463,12 @@ def check_poisson(scratch):
           and f"wrote {run / 'plots' / 'slice_phi.png'}" in out,
           f"all on a Poisson run: code {code}, stderr {err.strip()!r}, plots "
           f"{sorted(p.name for p in (run / 'plots').glob('*')) if (run / 'plots').is_dir() else None}")
+    # config.yaml is read once, by summary and by all, and the result passed on (it was read for the problem,
+    # then again for the summary).
+    for command in ("summary", "all"):
+        code, reads = config_reads(post, command, run)
+        check(code == 0 and reads == 1,
+              f"{command} on a Poisson run reads config.yaml once: {reads} time(s), code {code}")
     (run / "plots" / "slice_phi.png").unlink()
     code, out, err = run_tool("slice", run)
     check(code == 0 and is_png(run / "plots" / "slice_phi.png"), f"slice of a Poisson run is phi's: {err!r}")
@@ -828,7 +855,7 @@ def main():
         check(code == 0 and f"skipped series: cannot write {unwritable / 'plots/series.png'}" in err
               and "final energy" in out, f"all into an unwritable place: code {code}, stderr {err.strip()!r}")
 
-        check_poisson(scratch)
+        check_poisson(scratch, post)
 
     if failures:
         print(f"{len(failures)} check(s) failed")
