@@ -266,17 +266,6 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   const std::string option = options.checkpoint.empty() ? "--restart" : "--checkpoint";
   const auto paths = io::output_paths(config.output.directory);
   RestartState<Real> state;
-  reading(option, [&] {
-    // The named file, or the newest sound one of checkpoint.h5 and checkpoint.prev.h5, checksums verified.
-    io::RestartCheckpoint chosen = io::choose_restart_checkpoint(paths.checkpoints, options.checkpoint, comm);
-    state.path = chosen.path;
-    state.info = chosen.info;
-    state.note = chosen.note;
-  });
-  if (state.info.grid != config.grid.n)
-    throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +
-                state.path.string() + ", " + list_text(state.info.grid) +
-                ": a run continues on its checkpoint's grid");
   // Every field of the run, by name: the velocity's components and each scalar's.
   const auto scalars = scalar_fields(config);
   std::vector<std::string> names(io::kVelocityComponents.begin(), io::kVelocityComponents.end());
@@ -292,6 +281,27 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     if (i < 3 + scalars.size()) return state.scalar_modes[i - 3];
     return state.magnetic_modes[i - 3 - scalars.size()];
   };
+  std::vector<io::SpectralTarget<Real>> targets;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto& modes = modes_of(i);
+    modes.resize(layout.spectral_size());
+    targets.push_back({names[i], modes});
+  }
+  bool read = false;
+  reading(option, [&] {
+    // The named file, or the newest sound one of checkpoint.h5 and checkpoint.prev.h5, checksums verified:
+    // its fields are read into targets in that pass where its grid and fields are the run's.
+    io::RestartCheckpoint chosen =
+        io::choose_restart_checkpoint<Real>(paths.checkpoints, options.checkpoint, layout, targets, comm);
+    state.path = chosen.path;
+    state.info = chosen.info;
+    state.note = chosen.note;
+    read = chosen.read;
+  });
+  if (state.info.grid != config.grid.n)
+    throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +
+                state.path.string() + ", " + list_text(state.info.grid) +
+                ": a run continues on its checkpoint's grid");
   // A field the configuration has and the checkpoint lacks (a scalar or b added since) is named as such, and
   // so is one the checkpoint holds and the configuration lacks (removed since): continuing without it would
   // drop it from the next checkpoints, and with it the only copy of that field's state.
@@ -313,15 +323,10 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
                       "without it (the checkpoint can be its initial.file)");
     });
   });
-  reading(option, [&] {
-    std::vector<io::SpectralTarget<Real>> targets;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      auto& modes = modes_of(i);
-      modes.resize(layout.spectral_size());
-      targets.push_back({names[i], modes});
-    }
-    state.info = io::read_checkpoint<Real>(state.path, layout, targets, comm);
-  });
+  // The fields were read in the pass that chose the file unless its grid or fields are not the run's, which
+  // the checks above refuse: read here only so that the state never depends on that.
+  if (!read)
+    reading(option, [&] { state.info = io::read_checkpoint<Real>(state.path, layout, targets, comm); });
   for (std::size_t i = 0; i < names.size(); ++i)
     require_finite(modes_of(i), dataset_text(option, state.path.string(), names[i]), comm);
 

@@ -15,9 +15,10 @@
 //   the others.
 // - read_restart: the checkpoint --checkpoint names, or for --restart checkpoint.h5 in the output directory's
 //   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
-//   then says which file was bad, why, and which is used: io::choose_restart_checkpoint); its grid must be
-//   grid.n, and it must hold every field of the run (the velocity, each scalar's <name>_hat, and with MHD
-//   bx_hat, by_hat, bz_hat) and no other.
+//   then says which file was bad, why, and which is used: io::choose_restart_checkpoint, whose pass that
+//   verifies the file also reads the fields, so the file is read once); its grid must be grid.n, and it must
+//   hold every field of the run (the velocity, each scalar's <name>_hat, and with MHD bx_hat, by_hat, bz_hat)
+//   and no other.
 //   physics_changes lists what the configuration changes against it, one clause per key ("physics.viscosity
 //   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, for --restart, from the run's
 //   previous config.yaml (read as a run from a checkpoint reads its own: its initial files need not exist)

@@ -143,11 +143,11 @@ Type checked_spectral_dataset(hid_t dataset, const std::array<long, 3>& grid) {
 }
 
 // Opens a checkpoint, reads its attributes, checks that its grid is `grid` (or, with no grid given, takes
-// the file's own) and its datasets' shapes, then calls transfer(dataset, its stored type, index, grid) for
-// each of the named datasets (with no names given: the velocity's and every other dataset the file holds).
-// Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
-using Transfer =
-    std::function<void(hid_t dataset, hid_t stored_type, std::size_t index, const std::array<long, 3>& grid)>;
+// the file's own) and its datasets' shapes, then calls transfer(dataset, its stored type, index, name, grid)
+// for each of the named datasets (with no names given: the velocity's and every other dataset the file
+// holds). Collective; errors throw kolmo::Error naming the file (and dataset) on every rank.
+using Transfer = std::function<void(hid_t dataset, hid_t stored_type, std::size_t index,
+                                    const std::string& name, const std::array<long, 3>& grid)>;
 
 CheckpointInfo read_through(const std::filesystem::path& path, const std::optional<std::array<long, 3>>& grid,
                             const std::vector<std::string>& given_names, MPI_Comm comm,
@@ -180,7 +180,7 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::option
         dataset = open_dataset(file.get(), names[i]);
         stored = checked_spectral_dataset(dataset.get(), info.grid);
       });
-      transfer(dataset.get(), stored.get(), i, info.grid);
+      transfer(dataset.get(), stored.get(), i, names[i], info.grid);
     }
     return info;
   } catch (const Error& error) {
@@ -189,17 +189,39 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::option
   }
 }
 
+// What the pass that verifies a checkpoint reads into the run's memory (choose_restart_checkpoint with
+// targets): where the file's grid is `grid`, dataset names[i] through read(dataset, i), collectively. The
+// other datasets, or all on another grid, are only checked; with no names, all are.
+struct RestartRead {
+  std::array<long, 3> grid{};
+  std::vector<std::string> names;
+  std::function<void(hid_t dataset, std::size_t index)> read;
+};
+
 // Why path cannot be restarted from ("" if it can): read_through on the file's own grid and every dataset
-// (the velocity's and the scalars'), reading every chunk once (its checksums verified), one ky plane per call
-// through a buffer of one plane (a chunk holds one ky plane). Each rank reads its even share of the planes;
-// the first ranks hold the most, the others join their last calls with nothing.
-std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, CheckpointInfo& info) {
+// (the velocity's and the scalars'), reading every chunk once (its checksums verified): into the run's
+// memory where `into` takes the dataset, else one ky plane per call through a buffer of one plane (a chunk
+// holds one ky plane), each rank its even share of the planes (the first ranks hold the most, the others
+// join their last calls with nothing). read: every dataset went into `into`, and it took all it names.
+std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, const RestartRead& into,
+                         CheckpointInfo& info, bool& read) {
+  read = false;
   try {
     int ranks = 1, rank = 0;
     KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
     KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    std::size_t taken = 0;
+    bool only_checked = false;
     info = read_through(path, std::nullopt, {}, comm,
-                        [&](hid_t dataset, hid_t stored, std::size_t, const std::array<long, 3>& grid) {
+                        [&](hid_t dataset, hid_t stored, std::size_t, const std::string& name,
+                            const std::array<long, 3>& grid) {
+                          const auto target = std::find(into.names.begin(), into.names.end(), name);
+                          if (grid == into.grid && target != into.names.end()) {
+                            into.read(dataset, std::size_t(target - into.names.begin()));
+                            ++taken;  // a file's dataset names differ, and so do the targets'
+                            return;
+                          }
+                          only_checked = true;
                           const fft::Split ky{grid[1], ranks};
                           for (long j = 0; j < ky.count(0); ++j) {
                             const bool mine = j < ky.count(rank);
@@ -218,6 +240,7 @@ std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, Check
         throw Error(path.string() + ": " + error.what());
       }
     });
+    read = !only_checked && taken == into.names.size();
     return {};
   } catch (const Error& error) {
     return error.what();
@@ -234,11 +257,13 @@ std::filesystem::path previous_checkpoint_path(const std::filesystem::path& dire
   return directory / "checkpoint.prev.h5";
 }
 
-RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
-                                            const std::filesystem::path& explicit_file, MPI_Comm comm) {
+namespace {
+
+RestartCheckpoint choose(const std::filesystem::path& directory, const std::filesystem::path& explicit_file,
+                         const RestartRead& into, MPI_Comm comm) {
   RestartCheckpoint chosen;
   if (!explicit_file.empty()) {
-    const std::string problem = why_unusable(explicit_file, comm, chosen.info);
+    const std::string problem = why_unusable(explicit_file, comm, into, chosen.info, chosen.read);
     KOLMO_REQUIRE(problem.empty(), problem);
     chosen.path = explicit_file;
     return chosen;
@@ -250,7 +275,7 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
                 "no checkpoint in " + directory.string() + " (neither checkpoint.h5 nor checkpoint.prev.h5)");
   std::string newest_problem = newest.string() + ": missing";
   if (have_newest) {
-    newest_problem = why_unusable(newest, comm, chosen.info);
+    newest_problem = why_unusable(newest, comm, into, chosen.info, chosen.read);
     if (newest_problem.empty()) {
       chosen.path = newest;
       return chosen;
@@ -258,7 +283,7 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
   }
   std::string previous_problem = previous.string() + ": missing";
   if (have_previous) {
-    previous_problem = why_unusable(previous, comm, chosen.info);
+    previous_problem = why_unusable(previous, comm, into, chosen.info, chosen.read);
     if (previous_problem.empty()) {
       chosen.path = previous;
       chosen.note = "cannot restart from " + newest_problem + "; restarting from the previous checkpoint, " +
@@ -267,6 +292,29 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
     }
   }
   throw Error("no usable checkpoint: " + newest_problem + "; " + previous_problem);
+}
+
+}  // namespace
+
+RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
+                                            const std::filesystem::path& explicit_file, MPI_Comm comm) {
+  return choose(directory, explicit_file, RestartRead{}, comm);
+}
+
+template <class Real>
+RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
+                                            const std::filesystem::path& explicit_file,
+                                            const fft::SlabLayout& layout,
+                                            const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm) {
+  check_datasets(explicit_file.empty() ? checkpoint_path(directory) : explicit_file, layout, targets, comm);
+  RestartRead into;
+  into.grid = layout.global();
+  for (const auto& target : targets) into.names.push_back(target.name);
+  const Type type = complex_type<Real>();
+  into.read = [&](hid_t dataset, std::size_t i) {
+    read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(), comm);
+  };
+  return choose(directory, explicit_file, into, comm);
 }
 
 template <class Real>
@@ -328,11 +376,11 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
   std::vector<std::string> names;
   for (const auto& target : targets) names.push_back(target.name);
   Type type = complex_type<Real>();
-  return read_through(path, layout.global(), names, comm,
-                      [&](hid_t dataset, hid_t, std::size_t i, const std::array<long, 3>&) {
-                        read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(),
-                                   comm);
-                      });
+  return read_through(
+      path, layout.global(), names, comm,
+      [&](hid_t dataset, hid_t, std::size_t i, const std::string&, const std::array<long, 3>&) {
+        read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(), comm);
+      });
 }
 
 template <class Real>
@@ -351,7 +399,10 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
   template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
                                                 const std::vector<SpectralTarget<Real>>&, MPI_Comm);         \
   template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
-                                                const VelocityTargets<Real>&, MPI_Comm);
+                                                const VelocityTargets<Real>&, MPI_Comm);                     \
+  template RestartCheckpoint choose_restart_checkpoint<Real>(                                                \
+      const std::filesystem::path&, const std::filesystem::path&, const fft::SlabLayout&,                    \
+      const std::vector<SpectralTarget<Real>>&, MPI_Comm);
 KOLMO_INSTANTIATE_CHECKPOINT(float)
 KOLMO_INSTANTIATE_CHECKPOINT(double)
 #undef KOLMO_INSTANTIATE_CHECKPOINT

@@ -71,6 +71,7 @@ struct RestartCheckpoint {
   std::filesystem::path path;  // the checkpoint to restart from
   CheckpointInfo info;         // its attributes
   std::string note;            // empty, or one line: which checkpoint was unusable and why, which one is used
+  bool read = false;           // the targets given hold its datasets (the overload with targets)
 };
 
 // The checkpoint a restart continues from, chosen and verified before the run writes anything. Collective
@@ -128,5 +129,18 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                const VelocityTargets<Real>& velocity, MPI_Comm comm);
+
+// choose_restart_checkpoint that reads the run's fields in the same pass that verifies a checkpoint, so that
+// a restart reads the file once, not once to verify it and again to read it: where a candidate's grid is the
+// layout's, each of its datasets that a target names is read into that target (this rank's slab, in Real)
+// instead of only through a buffer, its checksums verified all the same. read (in the result) says that the
+// chosen file's grid is the layout's and that its datasets are exactly the targets': the targets then hold
+// its fields. Otherwise they hold nothing of use (perhaps part of a candidate found unusable), and the caller
+// refuses the grid or the fields, or reads them with read_checkpoint. The layout must describe comm.
+template <class Real>
+RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
+                                            const std::filesystem::path& explicit_file,
+                                            const fft::SlabLayout& layout,
+                                            const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm);
 
 }  // namespace kolmo::io

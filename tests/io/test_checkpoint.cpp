@@ -282,3 +282,124 @@ TEST_CASE("a truncated checkpoint or one with a damaged attribute falls back to 
     CHECK(global_max(read_and_count<double>(chosen.path, MPI_COMM_WORLD, 1)) == 0);
   }
 }
+
+namespace {
+
+// The bytes this process has read through read() and pread() (/proc/self/io's rchar, from the kernel), or -1
+// where that is not to be had.
+double bytes_read_so_far() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  double value = 0;
+  while (io >> key >> value)
+    if (key == "rchar:") return value;
+  return -1;
+}
+
+// The bytes all ranks read while work ran.
+template <class Work>
+double bytes_read_by(Work work) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double before = bytes_read_so_far();
+  work();
+  const double after = bytes_read_so_far();
+  return kolmo::testing::global_sum(before < 0 || after < 0 ? -1e30 : after - before);
+}
+
+template <class Real>
+std::vector<SpectralTarget<Real>> targets_of(Velocity<Real>& velocity,
+                                             std::vector<Complex<Real>>* scalar = nullptr) {
+  std::vector<SpectralTarget<Real>> targets;
+  for (int c = 0; c < 3; ++c) targets.push_back({kVelocityComponents[c], velocity.components[c]});
+  if (scalar != nullptr) targets.push_back({checkpoint_dataset("s"), *scalar});
+  return targets;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("a restart reads its checkpoint's fields in the pass that verifies it", "[io]", float,
+                   double) {
+  using Real = TestType;
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  const auto& dir = directory.path();
+  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+
+  // The fields of the newest, bit for bit (in either precision: the test values are exact in both).
+  auto back = Velocity<Real>::empty(layout);
+  RestartCheckpoint chosen =
+      choose_restart_checkpoint<Real>(dir, {}, layout, targets_of(back), MPI_COMM_WORLD);
+  CHECK(chosen.path == checkpoint_path(dir));
+  CHECK(chosen.info.step == 200);
+  CHECK(chosen.read);
+  CHECK(global_max(double(mismatches(layout, back, 2))) == 0);
+
+  // Fields the file lacks (a scalar) or holds beyond the targets, or another grid: nothing is said to be
+  // read; the file is still verified and chosen (the caller refuses it).
+  std::vector<Complex<Real>> scalar(layout.spectral_size());
+  back = Velocity<Real>::empty(layout);
+  chosen = choose_restart_checkpoint<Real>(dir, {}, layout, targets_of(back, &scalar), MPI_COMM_WORLD);
+  CHECK(chosen.path == checkpoint_path(dir));
+  CHECK_FALSE(chosen.read);
+  const fft::SlabLayout other_grid({8, 10, 8}, ranks, rank);
+  auto other = Velocity<Real>::empty(other_grid);
+  chosen = choose_restart_checkpoint<Real>(dir, {}, other_grid, targets_of(other), MPI_COMM_WORLD);
+  CHECK(chosen.info.grid == kGrid);
+  CHECK_FALSE(chosen.read);
+  const auto with_scalar = dir / "with_scalar";
+  const Velocity<double> written(layout, 3);
+  std::vector<SpectralDataset<double>> datasets;
+  for (int c = 0; c < 3; ++c) datasets.push_back({kVelocityComponents[c], written.components[c]});
+  datasets.push_back({checkpoint_dataset("s"), written.components[0]});
+  write_checkpoint<double>(with_scalar, test_info(300), layout, datasets, MPI_COMM_WORLD);
+  chosen = choose_restart_checkpoint<Real>(with_scalar, {}, layout, targets_of(back), MPI_COMM_WORLD);
+  CHECK(chosen.info.step == 300);
+  CHECK_FALSE(chosen.read);
+  back = Velocity<Real>::empty(layout);
+  chosen =
+      choose_restart_checkpoint<Real>(with_scalar, {}, layout, targets_of(back, &scalar), MPI_COMM_WORLD);
+  CHECK(chosen.read);
+  CHECK(global_max(double(mismatches(layout, back, 3))) == 0);
+
+  // A damaged newest checkpoint: the fields are the previous one's, whatever the failed pass left in them.
+  REQUIRE(kolmo::testing::flip_bit_in_chunk(checkpoint_path(dir), "w_hat", {0, hsize_t(kGrid[1] - 1), 0}));
+  back = Velocity<Real>::empty(layout);
+  chosen = choose_restart_checkpoint<Real>(dir, {}, layout, targets_of(back), MPI_COMM_WORLD);
+  CHECK(chosen.path == previous_checkpoint_path(dir));
+  CHECK(chosen.read);
+  CHECK(every_rank_failed_with(chosen.note, {checkpoint_path(dir).string(), "'w_hat'", "Fletcher32"}));
+  CHECK(global_max(double(mismatches(layout, back, 1))) == 0);
+}
+
+TEST_CASE("a restart reads its checkpoint's bytes once", "[io]") {
+  // A grid whose fields outweigh the file's metadata: 64 x 48 x 17 complex doubles, 1.3 MiB a component.
+  const std::array<long, 3> grid{64, 48, 32};
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(grid, ranks, rank);
+  std::array<std::vector<Complex<double>>, 3> fields;
+  for (auto& field : fields) field.assign(layout.spectral_size(), Complex<double>(0.5, -0.25));
+  const auto path =
+      write_checkpoint<double>(directory.path(), test_info(1), layout,
+                               VelocityModes<double>{fields[0], fields[1], fields[2]}, MPI_COMM_WORLD);
+  const double file = double(std::filesystem::file_size(path));
+  std::vector<SpectralTarget<double>> targets;
+  for (int c = 0; c < 3; ++c) targets.push_back({kVelocityComponents[c], fields[c]});
+
+  bool read = false;
+  const double once = bytes_read_by([&] {
+    read = choose_restart_checkpoint<double>(directory.path(), {}, layout, targets, MPI_COMM_WORLD).read;
+  });
+  // What a restart did before: the verifying pass, then the read (the measure sees both).
+  const double twice = bytes_read_by([&] {
+    choose_restart_checkpoint(directory.path(), {}, MPI_COMM_WORLD);
+    read_checkpoint<double>(path, layout, targets, MPI_COMM_WORLD);
+  });
+  INFO("file " << file << " bytes; read " << once << " in one pass, " << twice << " verifying, then reading");
+  CHECK(read);
+  CHECK(once >= file * 0.9);
+  CHECK(once < file * 1.3);
+  CHECK(twice > file * 1.8);
+}
