@@ -272,7 +272,9 @@ RestartCheckpoint choose(const std::filesystem::path& directory, const std::file
                               previous = previous_checkpoint_path(directory);
   const bool have_newest = exists_on_root(newest, comm), have_previous = exists_on_root(previous, comm);
   KOLMO_REQUIRE(have_newest || have_previous,
-                "no checkpoint in " + directory.string() + " (neither checkpoint.h5 nor checkpoint.prev.h5)");
+                "no checkpoint in " + directory.string() +
+                    " (neither checkpoint.h5 nor checkpoint.prev.h5; a run writes them only where "
+                    "output.checkpoint_every or output.checkpoint_wall_minutes is set)");
   std::string newest_problem = newest.string() + ": missing";
   if (have_newest) {
     newest_problem = why_unusable(newest, comm, into, chosen.info, chosen.read);

@@ -308,7 +308,8 @@ with tempfile.TemporaryDirectory() as tmp:
     (work / "flow.yaml").write_text(FLOW + "initial: {type: random, seed: 3}\n")
     before = snapshot(work)
     refused("--restart without a checkpoint", run_and_check(work, "flow.yaml", "--restart"),
-            ["--restart", "no checkpoint in out/checkpoints"], work, before)
+            ["--restart", "no checkpoint in out/checkpoints", "only where output.checkpoint_every or "
+             "output.checkpoint_wall_minutes is set"], work, before)
     refused("--checkpoint of a missing file", run_and_check(work, "flow.yaml", "--checkpoint", "gone.h5"),
             ["--checkpoint", "gone.h5", "does not exist"], work, before)
     r = kolmo(2, "run", "flow.yaml", cwd=work)
