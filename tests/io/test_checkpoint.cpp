@@ -72,6 +72,13 @@ CheckpointInfo test_info(long step) {
   return info;
 }
 
+// Two checkpoints in dir, one after the other: checkpoint.prev.h5 then holds step 100 (the field of seed 1),
+// checkpoint.h5 step 200 (seed 2).
+void write_two_checkpoints(const std::filesystem::path& dir, const fft::SlabLayout& layout) {
+  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+}
+
 // A sub-communicator of the first `ranks` ranks (MPI_COMM_NULL elsewhere).
 MPI_Comm first_ranks(int ranks) {
   MPI_Comm comm = MPI_COMM_NULL;
@@ -189,8 +196,7 @@ TEST_CASE("a killed checkpoint writer leaves the last complete checkpoint readab
   const fft::SlabLayout layout(kGrid, ranks, rank);
   const auto& dir = directory.path();
 
-  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
-  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+  write_two_checkpoints(dir, layout);
   CheckpointInfo info;
   CHECK(global_max(read_and_count<double>(checkpoint_path(dir), MPI_COMM_WORLD, 2, &info)) == 0);
   CHECK(info.step == 200);
@@ -234,8 +240,7 @@ TEST_CASE("a flipped bit in a checkpoint's data fails its checksum on every rank
   const fft::SlabLayout layout(kGrid, ranks, rank);
   const auto& dir = directory.path();
   const auto newest = checkpoint_path(dir), previous = previous_checkpoint_path(dir);
-  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
-  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+  write_two_checkpoints(dir, layout);
 
   // The last ky plane's chunk: only the last rank reads it, so the others must learn of its failure.
   REQUIRE(kolmo::testing::flip_bit_in_chunk(newest, "v_hat", {0, hsize_t(kGrid[1] - 1), 0}));
@@ -324,8 +329,7 @@ TEMPLATE_TEST_CASE("a restart reads its checkpoint's fields in the pass that ver
   const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
   const fft::SlabLayout layout(kGrid, ranks, rank);
   const auto& dir = directory.path();
-  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
-  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+  write_two_checkpoints(dir, layout);
 
   // The fields of the newest, bit for bit (in either precision: the test values are exact in both).
   auto back = Velocity<Real>::empty(layout);
