@@ -119,6 +119,12 @@ class PostError(Exception):
 # ---------------------------------------------------------------------------------------------- reading
 
 
+def _status_note(run):
+    """For a message about the run in DIR: ' (its status: <DIR/status's line>)', or '' where it has none."""
+    status = Path(run) / "status"
+    return f" (its status: {status.read_text().strip()})" if status.is_file() else ""
+
+
 def _open(path):
     if h5py is None:
         raise PostError("h5py is not installed for " + sys.executable)
@@ -129,10 +135,8 @@ def _open(path):
     except OSError as error:
         if error.errno in (errno.EAGAIN, errno.EWOULDBLOCK) or "unable to lock file" in str(error):
             # HDF5 locks series.h5 and spectra.h5 while the solver has them open: the run is still going.
-            status = path.parent / "status"
-            state = f" (its status: {status.read_text().strip()})" if status.is_file() else ""
-            raise PostError(f"{path} is locked by the run still writing it{state}: read it when the run has "
-                            f"ended or stopped, or read a copy of it") from None
+            raise PostError(f"{path} is locked by the run still writing it{_status_note(path.parent)}: read it "
+                            "when the run has ended or stopped, or read a copy of it") from None
         raise PostError(f"{path} is not a readable HDF5 file ({error})") from None
 
 
@@ -213,9 +217,7 @@ def field_dumps(run):
 def choose_dump(run, step=None):
     dumps = field_dumps(run)
     if not dumps:
-        status = Path(run) / "status"
-        state = f" (its status: {status.read_text().strip()})" if status.is_file() else ""
-        raise PostError(f"no field dumps (fields_*.h5) in {Path(run) / 'fields'}{state}")
+        raise PostError(f"no field dumps (fields_*.h5) in {Path(run) / 'fields'}{_status_note(run)}")
     if step is None:
         return dumps[-1][1]
     for dump_step, path in dumps:
