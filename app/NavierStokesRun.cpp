@@ -522,6 +522,8 @@ class NavierStokesRun {
     std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
     std::printf("  exchange  %s; %s\n", fft_.exchange_pieces_report().c_str(), fft_.strided_report().c_str());
     if (!fft_.planning_report().empty()) std::printf("  plans     %s\n", fft_.planning_report().c_str());
+    if (!fft_.route_choices_report().empty())
+      std::printf("  choices   %s\n", fft_.route_choices_report().c_str());
     std::printf(
         "  memory    %.1f MiB per rank held by the solver (%.1f real-field equivalents); estimated: %s\n",
         flow_.bytes_held() / 1048576.0, flow_.bytes_held() / field_bytes, options_.memory_report.c_str());

@@ -43,7 +43,8 @@ inline fft::FftOptions fft_options(const io::RunConfig& config) {
   options.exchange_pieces = static_cast<int>(config.fft.exchange_pieces);
   options.spectral_split = config.fft.spectral_split;
   options.fftw_planning = config.fft.planning;
-  options.fftw_wisdom_directory = fft::default_fftw_wisdom_directory();
+  options.fftw_wisdom_directory = fft::default_cache_directory();
+  options.route_choices_directory = fft::default_cache_directory();
   return options;
 }
 

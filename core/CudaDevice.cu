@@ -20,10 +20,11 @@ class CudaDevice final : public Device {
   }
 
   Backend backend() const override { return Backend::cuda; }
-  std::string name() const override {
+  std::string name() const override { return model() + " (GPU " + std::to_string(index_) + ")"; }
+  std::string model() const override {
     cudaDeviceProp properties{};
     KOLMO_CHECK_CUDA(cudaGetDeviceProperties(&properties, index_));
-    return std::string(properties.name) + " (GPU " + std::to_string(index_) + ")";
+    return properties.name;
   }
   std::size_t available_bytes() const override {
     std::size_t free = 0, total = 0;

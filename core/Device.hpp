@@ -45,6 +45,8 @@ class Device {
   virtual Backend backend() const = 0;
   // A human-readable name: "host (2 OpenMP threads)", "NVIDIA H100 80GB HBM3 (GPU 0)".
   virtual std::string name() const = 0;
+  // The model alone (a GPU's name without its index), for what depends on the kind of device: timings.
+  virtual std::string model() const { return name(); }
 
   // Bytes this device can still allocate, shared by every process using it: a GPU's free memory
   // (cudaMemGetInfo), or for the host the node's MemAvailable from /proc/meminfo (0 where unknown).

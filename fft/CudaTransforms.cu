@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "fft/KeptModeMask.hpp"
 #include "fft/LocalTransforms.hpp"
 #include "fft/PhaseClock.hpp"
+#include "fft/RouteChoices.hpp"
 #include "fft/RowFft.hpp"
 #include "fft/StockhamPasses.hpp"
 
@@ -282,7 +284,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
   using C = Complex<Real>;
 
  public:
-  CudaTransforms(const SlabLayout& layout, const std::shared_ptr<Device>& device, int plane_groups)
+  CudaTransforms(const SlabLayout& layout, const std::shared_ptr<Device>& device, int plane_groups,
+                 RouteChoices* choices)
       : layout_(layout),
         device_(device),
         nx_(layout.nx()),
@@ -291,7 +294,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
         nzc_(layout.nzc()),
         stream_(static_cast<cudaStream_t>(device->stream())),
         work_(device, stream_),
-        plane_groups_(plane_groups) {}
+        plane_groups_(plane_groups),
+        choices_(choices) {}
 
   // cuFFT's 2D plans, or kolmo's row and column FFTs of every mode where they take Nz and Ny and a timing
   // finds them faster, per direction (grouped_planes): on one H200 at 512^2 0.91 x cuFFT's time in single
@@ -546,6 +550,27 @@ class CudaTransforms final : public LocalTransforms<Real> {
       return indices;
     };
     if (allowed(true).size() == 1 && allowed(false).size() == 1) return make(plain, plain);
+    // Each direction's choice as an earlier run of this problem kept it (fft/RouteChoices.hpp), named by
+    // what decides it: the planes, their columns, the kernels of the plain candidate, placing or not.
+    const std::string name =
+        "planes " + std::to_string(planes) + " columns " + std::to_string(columns.y_forward.inner) +
+        " kept " + std::to_string(columns.y_forward.kept_below) + "-" +
+        std::to_string(columns.y_forward.kept_from) + " kernels " + std::to_string(int(plain_kernels)) +
+        (arrived ? " placing" : "") + (forward_runs ? "" : " unrun");
+    auto kept = [&](bool forward) -> std::optional<PlaneGroups> {
+      const std::vector<std::size_t> indices = allowed(forward);
+      const std::optional<int> k =
+          choices_ ? choices_->kept(name + (forward ? " forward" : " backward"), int(indices.size()))
+                   : std::nullopt;
+      if (!k) return std::nullopt;
+      return candidates[indices[*k]];
+    };
+    if (const auto forward = kept(true), backward = kept(false); forward && backward) {
+      if (!groups_report_.empty()) groups_report_ += "; ";
+      groups_report_ += "plane transforms of " + std::to_string(planes) + " planes: forward in " +
+                        describe(*forward) + ", backward in " + describe(*backward) + " (kept)";
+      return make(*forward, *backward);
+    }
     // The times, on the device's stream, of each direction in each candidate, on planes of their own (at
     // most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not where they would take more
     // than half the free memory. (Placing forward transforms also store the own rows into `arrived`, which
@@ -570,9 +595,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
     auto choose = [&](bool forward) {
       const std::vector<std::size_t> indices = allowed(forward);
       std::string said = forward ? "forward " : "backward ";
-      if (indices.size() == 1)
+      if (indices.size() == 1) {
+        if (choices_) choices_->record(name + (forward ? " forward" : " backward"), 1, 0);
         return Choice{plain,
                       said + (forward ? "run by no route" : "placing the own rows") + ": " + describe(plain)};
+      }
       std::vector<std::function<void()>> runs;
       for (std::size_t k : indices)
         runs.push_back([&, group = made[k].get(), forward] {
@@ -590,6 +617,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
       for (std::size_t k = 0; k < ms.size(); ++k)
         said += std::string(k == 0 ? "" : ", ") + "in " + describe(candidates[indices[k]]) + " " +
                 format_ms(ms[k]);
+      if (choices_)
+        choices_->record(name + (forward ? " forward" : " backward"), int(indices.size()), int(best));
       return Choice{candidates[indices[best]], said};
     };
     const Choice forward = choose(true), backward = choose(false);
@@ -751,6 +780,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   cudaStream_t stream_;
   WorkArea work_;
   int plane_groups_;                                      // FftOptions::plane_groups
+  RouteChoices* choices_;                                 // null: every choice timed
   UniqueHandle<cudaStream_t, cudaStreamDestroy> second_;  // GroupedPlanes' second stream
   std::string groups_report_;                             // planning_report()
   Buffer<KeptModeMask> mask_;                             // the dealiasing callbacks' caller info (one rank)
@@ -766,8 +796,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
 template <class Real>
 std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout,
                                                             const std::shared_ptr<Device>& device,
-                                                            int plane_groups) {
-  return std::make_unique<CudaTransforms<Real>>(layout, device, plane_groups);
+                                                            int plane_groups, RouteChoices* choices) {
+  return std::make_unique<CudaTransforms<Real>>(layout, device, plane_groups, choices);
 }
 
 template <class Real>
@@ -803,9 +833,9 @@ template std::size_t cuda_work_bytes<float>(const SlabLayout&);
 template std::size_t cuda_work_bytes<double>(const SlabLayout&);
 template std::unique_ptr<LocalTransforms<float>> make_cuda_transforms<float>(const SlabLayout&,
                                                                              const std::shared_ptr<Device>&,
-                                                                             int);
+                                                                             int, RouteChoices*);
 template std::unique_ptr<LocalTransforms<double>> make_cuda_transforms<double>(const SlabLayout&,
                                                                                const std::shared_ptr<Device>&,
-                                                                               int);
+                                                                               int, RouteChoices*);
 
 }  // namespace kolmo::fft

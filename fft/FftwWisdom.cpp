@@ -1,10 +1,7 @@
 #include "fft/FftwWisdom.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -12,6 +9,7 @@
 #include <vector>
 
 #include "core/Error.hpp"
+#include "fft/CacheFile.hpp"
 #include "fft/Fftw.hpp"
 
 namespace kolmo::fft {
@@ -39,35 +37,10 @@ bool same_entries(const std::string& a, const std::string& b) {
   return lines(a) == lines(b);
 }
 
-// The file's content, or "" when it cannot be read.
-std::string read_text(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return "";
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Writes text to file through a temporary file and a rename, unless it holds the same entries as present.
+// Writes text to file (fft/CacheFile.hpp), unless it holds the same entries as present.
 std::string write_wisdom(const std::string& file, const std::string& text, const std::string& present) {
   if (same_entries(text, present)) return "wisdom " + file + " unchanged";
-  std::error_code error;
-  std::filesystem::create_directories(std::filesystem::path(file).parent_path(), error);
-  const std::string temporary = file + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) {
-      std::filesystem::remove(temporary, error);
-      return "could not write wisdom " + file;
-    }
-  }
-  std::filesystem::rename(temporary, file, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    return "could not write wisdom " + file;
-  }
-  return "wisdom saved to " + file;
+  return write_cache_file(file, text, "wisdom");
 }
 
 }  // namespace
@@ -85,7 +58,7 @@ std::string load_wisdom(const std::string& directory) {
   std::lock_guard<std::mutex> guard(fftw_planner_lock());
   static std::set<std::string> loaded;  // files of this precision imported by this process
   if (!loaded.insert(file).second) return "wisdom " + file + " loaded earlier";
-  const std::string text = read_text(file);
+  const std::string text = read_cache_file(file);
   if (text.empty()) return "no wisdom in " + file + " yet";
   Fftw<Real>::initialise();
   if (Fftw<Real>::import_wisdom(text.c_str()) == 0) return "wisdom " + file + " unreadable, ignored";
@@ -119,7 +92,7 @@ std::string settle_wisdom(const std::string& directory, MPI_Comm comm) {
     // Imported entries replace equal ones: the file's first (another run may have added to it meanwhile),
     // then the ranks' from the highest, so that the lowest rank's stay.
     const std::string file = wisdom_file<Real>(directory);
-    const std::string present = file.empty() ? "" : read_text(file);
+    const std::string present = file.empty() ? "" : read_cache_file(file);
     Fftw<Real>::forget_wisdom();
     if (!present.empty()) Fftw<Real>::import_wisdom(present.c_str());
     for (int q = ranks - 1; q >= 0; --q) Fftw<Real>::import_wisdom(all.data() + starts[q]);

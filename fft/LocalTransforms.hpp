@@ -71,6 +71,8 @@
 
 namespace kolmo::fft {
 
+class RouteChoices;
+
 // How FFTW chooses its algorithms (host backend): by timing them (measure: FFTW_MEASURE) or by its
 // heuristics (estimate: FFTW_ESTIMATE, instant and the same in every run, but up to 2 x slower above 64^3);
 // automatic measures grids of at least kMeasuredPoints points, below which measuring takes longer than the
@@ -129,11 +131,12 @@ std::unique_ptr<LocalTransforms<Real>> make_host_transforms(const SlabLayout& la
                                                             const std::shared_ptr<Device>& device,
                                                             FftwPlanning planning,
                                                             const std::string& wisdom_directory);
-// plane_groups: FftOptions::plane_groups.
+// plane_groups: FftOptions::plane_groups. choices: where the timed choices of plane groups and kernels are
+// kept and adopted (fft/RouteChoices.hpp; it outlives the backend's construction of executors; null: timed).
 template <class Real>
 std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& layout,
                                                             const std::shared_ptr<Device>& device,
-                                                            int plane_groups);
+                                                            int plane_groups, RouteChoices* choices);
 // The largest cuFFT work area the slab's plane and x transforms of this layout ask for, by cuFFT's own
 // sizing (cufftGetSizeMany64: nothing is planned or allocated): for memory estimates before a run, since at
 // some sizes it is a whole slab (1080^3 single: 4.7 GiB). CUDA builds only, with a current device.

@@ -48,6 +48,7 @@
 #include "fft/PhaseClock.hpp"
 #include "fft/Reshapes.hpp"
 #include "fft/Route.hpp"
+#include "fft/RouteChoices.hpp"
 #include "fft/WireFormat.hpp"
 
 namespace kolmo::fft {
@@ -213,9 +214,11 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
                     std::to_string(options_.exchange_pieces));
   KOLMO_REQUIRE(options_.plane_groups >= 0, "plane groups must be 0 (automatic) or a positive count, not " +
                                                 std::to_string(options_.plane_groups));
+  choices_ = std::make_unique<RouteChoices>(route_choices_file(options_.route_choices_directory), problem(),
+                                            comm_.get());
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda)
-    transforms_ = make_cuda_transforms<Real>(layout_, device_, options_.plane_groups);
+    transforms_ = make_cuda_transforms<Real>(layout_, device_, options_.plane_groups, choices_.get());
 #endif
   if (!transforms_)
     transforms_ =
@@ -256,6 +259,31 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
   choose_pieces();
   assemble_routes();
   transforms_->settle_plans(comm_.get());
+  choices_->settle();
+}
+
+template <class Real>
+const std::string& SlabFFT<Real>::route_choices_report() const {
+  return choices_->report();
+}
+
+// The grid and its split, the ranks (emulated: which), precision, the device's model (its name without its
+// index: GPUs of one model time alike; the host's with its thread count), the exchange asked for and every
+// option that changes the candidates. A version, raised where the names or candidates of choices change.
+template <class Real>
+std::string SlabFFT<Real>::problem() const {
+  const FftOptions& o = options_;
+  std::string text = "v1 " + to_string(device_->backend()) + " " + device_->model() + " " +
+                     (std::is_same_v<Real, float> ? "float" : "double") + " " + layout_.describe() +
+                     " split " + std::to_string(int(o.spectral_split)) + " emulated " +
+                     std::to_string(o.emulated_ranks) + "/" + std::to_string(o.emulated_rank);
+  for (int option : {int(o.exchange), int(o.cuda_aware_mpi), int(o.single_precision_wire),
+                     int(o.one_rank_dealiasing), int(o.pack_in_ffts), int(o.realigned_planes),
+                     int(o.strided_exchange), int(o.own_rows), o.exchange_pieces, o.plane_groups}) {
+    text += ' ';
+    text += std::to_string(option);
+  }
+  return text;
 }
 
 // The compact slab's x transforms serve the dealiased routes by copies (several ranks, or one by name); the
@@ -602,19 +630,34 @@ void SlabFFT<Real>::choose_strided() {
     return ms;
   };
   std::string times;
+  // Each choice as an earlier run of this problem kept it (fft/RouteChoices.hpp; the same on every rank),
+  // or by a timing, recorded for later runs.
   if (time_placing) {
     // Full transforms: cuFFT's transforms along z and kolmo's column FFTs along y, placing the own rows, or
     // cuFFT's 2D plane transforms and the own chunk's copy.
     const bool here = placing_planes_[0] != nullptr;
-    const std::vector<double> ms = set_and_cleared_ms(false, own_rows_placed_[0], here);
-    own_rows_placed_[0] = here && ms[0] < 0.97 * ms[1];    // a clear margin, so that near ties do not flip
+    if (const auto kept = choices_->kept("own rows placed", 2)) {
+      own_rows_placed_[0] = here && *kept == 1;
+      times += "; full, the own rows " + std::string(*kept == 1 ? "placed" : "copied") + " (kept)";
+    } else {
+      const std::vector<double> ms = set_and_cleared_ms(false, own_rows_placed_[0], here);
+      const bool placed = ms[0] < 0.97 * ms[1];  // a clear margin, so that near ties do not flip
+      choices_->record("own rows placed", 2, placed ? 1 : 0);
+      own_rows_placed_[0] = here && placed;
+      times += "; full, a pair with the own rows placed " + format_ms(ms[0]) + ", copied " + format_ms(ms[1]);
+    }
     if (!own_rows_placed_[0]) placing_planes_[0].reset();  // no route uses them
-    times += "; full, a pair with the own rows placed " + format_ms(ms[0]) + ", copied " + format_ms(ms[1]);
   }
   if (timed) {
-    const std::vector<double> ms = set_and_cleared_ms(true, strided_routes_[1], true);
-    strided_routes_[1] = ms[0] < 0.97 * ms[1];
-    times += "; dealiased, a pair strided " + format_ms(ms[0]) + ", otherwise " + format_ms(ms[1]);
+    if (const auto kept = choices_->kept("dealiased strided", 2)) {
+      strided_routes_[1] = *kept == 1;
+      times += "; dealiased strided or not: kept";
+    } else {
+      const std::vector<double> ms = set_and_cleared_ms(true, strided_routes_[1], true);
+      strided_routes_[1] = ms[0] < 0.97 * ms[1];
+      choices_->record("dealiased strided", 2, strided_routes_[1] ? 1 : 0);
+      times += "; dealiased, a pair strided " + format_ms(ms[0]) + ", otherwise " + format_ms(ms[1]);
+    }
   }
   strided_report_ = std::string("strided route for full transforms; dealiased ") +
                     (strided_routes_[1] ? "strided" : "by the other route") + own_rows_report() + times;
@@ -803,13 +846,32 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
                       ", forward by " + describe(dealias_.forward);
     return;
   }
+  std::vector<OneRankDealiasing> ways{OneRankDealiasing::rows};
+  if (masked_x_) ways.push_back(OneRankDealiasing::masked_x);
+  if (pruned_x_) ways.push_back(OneRankDealiasing::pruned);
+  // Per direction, choice k: the way ways[k / 2], which saves work against the full transform where k is odd.
+  // As an earlier run of this problem kept them (fft/RouteChoices.hpp), or timed below.
+  const int candidates = 2 * int(ways.size());
+  auto take = [&](int k, OneRankDealiasing& way, bool& saves) {
+    saves = k % 2 == 1;
+    way = ways[k / 2];
+  };
+  const auto kept_backward = choices_->kept("one rank dealiasing backward", candidates),
+             kept_forward = choices_->kept("one rank dealiasing forward", candidates);
+  if (kept_backward && kept_forward) {
+    take(*kept_backward, dealias_.backward, dealias_.backward_saves);
+    take(*kept_forward, dealias_.forward, dealias_.forward_saves);
+    auto said = [](bool saves, OneRankDealiasing way) {
+      return std::string("by ") + describe(way) + (saves ? "" : " (no faster than the full transform)");
+    };
+    dealias_.report = "one GPU: backward " + said(dealias_.backward_saves, dealias_.backward) + ", forward " +
+                      said(dealias_.forward_saves, dealias_.forward) + " (kept)";
+    return;
+  }
   Buffer<C> slab(device_, layout_.alloc_complex());
   slab.fill_zero();
   C* spectral = slab.data();
   Real* real = reinterpret_cast<Real*>(slab.data());
-  std::vector<OneRankDealiasing> ways{OneRankDealiasing::rows};
-  if (masked_x_) ways.push_back(OneRankDealiasing::masked_x);
-  if (pruned_x_) ways.push_back(OneRankDealiasing::pruned);
   // Per direction, the full transform's time and each way's. Backward, the full transform is preceded by
   // what its caller must then do, zero the dropped modes (a dealiased backward ignores them).
   std::vector<BackwardRoute> backward_routes{backward_full()};
@@ -825,25 +887,32 @@ void SlabFFT<Real>::choose_one_rank_dealiasing() {
   // Each direction's times: the full transform's, then the ways' (backward, then the zeroing's).
   const std::vector<double> backward_ms = held_medians_ms(device_, backward_runs, 1, 2),
                             forward_ms = held_medians_ms(device_, forward_runs, 1, 2);
-  // The fastest way, each time added to the report.
+  // The fastest way (its index in ways) and its time, each time added to the report.
   std::string text = "one GPU: backward full " + format_ms(backward_ms[0]);
   auto fastest = [&](const std::vector<double>& ms) {
-    std::pair<OneRankDealiasing, double> best{ways.front(), ms[1]};
+    std::pair<int, double> best{0, ms[1]};
     for (std::size_t k = 0; k < ways.size(); ++k) {
       text += std::string(", ") + describe(ways[k]) + " " + format_ms(ms[k + 1]);
-      if (ms[k + 1] < best.second) best = {ways[k], ms[k + 1]};
+      if (ms[k + 1] < best.second) best = {int(k), ms[k + 1]};
     }
     return best;
   };
-  double best = 0;
-  std::tie(dealias_.backward, best) = fastest(backward_ms);
+  // Taken where it beats the full transform by a clear margin, so that a near tie does not flip between
+  // runs; recorded for later runs.
+  auto choose = [&](const char* name, std::pair<int, double> best, double full, OneRankDealiasing& way,
+                    bool& saves) {
+    const int k = 2 * best.first + (best.second < 0.97 * full ? 1 : 0);
+    choices_->record(name, candidates, k);
+    take(k, way, saves);
+  };
   const double zeroing = backward_ms.back();
+  const auto best_backward = fastest(backward_ms);
+  choose("one rank dealiasing backward", best_backward, backward_ms[0] + zeroing, dealias_.backward,
+         dealias_.backward_saves);
   text += "; zeroing the dropped modes " + format_ms(zeroing);
-  // With a clear margin, so that a near tie does not flip between runs.
-  dealias_.backward_saves = best < 0.97 * (backward_ms[0] + zeroing);
   text += "; forward full " + format_ms(forward_ms[0]);
-  std::tie(dealias_.forward, best) = fastest(forward_ms);
-  dealias_.forward_saves = best < 0.97 * forward_ms[0];
+  choose("one rank dealiasing forward", fastest(forward_ms), forward_ms[0], dealias_.forward,
+         dealias_.forward_saves);
   text += std::string("; dealiased backward ") + (dealias_.backward_saves ? "faster" : "slower") +
           ", forward " + (dealias_.forward_saves ? "faster" : "slower");
   dealias_.report = text;
@@ -1015,7 +1084,7 @@ const char* to_string(Phase phase) {
   return names[static_cast<int>(phase)];
 }
 
-std::string default_fftw_wisdom_directory() {
+std::string default_cache_directory() {
   if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != 0)
     return (std::filesystem::path(cache) / "kolmo").string();
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != 0)

@@ -174,12 +174,19 @@ struct FftOptions {
   FftwPlanning fftw_planning = FftwPlanning::automatic;
   // Where measured plans are kept between runs and read from (FFTW wisdom, one file per precision); "" for
   // nowhere, each run measuring anew. Runs repeat bit for bit when their plans are the same: with measure,
-  // when they share the wisdom. default_fftw_wisdom_directory() is the user's cache. Ignored with estimate.
+  // when they share the wisdom. default_cache_directory() is the user's cache. Ignored with estimate.
   std::string fftw_wisdom_directory = "";
+  // Where the choices made by timing at construction (one GPU's dealiasing way, the strided route and the
+  // own rows, pieces where exchange_pieces is 0, plane groups and kernels) are kept between runs and adopted
+  // from, as FFTW's wisdom is (fft/RouteChoices.hpp): later constructions of the same problem on the same
+  // kind of device, with the same options, take them without timing, so that runs and restarts repeat bit
+  // for bit. "" for nowhere: each construction times anew (benchmarks). default_cache_directory() is the
+  // user's cache.
+  std::string route_choices_directory = "";
 };
 
 // $XDG_CACHE_HOME/kolmo, or ~/.cache/kolmo without XDG_CACHE_HOME; "" when neither variable is set.
-std::string default_fftw_wisdom_directory();
+std::string default_cache_directory();
 
 // The phases of one rank's share of a transform, for profiles. planes: the 2D FFTs of the yz planes (with
 // the packing or unpacking when cuFFT does it, or the host block by block); pack: copies into the send layout
@@ -203,6 +210,7 @@ struct PhaseTimes {
 };
 
 class PhaseClock;
+class RouteChoices;
 template <class Real>
 class PlaneTransform;
 template <class Real>
@@ -255,6 +263,9 @@ class SlabFFT {
   const std::string& strided_report() const { return strided_report_; }
   // How the local FFTs were planned (host: measured or estimated, the wisdom file; "" on GPUs).
   std::string planning_report() const { return transforms_->planning_report(); }
+  // Whether the choices made by timing were adopted from an earlier run or timed, and where they are kept
+  // (FftOptions::route_choices_directory); "" where nothing was timed.
+  const std::string& route_choices_report() const;
 
   // The dealiased transforms split at their rows along z (fft/RowSplit.hpp), for a solver that forms its
   // real-space products between the rows' transforms (fft/RowProducts.cuh) instead of in real slabs: one
@@ -364,11 +375,15 @@ class SlabFFT {
   // candidate k. What a choice among routes or pieces goes by: wall time, as the exchange may need the host.
   std::vector<double> slowest_rank_medians_ms(const std::vector<std::function<void()>>& runs,
                                               const std::function<void(std::size_t)>& prepare = nullptr);
+  // What the timed choices depend on, for RouteChoices: the same on every rank of one problem.
+  std::string problem() const;
 
   Communicator comm_;
   std::shared_ptr<Device> device_;
   FftOptions options_;
   SlabLayout layout_;
+  // The timed choices, kept between runs; the backend's construction uses it too.
+  std::unique_ptr<RouteChoices> choices_;
   std::unique_ptr<LocalTransforms<Real>> transforms_;
   std::unique_ptr<Exchange> exchange_;
   Chunks forward_chunks_, backward_chunks_, forward_kept_chunks_, backward_kept_chunks_;

@@ -24,6 +24,7 @@
 #include "fft/Executors.hpp"
 #include "fft/Reshapes.hpp"
 #include "fft/Route.hpp"
+#include "fft/RouteChoices.hpp"
 #include "fft/SlabFFT.hpp"
 
 namespace kolmo::fft {
@@ -134,6 +135,16 @@ void SlabFFT<Real>::choose_pieces() {
   std::vector<int> candidates;
   for (int pieces : {1, 2, 4, 8})
     if (pieces <= layout_.x_count(layout_.ranks() - 1)) candidates.push_back(pieces);
+  // As an earlier run of this problem kept them (fft/RouteChoices.hpp; the same on every rank), or timed.
+  const int count = int(candidates.size());
+  const auto kept_full = choices_->kept("pieces full", count),
+             kept_dealiased = choices_->kept("pieces dealiased", count);
+  if (kept_full && kept_dealiased) {
+    use_pieces(candidates[*kept_full], candidates[*kept_dealiased]);
+    pieces_report_ = "all-to-all pieces: " + std::to_string(candidates[*kept_full]) + " (full), " +
+                     std::to_string(candidates[*kept_dealiased]) + " (dealiased), kept";
+    return;
+  }
   Buffer<Real> real(device_, 2 * layout_.alloc_complex());
   Buffer<C> spectral(device_, layout_.alloc_complex());
   real.fill_zero();
@@ -161,6 +172,8 @@ void SlabFFT<Real>::choose_pieces() {
         best[d] = candidates[k];
       }
     }
+    const int chosen = int(std::find(candidates.begin(), candidates.end(), best[d]) - candidates.begin());
+    choices_->record(d == 1 ? "pieces dealiased" : "pieces full", count, chosen);
   }
   use_pieces(best[0], best[1]);
   pieces_report_ =

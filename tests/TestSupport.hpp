@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,21 @@ inline double random_value(long x, long y, long z) {
   h ^= h >> 33;
   return static_cast<double>(h >> 11) / 9007199254740992.0 - 0.5;
 }
+
+// A fresh directory under the system's temporary directory, created by rank 0 of comm (mkdtemp) and removed
+// when the test ends, once every rank is done with it.
+class TemporaryDirectory {
+ public:
+  explicit TemporaryDirectory(MPI_Comm comm = MPI_COMM_WORLD);
+  ~TemporaryDirectory();
+  TemporaryDirectory(const TemporaryDirectory&) = delete;
+  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  MPI_Comm comm_;
+  std::filesystem::path path_;
+};
 
 // A GPU device for [gpu] tests, or nullptr with a message saying the test was skipped.
 std::shared_ptr<Device> gpu_or_skip(const std::string& test);

@@ -1,7 +1,6 @@
 // The host backend's FFTW plans: measured plans agreed on by all ranks and kept in a wisdom file, estimated
 // plans for small grids, and arrays aligned otherwise than FFTW's going through plans for unaligned data.
 #include <fftw3.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -22,6 +21,7 @@
 using namespace kolmo;
 using namespace kolmo::fft;
 using kolmo::testing::global_max;
+using kolmo::testing::TemporaryDirectory;
 
 namespace {
 
@@ -48,24 +48,6 @@ bool same_everywhere(std::uint64_t value) {
 }
 
 // A directory of its own for this test run, the same on every rank, removed at the end.
-class TemporaryDirectory {
- public:
-  TemporaryDirectory() {
-    long id = ::getpid();
-    MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    path_ = std::filesystem::temp_directory_path() / ("kolmo-wisdom-test-" + std::to_string(id));
-  }
-  ~TemporaryDirectory() {
-    MPI_Barrier(MPI_COMM_WORLD);
-    std::error_code error;
-    if (kolmo::testing::world_rank() == 0) std::filesystem::remove_all(path_, error);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
-
 template <class Real>
 std::vector<Real> random_slab(const SlabLayout& l) {
   std::vector<Real> f(2 * l.alloc_complex(), Real(0));

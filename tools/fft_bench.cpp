@@ -54,7 +54,7 @@ namespace {
 struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
-  std::string planning = "measure", wisdom = fft::default_fftw_wisdom_directory(), strided = "auto";
+  std::string planning = "measure", wisdom = fft::default_cache_directory(), strided = "auto";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
   bool fused = true, realigned = true, unheld = false;
   int warmup = 3, reps = 10, pieces = 1, plane_groups = 0;

@@ -1,7 +1,5 @@
 #include "tests/io/IoTestSupport.hpp"
 
-#include <stdlib.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -10,31 +8,6 @@
 #include "tests/TestSupport.hpp"
 
 namespace kolmo::testing {
-
-TemporaryDirectory::TemporaryDirectory(MPI_Comm comm) : comm_(comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm_, &rank);
-  std::string name;
-  if (rank == 0) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "kolmo_io_test_XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) name = pattern;
-  }
-  int length = static_cast<int>(name.size());
-  MPI_Bcast(&length, 1, MPI_INT, 0, comm_);
-  name.resize(static_cast<std::size_t>(length));
-  MPI_Bcast(name.data(), length, MPI_CHAR, 0, comm_);
-  if (name.empty()) throw Error("cannot create a temporary directory for the io tests");
-  path_ = name;
-}
-
-TemporaryDirectory::~TemporaryDirectory() {
-  int rank = 0;
-  MPI_Barrier(comm_);
-  MPI_Comm_rank(comm_, &rank);
-  std::error_code error;
-  if (rank == 0) std::filesystem::remove_all(path_, error);
-  MPI_Barrier(comm_);
-}
 
 template <class T>
 std::vector<T> read_whole_dataset(const std::filesystem::path& file, const std::string& name,

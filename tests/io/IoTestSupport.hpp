@@ -13,22 +13,9 @@
 #include <vector>
 
 #include "core/Complex.hpp"
+#include "tests/TestSupport.hpp"
 
 namespace kolmo::testing {
-
-// A fresh directory under the system's temporary directory, created by rank 0 and removed when the test ends.
-class TemporaryDirectory {
- public:
-  explicit TemporaryDirectory(MPI_Comm comm = MPI_COMM_WORLD);
-  ~TemporaryDirectory();
-  TemporaryDirectory(const TemporaryDirectory&) = delete;
-  TemporaryDirectory& operator=(const TemporaryDirectory&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  MPI_Comm comm_;
-  std::filesystem::path path_;
-};
 
 // A real test value at global point (x, y, z) of component c: distinct at every point and exact in float for
 // the small grids used here, so reads are compared bit for bit.
