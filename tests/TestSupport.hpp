@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -22,6 +23,11 @@ inline double global_sum(double value, MPI_Comm comm = MPI_COMM_WORLD) {
   double result = 0;
   MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, comm);
   return result;
+}
+// The larger of two errors, a NaN counting as infinitely large. std::max and std::fmax drop a NaN, so an
+// error taken over a field that turned NaN would come out as 0 and pass every bound.
+inline double worse(double error, double candidate) {
+  return std::isnan(candidate) || std::isnan(error) ? INFINITY : std::fmax(error, candidate);
 }
 inline int world_size() {
   int size = 1;

@@ -15,7 +15,7 @@ double max_difference(const HostField<Real>& a, const HostField<Real>& b, MPI_Co
   double local = 0;
   for (std::size_t d = 0; d < a.size(); ++d)
     for (std::size_t m = 0; m < a[d].size(); ++m)
-      local = std::max(local, std::sqrt(double(norm2(a[d][m] - b[d][m]))));
+      local = worse(local, std::sqrt(double(norm2(a[d][m] - b[d][m]))));
   return global_max(local, comm);
 }
 
@@ -23,7 +23,7 @@ template <class Real>
 double max_magnitude(const HostField<Real>& a, MPI_Comm comm) {
   double local = 0;
   for (const auto& component : a)
-    for (const auto& value : component) local = std::max(local, std::sqrt(double(norm2(value))));
+    for (const auto& value : component) local = worse(local, std::sqrt(double(norm2(value))));
   return global_max(local, comm);
 }
 
@@ -52,7 +52,7 @@ double outside_the_mode(const solver::NavierStokes<double>& flow, const HostFiel
   for (long m = 0; m < wavenumbers.size(); ++m) {
     const solver::Mode n = wavenumbers.mode(m);
     if (n.x == long(wave[0]) && n.y == long(wave[1]) && n.z == long(wave[2])) continue;
-    for (const auto& component : field) largest = std::fmax(largest, std::sqrt(norm2(component[m])));
+    for (const auto& component : field) largest = worse(largest, std::sqrt(norm2(component[m])));
   }
   double global = 0;
   MPI_Allreduce(&largest, &global, 1, MPI_DOUBLE, MPI_MAX, comm);

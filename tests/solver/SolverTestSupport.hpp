@@ -95,8 +95,8 @@ template <class Real>
 double max_relative(const std::vector<Real>& a, const std::vector<Real>& b, MPI_Comm comm = MPI_COMM_WORLD) {
   double difference = 0, scale = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    difference = std::fmax(difference, std::fabs(double(a[i]) - double(b[i])));
-    scale = std::fmax(scale, std::fabs(double(b[i])));
+    difference = worse(difference, std::fabs(double(a[i]) - double(b[i])));
+    scale = worse(scale, std::fabs(double(b[i])));
   }
   return global_max(difference, comm) / std::fmax(global_max(scale, comm), 1e-300);
 }

@@ -25,7 +25,7 @@ namespace {
 
 double max_relative(const std::vector<double>& a, const std::vector<double>& b, double scale) {
   double difference = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) difference = std::fmax(difference, std::fabs(a[i] - b[i]));
+  for (std::size_t i = 0; i < a.size(); ++i) difference = testing::worse(difference, std::fabs(a[i] - b[i]));
   return difference / scale;
 }
 

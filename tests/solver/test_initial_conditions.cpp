@@ -92,9 +92,9 @@ TEST_CASE("the 3D Taylor-Green field has its closed-form values in any box, dive
     for (long p = 0; p < points.size(); ++p) {
       const Mode g = points.index(p);
       const double x = kTwoPi * g.x / points.nx, y = kTwoPi * g.y / points.ny, z = kTwoPi * g.z / points.nz;
-      error = std::fmax(error, std::fabs(u[p] - a * std::sin(x) * std::cos(y) * std::cos(z)));
-      error = std::fmax(error, std::fabs(v[p] - b * std::cos(x) * std::sin(y) * std::cos(z)));
-      error = std::fmax(error, std::fabs(w[p]));
+      error = testing::worse(error, std::fabs(u[p] - a * std::sin(x) * std::cos(y) * std::cos(z)));
+      error = testing::worse(error, std::fabs(v[p] - b * std::cos(x) * std::sin(y) * std::cos(z)));
+      error = testing::worse(error, std::fabs(w[p]));
     }
     CHECK(global_max(error) < 1e-14);
     const auto diagnostics = compute_diagnostics(*flow);

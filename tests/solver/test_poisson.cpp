@@ -66,9 +66,9 @@ TEMPLATE_TEST_CASE("Poisson solves trigonometric manufactured solutions and thei
       double error = 0, gradient_error = 0;
       for (long p = 0; p < points.size(); ++p) {
         const auto t = angles(p);
-        error = std::fmax(error, std::fabs(phi[p] - m.phi(t[0], t[1], t[2])));
+        error = testing::worse(error, std::fabs(phi[p] - m.phi(t[0], t[1], t[2])));
         const auto g = m.gradient(t[0], t[1], t[2]);
-        gradient_error = std::fmax(
+        gradient_error = testing::worse(
             gradient_error, std::fabs(gx[p] - g[0]) + std::fabs(gy[p] - g[1]) + std::fabs(gz[p] - g[2]));
       }
       CHECK(global_max(error) < 10 * testing::round_off<TestType>());
@@ -128,8 +128,8 @@ TEST_CASE("Poisson on a random right-hand side agrees with a serial FFTW solve o
     const auto result = field.host_copy();
     double error = 0, scale = 0;
     for (std::size_t p = 0; p < slab.size(); ++p) {
-      error = std::fmax(error, std::fabs(result[p] - reference[layout.x_offset() * n[1] * n[2] + p]));
-      scale = std::fmax(scale, std::fabs(reference[layout.x_offset() * n[1] * n[2] + p]));
+      error = testing::worse(error, std::fabs(result[p] - reference[layout.x_offset() * n[1] * n[2] + p]));
+      scale = testing::worse(scale, std::fabs(reference[layout.x_offset() * n[1] * n[2] + p]));
     }
     CHECK(global_max(error) / global_max(scale) < 1e-13);
   }
