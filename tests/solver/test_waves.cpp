@@ -1,6 +1,6 @@
 // Rotation and stratification: single-mode inertial and internal gravity waves against their exact
-// solutions, kinetic + potential energy conserved without diffusion, and the pressure's closed form with
-// Coriolis and buoyancy.
+// solutions (about z, and about oblique axes), kinetic + potential energy conserved without diffusion, and
+// the pressure's closed form with Coriolis and buoyancy.
 //
 // What the wave tests hold the solver to, precisely: a single Fourier mode (wavevector k and -k) with its
 // velocity normal to k is an exact solution of the nonlinear equations: its advective terms are gradients
@@ -48,10 +48,10 @@ struct WaveError {
 // Runs `steps` steps to end_time from a single mode and compares with exact(t, x, y, z) -> {u, v, w, b}.
 template <class Exact>
 WaveError run_wave(const FlowParameters& parameters, const Vec& u0, double b0, int steps, double end_time,
-                   Exact exact, MPI_Comm comm = MPI_COMM_SELF) {
+                   Exact exact, MPI_Comm comm = MPI_COMM_SELF, const Vec& wave = kWave) {
   auto flow = testing::make_flow<double>(kGrid, parameters, comm);
-  auto phase = [](double x, double y, double z) {
-    return std::cos(kWave[0] * x + kWave[1] * y + kWave[2] * z);
+  auto phase = [&](double x, double y, double z) {
+    return std::cos(wave[0] * x + wave[1] * y + wave[2] * z);
   };
   const auto u =
       testing::slab_of(*flow, [&](double x, double y, double z) { return u0[0] * phase(x, y, z); });
@@ -78,10 +78,10 @@ WaveError run_wave(const FlowParameters& parameters, const Vec& u0, double b0, i
     for (int d = 0; d < (buoyant ? 4 : 3); ++d)
       error = testing::worse(error, std::fabs(slabs[d][p] - expected[d]));
   }
-  double outside = testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->velocity()), kWave, comm);
+  double outside = testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->velocity()), wave, comm);
   if (buoyant)
     outside = testing::worse(
-        outside, testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->scalar(0)), kWave, comm));
+        outside, testing::outside_the_mode(*flow, testing::host_copy(*flow, flow->scalar(0)), wave, comm));
   return {global_max(error, comm) / amplitude, outside / amplitude};
 }
 
@@ -183,6 +183,73 @@ TEST_CASE(
       CHECK(std::fabs(distributed.field_error - alone.field_error) < 1e-13);
       CHECK(distributed.outside_error < 1e-13);
     }
+  }
+}
+
+TEST_CASE("about oblique axes: inertial waves at 2 Omega.k^, internal gravity waves at N |k^ x up|",
+          "[solver]") {
+  // The waves above with Omega and up along z and k = (1, 1, 2), whose x and y are alike: a rotation or a
+  // buoyancy that mixed up the components of its vector would pass them. Here k = (1, 2, 1) and the axes
+  // have three different components. For u normal to k only Omega's part along k turns u (the rest of
+  // Omega x u is along k, which the projection removes): frequency 2 Omega.k^. The buoyancy drives u along
+  // e = P up / |P up| at the rate c = |P up| = |k^ x up|, as above with z. rk4 at the wave tests' finer step.
+  const Vec wave{1, 2, 1}, k_hat = unit(wave);
+  // Little viscosity: the wave keeps most of its amplitude over the run, so a wrong frequency shows by far.
+  const double nu = 0.002, k2 = dot(wave, wave);
+  const OrderCase rk4 = kOrderCases[2];
+  REQUIRE(rk4.integrator == Integrator::rk4);
+  auto phase_of = [&](double x, double y, double z) { return wave[0] * x + wave[1] * y + wave[2] * z; };
+  SECTION("inertial wave") {
+    const Vec omega{0.6, 0.3, -0.5};
+    const double frequency = 2 * dot(omega, k_hat), end_time = 3.3 * kTwoPi / std::fabs(frequency);
+    const Vec u0 = scaled(unit(cross(wave, {0, 0, 1})), 0.8), turned = cross(k_hat, u0);
+    auto exact = [&](double t, double x, double y, double z) {
+      const double phase = std::cos(phase_of(x, y, z)) * std::exp(-nu * k2 * t);
+      std::array<double, 4> q{};
+      for (int d = 0; d < 3; ++d)
+        q[d] = phase * (std::cos(frequency * t) * u0[d] - std::sin(frequency * t) * turned[d]);
+      return q;
+    };
+    FlowParameters parameters;
+    parameters.viscosity = nu;
+    parameters.terms.push_back(coriolis(omega));
+    const int steps = static_cast<int>(std::ceil(std::fabs(frequency) * end_time / rk4.coarse_step));
+    const auto error = run_wave(parameters, u0, 0, 2 * steps, end_time, exact, MPI_COMM_WORLD, wave);
+    INFO("error " << error.field_error << ", outside the mode " << error.outside_error);
+    CHECK(error.field_error < 1e-3);
+    CHECK(error.outside_error < 1e-13);
+  }
+  SECTION("internal gravity wave") {
+    const double n2 = 4.0;
+    const Vec up = unit({0.5, -0.3, 0.8});
+    const double along = dot(up, k_hat);
+    const Vec projected{up[0] - along * k_hat[0], up[1] - along * k_hat[1], up[2] - along * k_hat[2]};
+    const double c = std::sqrt(dot(projected, projected));
+    const Vec e = unit(projected), e2 = cross(k_hat, e);
+    const double u_amplitude = 0.6, v_amplitude = 0.3, b_amplitude = 0.5;
+    const Vec u0{u_amplitude * e[0] + v_amplitude * e2[0], u_amplitude * e[1] + v_amplitude * e2[1],
+                 u_amplitude * e[2] + v_amplitude * e2[2]};
+    // Pr = 1: U and B decay alike, and [U, B] turns at N c: U' = c B, B' = -N2 c U.
+    const double frequency = std::sqrt(n2) * c, end_time = 3.3 * kTwoPi / frequency;
+    auto exact = [&](double t, double x, double y, double z) {
+      const double phase = std::cos(phase_of(x, y, z)) * std::exp(-nu * k2 * t);
+      const double cq = std::cos(frequency * t), sq = std::sin(frequency * t);
+      const double u = cq * u_amplitude + sq * b_amplitude / std::sqrt(n2);
+      const double b = -sq * std::sqrt(n2) * u_amplitude + cq * b_amplitude;
+      std::array<double, 4> q{};
+      for (int i = 0; i < 3; ++i) q[i] = phase * (u * e[i] + v_amplitude * e2[i]);
+      q[3] = phase * b;
+      return q;
+    };
+    FlowParameters parameters;
+    parameters.viscosity = nu;
+    add_boussinesq(parameters, n2, 1.0, up);
+    const int steps = static_cast<int>(std::ceil(frequency * end_time / rk4.coarse_step));
+    const auto error =
+        run_wave(parameters, u0, b_amplitude, 2 * steps, end_time, exact, MPI_COMM_WORLD, wave);
+    INFO("c = " << c << ": error " << error.field_error << ", outside the mode " << error.outside_error);
+    CHECK(error.field_error < 1e-3);
+    CHECK(error.outside_error < 1e-13);
   }
 }
 
