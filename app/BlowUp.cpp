@@ -121,11 +121,15 @@ std::string beyond_range(const io::RunConfig& config, double rate) {
   // In logarithms: the estimate itself may overflow a double.
   const double log_reach = 2 * std::log10(velocity) + 0.5 * std::log10(k2) + std::log10(points);
   if (!(velocity > 0) || log_reach < std::log10(largest)) return {};
-  return "the initial velocity (components up to about " + short_number(velocity) + ") may overflow " +
-         (single ? "single" : "double") + " precision: the nonlinear term's transforms sum up to about " +
-         "U^2 k_max N^3 = 1e" + std::to_string(int(std::floor(log_reach))) + ", beyond its largest number (" +
-         short_number(largest) + "); use a smaller velocity (other units)" +
-         (single ? " or precision: double" : "");
+  // In MHD the scan counts the Alfven speed |B| with the flow's (B = B0 + b): name both.
+  const bool mhd = config.physics.magnetic.type == io::MagneticType::mhd;
+  return std::string(mhd ? "the initial velocity and magnetic field (|u| + |B| components up to about "
+                         : "the initial velocity (components up to about ") +
+         short_number(velocity) + ") may overflow " + (single ? "single" : "double") +
+         " precision: the nonlinear term's transforms sum up to about " + "U^2 k_max N^3 = 1e" +
+         std::to_string(int(std::floor(log_reach))) + ", beyond its largest number (" +
+         short_number(largest) + "); use a smaller " + (mhd ? "velocity and field" : "velocity") +
+         " (other units)" + (single ? " or precision: double" : "");
 }
 
 // An adaptive step's warning (check_start), or empty. time.cfl keeps the CFL number dt (rate + frequency), so

@@ -584,8 +584,68 @@ bool shell_holds_a_mode(const GridConfig& grid, double k_min, double k_max) {
   return false;
 }
 
+// |v| without overflow or underflow on the way (std::hypot scales): [0, 0, 1e300] has length 1e300, not inf.
 double length(const std::array<double, 3>& v) {
-  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  return std::hypot(v[0], v[1], v[2]);
+}
+
+// Two significant digits, for bounds in messages: 1.9e+151.
+std::string rough_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g", x);
+  return text;
+}
+
+// A vector as the user wrote it, each component to the digits that read back as it: [0, 0, 1e-300].
+std::string given_text(const std::array<double, 3>& v) {
+  return "[" + number_text(v[0]) + ", " + number_text(v[1]) + ", " + number_text(v[2]) + "]";
+}
+
+// How large the linear terms' coefficients may be. The solver forms them with the velocity in its real-space
+// pass, in the run's precision (u x 2 Omega, Coriolis: 2 Omega joins the vorticity; u.G, a scalar's mean
+// gradient, G = N2 up for a Boussinesq b), and the forward transform sums the N^3 points' values. The start
+// check (app/BlowUp.cpp, beyond_range) takes a velocity up to U, where the nonlinear term's U^2 k_max N^3
+// reaches the precision's largest number L (k_max the largest kept |k|): a coefficient c keeps U c N^3 below
+// L for every velocity the run takes when c <= L / (U N^3) = U k_max, the largest vorticity it takes. In MHD,
+// B = B0 + b joins u in that check (the Alfven speed, in the products j x B and u x B): |B0| < U. Beyond
+// these the first step may give infinities, or the start check blames the velocity, and neither names the
+// key.
+struct TermBounds {
+  double velocity = 0, rate = 0;
+  std::string where;  // "double precision on grid.n = [16, 16, 16]"
+};
+
+TermBounds term_bounds(const GridConfig& grid, Precision precision) {
+  const bool single = precision == Precision::float32;
+  const double largest = single ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  double k2 = 0, points = 1;
+  for (int d = 0; d < 3; ++d) {
+    const double k = 2 * std::numbers::pi * double(KeptModes::largest_kept_index(grid.n[d])) / grid.box[d];
+    k2 += k * k;
+    points *= double(grid.n[d]);
+  }
+  TermBounds bounds;
+  bounds.where = std::string(single ? "single" : "double") + " precision on grid.n = " + list_text(grid.n);
+  if (!(k2 > 0)) {  // no kept mode but 0: no nonlinear term, no velocity bound; the coefficient must fit
+    bounds.velocity = bounds.rate = largest;
+    return bounds;
+  }
+  const double k_max = std::sqrt(k2);
+  bounds.velocity = std::sqrt(largest / (k_max * points));
+  bounds.rate = bounds.velocity * k_max;
+  return bounds;
+}
+
+// The coefficient of a term formed with the velocity (term: its product, what: "2 |Omega|", coefficient: its
+// value) against TermBounds::rate.
+void check_term(Reader& in, const std::string& key, const std::string& what, double coefficient,
+                const std::string& term, const TermBounds& bounds) {
+  if (!(coefficient <= bounds.rate))
+    in.fail(key, what + " = " + number_text(coefficient) + " may overflow " + bounds.where + ": the term " +
+                     term +
+                     ", summed over the N^3 points by its transform, stays finite for every velocity " +
+                     "the run takes (up to " + rough_text(bounds.velocity) + ") only when " + what +
+                     " <= " + rough_text(bounds.rate));
 }
 
 // The largest wavenumber the 2/3 rule keeps (|n_d| < N_d / 3) along any axis: a random field's peak must
@@ -675,7 +735,9 @@ void check_scalar_name(Reader& in, const std::string& path, const std::string& n
 
 void read_fields(Reader& in, RunConfig& config) {
   PhysicsConfig& physics = config.physics;
+  const TermBounds bounds = term_bounds(config.grid, config.precision);
   physics.rotation = in.get<std::array<double, 3>>("physics.rotation");
+  check_term(in, "physics.rotation", "2 |Omega|", 2 * length(physics.rotation), "u x 2 Omega", bounds);
   BuoyancyConfig& buoyancy = physics.buoyancy;
   buoyancy.type = in.choice<BuoyancyType>("physics.buoyancy.type");
   std::vector<std::string> taken;
@@ -683,10 +745,14 @@ void read_fields(Reader& in, RunConfig& config) {
     buoyancy.n2 = in.get<double>("physics.buoyancy.n2", "the mean stratification of the buoyancy");
     if (buoyancy.n2 == 0)
       in.fail("physics.buoyancy.n2", "must not be 0: > 0 for a stable stratification, < 0 for convection");
+    check_term(in, "physics.buoyancy.n2", "|N2|", std::abs(buoyancy.n2), "N2 u.up", bounds);
     buoyancy.prandtl = in.get<double>("physics.buoyancy.prandtl");
     buoyancy.gravity = in.get<std::array<double, 3>>(
         "physics.buoyancy.gravity", "buoyancy acts against gravity, whose direction is needed");
-    if (length(buoyancy.gravity) == 0) in.fail("physics.buoyancy.gravity", "has no direction: [0, 0, 0]");
+    // Only its direction is used: any vector but 0 has one (the solver scales it before normalising, so that
+    // [0, 0, 1e-300] and [1e300, 0, 1e300] give theirs).
+    if (length(buoyancy.gravity) == 0)
+      in.fail("physics.buoyancy.gravity", "has no direction: " + given_text(buoyancy.gravity));
     buoyancy.initial = read_scalar_initial(in, config, "physics.buoyancy", "b");
     taken.push_back("b");
   }
@@ -704,6 +770,7 @@ void read_fields(Reader& in, RunConfig& config) {
     if (!scalar.diffusivity && !scalar.schmidt)
       in.fail(item + ".diffusivity", "missing: give " + item + ".diffusivity or " + item + ".schmidt");
     scalar.mean_gradient = in.get<std::array<double, 3>>(item + ".mean_gradient");
+    check_term(in, item + ".mean_gradient", "|G|", length(scalar.mean_gradient), "u.G", bounds);
     scalar.initial = read_scalar_initial(in, config, item, scalar.name);
     physics.scalars.push_back(std::move(scalar));
   }
@@ -735,6 +802,13 @@ void read_magnetic(Reader& in, RunConfig& config) {
   if (!magnetic.resistivity && !magnetic.prandtl)
     in.fail(key + "resistivity", "missing: give physics.magnetic.resistivity or physics.magnetic.prandtl");
   magnetic.background = in.get<std::array<double, 3>>(key + "background");
+  const TermBounds bounds = term_bounds(config.grid, config.precision);
+  if (const double b0 = length(magnetic.background); !(b0 < bounds.velocity))
+    in.fail(key + "background",
+            "|B0| = " + number_text(b0) + " may overflow " + bounds.where +
+                ": B = B0 + b joins the velocity in the MHD products (j x B, u x B), whose transforms sum up "
+                "to about |B|^2 k_max N^3, past the largest number from |B0| = " +
+                rough_text(bounds.velocity) + "; use a smaller field (other units)");
   magnetic.forcing.type = in.choice<ForcingKind>(key + "forcing.type");  // none | band in the schema
   if (magnetic.forcing.type == ForcingKind::band)
     read_band(in, config.grid, key + "forcing.", magnetic.forcing);

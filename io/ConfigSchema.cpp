@@ -73,14 +73,17 @@ constexpr std::array keys = {
         "physics.rotation", real_triple, "[0, 0, 0]", "", navier_stokes,
         "rotation rate Omega of the frame, [Ox, Oy, Oz]: Coriolis force -2 Omega x u (in the real-space "
         "pass, no extra transform; with MHD in the stage update, from a spectral copy of u: 3 slabs more); "
-        "[0, 0, 0]: none"},
+        "[0, 0, 0]: none; refused where u x 2 Omega may overflow the precision (2 |Omega| above U k_max, U "
+        "the "
+        "largest velocity the run takes; 6.2e152 on 16^3 in double)"},
 
     SchemaKey{"physics.buoyancy.type", choice, "none", "none | boussinesq", navier_stokes,
               "none; boussinesq: a buoyancy field b (named b) with du/dt += b up and db/dt += -N2 u.up, "
               "up = -gravity"},
     SchemaKey{"physics.buoyancy.n2", real, "", "", "physics.buoyancy.type is boussinesq",
               "N2, the square of the Brunt-Vaisala frequency of the mean stratification: > 0 stable, < 0 an "
-              "unstable mean gradient (homogeneous convection); not 0"},
+              "unstable mean gradient (homogeneous convection); not 0, and |N2| at most U k_max, as "
+              "physics.rotation's 2 |Omega|"},
     SchemaKey{"physics.buoyancy.prandtl", real, "1", "> 0", "physics.buoyancy.type is boussinesq",
               "Prandtl number nu / kappa of b"},
     SchemaKey{"physics.buoyancy.gravity", real_triple, "", "", "physics.buoyancy.type is boussinesq",
@@ -110,7 +113,8 @@ constexpr std::array keys = {
     SchemaKey{"physics.magnetic.prandtl", real, "~", "> 0", "physics.magnetic.type is mhd",
               "magnetic Prandtl number Pm = nu / eta, instead of resistivity"},
     SchemaKey{"physics.magnetic.background", real_triple, "[0, 0, 0]", "", "physics.magnetic.type is mhd",
-              "uniform background field B0 (Alfven waves travel along it at |B0|)"},
+              "uniform background field B0 (Alfven waves travel along it at |B0|); |B0| below U, the largest "
+              "velocity the run takes (7.1e151 on 16^3 in double)"},
     SchemaKey{
         "physics.magnetic.forcing.type", choice, "none", "none | band", "physics.magnetic.type is mhd",
         "forcing of b: none; band: f_b = a_b b on the shell k_min <= |k| <= k_max with a_b = power / "
@@ -169,7 +173,7 @@ constexpr std::array keys = {
     SchemaKey{
         "physics.scalars[].mean_gradient", real_triple, "[0, 0, 0]", "", "physics.scalars lists it",
         "uniform mean gradient G of the total scalar G.x + theta (the forcing of mixing DNS: theta gets "
-        "-u.G); [0, 0, 0]: none"},
+        "-u.G); [0, 0, 0]: none; |G| at most U k_max, as physics.rotation's 2 |Omega|"},
     SchemaKey{"physics.scalars[].initial.type", choice, "zero", "zero | random | file",
               "physics.scalars lists it",
               "initial scalar: zero, a random field with a given spectrum, or from a file"},

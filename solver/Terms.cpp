@@ -1,5 +1,6 @@
 #include "solver/Terms.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -15,8 +16,9 @@ namespace {
 double dot(const std::array<double, 3>& a, const std::array<double, 3>& b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
+// Scaled on the way (std::hypot): a vector of finite components has a finite length up to 1.8e308.
 double length(const std::array<double, 3>& a) {
-  return std::sqrt(dot(a, a));
+  return std::hypot(a[0], a[1], a[2]);
 }
 
 std::string text(const std::array<double, 3>& v) {
@@ -85,7 +87,7 @@ TermCoefficients fold_terms(const std::vector<ScalarParameters>& scalars, const 
   }
   c.wave_frequency_bound = length(c.two_omega);
   for (std::size_t j = 0; j < scalars.size(); ++j)
-    c.wave_frequency_bound += std::sqrt(length(c.mean_gradient[j]) * length(c.buoyancy[j]));
+    c.wave_frequency_bound += std::sqrt(length(c.mean_gradient[j])) * std::sqrt(length(c.buoyancy[j]));
   return c;
 }
 
@@ -93,8 +95,13 @@ int add_boussinesq(FlowParameters& parameters, double n2, double prandtl, std::a
   KOLMO_REQUIRE(std::isfinite(prandtl) && prandtl > 0,
                 "buoyancy: Prandtl number = " + std::to_string(prandtl) + " must be positive");
   KOLMO_REQUIRE(std::isfinite(n2), "buoyancy: N2 = " + std::to_string(n2) + " is not finite");
+  // Normalised after scaling by its largest component, so that any finite direction but 0 has one: the
+  // length of [1e300, 0, 1e300] is finite only through hypot's scaling, that of [0, 0, 1e-320] not normal.
+  const double largest = std::max({std::abs(up[0]), std::abs(up[1]), std::abs(up[2])});
+  KOLMO_REQUIRE(largest > 0 && std::isfinite(largest),
+                "buoyancy: the up direction " + text(up) + " has no length");
+  for (auto& x : up) x /= largest;
   const double norm = length(up);
-  KOLMO_REQUIRE(norm > 0 && std::isfinite(norm), "buoyancy: the up direction " + text(up) + " has no length");
   for (auto& x : up) x /= norm;
   const int b = static_cast<int>(parameters.scalars.size());
   parameters.scalars.push_back({"b", parameters.viscosity / prandtl});

@@ -90,3 +90,30 @@ TEST_CASE("a bad override names its --set text and its key, on one line", "[conf
     for (const std::string& part : each.expected) CHECK(message.find(part) != std::string::npos);
   }
 }
+
+TEST_CASE("gravity gives a direction at any finite length but 0; huge term coefficients name their key",
+          "[config]") {
+  const std::string buoyant =
+      "grid: {n: 16}\nphysics: {buoyancy: {type: boussinesq, n2: 1.0, gravity: [0, 0, -1]}}"
+      "\ntime: {t_end: 1}\n";
+  // Only gravity's direction is used: lengths whose square (the naive norm) under- or overflows are fine.
+  for (const std::string gravity :
+       {"[0, 0, 1e-300]", "[1e300, 0, 1e300]", "[1.5e308, -1.5e308, 1.5e308]", "[0, 4.9e-324, 0]"}) {
+    const RunConfig config = load_config_text(buoyant, "run.yaml", {"physics.buoyancy.gravity=" + gravity});
+    CHECK(config.physics.buoyancy.gravity != std::array<double, 3>{0, 0, 0});
+  }
+  // Finite values whose term may overflow: each refused with its --set text and key (before any solver
+  // sees them, which said "not finite" or blamed the initial velocity).
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"physics.rotation=[0, 0, 1e300]",
+       "--set physics.rotation=[0, 0, 1e300]: physics.rotation: 2 |Omega| = 2e+300 may overflow"},
+      {"physics.buoyancy.n2=1e300", "physics.buoyancy.n2: |N2| = 1e+300 may overflow double precision"},
+  };
+  for (const auto& [set, expected] : cases) {
+    const std::string message = error_of([&] { load_config_text(buoyant, "run.yaml", {set}); });
+    INFO(message);
+    CHECK(message.find(expected) != std::string::npos);
+  }
+  // Just inside the bound (2 |Omega| <= U k_max, 6.2e152 on 16^3 in a 2 pi box): taken.
+  CHECK_NOTHROW(load_config_text(buoyant, "run.yaml", {"physics.rotation=[0, 0, 3e152]"}));
+}

@@ -261,3 +261,28 @@ TEST_CASE("refused scalars and terms: negative diffusivity, duplicate names, unk
           add_boussinesq(parameters, 1.0, 0.0, {0, 0, 1});
         }).find("Prandtl number = 0") != std::string::npos);
 }
+
+TEST_CASE("add_boussinesq normalises any finite up direction but 0, however long or short", "[solver]") {
+  // Scaled by the largest component first: the naive length of these under- or overflows.
+  const double r = 1 / std::sqrt(2.0);
+  const std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> cases = {
+      {{0, 0, 1e-300}, {0, 0, 1}},
+      {{0, 0, -4.9e-324}, {0, 0, -1}},
+      {{1e300, 0, 1e300}, {r, 0, r}},
+      {{-1.5e308, 0, 1.5e308}, {-r, 0, r}},
+  };
+  for (const auto& [up, unit] : cases) {
+    FlowParameters parameters;
+    parameters.viscosity = 0.1;
+    add_boussinesq(parameters, 2.0, 1.0, up);
+    const TermCoefficients c = fold_terms(parameters.scalars, parameters.terms);
+    for (int d = 0; d < 3; ++d) {
+      CHECK(c.buoyancy[0][d] == Approx(unit[d]).margin(1e-15));
+      CHECK(c.mean_gradient[0][d] == Approx(2 * unit[d]).margin(1e-15));
+    }
+    CHECK(c.wave_frequency_bound == Approx(std::sqrt(2.0)));
+  }
+  // A rotation whose length's square overflows is finite, and folds as such.
+  const TermCoefficients c = fold_terms({}, {coriolis({0, 0, 1e300})});
+  CHECK(c.wave_frequency_bound == Approx(2e300));
+}
