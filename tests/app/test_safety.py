@@ -16,8 +16,8 @@
   new run refuses.
   The count of broken inputs tried, and of those refused that way, is printed at the end.
 - Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
-  included) is refused before anything is written, as are a velocity whose nonlinear term overflows the
-  precision, a constant power on forced modes without energy and an adaptive step with no scale; a forced
+  included) is refused before anything is written, as are a velocity, a rotation or a magnetic background
+  whose products overflow the precision, a constant power on forced modes without energy and an adaptive step with no scale; a forced
   run from a weak seed gains the energy its budget says;
   one that blows up later is stopped at the step it does, with no series rows or progress lines to notice
   it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
@@ -756,6 +756,15 @@ output: {directory: out}
     refused("an adaptive step with no scale",
             run_and_check(work, "small.yaml", "--set", "initial.amplitude=0", "--set", "time.cfl=0.5"),
             ["time.cfl: the velocity is zero everywhere"], work, before)
+    # A rotation or a magnetic background whose products with the velocity overflow the precision: refused by
+    # the configuration, naming the key, by the start check's criterion (io/Config.cpp, check_term).
+    refused("a rotation beyond double precision's range",
+            run_and_check(work, "small.yaml", "--set", "physics.rotation=[0, 0, 1e300]"),
+            ["physics.rotation: 2 |Omega| = 2e+300 may overflow double precision"], work, before)
+    refused("a magnetic background beyond double precision's range",
+            run_and_check(work, "small.yaml", "--set", "physics.magnetic={type: mhd, prandtl: 1, "
+                          "background: [0, 0, 1e300]}"),
+            ["physics.magnetic.background: |B0| = 1e+300 may overflow double precision"], work, before)
     # A weak seed under a constant power: the forcing's rate P / (2 E_band), 0.5 / E_band here, limits the
     # adaptive step, so the energy climbs by P t as it should (it blew up at the first step before).
     (work / "seed.yaml").write_text("""
