@@ -829,6 +829,13 @@ std::size_t cuda_work_bytes(const SlabLayout& layout) {
   return largest;
 }
 
+std::string cuda_library_versions() {
+  int cufft = 0, driver = 0;
+  KOLMO_CHECK_CUFFT(cufftGetVersion(&cufft));
+  KOLMO_CHECK_CUDA(cudaDriverGetVersion(&driver));
+  return "cuFFT " + std::to_string(cufft) + ", driver " + std::to_string(driver);
+}
+
 template std::size_t cuda_work_bytes<float>(const SlabLayout&);
 template std::size_t cuda_work_bytes<double>(const SlabLayout&);
 template std::unique_ptr<LocalTransforms<float>> make_cuda_transforms<float>(const SlabLayout&,

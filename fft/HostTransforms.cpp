@@ -501,4 +501,8 @@ template std::unique_ptr<LocalTransforms<double>> make_host_transforms<double>(c
                                                                                FftwPlanning,
                                                                                const std::string&);
 
+std::string fftw_library_version() {
+  return fftw_version;
+}
+
 }  // namespace kolmo::fft

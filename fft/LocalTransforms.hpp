@@ -142,5 +142,9 @@ std::unique_ptr<LocalTransforms<Real>> make_cuda_transforms(const SlabLayout& la
 // some sizes it is a whole slab (1080^3 single: 4.7 GiB). CUDA builds only, with a current device.
 template <class Real>
 std::size_t cuda_work_bytes(const SlabLayout& layout);
+// The libraries' versions, for what depends on them (the timed route choices, fft/RouteChoices.hpp):
+// "cuFFT 12000, driver 13000" (CUDA builds only), "fftw-3.3.10".
+std::string cuda_library_versions();
+std::string fftw_library_version();
 
 }  // namespace kolmo::fft

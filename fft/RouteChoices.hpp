@@ -7,7 +7,8 @@
 //
 // Contract:
 // - RouteChoices(file, problem, comm): collective over comm. problem names what the choices depend on (the
-//   grid, the ranks, precision, options, the device's model): the same string on every rank of one problem
+//   grid, the ranks, precision, options, the device's model, its libraries' versions): the same string on
+//   every rank of one problem
 //   for choices that ranks make together. Rank 0 reads file ("": none, every choice is timed) and every rank
 //   takes the choices kept for (problem, its rank); only if every rank finds them do all adopt them (ranks
 //   time collectively, so all adopt or none do). A file that cannot be read, or lines it cannot parse, are

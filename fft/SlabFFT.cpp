@@ -268,12 +268,17 @@ const std::string& SlabFFT<Real>::route_choices_report() const {
 }
 
 // The grid and its split, the ranks (emulated: which), precision, the device's model (its name without its
-// index: GPUs of one model time alike; the host's with its thread count), the exchange asked for and every
-// option that changes the candidates. A version, raised where the names or candidates of choices change.
+// index: GPUs of one model time alike; the host's with its thread count) and its FFT library's version (and
+// the driver's), the exchange asked for and every option that changes the candidates. A version, raised where
+// the names or candidates of choices change.
 template <class Real>
 std::string SlabFFT<Real>::problem() const {
   const FftOptions& o = options_;
-  std::string text = "v1 " + to_string(device_->backend()) + " " + device_->model() + " " +
+  std::string library = fftw_library_version();
+#if defined(KOLMO_HAVE_CUDA)
+  if (device_->backend() == Backend::cuda) library = cuda_library_versions();
+#endif
+  std::string text = "v1 " + to_string(device_->backend()) + " " + device_->model() + " (" + library + ") " +
                      (std::is_same_v<Real, float> ? "float" : "double") + " " + layout_.describe() +
                      " split " + std::to_string(int(o.spectral_split)) + " emulated " +
                      std::to_string(o.emulated_ranks) + "/" + std::to_string(o.emulated_rank);
