@@ -4,7 +4,6 @@
 #include <cmath>
 #include <complex>
 #include <limits>
-#include <numbers>
 #include <utility>
 #include <vector>
 
@@ -14,7 +13,6 @@
 #include "io/Checkpoint.hpp"
 #include "io/OutputDirectory.hpp"
 #include "solver/Integrators.hpp"
-#include "solver/Wavenumbers.hpp"
 
 namespace kolmo::app {
 
@@ -61,25 +59,12 @@ double round_down(double x) {
   return std::floor(x / unit) * unit;
 }
 
-// k_max,d: the largest wavenumber along axis d that the 2/3 rule keeps (solver/Wavenumbers.hpp).
-double largest_kept_wavenumber(const io::RunConfig& config, int d) {
-  return 2 * std::numbers::pi * double(solver::Wavenumbers<double>::largest_kept_index(config.grid.n[d])) /
-         config.grid.box[d];
-}
-
-// The largest kept |k|^2: the sum over the axes of k_max,d^2.
-double largest_kept_k2(const io::RunConfig& config) {
-  double k2 = 0;
-  for (int d = 0; d < 3; ++d) k2 += std::pow(largest_kept_wavenumber(config, d), 2);
-  return k2;
-}
-
 // max_d dx_d k_max,d: the CFL number times this bounds |k.u| dt over the kept modes; and min_d k_max,d^2.
 std::pair<double, double> advection_scales(const io::RunConfig& config) {
   double scale = 0, k2 = std::numeric_limits<double>::infinity();
   for (int d = 0; d < 3; ++d) {
     const double dx = config.grid.box[d] / double(config.grid.n[d]);
-    const double k_max = largest_kept_wavenumber(config, d);
+    const double k_max = io::largest_kept_wavenumber(config.grid, d);
     scale = std::max(scale, dx * k_max);
     k2 = std::min(k2, k_max * k_max);
   }
@@ -100,10 +85,9 @@ double stability_limit(const io::RunConfig& config) {
   return imaginary_axis_limit(config.time.integrator) / advection_scales(config).first;
 }
 
-// Where the first step may overflow the precision whatever its size: the nonlinear term multiplies the
-// velocity by its gradient, up to U^2 k_max at a point (U, the largest velocity component, at most the scan's
-// rate times the coarsest spacing; k_max, the largest kept |k|), and its forward transform sums the N^3
-// points' values, which for a coherent flow adds up to N^3 times that. With k_max for the flow's own
+// Where the first step may overflow the precision whatever its size: the largest velocity component, at most
+// the scan's rate times the coarsest spacing, beyond io::largest_safe_velocity (the nonlinear term's
+// transform sums up to U^2 k_max N^3 for a coherent flow). With k_max for the flow's own
 // wavenumbers the estimate is a bound, not a prediction: a Taylor-Green vortex in single precision gave
 // infinities from U = 1e18 at 16^3 and 64^3 and from 3e17 at 32^3; this refuses from 9.8e16 at 16^3 and 6e15
 // at 64^3. An error text, or empty.
@@ -111,16 +95,16 @@ std::string beyond_range(const io::RunConfig& config, double rate) {
   const bool single = config.precision == io::Precision::float32;
   const double largest =
       single ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
-  const double k2 = largest_kept_k2(config);
+  const double k2 = io::largest_kept_k2(config.grid);
   double spacing = 0, points = 1;
   for (int d = 0; d < 3; ++d) {
     spacing = std::max(spacing, config.grid.box[d] / double(config.grid.n[d]));
     points *= double(config.grid.n[d]);
   }
   const double velocity = rate * spacing;
-  // In logarithms: the estimate itself may overflow a double.
+  if (!(velocity > 0) || velocity < io::largest_safe_velocity(config.grid, config.precision)) return {};
+  // In logarithms, for the message: the estimate itself may overflow a double.
   const double log_reach = 2 * std::log10(velocity) + 0.5 * std::log10(k2) + std::log10(points);
-  if (!(velocity > 0) || log_reach < std::log10(largest)) return {};
   // In MHD the scan counts the Alfven speed |B| with the flow's (B = B0 + b): name both.
   const bool mhd = config.physics.magnetic.type == io::MagneticType::mhd;
   return std::string(mhd ? "the initial velocity and magnetic field (|u| + |B| components up to about "
@@ -185,7 +169,7 @@ double diffusive_step_limit(const io::RunConfig& config) {
   double diffusivity = flow.viscosity;
   for (const auto& scalar : flow.scalars) diffusivity = std::max(diffusivity, scalar.diffusivity);
   if (flow.magnetic.enabled) diffusivity = std::max(diffusivity, flow.magnetic.resistivity);
-  const double rate = fraction * diffusivity * largest_kept_k2(config);
+  const double rate = fraction * diffusivity * io::largest_kept_k2(config.grid);
   return rate > 0 ? kBackwardExponent / rate : std::numeric_limits<double>::infinity();
 }
 

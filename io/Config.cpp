@@ -617,22 +617,16 @@ struct TermBounds {
 
 TermBounds term_bounds(const GridConfig& grid, Precision precision) {
   const bool single = precision == Precision::float32;
-  const double largest = single ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
-  double k2 = 0, points = 1;
-  for (int d = 0; d < 3; ++d) {
-    const double k = 2 * std::numbers::pi * double(KeptModes::largest_kept_index(grid.n[d])) / grid.box[d];
-    k2 += k * k;
-    points *= double(grid.n[d]);
-  }
   TermBounds bounds;
   bounds.where = std::string(single ? "single" : "double") + " precision on grid.n = " + list_text(grid.n);
+  const double k2 = largest_kept_k2(grid);
   if (!(k2 > 0)) {  // no kept mode but 0: no nonlinear term, no velocity bound; the coefficient must fit
-    bounds.velocity = bounds.rate = largest;
+    bounds.velocity = bounds.rate =
+        single ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
     return bounds;
   }
-  const double k_max = std::sqrt(k2);
-  bounds.velocity = std::sqrt(largest / (k_max * points));
-  bounds.rate = bounds.velocity * k_max;
+  bounds.velocity = largest_safe_velocity(grid, precision);
+  bounds.rate = bounds.velocity * std::sqrt(k2);
   return bounds;
 }
 
@@ -653,9 +647,7 @@ void check_term(Reader& in, const std::string& key, const std::string& what, dou
 // every one: a flat box's thin axis keeps few modes, and its spectrum's peak may lie beyond them.)
 double largest_kept_wavenumber(const GridConfig& grid) {
   double largest = 0;
-  for (int d = 0; d < 3; ++d)
-    largest = std::max(largest,
-                       2 * std::numbers::pi * double(KeptModes::largest_kept_index(grid.n[d])) / grid.box[d]);
+  for (int d = 0; d < 3; ++d) largest = std::max(largest, largest_kept_wavenumber(grid, d));
   return largest;
 }
 
@@ -1370,6 +1362,24 @@ std::string to_yaml(const RunConfig& config) {
 
 std::vector<std::string> resolved_keys(const RunConfig& config) {
   return written(config).lines();
+}
+
+double largest_kept_wavenumber(const GridConfig& grid, int d) {
+  return 2 * std::numbers::pi * double(KeptModes::largest_kept_index(grid.n[d])) / grid.box[d];
+}
+
+double largest_kept_k2(const GridConfig& grid) {
+  double k2 = 0;
+  for (int d = 0; d < 3; ++d) k2 += std::pow(largest_kept_wavenumber(grid, d), 2);
+  return k2;
+}
+
+double largest_safe_velocity(const GridConfig& grid, Precision precision) {
+  const double largest = precision == Precision::float32 ? double(std::numeric_limits<float>::max())
+                                                         : std::numeric_limits<double>::max();
+  double points = 1;
+  for (int d = 0; d < 3; ++d) points *= double(grid.n[d]);
+  return std::sqrt(largest / (std::sqrt(largest_kept_k2(grid)) * points));
 }
 
 void check_ranks(const RunConfig& config, int ranks) {

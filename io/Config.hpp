@@ -246,6 +246,17 @@ std::vector<std::string> resolved_keys(const RunConfig& config);
 // Throws kolmo::Error when the grid cannot be split over this many ranks.
 void check_ranks(const RunConfig& config, int ranks);
 
+// k_max,d: the largest wavenumber along axis d that the 2/3 rule keeps (solver/Wavenumbers.hpp), and the
+// largest kept |k|^2, the sum over the axes of k_max,d^2.
+double largest_kept_wavenumber(const GridConfig& grid, int d);
+double largest_kept_k2(const GridConfig& grid);
+// The largest velocity before the first step may overflow the precision: the nonlinear term multiplies the
+// velocity by its gradient, up to U^2 k_max at a point (k_max = sqrt(largest_kept_k2)), and its forward
+// transform sums the N^3 points' values, so U^2 k_max N^3 must stay below the precision's largest number L:
+// U = sqrt(L / (k_max N^3)), infinite where no mode but 0 is kept. The start check refuses velocities beyond
+// it (app/BlowUp.cpp), the configuration the coefficients of terms formed with the velocity beyond U k_max.
+double largest_safe_velocity(const GridConfig& grid, Precision precision);
+
 // The backend to use: automatic picks cuda when a GPU is usable.
 Backend resolve(BackendChoice choice);
 
