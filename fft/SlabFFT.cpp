@@ -614,9 +614,9 @@ void SlabFFT<Real>::choose_strided() {
     strided_report_ = std::string("strided route for all transforms") + own_rows_report();
     return;
   }
-  Buffer<Real> real(device_, 2 * layout_.alloc_complex());
-  Buffer<C> spectral(device_, layout_.alloc_complex());
-  real.fill_zero();
+  // Slabs to time on, made only for a choice that is timed (not one kept by an earlier run).
+  Buffer<Real> real;
+  Buffer<C> spectral;
   // A pair with `flag` set (where `settable`) and with it cleared, taking turns: the flag changes the routes
   // that forward_route and backward_route build. The slowest rank's times; the flag is left cleared.
   ForwardRoute forward;
@@ -626,6 +626,11 @@ void SlabFFT<Real>::choose_strided() {
     walk(backward, spectral.data(), real.data());
   };
   auto set_and_cleared_ms = [&](bool dealiased, bool& flag, bool settable) {
+    if (spectral.size() == 0) {
+      real = Buffer<Real>(device_, 2 * layout_.alloc_complex());
+      spectral = Buffer<C>(device_, layout_.alloc_complex());
+      real.fill_zero();
+    }
     const std::vector<double> ms = slowest_rank_medians_ms({pair, pair}, [&](std::size_t k) {
       flag = k == 0 && settable;
       forward = forward_route(dealiased, false);
