@@ -16,6 +16,7 @@
 #include "app/Runs.hpp"
 #include "app/StopRequest.hpp"
 #include "app/Text.hpp"
+#include "core/BuildIdentity.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Checkpoint.hpp"
@@ -513,7 +514,8 @@ class NavierStokesRun {
     if (removed_checkpoint_)
       std::printf("removed %s: a checkpoint of the history this run replaces (or damaged)\n",
                   io::checkpoint_path(paths_.checkpoints).c_str());
-    std::printf("kolmo %s: incompressible %s\n", KOLMO_VERSION, flow_.magnetic() ? "MHD" : "Navier-Stokes");
+    std::printf("kolmo %s: incompressible %s\n", build_identity().c_str(),
+                flow_.magnetic() ? "MHD" : "Navier-Stokes");
     std::printf("  grid      %s, box %.6g x %.6g x %.6g\n", layout.describe().c_str(), config_.grid.box[0],
                 config_.grid.box[1], config_.grid.box[2]);
     std::printf("  backend   %s: %s, exchange %s, %s precision\n", to_string(device_->backend()).c_str(),

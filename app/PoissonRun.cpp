@@ -11,6 +11,7 @@
 #include "app/Runs.hpp"
 #include "app/StopRequest.hpp"
 #include "app/Text.hpp"
+#include "core/BuildIdentity.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "io/Collective.hpp"
@@ -109,8 +110,8 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
 
     if (rank == 0) {
       std::printf("kolmo %s: Poisson problem lap(phi) - %g phi = f on %s, %s backend, %s precision\n",
-                  KOLMO_VERSION, lambda, layout.describe().c_str(), to_string(device->backend()).c_str(),
-                  io::to_string(config.precision).c_str());
+                  build_identity().c_str(), lambda, layout.describe().c_str(),
+                  to_string(device->backend()).c_str(), io::to_string(config.precision).c_str());
       std::printf("  memory    estimated: %s\n", options.memory_report.c_str());
       if (config.poisson.subtract_mean)
         std::printf("  rhs       mean %.6g subtracted (poisson.subtract_mean)\n", subtracted_mean);

@@ -22,6 +22,7 @@
 #include "app/MemoryEstimate.hpp"
 #include "app/Runs.hpp"
 #include "app/StopRequest.hpp"
+#include "core/BuildIdentity.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/Exchange.hpp"
@@ -197,7 +198,7 @@ std::string unexpected_arguments(int argc, char** argv, const std::vector<std::s
 }
 
 void print_info(int ranks) {
-  std::printf("kolmo %s\n", KOLMO_VERSION);
+  std::printf("kolmo %s\n", build_identity().c_str());
   std::printf("  backends:   host (FFTW + OpenMP)%s\n",
               cuda_compiled() ? ", cuda (cuFFT)" : " (built without CUDA)");
   const int gpus = cuda_device_count();

@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/BuildIdentity.hpp"
 #include "core/Error.hpp"
 #include "fft/DroppedColumns.hpp"
 #include "fft/Executors.hpp"
@@ -267,10 +268,11 @@ const std::string& SlabFFT<Real>::route_choices_report() const {
   return choices_->report();
 }
 
-// The grid and its split, the ranks (emulated: which), precision, the device's model (its name without its
-// index: GPUs of one model time alike; the host's with its thread count) and its FFT library's version (and
-// the driver's), the exchange asked for and every option that changes the candidates. A version, raised where
-// the names or candidates of choices change.
+// kolmo's build (new code may time otherwise, or choose among other candidates under the same names), the
+// grid and its split, the ranks (emulated: which), precision, the device's model (its name without its index:
+// GPUs of one model time alike; the host's with its thread count) and its FFT library's version (and the
+// driver's), the exchange asked for and every option that changes the candidates. A version of the line's
+// form, raised where it changes.
 template <class Real>
 std::string SlabFFT<Real>::problem() const {
   const FftOptions& o = options_;
@@ -278,7 +280,8 @@ std::string SlabFFT<Real>::problem() const {
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) library = cuda_library_versions();
 #endif
-  std::string text = "v1 " + to_string(device_->backend()) + " " + device_->model() + " (" + library + ") " +
+  std::string text = "v1 kolmo " + build_identity() + " " + to_string(device_->backend()) + " " +
+                     device_->model() + " (" + library + ") " +
                      (std::is_same_v<Real, float> ? "float" : "double") + " " + layout_.describe() +
                      " split " + std::to_string(int(o.spectral_split)) + " emulated " +
                      std::to_string(o.emulated_ranks) + "/" + std::to_string(o.emulated_rank);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/BuildIdentity.hpp"
+
 namespace kolmo::io {
 
 namespace {
@@ -83,11 +85,7 @@ void silence_hdf5_errors() {
 }
 
 std::string code_version() {
-#ifdef KOLMO_VERSION
-  return KOLMO_VERSION;
-#else
-  return "unknown";
-#endif
+  return build_identity();
 }
 
 namespace {

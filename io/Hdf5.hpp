@@ -62,7 +62,7 @@ namespace kolmo::io {
 
 void silence_hdf5_errors();
 
-// The version string of this build (the KOLMO_VERSION macro), written into every file.
+// What wrote the file: this build's identity (core/BuildIdentity.hpp), written into every file.
 std::string code_version();
 
 template <herr_t (*Close)(hid_t)>

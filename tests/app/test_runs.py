@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """End-to-end tests of the kolmo command (run by ctest; needs /usr/bin/python3 with h5py and numpy).
 
+- The checkpoint names the code that wrote it: the version and the git commit built.
 - Restart: N steps in one go and N/2 + restart + N/2 give bitwise-identical checkpoints on the same rank
   count, also with measured FFTW plans kept in the wisdom file; a restart on a different rank count continues
   to the same state within round-off; the time series holds each step once; an end before the checkpoint
@@ -66,6 +67,18 @@ with tempfile.TemporaryDirectory() as tmp:
         with h5py.File(two / "out/series.h5", "r") as f:
             steps = list(f["step"][...])
         check(steps == list(range(0, 13)), f"{ranks} rank(s): the series holds each step once after restart")
+
+    # The files name the code that wrote them: the version and, built from a git checkout, its commit (as
+    # found by the build that made this kolmo; kept route choices are keyed by the same identity).
+    commit = subprocess.run(["git", "-C", args.source, "rev-parse", "HEAD"], capture_output=True, text=True)
+    with h5py.File(root / "one_1/out/checkpoints/checkpoint.h5", "r") as f:
+        written = f.attrs["code_version"]
+        written = written.decode() if isinstance(written, bytes) else str(written)
+    if commit.returncode == 0:
+        check(f"(git {commit.stdout.strip()[:12]}" in written,
+              f"the checkpoint names the commit built, {commit.stdout.strip()[:12]} ({written})")
+    else:
+        print(f"skipped: the source is no git checkout; the checkpoint says {written}")
 
     # Measured FFTW plans: the first run measures them and keeps them in $XDG_CACHE_HOME/kolmo, the later runs
     # read them there, so that N steps and N/2 + restart + N/2 stay bitwise identical (2 ranks, which adopt
