@@ -1,6 +1,7 @@
 #include "fft/RouteChoices.hpp"
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -13,6 +14,10 @@ namespace {
 
 // The file holds one line a rank of a problem: problem TAB rank TAB name=choice/count;name=choice/count...
 constexpr char kField = '\t';
+
+// The problems whose choices the file keeps: the ones written last. Every build of kolmo and every grid,
+// rank count and option set is a problem of its own, so a cache that kept them all would grow without end.
+constexpr std::size_t kKeptProblems = 64;
 
 std::string line_of(const std::string& problem, int rank,
                     const std::map<std::string, std::pair<int, int>>& all) {
@@ -130,13 +135,21 @@ void RouteChoices::settle() {
                               MPI_CHAR, 0, comm_));
   std::string written;
   if (rank_ == 0 && !file_.empty()) {
-    // The file's lines of other problems stay (another run may have added some meanwhile).
-    std::string kept_lines;
+    // The file's lines of other problems stay (another run may have added some meanwhile), those of the
+    // kKeptProblems - 1 written last; this problem's lines go last.
+    std::vector<std::pair<std::string, std::string>> others;  // (problem, line), in the file's order
     std::istringstream lines(read_cache_file(file_));
     for (std::string line, problem_of, choices; std::getline(lines, line);) {
       int rank = -1;
-      if (split_line(line, problem_of, rank, choices) && problem_of != problem_) kept_lines += line + "\n";
+      if (split_line(line, problem_of, rank, choices) && problem_of != problem_)
+        others.emplace_back(problem_of, line + "\n");
     }
+    std::set<std::string> newest;
+    for (auto other = others.rbegin(); other != others.rend() && newest.size() < kKeptProblems - 1; ++other)
+      newest.insert(other->first);
+    std::string kept_lines;
+    for (const auto& [problem_of, line] : others)
+      if (newest.count(problem_of) > 0) kept_lines += line;
     written = write_cache_file(file_, kept_lines + all, "route choices");
   }
   written = broadcast(written, comm_);

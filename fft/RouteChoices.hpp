@@ -22,7 +22,9 @@
 //   '/', tab or newline (throws kolmo::Error otherwise).
 // - settle(): collective. Where any rank recorded a new choice, rank 0 rewrites file with every rank's
 //   choices for this problem, replacing the lines it held for it, through a temporary file and a rename;
-//   a file that cannot be written is reported, not fatal. report() says what happened: adopted from the file
+//   the file keeps the 64 problems written last (this one last among them), dropping older ones, so that
+//   it stays small however many builds, grids and options share it. A file that cannot be written is
+//   reported, not fatal. report() says what happened: adopted from the file
 //   (no timing), or timed and kept there, or timed (no file).
 #pragma once
 

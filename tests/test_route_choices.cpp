@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fft/RouteChoices.hpp"
 #include "fft/SlabFFT.hpp"
 #include "tests/TestSupport.hpp"
 
@@ -144,6 +145,41 @@ TEST_CASE("without a cache directory every construction times its choices and ke
   options.strided_exchange = StridedExchange::never;
   SlabFFT<double> asked(kGrid, MPI_COMM_WORLD, host, options);
   CHECK(everywhere(asked.route_choices_report().empty()));
+}
+
+TEST_CASE("the cache keeps the problems written last, this one among them, and drops older ones", "[fft]") {
+  TemporaryDirectory directory;
+  const std::string file = route_choices_file(directory.path().string());
+  // 70 other problems, two lines each (ranks 0 and 1), problem 0 written first.
+  if (world_rank() == 0) {
+    std::ofstream out(file);
+    for (int p = 0; p < 70; ++p)
+      for (int rank : {0, 1}) out << "old problem " << p << '\t' << rank << "\tpieces full=1/3;\n";
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  RouteChoices choices(file, "this problem", MPI_COMM_WORLD);
+  CHECK(!choices.adopted());
+  choices.record("pieces full", 3, 2);
+  choices.settle();
+
+  std::vector<std::string> problems;  // each problem once, in the file's order
+  int this_problems_lines = 0;
+  std::istringstream lines(read(file));
+  for (std::string line; std::getline(lines, line);) {
+    const std::string problem = line.substr(0, line.find('\t'));
+    if (problems.empty() || problems.back() != problem) problems.push_back(problem);
+    if (problem == "this problem") ++this_problems_lines;
+  }
+  // 63 others (the newest, 7 to 69, in order), then this one with a line for every rank.
+  REQUIRE(problems.size() == 64);
+  CHECK(problems.front() == "old problem 7");
+  CHECK(problems[62] == "old problem 69");
+  CHECK(problems.back() == "this problem");
+  CHECK(this_problems_lines == world_size());
+  // A later construction of the problem adopts what was kept.
+  RouteChoices later(file, "this problem", MPI_COMM_WORLD);
+  CHECK(later.adopted());
+  CHECK(later.kept("pieces full", 3) == 2);
 }
 
 TEST_CASE("GPU: a later construction adopts every timed choice and transforms bit for bit alike", "[gpu]") {
