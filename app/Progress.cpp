@@ -21,6 +21,10 @@ double Progress::elapsed_seconds() const {
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";
+  // A run whose step is tiny against its time.t_end (dt = 1e-300) estimates more seconds than a long holds,
+  // which the conversion below would turn into a negative number of hours: beyond 100000 hours (11 years)
+  // the column says only that.
+  if (seconds >= 3.6e8) return ">100000h";
   long s = static_cast<long>(seconds + 0.5);
   char text[32];
   if (s >= 3600)

@@ -26,7 +26,7 @@ class Progress {
   long lines_ = 0;
 };
 
-// "1:02:03" or "4:05".
+// "1:02:03" or "4:05"; "?" for a time not known, ">100000h" beyond that.
 std::string format_duration(double seconds);
 
 }  // namespace kolmo::app

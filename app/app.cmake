@@ -30,5 +30,6 @@ if(KOLMO_BUILD_TESTS)
   kolmo_app_test(app_safety test_safety.py 900)
   kolmo_app_test(app_fields test_fields.py 900)
   kolmo_app_test(app_mhd test_mhd.py 900)
+  kolmo_app_test(app_cli test_cli.py 300)
   kolmo_app_test(app_paraview test_paraview.py 900 SKIP_RETURN_CODE 77)  # needs ParaView's pvbatch
 endif()

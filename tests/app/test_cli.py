@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""End-to-end tests of what the kolmo command prints and refuses, found by a user's audit (run by ctest):
+
+- The progress line's time left stays a duration where the estimate exceeds what a long holds (a time.dt
+  tiny against time.t_end), instead of a negative number of hours.
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import pathlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kolmo_test import args, check, finish  # noqa: E402
+
+
+def progress_lines_then_stop(arguments, cwd, lines, timeout=120):
+    """Starts `kolmo run` on one rank, reads its progress lines (those starting with a step number) until it
+    has `lines` of them, then stops it with SIGTERM; returns those lines and the exit status."""
+    process = subprocess.Popen([args.kolmo, "run", *arguments], cwd=cwd, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"), start_new_session=True)
+    seen = []
+    try:
+        for line in process.stdout:
+            if line.split() and line.split()[0].isdigit():
+                seen.append(line.rstrip("\n"))
+                if len(seen) >= lines:
+                    break
+        process.send_signal(signal.SIGTERM)
+        process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+    return seen, process.returncode
+
+
+with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
+    work = pathlib.Path(root)
+    (work / "tiny_dt.yaml").write_text("grid: {n: 8}\nphysics: {viscosity: 0.01}\n"
+                                       "time: {dt: 1.0e-300, t_end: 1}\n"
+                                       "output: {directory: tiny_dt, progress_every: 1}\n")
+    lines, status = progress_lines_then_stop(["tiny_dt.yaml"], work, 4)
+    # The first line (step 0) has no pace yet ("?"); the later ones estimate about 1e300 seconds.
+    left = [line.split()[-1] for line in lines[1:]]
+    check(status == 130 and len(left) == 3 and all(not value.startswith("-") and value != "?" for value in left),
+          f"time left of a run of 1e300 steps is a duration, not negative: {left} (status {status})")
+
+finish()
