@@ -86,9 +86,13 @@ void check_output_directory(const std::string& config_path, const io::RunConfig&
         }
       return;
     }
-    if (const std::string earlier = io::earlier_output(directory); !earlier.empty())
-      throw Error("output.directory: " + earlier +
-                  ": choose another directory, set output.overwrite: true, or continue it with --restart");
+    // A Poisson run writes no checkpoint, so --restart, which it refuses, is no way out for it.
+    if (const std::string earlier = io::earlier_output(directory); !earlier.empty()) {
+      std::string message = "output.directory: " + earlier;
+      message += ": choose another directory, set output.overwrite: true";
+      if (config.problem != io::Problem::poisson) message += ", or continue it with --restart";
+      throw Error(message);
+    }
   });
 }
 

@@ -3,6 +3,8 @@
 
 - The progress line's time left stays a duration where the estimate exceeds what a long holds (a time.dt
   tiny against time.t_end), instead of a negative number of hours.
+- A Poisson run refused an existing output directory is not told to continue it with --restart (which it
+  refuses: it writes no checkpoint); a Navier-Stokes run still is.
 """
 import os
 import signal
@@ -12,7 +14,7 @@ import tempfile
 import pathlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import args, check, finish  # noqa: E402
+from kolmo_test import args, check, finish, kolmo  # noqa: E402
 
 
 def progress_lines_then_stop(arguments, cwd, lines, timeout=120):
@@ -46,5 +48,20 @@ with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
     left = [line.split()[-1] for line in lines[1:]]
     check(status == 130 and len(left) == 3 and all(not value.startswith("-") and value != "?" for value in left),
           f"time left of a run of 1e300 steps is a duration, not negative: {left} (status {status})")
+
+    (work / "poisson.yaml").write_text("problem: poisson\ngrid: {n: 8}\n"
+                                       "poisson: {rhs: {type: manufactured, modes: [[1, 1, 1]]}}\n"
+                                       "output: {directory: poisson}\n")
+    first = kolmo(1, "run", "poisson.yaml", cwd=work, timeout=120)
+    again = kolmo(1, "run", "poisson.yaml", cwd=work, timeout=120)
+    check(first.returncode == 0 and again.returncode == 1 and "already holds kolmo output" in again.stderr and
+          "--restart" not in again.stderr,
+          f"a Poisson run into earlier output is not told to --restart: {again.stderr.strip()}")
+    (work / "flow.yaml").write_text("grid: {n: 8}\nphysics: {viscosity: 0.01}\ntime: {steps: 1}\n"
+                                    "output: {directory: flow}\n")
+    first = kolmo(1, "run", "flow.yaml", cwd=work, timeout=120)
+    again = kolmo(1, "run", "flow.yaml", cwd=work, timeout=120)
+    check(first.returncode == 0 and again.returncode == 1 and "continue it with --restart" in again.stderr,
+          f"a Navier-Stokes run into earlier output is offered --restart: {again.stderr.strip()}")
 
 finish()
