@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "core/Error.hpp"
 
@@ -16,9 +17,24 @@ namespace kolmo::app {
 
 namespace {
 
-// A signal handler can only talk to the program through variables of static storage: this flag and
-// second_stop below are the only global state kolmo has, and only the handlers act on them.
+// A signal handler can only talk to the program through variables of static storage: this flag, the first
+// signal's time and second_stop below are the only global state kolmo has, and only the handlers act on them.
 volatile std::sig_atomic_t signals_seen = 0;
+
+// One stop request often arrives twice within microseconds: GNU timeout signals kolmo (or mpiexec, which
+// forwards each) and then its whole process group, and batch systems signal every process of a job step,
+// mpiexec among them, which forwards its copy to the ranks as well. A second signal counts only this long
+// after the first; one sooner is the same request, which must not cost the run its stop's checkpoint.
+constexpr long long kSameRequestNs = 100'000'000;  // 0.1 s
+std::atomic<long long> first_signal_ns{0};
+static_assert(std::atomic<long long>::is_always_lock_free, "a signal handler may only use lock-free atomics");
+
+// CLOCK_MONOTONIC's time (clock_gettime is async-signal-safe).
+long long monotonic_ns() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<long long>(now.tv_sec) * 1'000'000'000LL + now.tv_nsec;
+}
 
 // What a second signal writes. The paths are set once (second_stop_directory), before any description, and
 // never change after, so the handler reads them in place. The line changes every step
@@ -85,10 +101,13 @@ void say_stopped_at_once() {
 }
 
 extern "C" void on_stop_signal(int signal) {
+  const long long now = monotonic_ns();
   if (signals_seen > 0) {
+    if (now - first_signal_ns.load() < kSameRequestNs) return;  // the first one's copy
     say_stopped_at_once();
     std::_Exit(128 + signal);
   }
+  first_signal_ns.store(now);
   signals_seen = signals_seen + 1;
 }
 
@@ -96,7 +115,7 @@ extern "C" void on_stop_signal(int signal) {
 // second's end at once, since every line printed after it raises SIGPIPE again (the writes then fail
 // quietly).
 extern "C" void on_broken_pipe(int) {
-  if (signals_seen == 0) signals_seen = 1;
+  if (signals_seen == 0) signals_seen = 1;  // first_signal_ns stays 0: a Ctrl-C after it is a second signal
 }
 
 // text into a buffer of size bytes with its terminating zero; false where it does not fit.

@@ -1,5 +1,7 @@
 // Ctrl-C and SIGTERM during a run: the first signal asks the run to stop cleanly (write a checkpoint and
-// exit); a second one ends the process at once, writing nothing of the run's state: a checkpoint being
+// exit); a second one, 0.1 s or more after it, ends the process at once, writing nothing of the run's state
+// (one sooner is the first's copy: GNU timeout signals kolmo, or mpiexec, and then its process group; batch
+// systems signal every process of a job step, mpiexec too, which forwards its copy): a checkpoint being
 // written is left as checkpoint.h5.tmp, which nothing reads, and checkpoint.h5 and checkpoint.prev.h5 stay as
 // they were. Before it ends, rank 0 says so in one line on stderr and, while a run has described what the
 // second signal leaves (describe_second_stop), puts that line in <dir>/status, through a temporary file and a

@@ -15,7 +15,8 @@
 - SIGTERM writes a checkpoint and exits with status 130 (<dir>/status says so, "done:" is not printed);
   --restart continues from it. So does a closed output pipe (SIGPIPE). SIGTERM stops a Poisson run (status
   130, no field file). A second SIGINT stops a run at once, without that checkpoint, saying so on one line
-  and in <dir>/status, which names the newest checkpoint (left whole; --restart continues from it). Under
+  and in <dir>/status, which names the newest checkpoint (left whole; --restart continues from it); under GNU
+  timeout, which passes a signal on twice at once, a SIGTERM is one clean stop. Under
   mpiexec on 2 ranks a second SIGTERM does the same, the line said once; a second SIGINT is mpiexec's force
   abort (SIGKILL), after which status says running from the newest checkpoint, which continues.
 (Broken inputs, blow-ups and memory: test_safety.py.)
@@ -263,6 +264,69 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and stopped_step > 0 and continued_step == stopped_step + 3,
           f"the signal's checkpoint (step {stopped_step}) restarts and continues to step {continued_step}")
 
+    # Whether signum waits to be taken by process pid (a signal sent while another of its kind waits is lost).
+    def pending(pid, signum):
+        try:
+            lines = pathlib.Path(f"/proc/{pid}/status").read_text().splitlines()
+        except OSError:
+            return False
+        shared = next((int(line.split()[1], 16) for line in lines if line.startswith("ShdPnd:")), 0)
+        return bool(shared & (1 << (signum - 1)))
+
+    # A second SIGTERM right after the first was taken (0.1 s is the limit): the first one's copy, as GNU timeout
+    # and batch systems send, not a second request; the run stops cleanly with its checkpoint.
+    copied = root / "copied"
+    copied.mkdir()
+    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *long_run], cwd=copied,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"))
+    progress_lines = 0
+    for line in process.stdout:
+        progress_lines += line.strip().split(" ")[0].isdigit()
+        if progress_lines >= 3:
+            break
+    process.send_signal(signal.SIGTERM)
+    while pending(process.pid, signal.SIGTERM):
+        pass
+    process.send_signal(signal.SIGTERM)
+    output, errors = process.communicate(timeout=300)
+    status = (copied / "out/status").read_text()
+    written = (copied / "out/checkpoints/checkpoint.h5").is_file()
+    stopped_step = velocity(copied / "out/checkpoints/checkpoint.h5")[1] if written else -1
+    check(process.returncode == 130 and status.startswith(f"stopped by a signal: step {stopped_step}, ")
+          and "interrupted twice" not in errors and stopped_step >= 40,
+          f"SIGTERM twice at once is one request: a clean stop with its checkpoint ({process.returncode}, "
+          f"status {status.strip()}, checkpoint.h5 of step {stopped_step}, {errors.strip()[:200]})")
+
+    # Under GNU timeout, which on its limit or its own SIGTERM signals kolmo (or mpiexec) and then its whole
+    # process group, so that the signal arrives twice within microseconds: one request, the same clean stop
+    # with its checkpoint (kolmo once stopped at once there, without one). Alone and under mpiexec on 2 ranks.
+    for ranks in (1, 2):
+        directory = root / f"under_timeout_{ranks}"
+        directory.mkdir()
+        launcher = [args.mpiexec, "-n", "2"] if ranks == 2 else []
+        process = subprocess.Popen(["timeout", "600", *launcher, args.kolmo, "run", str(root / "run.yaml"),
+                                    *long_run], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+        progress_lines = 0
+        for line in process.stdout:
+            progress_lines += line.strip().split(" ")[0].isdigit()
+            if progress_lines >= 3:
+                break
+        process.send_signal(signal.SIGTERM)  # to timeout, which passes it on twice
+        try:
+            output, errors = process.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, errors = process.communicate()
+        status = (directory / "out/status").read_text()
+        written = (directory / "out/checkpoints/checkpoint.h5").is_file()
+        stopped_step = velocity(directory / "out/checkpoints/checkpoint.h5")[1] if written else -1
+        check(status.startswith(f"stopped by a signal: step {stopped_step}, ") and "stopped by a signal" in output
+              and "interrupted twice" not in errors and stopped_step >= 40,
+              f"{ranks} rank(s) under timeout, SIGTERM: one clean stop with its checkpoint (exit {process.returncode}, "
+              f"status {status.strip()}, checkpoint.h5 of step {stopped_step}, {errors.strip()[:200]})")
+
     # The reader of its output gone (kolmo run | head): the same clean stop, with its checkpoint, not the
     # death by SIGPIPE that left no checkpoint and a status saying running.
     piped = root / "piped"
@@ -328,17 +392,10 @@ with tempfile.TemporaryDirectory() as tmp:
         if progress_lines >= 5:
             break
 
-    def pending(pid, signum):
-        try:
-            lines = pathlib.Path(f"/proc/{pid}/status").read_text().splitlines()
-        except OSError:
-            return False
-        shared = next((int(line.split()[1], 16) for line in lines if line.startswith("ShdPnd:")), 0)
-        return bool(shared & (1 << (signum - 1)))
-
     process.send_signal(signal.SIGINT)
     while pending(process.pid, signal.SIGINT):
         pass
+    time.sleep(0.15)  # sooner, it would be taken for the first one's copy
     process.send_signal(signal.SIGINT)
     output, errors = process.communicate(timeout=300)
     lines = [line for line in errors.splitlines() if line.strip()]
@@ -363,9 +420,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # rank) and status says it too, naming the newest checkpoint. Its second SIGINT mpiexec does not forward:
     # it is its own "force abort", SIGKILL to every rank, which no handler sees (MPICH 4.0.2); status then
     # still says running from the newest checkpoint (as after any kill), which is whole and continues. Both
-    # signals come within one step (128^3 points over 2 ranks), timed by the progress lines; a run that does
-    # not end is killed after 5 minutes, a failure.
-    two_ranks = [*slow[:-6], "--set", "grid.n=128", *slow[-4:]]
+    # signals come within one step (192^3 points over 2 ranks, long enough for the second to come 0.15 s or
+    # more after the first), timed by the progress lines; a run that does not end is killed after 5 minutes.
+    two_ranks = [*slow[:-6], "--set", "grid.n=192", *slow[-4:]]
     for signum in (signal.SIGTERM, signal.SIGINT):
         name = signal.Signals(signum).name
         directory = root / f"twice_mpiexec_{name}"
@@ -388,7 +445,7 @@ with tempfile.TemporaryDirectory() as tmp:
         process.send_signal(signum)
         while pending(process.pid, signum):
             pass
-        time.sleep(quarter)
+        time.sleep(max(quarter, 0.15))  # sooner, the ranks would take it for the first one's copy
         process.send_signal(signum)
         try:
             output, errors = process.communicate(timeout=300)
