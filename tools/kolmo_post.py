@@ -84,18 +84,22 @@ first row or after the last still gets the nearest row, with a line on stderr: "
 of DIR/spectra.h5 (T0 .. T1): nearest available time t = ...". A T that is not a finite number (nan, inf) is
 refused.
 
+A series.h5 or spectra.h5 that a run still going holds open (HDF5 locks it) is read as it stands, from a copy
+of its bytes taken between two of the run's appends, with a line on stderr saying so.
+
 A missing file or dataset, a file that fails its checksum (a flipped bit in a chunk: the solver writes each
-with a Fletcher32 checksum; "... is damaged"), a series.h5 or spectra.h5 that a run still going holds locked,
-a --time that is not a finite number, a series too short for what is asked, or a plot that cannot be written
-(a read-only run directory: -o writes elsewhere; all skips it with a line), gives one line on stderr and exit
-code 1.
+with a Fletcher32 checksum; "... is damaged"), a --time that is not a finite number, a series too short for
+what is asked, or a plot that cannot be written (a read-only run directory: -o writes elsewhere; all skips it
+with a line), gives one line on stderr and exit code 1.
 """
 
 import argparse
 import errno
+import io
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -135,9 +139,61 @@ def _open(path):
     except OSError as error:
         if error.errno in (errno.EAGAIN, errno.EWOULDBLOCK) or "unable to lock file" in str(error):
             # HDF5 locks series.h5 and spectra.h5 while the solver has them open: the run is still going.
-            raise PostError(f"{path} is locked by the run still writing it{_status_note(path.parent)}: read it "
-                            "when the run has ended or stopped, or read a copy of it") from None
+            return _as_it_stands(path)
         raise PostError(f"{path} is not a readable HDF5 file ({error})") from None
+
+
+class _Copy(io.BytesIO):
+    """A file's bytes in memory, named by the file's path: h5py names a file it reads from an object by the
+    object's repr, and messages name the file. Opened only in a with statement: one left open when Python
+    exits may crash it."""
+
+    def __init__(self, data, path):
+        super().__init__(data)
+        self.path = str(path)
+
+    def __repr__(self):
+        return self.path
+
+
+def _as_it_stands(path, attempts=40):
+    """A file that a run still going holds open for writing (and HDF5 locked), read from a copy of its bytes
+    in memory. The run flushes the file after every row it appends, so a copy taken between two appends is
+    whole; one taken during an append may not be (a chunk's checksum fails, or one dataset has a row more than
+    another), so every dataset is read (which checks its checksums) and the datasets indexed by row (all but
+    spectra.h5's /k) must have as many rows as each other, or the copy is taken again. A file whose bytes
+    stayed the same through the last half of the attempts (a second) and failed each time is damaged, not
+    caught in an append."""
+    previous, unchanged = None, 0
+    for _ in range(attempts):
+        data = path.read_bytes()
+        unchanged = unchanged + 1 if data == previous else 0
+        previous = data
+        try:
+            file = h5py.File(_Copy(data, path), "r")
+        except OSError:
+            time.sleep(0.05)
+            continue
+        try:
+            rows = set()
+            for name, item in file.items():
+                if isinstance(item, h5py.Dataset):
+                    item[...]
+                    if name != "k" and item.ndim >= 1:
+                        rows.add(item.shape[0])
+            if len(rows) <= 1:
+                print(f"kolmo_post: {path} is being written by the run still going{_status_note(path.parent)}: "
+                      "read as it stands", file=sys.stderr)
+                return file
+        except OSError:
+            pass
+        file.close()
+        time.sleep(0.05)
+    if unchanged >= attempts // 2:
+        raise PostError(f"{path} is damaged: the run still going holds it open, and it cannot be read whole as it "
+                        f"stands{_status_note(path.parent)}")
+    raise PostError(f"{path} is locked by the run still writing it{_status_note(path.parent)} and changed "
+                    f"under every one of {attempts} reads: read it again, or when the run has ended")
 
 
 def _dataset(file, name):

@@ -835,14 +835,26 @@ def main():
                   f"{arguments[0]} on a bad input: code {code}, stderr {err.strip()!r}")
 
         # A run still going holds series.h5 and spectra.h5 open for writing, locked by HDF5 (here this process
-        # holds them): one line saying so, with the run's status, not "not a readable HDF5 file".
+        # holds them): read as they stand, from a copy of their bytes, with one line saying so and the run's
+        # status; the same as when nothing holds them.
         (run / "status").write_text("running: step 40, t = 2\n")
         for name, command in (("series.h5", "summary"), ("spectra.h5", "spectrum")):
+            _, alone, _ = run_tool(command, run)
             with h5py.File(run / name, "a"):
                 code, out, err = run_tool(command, run)
-            check(code == 1 and len(err.strip().splitlines()) == 1
-                  and f"{run / name} is locked by the run still writing it (its status: running: step 40" in err,
+            check(code == 0 and out == alone and err.strip() == f"kolmo_post: {run / name} is being written by the run "
+                  "still going (its status: running: step 40, t = 2): read as it stands",
                   f"{command} of a run still writing {name}: code {code}, stderr {err.strip()!r}")
+            # Damaged where it stands (a flipped bit in a chunk, the bytes not changing): one line saying so.
+            if name == "series.h5":
+                intact = (run / name).read_bytes()
+                flip_bit(run / name, "energy")
+                with h5py.File(run / name, "a"):
+                    code, out, err = run_tool(command, run)
+                (run / name).write_bytes(intact)
+                check(code == 1 and len(err.strip().splitlines()) == 1
+                      and f"{run / name} is damaged: the run still going holds it open" in err,
+                      f"{command} of a damaged {name} a run holds: code {code}, stderr {err.strip()!r}")
         # Plots that cannot be written where they go (a read-only run directory; here a plots/ that is a file,
         # which root cannot write into either): one line naming the file, for all one per plot.
         unwritable = Path(scratch) / "unwritable"
