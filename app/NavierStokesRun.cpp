@@ -717,6 +717,7 @@ class NavierStokesRun {
     }
     if (out.spectra_every > 0 && (!restart || spectra_->rows() == 0)) write_spectra(initial_spectrum);
     if (!restart && out.fields_every > 0) write_fields();
+    const long first_step = flow_.step_count();
     while (flow_.step_count() < last_step && flow_.time() < t_end * (1 - 1e-12)) {
       const StepChoice used = next;
       flow_.step(used.dt);
@@ -774,6 +775,11 @@ class NavierStokesRun {
       }
       if (!finishing) next = choose_dt(t_end, unit);
     }
+    // A new run from a checkpoint at its end already (--checkpoint FILE of another run, at time.t_end or
+    // time.steps) takes no step, but ends with a checkpoint as every run does where checkpoints are asked
+    // for: its directory would otherwise have none to continue from. (A restart in place has the one it
+    // read.)
+    if (!restart && checkpoints && flow_.step_count() == first_step) write_checkpoint();
     progress.message("done: " + std::to_string(flow_.step_count()) +
                      " steps, t = " + std::to_string(flow_.time()) + ", wall time " +
                      format_duration(progress.elapsed_seconds()) + "; output in " + paths_.root.string());

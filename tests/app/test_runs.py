@@ -169,6 +169,13 @@ with tempfile.TemporaryDirectory() as tmp:
         steps = list(f["step"][...])
     check(r.returncode == 0 and steps == [12, 13, 14],
           f"another run's checkpoint starts a new run in a new directory (series steps {steps})")
+    # One at the run's end already takes no step, and still ends with a checkpoint (the config asks for them).
+    at_end = root / "branch_at_end"
+    at_end.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--checkpoint", str(other), cwd=at_end)
+    written = (at_end / "out/checkpoints/checkpoint.h5").is_file()
+    check(r.returncode == 0 and written and velocity(at_end / "out/checkpoints/checkpoint.h5")[1] == 12,
+          f"another run's checkpoint at the run's end: no step, and a checkpoint of step 12 ({r.stderr.strip()[:160]})")
 
     # A restart from an earlier checkpoint replaces the history after it: field dumps of later steps go, as
     # the series rows do, so the dumps hold one history (here dumps at 0, ..., 12; checkpoints at 6 and 12,
