@@ -77,7 +77,8 @@ with tempfile.TemporaryDirectory() as tmp:
         written = written.decode() if isinstance(written, bytes) else str(written)
     if commit.returncode == 0:
         check(f"(git {commit.stdout.strip()[:12]}" in written,
-              f"the checkpoint names the commit built, {commit.stdout.strip()[:12]} ({written})")
+              f"the checkpoint names the commit checked out, {commit.stdout.strip()[:12]} ({written}; another "
+              "commit there: kolmo was built before the checkout changed, rebuild it)")
     else:
         print(f"skipped: the source is no git checkout; the checkpoint says {written}")
 
