@@ -41,6 +41,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kolmo_test import args, check, checkpoint as velocity, finish, in_one_go_and_restarted, kolmo  # noqa: E402
 
 
+
+def started(command, cwd, progress=3, **popen):
+    """Starts command (a kolmo run, or its launcher) with its output piped and returns the process once it has
+    printed `progress` progress lines: its time loop runs, so its signal handlers are in place."""
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, OMP_NUM_THREADS="1"), **popen)
+    lines = 0
+    for line in process.stdout:
+        lines += line.strip().split(" ")[0].isdigit()
+        if lines >= progress:
+            break
+    return process
+
 # A small random (nonlinear, non-trivial) flow: CFL-adaptive steps make dt depend on the state, so any
 # difference after a restart would show.
 CONFIG = """
@@ -251,14 +264,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 "--set", "output.progress_every=20"]
     # kolmo started directly (a singleton MPI process): mpiexec, when signalled itself, may report its own
     # status instead of its processes'.
-    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *long_run],
-                               cwd=signal_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, OMP_NUM_THREADS="1"))
-    progress_lines = 0
-    for line in process.stdout:  # wait until the time loop runs, so the handlers are in place
-        progress_lines += line.strip().split(" ")[0].isdigit()
-        if progress_lines >= 3:
-            break
+    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], signal_dir)
     process.send_signal(signal.SIGTERM)
     output, errors = process.communicate(timeout=300)
     check(process.returncode == 130 and "stopped by a signal" in output and "done:" not in output,
@@ -285,14 +291,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # and batch systems send, not a second request; the run stops cleanly with its checkpoint.
     copied = root / "copied"
     copied.mkdir()
-    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *long_run], cwd=copied,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, OMP_NUM_THREADS="1"))
-    progress_lines = 0
-    for line in process.stdout:
-        progress_lines += line.strip().split(" ")[0].isdigit()
-        if progress_lines >= 3:
-            break
+    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], copied)
     process.send_signal(signal.SIGTERM)
     while pending(process.pid, signal.SIGTERM):
         pass
@@ -313,14 +312,8 @@ with tempfile.TemporaryDirectory() as tmp:
         directory = root / f"under_timeout_{ranks}"
         directory.mkdir()
         launcher = [args.mpiexec, "-n", "2"] if ranks == 2 else []
-        process = subprocess.Popen(["timeout", "600", *launcher, args.kolmo, "run", str(root / "run.yaml"),
-                                    *long_run], cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
-        progress_lines = 0
-        for line in process.stdout:
-            progress_lines += line.strip().split(" ")[0].isdigit()
-            if progress_lines >= 3:
-                break
+        process = started(["timeout", "600", *launcher, args.kolmo, "run", str(root / "run.yaml"), *long_run],
+                          directory)
         process.send_signal(signal.SIGTERM)  # to timeout, which passes it on twice
         try:
             output, errors = process.communicate(timeout=300)
@@ -339,14 +332,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # death by SIGPIPE that left no checkpoint and a status saying running.
     piped = root / "piped"
     piped.mkdir()
-    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *long_run],
-                               cwd=piped, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, OMP_NUM_THREADS="1"))
-    progress_lines = 0
-    for line in process.stdout:
-        progress_lines += line.strip().split(" ")[0].isdigit()
-        if progress_lines >= 3:
-            break
+    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], piped)
     process.stdout.close()
     errors = process.stderr.read()
     process.wait(timeout=300)
@@ -384,26 +370,19 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # A second SIGINT ends the run at once, without the checkpoint the first asked for: one line says so, and so
     # does status (not "running"), naming the newest checkpoint, which is left whole and continues. Steps on
-    # 96^3 points take long enough for both signals to arrive within one (or within the checkpoint the first
-    # starts); the second is sent once the first has been taken (no longer pending in /proc's ShdPnd), as a
-    # SIGINT sent while another is pending is lost.
+    # 128^3 points (about 0.4 s here) take long enough for both signals to arrive within one (or within the
+    # checkpoint the first starts), the first as a step begins (as its progress line comes); the second is sent
+    # 0.15 s after the first has been taken (no longer pending in /proc's ShdPnd: a SIGINT sent while another is
+    # pending is lost; one sooner would be taken for the first one's copy).
     twice = root / "twice"
     twice.mkdir()
-    slow = [*long_run[:-2], "--set", "grid.n=96", "--set", "output.progress_every=1", "--set",
+    slow = [*long_run[:-2], "--set", "grid.n=128", "--set", "output.progress_every=1", "--set",
             "output.checkpoint_every=0.0015"]
-    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *slow], cwd=twice,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, OMP_NUM_THREADS="1"))
-    progress_lines = 0
-    for line in process.stdout:  # past the checkpoint of step 3
-        progress_lines += line.strip().split(" ")[0].isdigit()
-        if progress_lines >= 5:
-            break
-
+    process = started([args.kolmo, "run", str(root / "run.yaml"), *slow], twice, progress=5)  # past step 3
     process.send_signal(signal.SIGINT)
     while pending(process.pid, signal.SIGINT):
         pass
-    time.sleep(0.15)  # sooner, it would be taken for the first one's copy
+    time.sleep(0.15)
     process.send_signal(signal.SIGINT)
     output, errors = process.communicate(timeout=300)
     lines = [line for line in errors.splitlines() if line.strip()]
@@ -488,15 +467,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # it, if the kill fell between the checkpoint and the status line).
     killed = root / "killed"
     killed.mkdir()
-    process = subprocess.Popen([args.kolmo, "run", str(root / "run.yaml"), *long_run, "--set",
-                                "output.checkpoint_every=0.004"],
-                               cwd=killed, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=dict(os.environ, OMP_NUM_THREADS="1"))
-    progress_lines = 0
-    for line in process.stdout:  # past a few checkpoints (every 8 steps)
-        progress_lines += line.strip().split(" ")[0].isdigit()
-        if progress_lines >= 3:
-            break
+    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run, "--set",
+                       "output.checkpoint_every=0.004"], killed)  # past a few checkpoints (every 8 steps)
     # While it runs, its directory is refused to others, output.overwrite or not (HDF5 holds series.h5 locked).
     r = kolmo(1, "check", str(root / "run.yaml"), "--set", "output.overwrite=true", cwd=killed)
     check(r.returncode != 0 and "in use: a run still going" in r.stderr,
