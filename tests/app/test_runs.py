@@ -44,15 +44,42 @@ from kolmo_test import args, check, checkpoint as velocity, finish, in_one_go_an
 
 def started(command, cwd, progress=3, **popen):
     """Starts command (a kolmo run, or its launcher) with its output piped and returns the process once it has
-    printed `progress` progress lines: its time loop runs, so its signal handlers are in place."""
+    printed `progress` progress lines (its time loop runs, so its signal handlers are in place), and the
+    seconds between the last two of them (one step where a line comes every step)."""
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=dict(os.environ, OMP_NUM_THREADS="1"), **popen)
-    lines = 0
+    arrivals = []
     for line in process.stdout:
-        lines += line.strip().split(" ")[0].isdigit()
-        if lines >= progress:
+        if line.strip().split(" ")[0].isdigit():
+            arrivals.append(time.monotonic())
+        if len(arrivals) >= progress:
             break
-    return process
+    return process, (arrivals[-1] - arrivals[-2] if len(arrivals) > 1 else 0.0)
+
+
+def pending(pid, signum):
+    """Whether signum waits to be taken by process pid (a signal sent while another of its kind waits is lost)."""
+    try:
+        lines = pathlib.Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return False
+    shared = next((int(line.split()[1], 16) for line in lines if line.startswith("ShdPnd:")), 0)
+    return bool(shared & (1 << (signum - 1)))
+
+
+def signal_twice(process, signum, step):
+    """Sends signum to process twice within one step of its run, a progress line having just come: the first a
+    quarter step into the next step (one sent as a line comes may still be taken at the end of that line's
+    step, leaving only the stop's checkpoint for the second to arrive in), the second once the first has been
+    taken (no longer pending) and a quarter step or 0.15 s later, whichever is longer (sooner, it would be
+    taken for the first one's copy); half a step and the stop's checkpoint are left for it."""
+    quarter = step / 4
+    time.sleep(quarter)
+    process.send_signal(signum)
+    while pending(process.pid, signum):
+        pass
+    time.sleep(max(quarter, 0.15))
+    process.send_signal(signum)
 
 # A small random (nonlinear, non-trivial) flow: CFL-adaptive steps make dt depend on the state, so any
 # difference after a restart would show.
@@ -264,7 +291,7 @@ with tempfile.TemporaryDirectory() as tmp:
                 "--set", "output.progress_every=20"]
     # kolmo started directly (a singleton MPI process): mpiexec, when signalled itself, may report its own
     # status instead of its processes'.
-    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], signal_dir)
+    process, _ = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], signal_dir)
     process.send_signal(signal.SIGTERM)
     output, errors = process.communicate(timeout=300)
     check(process.returncode == 130 and "stopped by a signal" in output and "done:" not in output,
@@ -278,20 +305,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and stopped_step > 0 and continued_step == stopped_step + 3,
           f"the signal's checkpoint (step {stopped_step}) restarts and continues to step {continued_step}")
 
-    # Whether signum waits to be taken by process pid (a signal sent while another of its kind waits is lost).
-    def pending(pid, signum):
-        try:
-            lines = pathlib.Path(f"/proc/{pid}/status").read_text().splitlines()
-        except OSError:
-            return False
-        shared = next((int(line.split()[1], 16) for line in lines if line.startswith("ShdPnd:")), 0)
-        return bool(shared & (1 << (signum - 1)))
-
     # A second SIGTERM right after the first was taken (0.1 s is the limit): the first one's copy, as GNU timeout
     # and batch systems send, not a second request; the run stops cleanly with its checkpoint.
     copied = root / "copied"
     copied.mkdir()
-    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], copied)
+    process, _ = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], copied)
     process.send_signal(signal.SIGTERM)
     while pending(process.pid, signal.SIGTERM):
         pass
@@ -312,7 +330,7 @@ with tempfile.TemporaryDirectory() as tmp:
         directory = root / f"under_timeout_{ranks}"
         directory.mkdir()
         launcher = [args.mpiexec, "-n", "2"] if ranks == 2 else []
-        process = started(["timeout", "600", *launcher, args.kolmo, "run", str(root / "run.yaml"), *long_run],
+        process, _ = started(["timeout", "600", *launcher, args.kolmo, "run", str(root / "run.yaml"), *long_run],
                           directory)
         process.send_signal(signal.SIGTERM)  # to timeout, which passes it on twice
         try:
@@ -332,7 +350,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # death by SIGPIPE that left no checkpoint and a status saying running.
     piped = root / "piped"
     piped.mkdir()
-    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], piped)
+    process, _ = started([args.kolmo, "run", str(root / "run.yaml"), *long_run], piped)
     process.stdout.close()
     errors = process.stderr.read()
     process.wait(timeout=300)
@@ -371,19 +389,13 @@ with tempfile.TemporaryDirectory() as tmp:
     # A second SIGINT ends the run at once, without the checkpoint the first asked for: one line says so, and so
     # does status (not "running"), naming the newest checkpoint, which is left whole and continues. Steps on
     # 128^3 points (about 0.4 s here) take long enough for both signals to arrive within one (or within the
-    # checkpoint the first starts), the first as a step begins (as its progress line comes); the second is sent
-    # 0.15 s after the first has been taken (no longer pending in /proc's ShdPnd: a SIGINT sent while another is
-    # pending is lost; one sooner would be taken for the first one's copy).
+    # checkpoint the first starts): signal_twice.
     twice = root / "twice"
     twice.mkdir()
     slow = [*long_run[:-2], "--set", "grid.n=128", "--set", "output.progress_every=1", "--set",
             "output.checkpoint_every=0.0015"]
-    process = started([args.kolmo, "run", str(root / "run.yaml"), *slow], twice, progress=5)  # past step 3
-    process.send_signal(signal.SIGINT)
-    while pending(process.pid, signal.SIGINT):
-        pass
-    time.sleep(0.15)
-    process.send_signal(signal.SIGINT)
+    process, step = started([args.kolmo, "run", str(root / "run.yaml"), *slow], twice, progress=5)  # past step 3
+    signal_twice(process, signal.SIGINT, step)
     output, errors = process.communicate(timeout=300)
     lines = [line for line in errors.splitlines() if line.strip()]
     status = (twice / "out/status").read_text()
@@ -414,26 +426,9 @@ with tempfile.TemporaryDirectory() as tmp:
         name = signal.Signals(signum).name
         directory = root / f"twice_mpiexec_{name}"
         directory.mkdir()
-        process = subprocess.Popen([args.mpiexec, "-n", "2", args.kolmo, "run", str(root / "run.yaml"), *two_ranks],
-                                   cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   env=dict(os.environ, OMP_NUM_THREADS="1"), start_new_session=True)
-        arrivals = []  # when each progress line came
-        for line in process.stdout:  # past the checkpoint of step 3
-            if line.strip().split(" ")[0].isdigit():
-                arrivals.append(time.monotonic())
-            if len(arrivals) >= 5:
-                break
-        # A quarter of a step into the next one: a signal sent as its line comes may still be taken at the end
-        # of the step the line is of (the ranks agree on a stop after it), leaving only the stop's checkpoint
-        # for the second signal to arrive in. The second follows a quarter step after mpiexec took the first,
-        # for mpiexec to pass that on first; half a step and the stop's checkpoint are left.
-        quarter = (arrivals[-1] - arrivals[-2]) / 4
-        time.sleep(quarter)
-        process.send_signal(signum)
-        while pending(process.pid, signum):
-            pass
-        time.sleep(max(quarter, 0.15))  # sooner, the ranks would take it for the first one's copy
-        process.send_signal(signum)
+        process, step = started([args.mpiexec, "-n", "2", args.kolmo, "run", str(root / "run.yaml"), *two_ranks],
+                                directory, progress=5, start_new_session=True)  # past step 3's checkpoint
+        signal_twice(process, signum, step)  # to mpiexec, which passes on the first before the second comes
         try:
             output, errors = process.communicate(timeout=300)
             ended = True
@@ -467,7 +462,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # it, if the kill fell between the checkpoint and the status line).
     killed = root / "killed"
     killed.mkdir()
-    process = started([args.kolmo, "run", str(root / "run.yaml"), *long_run, "--set",
+    process, _ = started([args.kolmo, "run", str(root / "run.yaml"), *long_run, "--set",
                        "output.checkpoint_every=0.004"], killed)  # past a few checkpoints (every 8 steps)
     # While it runs, its directory is refused to others, output.overwrite or not (HDF5 holds series.h5 locked).
     r = kolmo(1, "check", str(root / "run.yaml"), "--set", "output.overwrite=true", cwd=killed)
