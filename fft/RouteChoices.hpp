@@ -24,8 +24,8 @@
 //   choices for this problem, replacing the lines it held for it, through a temporary file and a rename;
 //   the file keeps the 64 problems written last (this one last among them), dropping older ones, so that
 //   it stays small however many builds, grids and options share it. A file that cannot be written is
-//   reported, not fatal. report() says what happened: adopted from the file
-//   (no timing), or timed and kept there, or timed (no file).
+//   reported, not fatal. report() says what happened: adopted from the file (no timing), or timed and kept
+//   there, or timed (no file).
 #pragma once
 
 #include <mpi.h>
