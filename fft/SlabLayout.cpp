@@ -1,6 +1,7 @@
 #include "fft/SlabLayout.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/Error.hpp"
 
@@ -12,6 +13,17 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank, SpectralSplit
   for (int d = 0; d < 3; ++d)
     KOLMO_REQUIRE(n[d] >= 1, "grid size " + std::string(axis[d]) + " = " + std::to_string(n[d]) +
                                  " must be a positive number of points");
+  // FFTW's plans (and cuFFT's) take int lengths; beyond them sizes would wrap, and the loops over the ky
+  // planes below would run for hours before any allocation could fail.
+  for (int d = 0; d < 3; ++d)
+    KOLMO_REQUIRE(n[d] <= std::numeric_limits<int>::max(),
+                  "grid size " + std::string(axis[d]) + " = " + std::to_string(n[d]) +
+                      " is longer than the FFT libraries' int lengths (at most 2147483647)");
+  // The whole spectrum's bytes in double precision must be a 64-bit size, or the slab sizes would overflow.
+  const long most = std::numeric_limits<long>::max() / static_cast<long>(2 * sizeof(double));
+  KOLMO_REQUIRE(nx_ <= most / ny_ / (nz_ / 2 + 1),
+                "grid " + std::to_string(nx_) + " x " + std::to_string(ny_) + " x " + std::to_string(nz_) +
+                    " is too large: its spectrum's bytes overflow 64-bit sizes");
   KOLMO_REQUIRE(ranks >= 1 && rank >= 0 && rank < ranks,
                 "invalid rank " + std::to_string(rank) + " of " + std::to_string(ranks));
   KOLMO_REQUIRE(ranks <= nx_, "cannot split Nx = " + std::to_string(nx_) + " x planes over " +

@@ -6,17 +6,16 @@
 //   the default), or balanced by the ky planes dealiased transforms keep (kept_rows); either way each rank
 //   holds one contiguous range of at least one plane, and every layout of a transform must use its split.
 // - Real space: rank r holds x planes [x_offset(r), x_offset(r) + x_count(r)), stored [x][y][z], z fastest,
-// no
-//   padding: real_size() = x_count * Ny * Nz reals.
+//   no padding: real_size() = x_count * Ny * Nz reals.
 // - Spectral space: rank r holds ky planes [y_offset(r), y_offset(r) + y_count(r)), all kx and kz = 0..Nz/2,
 //   stored [kx][ky][kz], kz fastest: spectral_size() = Nx * y_count * Nzc complex values. kx-major order
 //   makes each peer's chunk a contiguous block, so received chunks land in place with no transpose.
 // - alloc_complex() complex values (2 * alloc_complex() reals) hold either form and every intermediate of a
 //   transform; allocate fields passed to SlabFFT with at least that many.
-// - The constructor refuses grids that cannot be split (a size < 1, more ranks than Nx or Ny planes) by
-// throwing
-//   kolmo::Error; every rank computes the same verdict, so all ranks fail together before anything is
-//   allocated.
+// - The constructor refuses grids that cannot be split or transformed (a size < 1 or above 2^31 - 1, the FFT
+//   libraries' int lengths; a double-precision spectrum whose bytes overflow 64-bit sizes; more ranks than Nx
+//   or Ny planes) by throwing kolmo::Error; every rank computes the same verdict, so all ranks fail together
+//   before anything is allocated.
 #pragma once
 
 #include <array>

@@ -259,6 +259,12 @@ TEST_CASE("impossible grids are refused with a message naming the problem", "[la
   CHECK_THAT(message({16, 16, 0}, 1), Catch::Contains("Nz = 0"));
   CHECK_THAT(message({-2, 16, 16}, 1), Catch::Contains("Nx = -2"));
   CHECK(message({16, 16, 16}, 16).empty());
+  // Lengths beyond the FFT libraries' ints, and grids whose sizes overflow 64 bits, are refused before the
+  // layout's loops over the ky planes start (at Ny = 2^40 they ran for hours).
+  CHECK_THAT(message({4, 4, 1L << 31}, 1), Catch::Contains("Nz = 2147483648") && Catch::Contains("int"));
+  CHECK_THAT(message({4, 1L << 40, 4}, 2), Catch::Contains("Ny = 1099511627776"));
+  CHECK_THAT(message({1L << 21, 1L << 21, 1L << 22}, 1), Catch::Contains("too large"));
+  CHECK(message({1L << 20, 1L << 10, 1L << 10}, 1).empty());  // 2^40 points: large, not impossible
 }
 
 TEST_CASE("the division-free divisor of the cuFFT mask equals integer division below 2^31", "[layout]") {
