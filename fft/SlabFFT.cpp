@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -61,7 +62,64 @@ MPI_Comm comm_for(MPI_Comm comm, const FftOptions& options) {
   return options.emulated_ranks > 0 ? MPI_COMM_SELF : comm;
 }
 
-SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm, const FftOptions& options) {
+// A string's FNV-1a hash, for comparing it across ranks.
+long hash_of(const std::string& text) {
+  unsigned long hash = 14695981039346656037UL;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211UL;
+  return static_cast<long>(hash);
+}
+
+// Every rank must construct the transform alike: a rank whose grid, precision, device kind or options differ
+// from the others' would post other messages or collectives, and the transform would hang, abort in MPI or
+// compute garbage. Collective: every rank learns of a difference, and all throw the same line, before
+// anything else is checked or allocated.
+void require_agreement(std::array<long, 3> n, std::size_t real_bytes, const Device* device,
+                       const Communicator& comm, const FftOptions& o) {
+  if (comm.size() == 1) return;
+  const std::pair<const char*, long> fields[] = {
+      {"grid size Nx", n[0]},
+      {"grid size Ny", n[1]},
+      {"grid size Nz", n[2]},
+      {"precision (bytes of a real)", static_cast<long>(real_bytes)},
+      {"device (none, host or cuda)", device == nullptr ? -1 : static_cast<long>(device->backend())},
+      {"exchange", static_cast<long>(o.exchange)},
+      {"cuda_aware_mpi", o.cuda_aware_mpi},
+      {"single_precision_wire", o.single_precision_wire},
+      {"one_rank_dealiasing", static_cast<long>(o.one_rank_dealiasing)},
+      {"pack_in_ffts", o.pack_in_ffts},
+      {"realigned_planes", o.realigned_planes},
+      {"strided_exchange", static_cast<long>(o.strided_exchange)},
+      {"own_rows", static_cast<long>(o.own_rows)},
+      {"spectral_split", static_cast<long>(o.spectral_split)},
+      {"exchange_pieces", o.exchange_pieces},
+      {"plane_groups", o.plane_groups},
+      {"fftw_planning", static_cast<long>(o.fftw_planning)},
+      {"fftw_wisdom_directory", hash_of(o.fftw_wisdom_directory)},
+      {"route_choices_directory", hash_of(o.route_choices_directory)}};
+  constexpr int count = static_cast<int>(std::size(fields));
+  long low[count], high[count];
+  for (int i = 0; i < count; ++i) low[i] = high[i] = fields[i].second;
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, low, count, MPI_LONG, MPI_MIN, comm.get()));
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, high, count, MPI_LONG, MPI_MAX, comm.get()));
+  for (int i = 0; i < count; ++i)
+    if (low[i] != high[i]) {
+      std::string message = "the ranks constructing SlabFFT disagree on ";
+      message += fields[i].first;
+      if (i < 3) {  // a size says itself; an option's number or hash would say nothing
+        message += " (from ";
+        message += std::to_string(low[i]);
+        message += " to ";
+        message += std::to_string(high[i]);
+        message += ")";
+      }
+      message += ": every rank must pass the same grid, precision, device kind and FftOptions";
+      throw Error(message);
+    }
+}
+
+SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm, const std::shared_ptr<Device>& device,
+                      const FftOptions& options, std::size_t real_bytes) {
+  require_agreement(n, real_bytes, device.get(), comm, options);
   KOLMO_REQUIRE(options.emulated_ranks >= 0, "emulated ranks must be 0 (none) or a positive count, not " +
                                                  std::to_string(options.emulated_ranks));
   if (options.emulated_ranks > 0)
@@ -208,7 +266,7 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
     : comm_(comm_for(comm, options)),
       device_(std::move(device)),
       options_(options),
-      layout_(layout_for(n, comm_, options)) {
+      layout_(layout_for(n, comm_, device_, options, sizeof(Real))) {
   // The layout has been validated above, identically on every rank; only now is anything allocated.
   KOLMO_REQUIRE(options_.exchange_pieces >= 0,
                 "exchange pieces must be 0 (automatic) or a positive count, not " +

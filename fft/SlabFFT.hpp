@@ -1,9 +1,11 @@
 // kolmo's distributed 3D real-to-complex FFT, slab-decomposed along x.
 //
 // Contract:
-// - SlabFFT<Real> (Real = float or double) is built from the global grid {Nx, Ny, Nz} (any positive sizes,
-//   not necessarily equal or even), an MPI communicator (duplicated inside), a Device (host or one GPU) and
-//   options. All ranks of the communicator construct it and call forward/backward together.
+// - SlabFFT<Real> (Real = float or double) is built from the global grid {Nx, Ny, Nz} (any positive sizes up
+//   to 2^31 - 1, not necessarily equal or even), an MPI communicator (duplicated inside), a Device (host or
+//   one GPU) and options. All ranks of the communicator construct it, with the same grid, precision, device
+//   kind and options (ranks that differ are refused, below), and call forward/backward together, with the
+//   same modes and all in place or all out of place (the ranks' exchanges must match).
 // - layout() says which real-space x planes and which spectral ky planes this rank holds and how data are
 //   ordered (see SlabLayout.hpp). Buffers passed in must hold layout().alloc_complex() complex values and
 //   live in the Device's memory (device pointers on the CUDA backend). A spectral array, and a real array
@@ -33,7 +35,8 @@
 //   fft/DealiasCallbacks.cu), or kolmo's own column FFTs transform only the kept columns along y and x
 //   (pruned, where Nx and Ny are powers of two from 8 to 2048), whichever a short timing finds fastest.
 //   (kx is not truncated: the x FFT needs the whole line; the solver zeroes |n_x| > Nx/3.)
-// - Errors: an impossible grid or rank count throws kolmo::Error on every rank before any allocation.
+// - Errors: an impossible grid or rank count (fft/SlabLayout.hpp), or ranks that disagree on the grid,
+//   precision, device kind or options, throw kolmo::Error on every rank before any allocation.
 #pragma once
 
 #include <mpi.h>

@@ -631,3 +631,43 @@ TEST_CASE("a grid the ranks cannot split is refused on every rank", "[fft]") {
   const bool refused = message.find("Nx = " + std::to_string(p - 1)) != std::string::npos;
   CHECK(global_max(refused ? 0.0 : 1.0) == 0.0);
 }
+
+TEST_CASE("ranks that construct the transform with other grids or options are refused on every rank",
+          "[fft]") {
+  const int p = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  if (p == 1) return;
+  auto host = Device::create(Backend::host);
+  // Each differed on the last rank only: without the check these aborted in MPI (the grid, the wire) or hung
+  // (FFTW planning, the strided route).
+  auto refusal = [&](std::array<long, 3> n, FftOptions options, std::size_t real_bytes) {
+    std::string message;
+    try {
+      if (real_bytes == sizeof(float))
+        SlabFFT<float> fft(n, MPI_COMM_WORLD, host, options);
+      else
+        SlabFFT<double> fft(n, MPI_COMM_WORLD, host, options);
+    } catch (const kolmo::Error& e) {
+      message = e.what();
+    }
+    return message;
+  };
+  const bool last = rank == p - 1;
+  const std::array<long, 3> n{12, 10, 9}, other{12, 10, last ? 8 : 9};
+  auto agreed = [&](const std::string& message, const std::string& expected) {
+    INFO(message);
+    const bool wrong = expected.empty() ? !message.empty() : message.find(expected) == std::string::npos;
+    CHECK(global_max(wrong ? 1.0 : 0.0) == 0.0);
+  };
+  agreed(refusal(other, {}, sizeof(double)), "disagree on grid size Nz (from 8 to 9)");
+  agreed(refusal(n, {}, last ? sizeof(float) : sizeof(double)), "disagree on precision");
+  FftOptions planning;
+  planning.fftw_planning = last ? FftwPlanning::measure : FftwPlanning::estimate;
+  agreed(refusal(n, planning, sizeof(double)), "disagree on fftw_planning");
+  FftOptions strided;
+  strided.strided_exchange = last ? StridedExchange::always : StridedExchange::never;
+  agreed(refusal(n, strided, sizeof(double)), "disagree on strided_exchange");
+  FftOptions wire;
+  wire.single_precision_wire = last;
+  agreed(refusal(n, wire, sizeof(double)), "disagree on single_precision_wire");
+  agreed(refusal(n, {}, sizeof(double)), "");  // alike: constructed, no message
+}
