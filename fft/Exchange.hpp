@@ -24,11 +24,11 @@
 //   runs the whole exchange and finish does nothing (correct, without overlap); isend_irecv and nccl
 //   overlap: MPI requests stay open, NCCL works on a stream of its own ordered by events, p2p copies on
 //   streams of their own.
-// - loopback (make_loopback_exchange, for emulated ranks: SlabFFT with FftOptions::emulated_ranks): one
-//   process stands for one rank of several and sends every chunk to itself. The own chunk arrives as in
-//   a real exchange; in place of the chunk that peer q would send, the receive region of q gets this rank's
-//   chunk for q (its first min(send, receive) bytes, the rest zero): the same bytes moved on the device, of
-//   values that are this rank's own.
+// - loopback (make_loopback_exchange, for emulated ranks: SlabFFT with FftOptions::emulated_ranks, which
+//   refuses it as FftOptions::exchange otherwise): one process stands for one rank of several and sends
+//   every chunk to itself. The own chunk arrives as in a real exchange; in place of the chunk that peer q
+//   would send, the receive region of q gets this rank's chunk for q (its first min(send, receive) bytes, the
+//   rest zero): the same bytes moved on the device, of values that are this rank's own.
 #pragma once
 
 #include <mpi.h>

@@ -59,6 +59,9 @@ namespace {
 
 // Emulated ranks work alone: no communicator of theirs is used.
 MPI_Comm comm_for(MPI_Comm comm, const FftOptions& options) {
+  // MPI_Comm_dup would abort the program on a null communicator (MPI's default error handler).
+  KOLMO_REQUIRE(comm != MPI_COMM_NULL || options.emulated_ranks > 0,
+                "SlabFFT needs a communicator, not MPI_COMM_NULL");
   return options.emulated_ranks > 0 ? MPI_COMM_SELF : comm;
 }
 
@@ -120,6 +123,9 @@ void require_agreement(std::array<long, 3> n, std::size_t real_bytes, const Devi
 SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm, const std::shared_ptr<Device>& device,
                       const FftOptions& options, std::size_t real_bytes) {
   require_agreement(n, real_bytes, device.get(), comm, options);
+  KOLMO_REQUIRE(device != nullptr, "SlabFFT needs a device (Device::create), not a null pointer");
+  KOLMO_REQUIRE(options.exchange != ExchangeMethod::loopback || options.emulated_ranks > 0,
+                "exchange method loopback is for emulated ranks only (FftOptions::emulated_ranks)");
   KOLMO_REQUIRE(options.emulated_ranks >= 0, "emulated ranks must be 0 (none) or a positive count, not " +
                                                  std::to_string(options.emulated_ranks));
   if (options.emulated_ranks > 0)

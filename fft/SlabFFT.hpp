@@ -35,8 +35,9 @@
 //   fft/DealiasCallbacks.cu), or kolmo's own column FFTs transform only the kept columns along y and x
 //   (pruned, where Nx and Ny are powers of two from 8 to 2048), whichever a short timing finds fastest.
 //   (kx is not truncated: the x FFT needs the whole line; the solver zeroes |n_x| > Nx/3.)
-// - Errors: an impossible grid or rank count (fft/SlabLayout.hpp), or ranks that disagree on the grid,
-//   precision, device kind or options, throw kolmo::Error on every rank before any allocation.
+// - Errors: an impossible grid or rank count (fft/SlabLayout.hpp), ranks that disagree on the grid,
+//   precision, device kind or options, a null device, or MPI_COMM_NULL (but for emulated ranks) throw
+//   kolmo::Error on every rank before any allocation.
 #pragma once
 
 #include <mpi.h>

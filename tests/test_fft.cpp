@@ -671,3 +671,27 @@ TEST_CASE("ranks that construct the transform with other grids or options are re
   agreed(refusal(n, wire, sizeof(double)), "disagree on single_precision_wire");
   agreed(refusal(n, {}, sizeof(double)), "");  // alike: constructed, no message
 }
+
+TEST_CASE("a null device or communicator and the loopback method outside emulated ranks are refused",
+          "[fft]") {
+  auto host = Device::create(Backend::host);
+  const std::array<long, 3> n{8, 8, 8};
+  auto refusal = [&](MPI_Comm comm, std::shared_ptr<Device> device, FftOptions options) {
+    std::string message;
+    try {
+      SlabFFT<double> fft(n, comm, device, options);
+    } catch (const kolmo::Error& e) {
+      message = e.what();
+    }
+    return global_max(message.empty() ? 1.0 : 0.0) == 0.0 ? message : std::string("not on every rank");
+  };
+  CHECK_THAT(refusal(MPI_COMM_WORLD, nullptr, {}), Catch::Contains("needs a device"));
+  CHECK_THAT(refusal(MPI_COMM_NULL, host, {}), Catch::Contains("MPI_COMM_NULL"));
+  FftOptions loopback;
+  loopback.exchange = ExchangeMethod::loopback;
+  CHECK_THAT(refusal(MPI_COMM_WORLD, host, loopback), Catch::Contains("loopback is for emulated ranks"));
+  // Emulated ranks need no communicator.
+  FftOptions emulated;
+  emulated.emulated_ranks = 2;
+  CHECK_NOTHROW(SlabFFT<double>(n, MPI_COMM_NULL, host, emulated));
+}
