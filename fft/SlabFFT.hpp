@@ -14,8 +14,9 @@
 // - forward(in, out): real slab -> spectral slab, F(k) = sum_x f(x) exp(-i k.x), unnormalised.
 //   backward(in, out): spectral slab -> real slab, f(x) = sum_k F(k) exp(+i k.x), unnormalised as well, so
 //   backward(forward(f)) = Nx Ny Nz f. (The solver folds 1/(Nx Ny Nz) into its pointwise kernels, which saves
-//   a pass over memory.) in == out (in place) is allowed for both. Out of place, forward leaves its input
-//   intact and backward leaves its input intact too. Both are asynchronous on the Device's stream.
+//   a pass over memory.) in == out (in place) is allowed for both; otherwise in and out must not overlap.
+//   Out of place, forward leaves its input intact and backward leaves its input intact too. Both are
+//   asynchronous on the Device's stream.
 // - Algorithm: forward = 2D R2C on each yz plane, pack each peer's chunk contiguously, all-to-all (own chunk
 //   by a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so
 //   no transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the
@@ -112,6 +113,7 @@ struct FftOptions {
   // the spectrum then carries single-precision rounding, about 1e-7 relative). Costs two half-size buffers.
   // Ignored for float and on one rank.
   bool single_precision_wire = false;
+  // One rank only (OneRankDealiasing above); ignored on several ranks, where only the kept modes are sent.
   OneRankDealiasing one_rank_dealiasing = OneRankDealiasing::automatic;
   // Several ranks on GPUs: cuFFT's kernels write the chunks the exchange sends and read what it received
   // (callbacks, fft/ExchangeCallbacks.cu), the rank's own chunk going straight to where it is used, instead
