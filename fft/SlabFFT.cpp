@@ -65,17 +65,11 @@ MPI_Comm comm_for(MPI_Comm comm, const FftOptions& options) {
   return options.emulated_ranks > 0 ? MPI_COMM_SELF : comm;
 }
 
-// A string's FNV-1a hash, for comparing it across ranks.
-long hash_of(const std::string& text) {
-  unsigned long hash = 14695981039346656037UL;
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211UL;
-  return static_cast<long>(hash);
-}
-
 // Every rank must construct the transform alike: a rank whose grid, precision, device kind or options differ
 // from the others' would post other messages or collectives, and the transform would hang, abort in MPI or
 // compute garbage. Collective: every rank learns of a difference, and all throw the same line, before
-// anything else is checked or allocated.
+// anything else is checked or allocated. (The cache directories may differ: rank 0's files alone are read
+// and written, and what they hold is broadcast.)
 void require_agreement(std::array<long, 3> n, std::size_t real_bytes, const Device* device,
                        const Communicator& comm, const FftOptions& o) {
   if (comm.size() == 1) return;
@@ -96,9 +90,7 @@ void require_agreement(std::array<long, 3> n, std::size_t real_bytes, const Devi
       {"spectral_split", static_cast<long>(o.spectral_split)},
       {"exchange_pieces", o.exchange_pieces},
       {"plane_groups", o.plane_groups},
-      {"fftw_planning", static_cast<long>(o.fftw_planning)},
-      {"fftw_wisdom_directory", hash_of(o.fftw_wisdom_directory)},
-      {"route_choices_directory", hash_of(o.route_choices_directory)}};
+      {"fftw_planning", static_cast<long>(o.fftw_planning)}};
   constexpr int count = static_cast<int>(std::size(fields));
   long low[count], high[count];
   for (int i = 0; i < count; ++i) low[i] = high[i] = fields[i].second;
