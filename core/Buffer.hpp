@@ -1,8 +1,10 @@
 // An owned array of T in a Device's memory (RAII).
 //
 // Contract: the buffer keeps its Device alive; contents are uninitialised after construction; moving
-// transfers ownership; size() counts elements of T. Host-side access (host_copy, assign_from_host)
-// synchronises.
+// transfers ownership (the buffer moved from is empty); size() counts elements of T. Host-side access
+// (host_copy, assign_from_host) synchronises. An empty buffer (default-constructed, moved from, or of 0
+// elements) has no device to speak of: every operation on it does nothing. A buffer of elements needs a
+// device (kolmo::Error otherwise).
 #pragma once
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "core/Device.hpp"
+#include "core/Error.hpp"
 
 namespace kolmo {
 
@@ -20,6 +23,8 @@ class Buffer {
  public:
   Buffer() = default;
   Buffer(std::shared_ptr<Device> device, std::size_t count) : device_(std::move(device)), size_(count) {
+    KOLMO_REQUIRE(device_ != nullptr || size_ == 0,
+                  "a buffer of elements needs a device, not a null pointer");
     if (size_ > 0) data_ = static_cast<T*>(device_->allocate(size_ * sizeof(T)));
   }
   ~Buffer() { reset(); }
@@ -41,7 +46,9 @@ class Buffer {
   Device& device() const { return *device_; }
   const std::shared_ptr<Device>& device_handle() const { return device_; }
 
-  void fill_zero() { device_->fill_zero(data_, bytes()); }
+  void fill_zero() {
+    if (size_ > 0) device_->fill_zero(data_, bytes());
+  }
   std::vector<T> host_copy() const {
     std::vector<T> host(size_);
     if (size_ > 0) device_->copy_to_host(host.data(), data_, bytes());
@@ -51,7 +58,10 @@ class Buffer {
   void assign_from_host(const std::vector<T>& host) {
     if (!host.empty()) device_->copy_from_host(data_, host.data(), std::min(host.size(), size_) * sizeof(T));
   }
-  void copy_from(const Buffer& other) { device_->copy(data_, other.data_, std::min(bytes(), other.bytes())); }
+  void copy_from(const Buffer& other) {
+    if (std::min(bytes(), other.bytes()) > 0)
+      device_->copy(data_, other.data_, std::min(bytes(), other.bytes()));
+  }
 
  private:
   void reset() noexcept {

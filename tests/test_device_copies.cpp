@@ -79,6 +79,22 @@ void check_copies(const std::shared_ptr<Device>& device) {
 
 }  // namespace
 
+TEST_CASE("an empty buffer's operations do nothing, and a buffer of elements needs a device", "[fft]") {
+  auto host = Device::create(Backend::host);
+  Buffer<double> empty, none(host, 0), some(host, 3);
+  some.assign_from_host({1.0, 2.0, 3.0});
+  empty.fill_zero();
+  empty.copy_from(some);
+  some.copy_from(empty);  // nothing to copy: some keeps its values
+  none.fill_zero();
+  CHECK(empty.host_copy().empty());
+  CHECK(some.host_copy() == std::vector<double>{1.0, 2.0, 3.0});
+  Buffer<double> moved(std::move(some));
+  some.fill_zero();  // moved from: empty
+  CHECK(moved.host_copy() == std::vector<double>{1.0, 2.0, 3.0});
+  CHECK_THROWS_WITH((Buffer<double>(nullptr, 4)), Catch::Contains("needs a device"));
+}
+
 TEST_CASE("the host device's strided copies move the box and nothing else", "[fft]") {
   check_copies(Device::create(Backend::host));
 }
