@@ -405,9 +405,13 @@ class Reader {
     auto entry = values_.find(path);
     return entry != values_.end() && !entry->second.node.IsNull();
   }
-  // Where the key's value came from; the file when it was not given.
+  // Where the key's value came from; for a key of a list's item that was not given, where the list came from
+  // (a --set that gave the list, say); the file otherwise.
   std::string where(std::string_view path) const {
-    return given(path) ? values_.find(path)->second.where : source_;
+    if (given(path)) return values_.find(path)->second.where;
+    if (const auto item = path.find('['); item != std::string_view::npos && given(path.substr(0, item)))
+      return values_.find(path.substr(0, item))->second.where;
+    return source_;
   }
   [[noreturn]] void fail(std::string_view path, const std::string& message) const {
     fail_at(where(path), path, message);

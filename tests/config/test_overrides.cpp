@@ -81,6 +81,9 @@ TEST_CASE("a bad override names its --set text and its key, on one line", "[conf
       {{"grid.n.x=3"}, {"grid.n.x: unknown key (did you mean grid.n?)"}},
       {{"physics.forcing.k_min=1"}, {"physics.forcing.k_min: not used here", "physics.forcing.type is band"}},
       {{"output.fields=[velocity, velocity]"}, {"output.fields: 'velocity' is listed twice"}},
+      // A key missing from an item of a list given by --set: named with that --set, not the file.
+      {{"physics.scalars=[{name: theta}]"},
+       {"--set physics.scalars=[{name: theta}]: physics.scalars[0].diffusivity: missing"}},
   };
   for (const Case& each : cases) {
     const std::string message = error_with(small, each.overrides);
