@@ -59,8 +59,8 @@ class Buffer {
     if (!host.empty()) device_->copy_from_host(data_, host.data(), std::min(host.size(), size_) * sizeof(T));
   }
   void copy_from(const Buffer& other) {
-    if (std::min(bytes(), other.bytes()) > 0)
-      device_->copy(data_, other.data_, std::min(bytes(), other.bytes()));
+    const std::size_t count = std::min(bytes(), other.bytes());
+    if (count > 0) device_->copy(data_, other.data_, count);
   }
 
  private:
