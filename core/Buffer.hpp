@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/Device.hpp"
-#include "core/Error.hpp"
+#include "Device.hpp"
+#include "Error.hpp"
 
 namespace kolmo {
 

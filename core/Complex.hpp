@@ -5,7 +5,7 @@
 // reinterpret_cast. std::complex is not usable in device code, hence this type.
 #pragma once
 
-#include "core/HostDevice.hpp"
+#include "HostDevice.hpp"
 
 namespace kolmo {
 

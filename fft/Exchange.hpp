@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "core/Device.hpp"
+#include "../core/Device.hpp"
 
 namespace kolmo::fft {
 

@@ -63,11 +63,11 @@
 #include <memory>
 #include <string>
 
-#include "core/Complex.hpp"
-#include "core/Device.hpp"
-#include "core/Error.hpp"
-#include "fft/RowSplit.hpp"
-#include "fft/SlabLayout.hpp"
+#include "../core/Complex.hpp"
+#include "../core/Device.hpp"
+#include "../core/Error.hpp"
+#include "RowSplit.hpp"
+#include "SlabLayout.hpp"
 
 namespace kolmo::fft {
 

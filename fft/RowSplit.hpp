@@ -20,7 +20,7 @@
 // - Both queue their work on the device's stream. The slab needs no other memory.
 #pragma once
 
-#include "core/Complex.hpp"
+#include "../core/Complex.hpp"
 
 namespace kolmo::fft {
 

@@ -65,42 +65,50 @@ MPI_Comm comm_for(MPI_Comm comm, const FftOptions& options) {
   return options.emulated_ranks > 0 ? MPI_COMM_SELF : comm;
 }
 
+// The options, as numbers, that decide what a construction builds or times and what its ranks post: the
+// ranks' agreement check (below) names the one that differs, and the route choices' key (problem()) holds
+// them all. One list, so that the two cannot drift apart. (Not the emulated ranks, which use no communicator,
+// nor the cache directories: rank 0's files alone are read and written, and what they hold is broadcast.)
+std::vector<std::pair<const char*, long>> option_fields(const FftOptions& o) {
+  return {{"exchange", static_cast<long>(o.exchange)},
+          {"cuda_aware_mpi", o.cuda_aware_mpi},
+          {"single_precision_wire", o.single_precision_wire},
+          {"one_rank_dealiasing", static_cast<long>(o.one_rank_dealiasing)},
+          {"pack_in_ffts", o.pack_in_ffts},
+          {"realigned_planes", o.realigned_planes},
+          {"strided_exchange", static_cast<long>(o.strided_exchange)},
+          {"own_rows", static_cast<long>(o.own_rows)},
+          {"spectral_split", static_cast<long>(o.spectral_split)},
+          {"exchange_pieces", o.exchange_pieces},
+          {"plane_groups", o.plane_groups},
+          {"fftw_planning", static_cast<long>(o.fftw_planning)}};
+}
+
 // Every rank must construct the transform alike: a rank whose grid, precision, device kind or options differ
 // from the others' would post other messages or collectives, and the transform would hang, abort in MPI or
 // compute garbage. Collective: every rank learns of a difference, and all throw the same line, before
-// anything else is checked or allocated. (The cache directories may differ: rank 0's files alone are read
-// and written, and what they hold is broadcast.)
+// anything else is checked or allocated.
 void require_agreement(std::array<long, 3> n, std::size_t real_bytes, const Device* device,
                        const Communicator& comm, const FftOptions& o) {
   if (comm.size() == 1) return;
-  const std::pair<const char*, long> fields[] = {
+  std::vector<std::pair<const char*, long>> fields = {
       {"grid size Nx", n[0]},
       {"grid size Ny", n[1]},
       {"grid size Nz", n[2]},
       {"precision (bytes of a real)", static_cast<long>(real_bytes)},
-      {"device (none, host or cuda)", device == nullptr ? -1 : static_cast<long>(device->backend())},
-      {"exchange", static_cast<long>(o.exchange)},
-      {"cuda_aware_mpi", o.cuda_aware_mpi},
-      {"single_precision_wire", o.single_precision_wire},
-      {"one_rank_dealiasing", static_cast<long>(o.one_rank_dealiasing)},
-      {"pack_in_ffts", o.pack_in_ffts},
-      {"realigned_planes", o.realigned_planes},
-      {"strided_exchange", static_cast<long>(o.strided_exchange)},
-      {"own_rows", static_cast<long>(o.own_rows)},
-      {"spectral_split", static_cast<long>(o.spectral_split)},
-      {"exchange_pieces", o.exchange_pieces},
-      {"plane_groups", o.plane_groups},
-      {"fftw_planning", static_cast<long>(o.fftw_planning)}};
-  constexpr int count = static_cast<int>(std::size(fields));
-  long low[count], high[count];
+      {"device (none, host or cuda)", device == nullptr ? -1 : static_cast<long>(device->backend())}};
+  constexpr std::size_t sizes = 3;  // the fields that say their values
+  for (const auto& field : option_fields(o)) fields.push_back(field);
+  const int count = static_cast<int>(fields.size());
+  std::vector<long> low(count), high(count);
   for (int i = 0; i < count; ++i) low[i] = high[i] = fields[i].second;
-  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, low, count, MPI_LONG, MPI_MIN, comm.get()));
-  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, high, count, MPI_LONG, MPI_MAX, comm.get()));
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, low.data(), count, MPI_LONG, MPI_MIN, comm.get()));
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, high.data(), count, MPI_LONG, MPI_MAX, comm.get()));
   for (int i = 0; i < count; ++i)
     if (low[i] != high[i]) {
       std::string message = "the ranks constructing SlabFFT disagree on ";
       message += fields[i].first;
-      if (i < 3) {  // a size says itself; an option's number or hash would say nothing
+      if (static_cast<std::size_t>(i) < sizes) {  // a size says itself; an option's number would say nothing
         message += " (from ";
         message += std::to_string(low[i]);
         message += " to ";
@@ -327,8 +335,7 @@ const std::string& SlabFFT<Real>::route_choices_report() const {
 // kolmo's build (new code may time otherwise, or choose among other candidates under the same names), the
 // grid and its split, the ranks (emulated: which), precision, the device's model (its name without its index:
 // GPUs of one model time alike; the host's with its thread count) and its FFT library's version (and the
-// driver's), the exchange asked for and every option that changes the candidates. A version of the line's
-// form, raised where it changes.
+// driver's) and the options (option_fields). A version of the line's form, raised where it changes.
 template <class Real>
 std::string SlabFFT<Real>::problem() const {
   const FftOptions& o = options_;
@@ -336,16 +343,13 @@ std::string SlabFFT<Real>::problem() const {
 #if defined(KOLMO_HAVE_CUDA)
   if (device_->backend() == Backend::cuda) library = cuda_library_versions();
 #endif
-  std::string text = "v1 kolmo " + build_identity() + " " + to_string(device_->backend()) + " " +
+  std::string text = "v2 kolmo " + build_identity() + " " + to_string(device_->backend()) + " " +
                      device_->model() + " (" + library + ") " +
                      (std::is_same_v<Real, float> ? "float" : "double") + " " + layout_.describe() +
-                     " split " + std::to_string(int(o.spectral_split)) + " emulated " +
-                     std::to_string(o.emulated_ranks) + "/" + std::to_string(o.emulated_rank);
-  for (int option : {int(o.exchange), int(o.cuda_aware_mpi), int(o.single_precision_wire),
-                     int(o.one_rank_dealiasing), int(o.pack_in_ffts), int(o.realigned_planes),
-                     int(o.strided_exchange), int(o.own_rows), o.exchange_pieces, o.plane_groups}) {
+                     " emulated " + std::to_string(o.emulated_ranks) + "/" + std::to_string(o.emulated_rank);
+  for (const auto& field : option_fields(o)) {
     text += ' ';
-    text += std::to_string(option);
+    text += std::to_string(field.second);
   }
   return text;
 }

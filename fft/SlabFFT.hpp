@@ -52,13 +52,13 @@
 #include <string>
 #include <vector>
 
-#include "core/Buffer.hpp"
-#include "core/Communicator.hpp"
-#include "core/Complex.hpp"
-#include "core/Device.hpp"
-#include "fft/Exchange.hpp"
-#include "fft/LocalTransforms.hpp"
-#include "fft/SlabLayout.hpp"
+#include "../core/Buffer.hpp"
+#include "../core/Communicator.hpp"
+#include "../core/Complex.hpp"
+#include "../core/Device.hpp"
+#include "Exchange.hpp"
+#include "LocalTransforms.hpp"
+#include "SlabLayout.hpp"
 
 namespace kolmo::fft {
 

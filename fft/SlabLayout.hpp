@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "fft/SpectralSplit.hpp"
+#include "SpectralSplit.hpp"
 
 namespace kolmo::fft {
 

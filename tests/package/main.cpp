@@ -2,7 +2,8 @@
 #include <mpi.h>
 #include <cstdio>
 #include <vector>
-#include "fft/SlabFFT.hpp"
+
+#include <kolmo/fft/SlabFFT.hpp>
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int status = 0;
