@@ -413,18 +413,40 @@ class Reader {
       return values_.find(path.substr(0, item))->second.where;
     return source_;
   }
-  [[noreturn]] void fail(std::string_view path, const std::string& message) const {
-    fail_at(where(path), path, message);
+  // A problem with the key at path. A check that involves other keys as well (a value that the grid, the
+  // precision or another key's value makes wrong) names them in others: the message then ends with where
+  // each of their values came from, "(grid.n from --set grid.n=[64,64,32]; grid.box from the default)", so
+  // that a value given elsewhere than path's (a --set, another line) that takes part is seen.
+  [[noreturn]] void fail(std::string_view path, const std::string& message,
+                         const std::vector<std::string>& others = {}) const {
+    fail_at(where(path), path, message + sources(path, others));
+  }
+  // Where the other keys of a check on path came from, as fail appends it; "" for none.
+  std::string sources(std::string_view path, const std::vector<std::string>& others) const {
+    const std::string own = where(path);
+    std::string text;
+    for (const std::string& other : others) {
+      if (other.empty() || other == path) continue;
+      text += text.empty() ? " (" : "; ";
+      text += other;
+      if (!given(other)) {
+        text += " from the default";
+      } else if (const std::string& from = values_.find(other)->second.where; from != own) {
+        text += " from ";
+        text += from;
+      } else {
+        text += own.starts_with("--set ") ? " from the same --set" : " from the same line";
+      }
+    }
+    return text.empty() ? text : text + ")";
   }
 
   // The value, or the default; nothing when the key has neither.
   template <class T>
   std::optional<T> optional(std::string_view path) {
     const SchemaKey& key = key_of(path);
-    if (given(path)) {
-      used_.emplace(path);
-      return convert<T>(key, values_.find(path)->second);
-    }
+    read_.emplace(path);
+    if (given(path)) return convert<T>(key, values_.find(path)->second);
     if (key.default_value.empty() || key.default_value == "~") return std::nullopt;
     return convert<T>(key, Value{YAML::Load(std::string(key.default_value)), source_, ""});
   }
@@ -434,9 +456,11 @@ class Reader {
     auto value = optional<T>(path);
     if (!value) {
       const SchemaKey& key = key_of(path);
-      fail(path, "missing: " + (!why.empty()            ? why
-                                : key.used_when.empty() ? std::string("required")
-                                                        : "required when " + std::string(key.used_when)));
+      fail(path,
+           "missing: " + (!why.empty()            ? why
+                          : key.used_when.empty() ? std::string("required")
+                                                  : "required when " + std::string(key.used_when)),
+           {deciding_key(path)});
     }
     return *value;
   }
@@ -456,7 +480,7 @@ class Reader {
     expect_kind(key, ValueKind::choice_list);
     Value value = given(path) ? values_.find(path)->second
                               : Value{YAML::Load(std::string(key.default_value)), source_, ""};
-    used_.emplace(path);
+    read_.emplace(path);
     if (!value.node.IsSequence()) wrong_type(key, value);
     std::vector<Enum> list;
     for (const YAML::Node& item : value.node) {
@@ -472,18 +496,29 @@ class Reader {
   // The number of items of a list of maps (its keys are then read as "<path>[i].<key>").
   std::size_t items(std::string_view path) {
     expect_kind(key_of(path), ValueKind::item_list);
+    read_.emplace(path);
     if (!given(path)) return 0;
-    used_.emplace(path);
     return values_.find(path)->second.node.size();
   }
 
-  // Keys given but never read are keys given where they are not used.
+  // Keys given but never read are keys given where they are not used. The message names the key that
+  // decides (its used_when's), and where that one is not read either, the key that decides it, up to one that
+  // is read: "initial.amplitude: not used here: only used when initial.type is taylor_green or orszag_tang,
+  // and initial.type only when problem is navier_stokes", with where each of them came from.
   void check_all_used() const {
     for (const auto& [path, value] : values_) {
-      if (value.node.IsNull() || used_.contains(path)) continue;
+      if (value.node.IsNull() || read_.contains(path)) continue;
       const SchemaKey& key = key_of(path);
       if (key.used_when.empty()) throw Error("internal: configuration key " + path + " was not read");
-      fail_at(value.where, path, "not used here: only used when " + std::string(key.used_when));
+      std::string message = "not used here: only used when " + std::string(key.used_when);
+      std::vector<std::string> deciding{deciding_key(path)};
+      while (!read_.contains(deciding.back())) {
+        const SchemaKey* above = find_key(deciding.back());
+        if (above == nullptr || above->used_when.empty()) break;
+        message += ", and " + deciding.back() + " only when " + std::string(above->used_when);
+        deciding.push_back(deciding_key(deciding.back()));
+      }
+      fail(path, message, deciding);
     }
   }
 
@@ -504,7 +539,7 @@ class Reader {
   Values values_;
   std::string source_;
   StartFrom start_;
-  std::set<std::string, std::less<>> used_;
+  std::set<std::string, std::less<>> read_;  // the keys read, given or not: those in use
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -534,23 +569,28 @@ void check_box(Reader& in, const GridConfig& grid, Precision precision) {
   for (int d = 0; d < 3; ++d) {
     const double spacing = grid.box[d] / double(grid.n[d]);
     if (!std::isnormal(spacing))
-      in.fail("grid.box", box + ": along " + "xyz"[d] + " the spacing L / N = " + number_text(spacing) +
-                              " is not a normal double (finite, at least 2.2e-308), and the CFL step divides "
-                              "by it");
+      in.fail("grid.box",
+              box + ": along " + "xyz"[d] + " the spacing L / N = " + number_text(spacing) +
+                  " is not a normal double (finite, at least 2.2e-308), and the CFL step divides by it",
+              {"grid.n"});
     if (grid.n[d] < 2) continue;  // mode 0 alone: its wavenumber is 0 on any box
     const double unit = 2 * std::numbers::pi / grid.box[d];
     if (!(unit * unit >= smallest))
-      in.fail("grid.box", box + " is too large: along " + "xyz"[d] + " the wavenumber 2 pi / L = " +
-                              number_text(unit) + " squares to " + number_text(unit * unit) + ", below " +
-                              smallest_text + ", and the projection divides by k^2");
+      in.fail("grid.box",
+              box + " is too large: along " + "xyz"[d] + " the wavenumber 2 pi / L = " + number_text(unit) +
+                  " squares to " + number_text(unit * unit) + ", below " + smallest_text +
+                  ", and the projection divides by k^2",
+              {"precision"});
     const double k = unit * double(grid.n[d] / 2);
     largest_k2 += k * k;
   }
   if (!(largest_k2 <= largest))
-    in.fail("grid.box", box + " is too small for grid.n = " + list_text(grid.n) +
-                            ": its largest wavenumber squared, the sum over x, y, z of "
-                            "(2 pi / L * floor(N / 2))^2, is " +
-                            number_text(largest_k2) + ", beyond " + largest_text);
+    in.fail("grid.box",
+            box + " is too small for grid.n = " + list_text(grid.n) +
+                ": its largest wavenumber squared, the sum over x, y, z of "
+                "(2 pi / L * floor(N / 2))^2, is " +
+                number_text(largest_k2) + ", beyond " + largest_text,
+            {"grid.n", "precision"});
 }
 
 void require_file(Reader& in, std::string_view path, const std::string& file) {
@@ -639,11 +679,12 @@ TermBounds term_bounds(const GridConfig& grid, Precision precision) {
 void check_term(Reader& in, const std::string& key, const std::string& what, double coefficient,
                 const std::string& term, const TermBounds& bounds) {
   if (!(coefficient <= bounds.rate))
-    in.fail(key, what + " = " + number_text(coefficient) + " may overflow " + bounds.where + ": the term " +
-                     term +
-                     ", summed over the N^3 points by its transform, stays finite for every velocity " +
-                     "the run takes (up to " + rough_text(bounds.velocity) + ") only when " + what +
-                     " <= " + rough_text(bounds.rate));
+    in.fail(key,
+            what + " = " + number_text(coefficient) + " may overflow " + bounds.where + ": the term " + term +
+                ", summed over the N^3 points by its transform, stays finite for every velocity " +
+                "the run takes (up to " + rough_text(bounds.velocity) + ") only when " + what +
+                " <= " + rough_text(bounds.rate),
+            {"grid.n", "grid.box", "precision"});
 }
 
 // The largest wavenumber the 2/3 rule keeps (|n_d| < N_d / 3) along any axis: a random field's peak must
@@ -660,9 +701,11 @@ void check_peak(Reader& in, const std::string& key, double k0, const GridConfig&
   if (!in.reads_initial_fields()) return;
   const double largest = largest_kept_wavenumber(grid);
   if (k0 >= largest)
-    in.fail(key, "the peak " + number_text(k0) +
-                     " must lie below the largest wavenumber that the 2/3 rule of grid.n = " +
-                     list_text(grid.n) + " keeps, " + number_text(largest));
+    in.fail(key,
+            "the peak " + number_text(k0) +
+                " must lie below the largest wavenumber that the 2/3 rule of grid.n = " + list_text(grid.n) +
+                " keeps, " + number_text(largest),
+            {"grid.n", "grid.box"});
 }
 
 // An analytic initial field (`what`, the key `key`) whose largest mode number along axis d is modes[d] must
@@ -674,9 +717,11 @@ void check_kept_modes(Reader& in, const std::string& key, const std::string& wha
   if (!in.reads_initial_fields()) return;
   for (int d = 0; d < 3; ++d)
     if (modes[d] > KeptModes::largest_kept_index(grid.n[d]))
-      in.fail(key, what + " has mode number " + std::to_string(modes[d]) + " along " + "xyz"[d] +
-                       ", which the 2/3 rule of grid.n = " + list_text(grid.n) + " removes (it needs 3 x " +
-                       std::to_string(modes[d]) + " < N)");
+      in.fail(key,
+              what + " has mode number " + std::to_string(modes[d]) + " along " + "xyz"[d] +
+                  ", which the 2/3 rule of grid.n = " + list_text(grid.n) + " removes (it needs 3 x " +
+                  std::to_string(modes[d]) + " < N)",
+              {"grid.n"});
 }
 
 // The initial field of a scalar or of b, from the keys "<prefix>.initial.*"; name: the field's name, the
@@ -703,7 +748,7 @@ ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, con
 // A scalar's name becomes dataset names, series columns and spectra: a plain identifier that no other
 // dataset of a field dump or checkpoint has.
 void check_scalar_name(Reader& in, const std::string& path, const std::string& name,
-                       const std::vector<std::string>& taken) {
+                       const std::vector<std::pair<std::string, std::string>>& taken) {
   const bool identifier =
       std::isalpha(static_cast<unsigned char>(name[0])) &&
       std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
@@ -723,10 +768,12 @@ void check_scalar_name(Reader& in, const std::string& path, const std::string& n
       {"current", "the field files' vector of jx, jy, jz (MHD)"}};
   for (const auto& [reserved, output] : built_on)
     if (name == reserved) in.fail(path, "'" + name + "' is taken by another output: " + output);
-  if (std::find(taken.begin(), taken.end(), name) != taken.end())
-    in.fail(path, "'" + name +
-                      "' names another field too (the scalars' names must differ, and b is the "
-                      "buoyancy's)");
+  for (const auto& [other, key] : taken)
+    if (name == other)
+      in.fail(
+          path,
+          "'" + name + "' names another field too (the scalars' names must differ, and b is the buoyancy's)",
+          {key});
 }
 
 void read_fields(Reader& in, RunConfig& config) {
@@ -736,7 +783,7 @@ void read_fields(Reader& in, RunConfig& config) {
   check_term(in, "physics.rotation", "2 |Omega|", 2 * length(physics.rotation), "u x 2 Omega", bounds);
   BuoyancyConfig& buoyancy = physics.buoyancy;
   buoyancy.type = in.choice<BuoyancyType>("physics.buoyancy.type");
-  std::vector<std::string> taken;
+  std::vector<std::pair<std::string, std::string>> taken;  // the fields' names, and the keys that give them
   if (buoyancy.type == BuoyancyType::boussinesq) {
     buoyancy.n2 = in.get<double>("physics.buoyancy.n2", "the mean stratification of the buoyancy");
     if (buoyancy.n2 == 0)
@@ -750,7 +797,7 @@ void read_fields(Reader& in, RunConfig& config) {
     if (length(buoyancy.gravity) == 0)
       in.fail("physics.buoyancy.gravity", "has no direction: " + given_text(buoyancy.gravity));
     buoyancy.initial = read_scalar_initial(in, config, "physics.buoyancy", "b");
-    taken.push_back("b");
+    taken.emplace_back("b", "physics.buoyancy.type");
   }
   const std::size_t count = in.items("physics.scalars");
   for (std::size_t i = 0; i < count; ++i) {
@@ -758,11 +805,12 @@ void read_fields(Reader& in, RunConfig& config) {
     ScalarConfig scalar;
     scalar.name = in.get<std::string>(item + ".name");
     check_scalar_name(in, item + ".name", scalar.name, taken);
-    taken.push_back(scalar.name);
+    taken.emplace_back(scalar.name, item + ".name");
     scalar.diffusivity = in.optional<double>(item + ".diffusivity");
     scalar.schmidt = in.optional<double>(item + ".schmidt");
     if (scalar.diffusivity && scalar.schmidt)
-      in.fail(item + ".schmidt", "give " + item + ".diffusivity or " + item + ".schmidt, not both");
+      in.fail(item + ".schmidt", "give " + item + ".diffusivity or " + item + ".schmidt, not both",
+              {item + ".diffusivity"});
     if (!scalar.diffusivity && !scalar.schmidt)
       in.fail(item + ".diffusivity", "missing: give " + item + ".diffusivity or " + item + ".schmidt");
     scalar.mean_gradient = in.get<std::array<double, 3>>(item + ".mean_gradient");
@@ -778,12 +826,15 @@ void read_band(Reader& in, const GridConfig& grid, const std::string& prefix, Fo
   forcing.k_max = in.get<double>(prefix + "k_max");
   forcing.power = in.get<double>(prefix + "power", "band forcing needs its injection rate");
   if (forcing.k_min >= forcing.k_max)
-    in.fail(prefix + "k_min", "must be below " + prefix + "k_max = " + number_text(forcing.k_max) + ", got " +
-                                  number_text(forcing.k_min));
+    in.fail(prefix + "k_min",
+            "must be below " + prefix + "k_max = " + number_text(forcing.k_max) + ", got " +
+                number_text(forcing.k_min),
+            {prefix + "k_max"});
   if (!shell_holds_a_mode(grid, forcing.k_min, forcing.k_max))
-    in.fail(prefix + "k_max", "the shell " + number_text(forcing.k_min) +
-                                  " <= |k| <= " + number_text(forcing.k_max) +
-                                  " holds no wavevector of the grid that the 2/3 rule keeps");
+    in.fail(prefix + "k_max",
+            "the shell " + number_text(forcing.k_min) + " <= |k| <= " + number_text(forcing.k_max) +
+                " holds no wavevector of the grid that the 2/3 rule keeps",
+            {prefix + "k_min", "grid.n", "grid.box"});
 }
 
 void read_magnetic(Reader& in, RunConfig& config) {
@@ -794,7 +845,8 @@ void read_magnetic(Reader& in, RunConfig& config) {
   magnetic.resistivity = in.optional<double>(key + "resistivity");
   magnetic.prandtl = in.optional<double>(key + "prandtl");
   if (magnetic.resistivity && magnetic.prandtl)
-    in.fail(key + "prandtl", "give physics.magnetic.resistivity or physics.magnetic.prandtl, not both");
+    in.fail(key + "prandtl", "give physics.magnetic.resistivity or physics.magnetic.prandtl, not both",
+            {key + "resistivity"});
   if (!magnetic.resistivity && !magnetic.prandtl)
     in.fail(key + "resistivity", "missing: give physics.magnetic.resistivity or physics.magnetic.prandtl");
   magnetic.background = in.get<std::array<double, 3>>(key + "background");
@@ -804,7 +856,8 @@ void read_magnetic(Reader& in, RunConfig& config) {
             "|B0| = " + number_text(b0) + " may overflow " + bounds.where +
                 ": B = B0 + b joins the velocity in the MHD products (j x B, u x B), whose transforms sum up "
                 "to about |B|^2 k_max N^3, past the largest number from |B0| = " +
-                rough_text(bounds.velocity) + "; use a smaller field (other units)");
+                rough_text(bounds.velocity) + "; use a smaller field (other units)",
+            {"grid.n", "grid.box", "precision"});
   magnetic.forcing.type = in.choice<ForcingKind>(key + "forcing.type");  // none | band in the schema
   if (magnetic.forcing.type == ForcingKind::band)
     read_band(in, config.grid, key + "forcing.", magnetic.forcing);
@@ -857,7 +910,8 @@ void read_physics(Reader& in, RunConfig& config) {
     forcing.coefficient = in.optional<double>("physics.forcing.coefficient");
     if (forcing.power && forcing.coefficient)
       in.fail("physics.forcing.coefficient",
-              "give physics.forcing.power or physics.forcing.coefficient for linear forcing, not both");
+              "give physics.forcing.power or physics.forcing.coefficient for linear forcing, not both",
+              {"physics.forcing.power"});
     if (!forcing.power && !forcing.coefficient)
       in.fail("physics.forcing.power",
               "missing: linear forcing needs physics.forcing.power or physics.forcing.coefficient");
@@ -872,7 +926,8 @@ void read_physics(Reader& in, RunConfig& config) {
   const NonlinearForm requested = config.physics.nonlinear_form;
   if (mhd && requested == NonlinearForm::rotational)
     in.fail("physics.nonlinear_form",
-            "rotational is not used with MHD, which forms its own divergence form; remove the key");
+            "rotational is not used with MHD, which forms its own divergence form; remove the key",
+            {"physics.magnetic.type"});
   config.physics.nonlinear_form =
       solver::nonlinear_form_used(requested, config.physics.rotation != std::array<double, 3>{0, 0, 0},
                                   forcing.type == ForcingKind::linear, mhd);
@@ -883,7 +938,8 @@ void read_time(Reader& in, TimeConfig& time) {
   time.dt = in.optional<double>("time.dt");
   if (time.dt) {
     if (in.given("time.cfl"))
-      in.fail("time.cfl", "give time.dt (a fixed step) or time.cfl (an adaptive step), not both");
+      in.fail("time.cfl", "give time.dt (a fixed step) or time.cfl (an adaptive step), not both",
+              {"time.dt"});
   } else {
     time.cfl = in.get<double>("time.cfl");
     time.max_dt = in.optional<double>("time.max_dt");
@@ -905,7 +961,8 @@ void read_initial(Reader& in, RunConfig& config) {
       break;
     case InitialType::orszag_tang:
       if (config.physics.magnetic.type != MagneticType::mhd)
-        in.fail("initial.type", "orszag_tang is an MHD initial condition, but physics.magnetic.type is none");
+        in.fail("initial.type", "orszag_tang is an MHD initial condition, but physics.magnetic.type is none",
+                {"physics.magnetic.type"});
       initial.amplitude = in.get<double>("initial.amplitude");
       check_kept_modes(in, "initial.type", "orszag_tang's u", {1, 1, 0}, config.grid);
       break;
@@ -940,12 +997,15 @@ void read_poisson(Reader& in, RunConfig& config) {
     poisson.rhs.modes = in.get<std::vector<std::array<long, 3>>>("poisson.rhs.modes");
     for (const auto& k : poisson.rhs.modes) {
       if (k == std::array<long, 3>{0, 0, 0} && poisson.shift == 0)
-        in.fail("poisson.rhs.modes", "mode [0, 0, 0] is undetermined when poisson.shift is 0");
+        in.fail("poisson.rhs.modes", "mode [0, 0, 0] is undetermined when poisson.shift is 0",
+                {"poisson.shift"});
       // |k| < N/2, i.e. |k| <= (N - 1)/2, written so that no mode number can overflow the test.
       for (int d = 0; d < 3; ++d)
         if (k[d] > (n[d] - 1) / 2 || k[d] < -((n[d] - 1) / 2))
-          in.fail("poisson.rhs.modes", "mode " + list_text(k) + " is not resolved by grid.n = " +
-                                           list_text(n) + " (it needs |k| < N/2 on every axis)");
+          in.fail("poisson.rhs.modes",
+                  "mode " + list_text(k) + " is not resolved by grid.n = " + list_text(n) +
+                      " (it needs |k| < N/2 on every axis)",
+                  {"grid.n"});
     }
   } else {
     poisson.rhs.file = in.get<std::string>("poisson.rhs.file");
@@ -972,20 +1032,22 @@ void read_output(Reader& in, RunConfig& config, const std::string& name) {
   const bool scalars = !config.physics.scalars.empty() || config.physics.buoyancy.type != BuoyancyType::none;
   if (!scalars &&
       std::find(output.fields.begin(), output.fields.end(), OutputField::scalars) != output.fields.end())
-    in.fail("output.fields",
-            "scalars are asked for, but the run has none (physics.scalars, physics.buoyancy)");
+    in.fail("output.fields", "scalars are asked for, but the run has none",
+            {"physics.scalars", "physics.buoyancy.type"});
   auto asked = [&](OutputField field) {
     return std::find(output.fields.begin(), output.fields.end(), field) != output.fields.end();
   };
   const bool mhd = config.physics.magnetic.type == MagneticType::mhd;
   if (!mhd && (asked(OutputField::magnetic) || asked(OutputField::current)))
-    in.fail("output.fields", "magnetic or current is asked for, but physics.magnetic.type is none");
+    in.fail("output.fields", "magnetic or current is asked for, but physics.magnetic.type is none",
+            {"physics.magnetic.type"});
   output.fields_every = in.get<double>("output.fields_every");
   output.spectra_every = in.get<double>("output.spectra_every");
   output.checkpoint_every = in.get<double>("output.checkpoint_every");
   output.checkpoint_wall_minutes = in.get<double>("output.checkpoint_wall_minutes");
   if (output.fields_every > 0 && output.fields.empty())
-    in.fail("output.fields_every", "field dumps are asked for, but output.fields is empty");
+    in.fail("output.fields_every", "field dumps are asked for, but output.fields is empty",
+            {"output.fields"});
 }
 
 RunConfig read_config(Reader& in, const std::string& name) {
@@ -1015,12 +1077,15 @@ RunConfig read_config(Reader& in, const std::string& name) {
   config.fft.spectral_split = in.choice<fft::SpectralSplit>("fft.spectral_split");
   config.fft.planning = in.choice<fft::FftwPlanning>("fft.planning");
   if (config.fft.exchange_pieces > config.grid.n[0])
-    in.fail("fft.exchange_pieces", "more pieces (" + std::to_string(config.fft.exchange_pieces) +
-                                       ") than x planes (Nx = " + std::to_string(config.grid.n[0]) + ")");
+    in.fail("fft.exchange_pieces",
+            "more pieces (" + std::to_string(config.fft.exchange_pieces) +
+                ") than x planes (Nx = " + std::to_string(config.grid.n[0]) + ")",
+            {"grid.n"});
   const auto exchange = config.fft.exchange;
   if ((exchange == fft::ExchangeMethod::nccl || exchange == fft::ExchangeMethod::p2p) &&
       config.backend == BackendChoice::host)
-    in.fail("fft.exchange", fft::to_string(exchange) + " needs the cuda backend, but backend is host");
+    in.fail("fft.exchange", fft::to_string(exchange) + " needs the cuda backend, but backend is host",
+            {"backend"});
   config.problem = in.choice<Problem>("problem");
   if (config.problem == Problem::navier_stokes) {
     read_physics(in, config);

@@ -5,11 +5,16 @@
 //   --set; the value is YAML, so "[64, 64, 32]" is a list and an empty value unsets the key), fills in every
 //   default and checks everything that can be checked without MPI. The result is complete and consistent.
 // - Every problem throws kolmo::Error with one line: where (file:line, the file, or the --set text), the
-// key's
-//   full dotted path, and what is wrong: unknown keys (with a suggestion when one is close), wrong types,
-//   values out of range, missing required keys, missing input files, keys that contradict each other, keys
-//   given where they are not used, YAML syntax errors (where the parser fails on a line that a tab indents,
-//   that tab, file:line:column: YAML indents with spaces).
+//   key's full dotted path, and what is wrong: unknown keys (with a suggestion when one is close), wrong
+//   types, values out of range, missing required keys, missing input files, keys that contradict each other,
+//   keys given where they are not used, YAML syntax errors (where the parser fails on a line that a tab
+//   indents, that tab, file:line:column: YAML indents with spaces).
+// - A problem that involves other keys as well (the grid an initial field must fit, time.dt against
+//   time.cfl, the key that decides whether a key is used or required, ...) ends with where each of those
+//   keys' values came from, so that a --set or another line that makes the combination wrong is seen:
+//   "runs/x.yaml:18: initial.type: taylor_green has mode number 1 along x, which the 2/3 rule of grid.n =
+//   [2, 64, 64] removes (it needs 3 x 1 < N) (grid.n from --set grid.n=[2,64,64])"; "from the default" for
+//   a key not given, "from the same line" or "from the same --set" for one given with the key itself.
 // - The keys, types, defaults, allowed values and meanings are the schema table (io/ConfigSchema.hpp);
 //   docs/configuration.md is its reference. RunConfig mirrors the YAML: config.physics.forcing.k_min is the
 //   key physics.forcing.k_min. Members of options not in use (the forcing shell when forcing is none, ...)

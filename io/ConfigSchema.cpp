@@ -359,6 +359,20 @@ bool is_section(std::string_view given) {
   return false;
 }
 
+std::string deciding_key(std::string_view path) {
+  const SchemaKey* key = find_key(path);
+  if (key == nullptr || key->used_when.empty()) return "";
+  std::string_view first = key->used_when.substr(0, key->used_when.find(' '));
+  if (first != "its") return std::string(first);
+  // The same item's key: path up to its list index, then the name after "its ".
+  const std::string_view rest = key->used_when.substr(first.size() + 1);
+  const auto close = path.find("].");
+  if (close == std::string_view::npos) return "";
+  std::string decided(path.substr(0, close + 2));
+  decided += rest.substr(0, rest.find(' '));
+  return decided;
+}
+
 std::vector<std::string> choice_names(const SchemaKey& key) {
   std::vector<std::string> names;
   std::string_view rest = key.allowed;

@@ -5,6 +5,9 @@
   tiny against time.t_end), instead of a negative number of hours.
 - A Poisson run refused an existing output directory is not told to continue it with --restart (which it
   refuses: it writes no checkpoint); a Navier-Stokes run still is.
+- A configuration error that involves several keys names where each key's value came from: a --set of
+  grid.n that a file's initial.type cannot start on is named (kolmo check named initial.type and the file
+  only), and with both keys in the file, the line of each.
 """
 import os
 import signal
@@ -63,5 +66,25 @@ with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
     again = kolmo(1, "run", "flow.yaml", cwd=work, timeout=120)
     check(first.returncode == 0 and again.returncode == 1 and "continue it with --restart" in again.stderr,
           f"a Navier-Stokes run into earlier output is offered --restart: {again.stderr.strip()}")
+
+    # Errors across keys: each key with where its value came from, one line, exit status 1.
+    (work / "tg.yaml").write_text("grid:\n  n: 32\nphysics: {viscosity: 0.01}\ntime: {t_end: 1}\n"
+                                  "initial:\n  type: taylor_green\noutput: {directory: tg}\n")
+    r = kolmo(1, "check", "tg.yaml", "--set", "grid.n=[2,64,64]", cwd=work, timeout=120)
+    lines = r.error_lines()
+    check(r.returncode == 1 and len(lines) == 1 and lines[0].startswith("kolmo: tg.yaml:6: initial.type: ") and
+          lines[0].endswith("(grid.n from --set grid.n=[2,64,64])"),
+          f"a cross-key error names the --set that gave grid.n: {r.stderr.strip()}")
+    (work / "tg_flat.yaml").write_text("grid:\n  n: [2, 64, 64]\nphysics: {viscosity: 0.01}\n"
+                                       "time: {t_end: 1}\ninitial:\n  type: taylor_green\n")
+    r = kolmo(1, "check", "tg_flat.yaml", cwd=work, timeout=120)
+    lines = r.error_lines()
+    check(r.returncode == 1 and len(lines) == 1 and
+          lines[0].startswith("kolmo: tg_flat.yaml:6: initial.type: ") and
+          lines[0].endswith("(grid.n from tg_flat.yaml:2)"),
+          f"a cross-key error of one file names both keys' lines: {r.stderr.strip()}")
+    r = kolmo(1, "check", "tg.yaml", "--set", "problem=poisson", cwd=work, timeout=120)
+    check(r.returncode == 1 and "problem from --set problem=poisson" in r.stderr,
+          f"a key the --set leaves unused names that --set: {r.stderr.strip()}")
 
 finish()

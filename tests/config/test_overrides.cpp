@@ -120,3 +120,97 @@ TEST_CASE("gravity gives a direction at any finite length but 0; huge term coeff
   // Just inside the bound (2 |Omega| <= U k_max, 6.2e152 on 16^3 in a 2 pi box): taken.
   CHECK_NOTHROW(load_config_text(buoyant, "run.yaml", {"physics.rotation=[0, 0, 3e152]"}));
 }
+
+// A check that involves several keys names each with where its value came from, not only the key checked
+// and its file: a --set that makes the file's values wrong together is named (found by a user's audit:
+// `--set grid.n=[...]` under a file's initial.type: taylor_green named initial.type and the file only).
+TEST_CASE("a check across keys names the --set that gave another key's value", "[config]") {
+  const std::string poisson = (kolmo::testing::source_dir() / "configs" / "poisson_example.yaml").string();
+  // The audit's case, in full: initial.type from line 18 of the file, grid.n from the --set.
+  CHECK(
+      error_with(small, {"grid.n=[2,64,64]"}) ==
+      small +
+          ":18: initial.type: taylor_green has mode number 1 along x, which the 2/3 rule of grid.n = [2, 64, "
+          "64] removes (it needs 3 x 1 < N) (grid.n from --set grid.n=[2,64,64])");
+  struct Case {
+    std::string file;
+    std::vector<std::string> overrides;
+    std::vector<std::string> expected;
+  };
+  const std::vector<Case> cases = {
+      // A value valid only without another key's.
+      {small, {"time.dt=0.1"}, {small + ":15: time.cfl: give time.dt", "(time.dt from --set time.dt=0.1)"}},
+      // Keys of the file that another key's --set leaves unused, or required.
+      {forced,
+       {"physics.forcing.type=none"},
+       {forced + ":17: physics.forcing.k_max: not used here: only used when physics.forcing.type is band",
+        "(physics.forcing.type from --set physics.forcing.type=none)"}},
+      {small,
+       {"problem=poisson"},
+       {small + ":19: initial.amplitude: not used here",
+        "and initial.type only when problem is navier_stokes",
+        "(initial.type from " + small + ":18; problem from --set problem=poisson)"}},
+      {small,
+       {"physics.forcing.type=band"},
+       {small + ": physics.forcing.power: missing",
+        "(physics.forcing.type from --set physics.forcing.type=band)"}},
+      // The grid against Poisson's modes, and against the term of a rotation in the precision a --set gives.
+      {poisson,
+       {"grid.n=8"},
+       {poisson + ":15: poisson.rhs.modes: mode [4, 0, -2] is not resolved by grid.n = [8, 8, 8]",
+        "(grid.n from --set grid.n=8)"}},
+      {small,
+       {"precision=single", "physics.rotation=[0, 0, 1e37]"},
+       {"--set physics.rotation=[0, 0, 1e37]: physics.rotation: 2 |Omega| = 2e+37 may overflow single",
+        "(grid.n from " + small + ":7; grid.box from " + small +
+            ":8; precision from --set precision=single)"}},
+      // The key checked from a --set, the other from the file, and both from one --set.
+      {small,
+       {"initial.type=abc", "initial.k=11"},
+       {"--set initial.k=11: initial.k: the ABC flow has mode number 11", "(grid.n from " + small + ":7)"}},
+      {small,
+       {"physics.forcing={type: band, k_min: 5, k_max: 3, power: 1}"},
+       {"physics.forcing.k_min: must be below physics.forcing.k_max = 3, got 5",
+        "(physics.forcing.k_max from the same --set)"}},
+  };
+  for (const Case& each : cases) {
+    const std::string message = error_with(each.file, each.overrides);
+    INFO("overrides: " << each.overrides.back() << "\nmessage: " << message);
+    REQUIRE(!message.empty());
+    CHECK(message.find('\n') == std::string::npos);
+    for (const std::string& part : each.expected) CHECK(message.find(part) != std::string::npos);
+  }
+}
+
+TEST_CASE("a check across keys of one file names the line of each", "[config]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"grid:\n  n: [2, 64, 64]\ntime: {t_end: 1}\ninitial:\n  type: taylor_green\n",
+       "run.yaml:5: initial.type: taylor_green has mode number 1 along x, which the 2/3 rule of grid.n = [2, "
+       "64, 64] removes (it needs 3 x 1 < N) (grid.n from run.yaml:2)"},
+      {"time:\n  dt: 0.01\n  t_end: 1\n  cfl: 0.5\n",
+       "run.yaml:4: time.cfl: give time.dt (a fixed step) or time.cfl (an adaptive step), not both (time.dt "
+       "from run.yaml:2)"},
+      {"time: {t_end: 1}\nphysics:\n  forcing:\n    type: band\n    k_max: 2\n    power: 1\n    k_min: 3\n",
+       "run.yaml:7: physics.forcing.k_min: must be below physics.forcing.k_max = 2, got 3 "
+       "(physics.forcing.k_max "
+       "from run.yaml:5)"},
+      {"time: {t_end: 1}\nphysics:\n  scalars:\n    - {name: t, schmidt: 1}\n    - {name: t, schmidt: 2}\n",
+       "run.yaml:5: physics.scalars[1].name: 't' names another field too (the scalars' names must differ, "
+       "and b "
+       "is the buoyancy's) (physics.scalars[0].name from run.yaml:4)"},
+      {"time: {t_end: 1}\nphysics:\n  forcing: {type: linear, power: 0.1, coefficient: 0.5}\n",
+       "run.yaml:3: physics.forcing.coefficient: give physics.forcing.power or physics.forcing.coefficient "
+       "for "
+       "linear forcing, not both (physics.forcing.power from the same line)"},
+      {"time: {t_end: 1}\ninitial: {type: orszag_tang}\n",
+       "run.yaml:2: initial.type: orszag_tang is an MHD initial condition, but physics.magnetic.type is none "
+       "(physics.magnetic.type from the default)"},
+      {"problem: poisson\ntime:\n  t_end: 1\n",
+       "run.yaml:3: time.t_end: not used here: only used when problem is navier_stokes (problem from "
+       "run.yaml:1)"},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO(text);
+    CHECK(kolmo::testing::error_of([&] { load_config_text(text, "run.yaml"); }) == expected);
+  }
+}

@@ -60,8 +60,17 @@ TEST_CASE("the schema is well formed", "[config]") {
       CHECK(!closed_sections.contains(std::string(key.path.substr(0, dot))));
     if (key.kind == ValueKind::choice || key.kind == ValueKind::choice_list)
       CHECK(choice_names(key).size() >= 2);
+    // A key's used_when opens with the key that decides it, which messages name with its source.
+    if (!key.used_when.empty()) {
+      const SchemaKey* deciding = find_key(deciding_key(key.path));
+      REQUIRE(deciding != nullptr);
+      CHECK(deciding->path != key.path);
+    }
     previous = key.path;
   }
+  CHECK(deciding_key("physics.scalars[2].initial.file") == "physics.scalars[2].initial.type");
+  CHECK(deciding_key("time.max_dt") == "time.dt");
+  CHECK(deciding_key("grid.n").empty());
   for (const std::string& name : choice_names(*find_key("fft.exchange"))) {
     INFO(name);
     CHECK_NOTHROW(kolmo::fft::parse_exchange(name));
