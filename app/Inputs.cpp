@@ -49,8 +49,10 @@ bool finite(const Complex<Real>& value) {
 // the same values would be another field, its derivatives, divergence and spectrum scaled by the other
 // 2 pi / L. So a file whose box differs from grid.box is refused, as one on another grid is; a file without
 // a box (from another tool) is taken on grid.box. Equal to 1e-12, relative: 2pi written as a number is the
-// same box. (A checkpoint continues on a new box on purpose through --checkpoint, not here.)
-void require_same_box(const io::FieldReader& reader, const std::array<double, 3>& box) {
+// same box. (A checkpoint continues on a new box on purpose through --checkpoint, not here.) sources: where
+// the file's key and grid.box came from (io::sources_text), which the message ends with.
+void require_same_box(const io::FieldReader& reader, const std::array<double, 3>& box,
+                      const std::string& sources) {
   constexpr double kTolerance = 1e-12;
   const auto stored = reader.box();
   if (!stored) return;
@@ -58,7 +60,7 @@ void require_same_box(const io::FieldReader& reader, const std::array<double, 3>
     if (!(std::fabs((*stored)[d] - box[d]) <=
           kTolerance * std::fmax(std::fabs((*stored)[d]), std::fabs(box[d]))))
       throw Error(reader.path().string() + " holds a field on the box " + list_text(*stored, 15) +
-                  ", not on grid.box = " + list_text(box, 15) + ": set grid.box to the file's box");
+                  ", not on grid.box = " + list_text(box, 15) + ": set grid.box to the file's box" + sources);
 }
 
 std::string dataset_text(const std::string& key, const std::string& file, const std::string& dataset) {
@@ -171,16 +173,15 @@ bool RunOptions::continues_in(const std::string& directory) const {
 // A vector field from a field file (its three real datasets) or a checkpoint (their <name>_hat), for the
 // configuration key `key`, on the run's box.
 template <class Real>
-InitialVelocity<Real> read_vector_file(const std::string& key, const std::string& file,
-                                       const std::array<std::string, 3>& names,
-                                       const std::array<double, 3>& box, const fft::SlabLayout& layout,
-                                       MPI_Comm comm) {
+InitialVelocity<Real> read_vector_file(const io::RunConfig& config, const std::string& key,
+                                       const std::string& file, const std::array<std::string, 3>& names,
+                                       const fft::SlabLayout& layout, MPI_Comm comm) {
   InitialVelocity<Real> field;
   std::array<std::string, 3> spectral_names;
   for (int c = 0; c < 3; ++c) spectral_names[c] = io::checkpoint_dataset(names[c]);
   reading(key, [&] {
     io::FieldReader reader(file, comm);
-    require_same_box(reader, box);
+    require_same_box(reader, config.grid.box, io::sources_text(config, {key, "grid.box"}));
     field.spectral = reader.has_dataset(spectral_names[0]);
     if (field.spectral) {
       std::vector<io::SpectralTarget<Real>> targets;
@@ -211,8 +212,7 @@ InitialVelocity<Real> read_vector_file(const std::string& key, const std::string
 template <class Real>
 InitialVelocity<Real> read_initial_file(const io::RunConfig& config, const fft::SlabLayout& layout,
                                         MPI_Comm comm) {
-  return read_vector_file<Real>("initial.file", config.initial.file, {"u", "v", "w"}, config.grid.box, layout,
-                                comm);
+  return read_vector_file<Real>(config, "initial.file", config.initial.file, {"u", "v", "w"}, layout, comm);
 }
 
 template <class Real>
@@ -221,8 +221,8 @@ InitialVelocity<Real> read_initial_magnetic(const io::RunConfig& config, const f
   const auto& magnetic = config.physics.magnetic;
   if (magnetic.type != io::MagneticType::mhd || magnetic.initial.type != io::MagneticInitialType::file)
     return {};
-  return read_vector_file<Real>("physics.magnetic.initial.file", magnetic.initial.file, io::kMagneticNames,
-                                config.grid.box, layout, comm);
+  return read_vector_file<Real>(config, "physics.magnetic.initial.file", magnetic.initial.file,
+                                io::kMagneticNames, layout, comm);
 }
 
 template <class Real>
@@ -239,7 +239,7 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
     scalar.given = true;
     reading(key, [&] {
       io::FieldReader reader(initial.file, comm);
-      require_same_box(reader, config.grid.box);
+      require_same_box(reader, config.grid.box, io::sources_text(config, {key, "grid.box"}));
       scalar.spectral = !reader.has_dataset(initial.dataset) && reader.has_dataset(spectral_name);
       if (scalar.spectral) {
         scalar.modes.resize(layout.spectral_size());
@@ -385,7 +385,8 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
     throw Error(dataset_text("poisson.rhs.file", rhs.file, rhs.dataset) + " has mean " + number_text(mean) +
                 " (rms " + number_text(rms) +
                 "); with poisson.shift = 0 a periodic problem needs a zero mean: set poisson.subtract_mean: "
-                "true to remove it");
+                "true to remove it" +
+                io::sources_text(config, {"poisson.rhs.file", "poisson.shift", "poisson.subtract_mean"}));
   }
   return f;
 }

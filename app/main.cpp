@@ -82,7 +82,8 @@ void check_output_directory(const std::string& config_path, const io::RunConfig&
         for (const auto& output : earlier) {
           if (std::filesystem::equivalent(file, std::filesystem::path(directory) / output, error))
             throw Error(key + ": " + file + " is earlier output of output.directory " + directory +
-                        ", which output.overwrite: true removes before the run: copy it elsewhere first");
+                        ", which output.overwrite: true removes before the run: copy it elsewhere first" +
+                        io::sources_text(config, {key, "output.directory", "output.overwrite"}));
         }
       return;
     }

@@ -176,6 +176,29 @@ struct Origin {
   bool is_file;        // file values carry their line and may not repeat
 };
 
+// " (grid.n from --set grid.n=8; grid.box from the default)": where each of keys came from, from(key) giving
+// its where ("" for a key not given); one given where own is (the where that the message opens with, for the
+// key it checks) came "from the same line" or "from the same --set". "" for no keys.
+template <class From>
+std::string sources_of(const std::vector<std::string>& keys, std::string_view own, From from) {
+  std::string text;
+  for (const std::string& key : keys) {
+    if (key.empty()) continue;
+    text += text.empty() ? " (" : "; ";
+    text += key;
+    const std::string where = from(key);
+    if (where.empty()) {
+      text += " from the default";
+    } else if (where != own) {
+      text += " from ";
+      text += where;
+    } else {
+      text += own.starts_with("--set ") ? " from the same --set" : " from the same line";
+    }
+  }
+  return text.empty() ? text : text + ")";
+}
+
 std::string join(std::string_view section, std::string_view key) {
   return section.empty() ? std::string(key) : std::string(section) + "." + std::string(key);
 }
@@ -423,22 +446,19 @@ class Reader {
   }
   // Where the other keys of a check on path came from, as fail appends it; "" for none.
   std::string sources(std::string_view path, const std::vector<std::string>& others) const {
-    const std::string own = where(path);
-    std::string text;
-    for (const std::string& other : others) {
-      if (other.empty() || other == path) continue;
-      text += text.empty() ? " (" : "; ";
-      text += other;
-      if (!given(other)) {
-        text += " from the default";
-      } else if (const std::string& from = values_.find(other)->second.where; from != own) {
-        text += " from ";
-        text += from;
-      } else {
-        text += own.starts_with("--set ") ? " from the same --set" : " from the same line";
-      }
-    }
-    return text.empty() ? text : text + ")";
+    std::vector<std::string> keys;
+    for (const std::string& other : others)
+      if (other != path) keys.push_back(other);
+    return sources_of(keys, where(path), [this](const std::string& key) {
+      return given(key) ? values_.find(key)->second.where : std::string();
+    });
+  }
+  // Where each key given came from (KeySources).
+  KeySources given_sources() const {
+    KeySources sources;
+    for (const auto& [path, value] : values_)
+      if (!value.node.IsNull()) sources.where.emplace(path, value.where);
+    return sources;
   }
 
   // The value, or the default; nothing when the key has neither.
@@ -1155,7 +1175,9 @@ RunConfig load(const std::string& yaml, const std::string& source, const std::st
   }
   for (const std::string& text : overrides) apply_override(text, values);
   Reader in(std::move(values), source, start);
-  return read_config(in, name);
+  RunConfig config = read_config(in, name);
+  config.sources = in.given_sources();
+  return config;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1449,6 +1471,13 @@ double largest_safe_velocity(const GridConfig& grid, Precision precision) {
   double points = 1;
   for (int d = 0; d < 3; ++d) points *= double(grid.n[d]);
   return std::sqrt(largest / (std::sqrt(largest_kept_k2(grid)) * points));
+}
+
+std::string sources_text(const RunConfig& config, const std::vector<std::string>& keys) {
+  return sources_of(keys, "", [&](const std::string& key) {
+    const auto entry = config.sources.where.find(key);
+    return entry == config.sources.where.end() ? std::string() : entry->second;
+  });
 }
 
 void check_ranks(const RunConfig& config, int ranks) {

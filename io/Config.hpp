@@ -14,7 +14,9 @@
 //   keys' values came from, so that a --set or another line that makes the combination wrong is seen:
 //   "runs/x.yaml:18: initial.type: taylor_green has mode number 1 along x, which the 2/3 rule of grid.n =
 //   [2, 64, 64] removes (it needs 3 x 1 < N) (grid.n from --set grid.n=[2,64,64])"; "from the default" for
-//   a key not given, "from the same line" or "from the same --set" for one given with the key itself.
+//   a key not given, "from the same line" or "from the same --set" for one given with the key itself. The
+//   loaded RunConfig keeps where each given key came from (RunConfig::sources), so that checks made after
+//   loading that involve several keys (app/) end their messages alike (sources_text).
 // - The keys, types, defaults, allowed values and meanings are the schema table (io/ConfigSchema.hpp);
 //   docs/configuration.md is its reference. RunConfig mirrors the YAML: config.physics.forcing.k_min is the
 //   key physics.forcing.k_min. Members of options not in use (the forcing shell when forcing is none, ...)
@@ -43,6 +45,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -220,6 +224,16 @@ struct PoissonConfig {
   bool operator==(const PoissonConfig&) const = default;
 };
 
+// Where the values of a loaded configuration came from: for each key given (a list item's named with its
+// index, "physics.scalars[1].name"), the file:line or --set text that gave it. For the messages of checks
+// made after loading that involve several keys (app/: an input file against grid.box, ...), which end as the
+// loader's own do (sources_text). Not part of the configuration: two configurations that differ only in
+// where their values came from are equal.
+struct KeySources {
+  std::map<std::string, std::string, std::less<>> where;
+  bool operator==(const KeySources&) const { return true; }
+};
+
 struct RunConfig {
   GridConfig grid;
   Precision precision{};
@@ -231,6 +245,7 @@ struct RunConfig {
   InitialConfig initial;  // navier_stokes
   OutputConfig output;
   PoissonConfig poisson;  // poisson
+  KeySources sources;     // filled by load_config; compares equal always
   bool operator==(const RunConfig&) const = default;
 };
 
@@ -248,6 +263,10 @@ RunConfig load_config_text(const std::string& yaml, const std::string& name = "c
 std::string to_yaml(const RunConfig& config);
 // The keys in use with their resolved values, "key.path: value" (YAML), one a key in the schema's order.
 std::vector<std::string> resolved_keys(const RunConfig& config);
+// " (initial.file from runs/x.yaml:20; grid.box from --set grid.box=4pi)": where each of keys' values came
+// from ("from the default" for a key not given), to end the message of a check made after loading that
+// involves these keys, as the loader's messages of checks across keys end.
+std::string sources_text(const RunConfig& config, const std::vector<std::string>& keys);
 // Throws kolmo::Error when the grid cannot be split over this many ranks.
 void check_ranks(const RunConfig& config, int ranks);
 

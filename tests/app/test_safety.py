@@ -11,9 +11,11 @@
   launches whose ranks differ (configuration files, --set, the command, --restart, --help or a mistake on one
   rank only; the same configuration from two paths runs, --help on every rank is printed once): each gives
   one line naming the key and the file, exit status 1, and nothing written, in `kolmo run` and `kolmo check`
-  alike. A refused restart leaves the run as it was. A
-  restart reads no initial condition: it runs and checks with the initial fields' files moved away, which a
-  new run refuses.
+  alike; where the problem involves several keys (an initial file's box against grid.box, an input file that
+  output.overwrite would remove, a right-hand side's mean with poisson.shift 0), the line ends with where each
+  key's value came from (the --set that gave it, the configuration's line, or the default). A refused
+  restart leaves the run as it was. A restart reads no initial condition: it runs and checks with the initial
+  fields' files moved away, which a new run refuses.
   The count of broken inputs tried, and of those refused that way, is printed at the end.
 - Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
   included) is refused before anything is written, as are a velocity, a rotation or a magnetic background
@@ -244,7 +246,8 @@ with tempfile.TemporaryDirectory() as tmp:
              ("nan_v.h5", ["dataset 'v'", "1 value is NaN or infinite"]),
              ("inf_w.h5", ["dataset 'w'", "1 value is NaN or infinite"]),
              ("other_box.h5", ["box [6.28318530717959, 6.28318530717959, 3.14159265358979]",
-                               "grid.box = [6.28318530717959, 6.28318530717959, 6.28318530717959]"])]
+                               "grid.box = [6.28318530717959, 6.28318530717959, 6.28318530717959]",
+                               "(initial.file from with_other_box.h5.yaml:8; grid.box from the default)"])]
     for name, expected in cases:
         (work / f"with_{name}.yaml").write_text(FLOW + f"initial: {{type: file, file: {name}}}\n")
     before = snapshot(work)
@@ -274,7 +277,9 @@ with tempfile.TemporaryDirectory() as tmp:
             run_and_check(work, "with_good.yaml", "--set", "initial.file=out/checkpoints/checkpoint.h5", "--set",
                           "output.overwrite=true"),
             ["initial.file: out/checkpoints/checkpoint.h5 is earlier output of output.directory out",
-             "copy it elsewhere first"], work, before)
+             "copy it elsewhere first (initial.file from --set initial.file=out/checkpoints/checkpoint.h5; "
+             "output.directory from with_good.yaml:7; output.overwrite from --set output.overwrite=true)"],
+            work, before)
     # A box attribute equal to grid.box but for round-off (2pi written another way) is the same box.
     field_file("solenoidal_box.h5", solenoidal, box=[2 * np.pi * (1 + 1e-14)] * 3)
     r = kolmo(1, "check", "with_solenoidal.yaml", "--set", "initial.file=solenoidal_box.h5", "--set",
@@ -295,11 +300,15 @@ with tempfile.TemporaryDirectory() as tmp:
             run_and_check(work, "with_good.yaml", "--set", "initial.file=out/checkpoints/checkpoint.h5", "--set",
                           "grid.box=4pi", "--set", "output.directory=out2"),
             ["initial.file: out/checkpoints/checkpoint.h5 holds a field on the box [6.28318530717959, ",
-             "not on grid.box = [12.5663706143592, "], work, before)
+             "not on grid.box = [12.5663706143592, ",
+             "(initial.file from --set initial.file=out/checkpoints/checkpoint.h5; grid.box from --set "
+             "grid.box=4pi)"], work, before)
     refused("a scalar's initial.file on another box",
             run_and_check(work, "with_good.yaml", "--set", "output.directory=out2", "--set",
                           "physics.scalars=[{name: s, diffusivity: 0.01, initial: {type: file, file: other_box.h5}}]"),
-            ["physics.scalars[0].initial.file: other_box.h5 holds a field on the box", "grid.box = "], work, before)
+            ["physics.scalars[0].initial.file: other_box.h5 holds a field on the box", "grid.box = ",
+             "(physics.scalars[0].initial.file from --set physics.scalars=[{name: s, diffusivity: 0.01, initial: "
+             "{type: file, file: other_box.h5}}]; grid.box from the default)"], work, before)
 
     # --- Restarts: no checkpoint, a missing or broken --checkpoint file, another grid, a poisoned checkpoint.
     # Nothing may change: not config.yaml, not the checkpoints, no directory created.
@@ -488,7 +497,9 @@ initial: {{type: file, file: init.h5}}
     poisson = "grid: {{n: [16, 12, 10]}}\nbackend: host\nproblem: poisson\n" \
               "poisson: {{rhs: {{type: file, file: rhs.h5, dataset: {0}}}{1}}}\noutput: {{directory: out}}\n"
     cases = [("g", ["no dataset 'g'"]), ("f_small", ["dataset 'f_small'", "shape"]),
-             ("f_shifted", ["dataset 'f_shifted'", "has mean 0.001", "poisson.subtract_mean: true"]),
+             ("f_shifted", ["dataset 'f_shifted'", "has mean 0.001", "poisson.subtract_mean: true",
+                            "(poisson.rhs.file from f_shifted.yaml:4; poisson.shift from the default; "
+                            "poisson.subtract_mean from the default)"]),
              ("f_nan", ["dataset 'f_nan'", "1 value is NaN or infinite"])]
     for dataset, expected in cases:
         (work / f"{dataset}.yaml").write_text(poisson.format(dataset, ""))

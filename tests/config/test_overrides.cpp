@@ -214,3 +214,13 @@ TEST_CASE("a check across keys of one file names the line of each", "[config]") 
     CHECK(kolmo::testing::error_of([&] { load_config_text(text, "run.yaml"); }) == expected);
   }
 }
+
+TEST_CASE("a loaded configuration keeps where each key came from, outside its comparison", "[config]") {
+  const RunConfig config = load_config(small, {"grid.box=4pi"});
+  // For the messages of checks made after loading (app/), ending as the loader's do.
+  CHECK(sources_text(config, {"initial.type", "grid.box", "time.dt"}) ==
+        " (initial.type from " + small + ":18; grid.box from --set grid.box=4pi; time.dt from the default)");
+  CHECK(sources_text(config, {}).empty());
+  // The same values from elsewhere are the same configuration.
+  CHECK(load_config(small, {"time.t_end=3.0"}) == load_config(small));
+}
