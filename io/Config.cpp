@@ -476,11 +476,14 @@ class Reader {
     auto value = optional<T>(path);
     if (!value) {
       const SchemaKey& key = key_of(path);
+      // The key that requires it; not the list that holds an item's key, whose where the message opens with.
+      std::string deciding = deciding_key(path);
+      if (path.starts_with(deciding + "[")) deciding.clear();
       fail(path,
            "missing: " + (!why.empty()            ? why
                           : key.used_when.empty() ? std::string("required")
                                                   : "required when " + std::string(key.used_when)),
-           {deciding_key(path)});
+           {deciding});
     }
     return *value;
   }
@@ -868,7 +871,8 @@ void read_magnetic(Reader& in, RunConfig& config) {
     in.fail(key + "prandtl", "give physics.magnetic.resistivity or physics.magnetic.prandtl, not both",
             {key + "resistivity"});
   if (!magnetic.resistivity && !magnetic.prandtl)
-    in.fail(key + "resistivity", "missing: give physics.magnetic.resistivity or physics.magnetic.prandtl");
+    in.fail(key + "resistivity", "missing: give physics.magnetic.resistivity or physics.magnetic.prandtl",
+            {key + "type"});
   magnetic.background = in.get<std::array<double, 3>>(key + "background");
   const TermBounds bounds = term_bounds(config.grid, config.precision);
   if (const double b0 = length(magnetic.background); !(b0 < bounds.velocity))
@@ -934,7 +938,8 @@ void read_physics(Reader& in, RunConfig& config) {
               {"physics.forcing.power"});
     if (!forcing.power && !forcing.coefficient)
       in.fail("physics.forcing.power",
-              "missing: linear forcing needs physics.forcing.power or physics.forcing.coefficient");
+              "missing: linear forcing needs physics.forcing.power or physics.forcing.coefficient",
+              {"physics.forcing.type"});
   }
   read_fields(in, config);
   read_magnetic(in, config);
