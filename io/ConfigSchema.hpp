@@ -12,9 +12,8 @@
 // - allowed is, for numbers, a range: "> A", ">= A", "(A, B)" (open) or "" (any finite number); for choices,
 //   the names separated by " | ", in the order of the matching C++ enum's values.
 // - used_when says when the key is read ("" = always); a key given where it is not used is an error. It
-// starts
-//   with the key whose value decides that ("physics.forcing.type is band"; "its initial.type is file": the
-//   same list item's; "physics.scalars lists it"), which deciding_key gives.
+//   opens with the key whose value decides that ("physics.forcing.type is band"; "its initial.type is
+//   file": the same list item's; "physics.scalars lists it"), which deciding_key gives.
 // - Lists of maps (item_list, physics.scalars): the keys of an item are the rows "<list>[].<key>"; in a file
 //   and in messages item i's keys are "<list>[i].<key>" (find_key and is_section accept either form).
 #pragma once
@@ -56,9 +55,8 @@ std::string schema_path(std::string_view path);
 const SchemaKey* find_key(std::string_view path);
 // True when path is a section: a proper prefix (up to a dot) of some key's path.
 bool is_section(std::string_view path);
-// The key whose value decides whether the key at path is used, the first name of its used_when, with path's
-// list index where it is the same item's ("physics.scalars[1].initial.file":
-// "physics.scalars[1].initial.type");
+// The key whose value decides whether the key at path is used: the first name of its used_when, with path's
+// list index where it is the same item's (physics.scalars[1].initial.file: physics.scalars[1].initial.type);
 // "" for a key always used or not in the schema.
 std::string deciding_key(std::string_view path);
 // The names of a choice or choice_list key, in order.
