@@ -296,10 +296,12 @@ class PrunedRowSplit final : public RowSplit<Real> {
         z_twiddles_(z_twiddles),
         stream_(stream) {}
   void backward_to_rows(C* slab) override {
+    KOLMO_REQUIRE(slab != nullptr, "RowSplit::backward_to_rows: `slab` is a null pointer");
     x_->backward(slab, slab);
     column_fft<Real>(columns_.y_backward, slab, slab, y_twiddles_, CUFFT_INVERSE, stream_);
   }
   void forward_from_rows(C* slab) override {
+    KOLMO_REQUIRE(slab != nullptr, "RowSplit::forward_from_rows: `slab` is a null pointer");
     column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_);
     x_->forward(slab, slab);
   }

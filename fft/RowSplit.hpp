@@ -17,7 +17,8 @@
 //   of each real row (row_fft_r2c), the spectral slab that SlabFFT::forward with Modes::dealiased would give
 //   (its dropped modes unspecified).
 // - twiddles(): the device table of rows().n values exp(-2 pi i q / n) that the row kernels read.
-// - Both queue their work on the device's stream. The slab needs no other memory.
+// - Both queue their work on the device's stream. The slab needs no other memory. A null slab throws
+//   kolmo::Error naming it (on the calling rank, before anything is queued), as SlabFFT's transforms do.
 #pragma once
 
 #include "../core/Complex.hpp"

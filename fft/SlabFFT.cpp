@@ -133,6 +133,20 @@ SlabLayout layout_for(std::array<long, 3> n, const Communicator& comm, const std
   return SlabLayout(n, comm.size(), comm.rank(), options.spectral_split);
 }
 
+// A null buffer is the caller's error on any rank: every rank holds at least one x plane and one ky plane
+// (SlabLayout refuses more ranks than planes), so alloc_complex() >= 1 everywhere and there is no empty slab
+// that could legitimately pass nullptr. Checked here, on the calling rank alone (a collective per transform
+// would cost a synchronisation of every rank in a hot, asynchronous call), before anything is queued.
+void require_buffer(const void* buffer, const char* call, const char* argument) {
+  if (buffer != nullptr) return;
+  std::string message = "SlabFFT::";
+  message += call;
+  message += ": `";
+  message += argument;
+  message += "` is a null pointer";
+  throw Error(message);
+}
+
 // The chunk table without the rank's own chunk (which does not go through the exchange).
 Chunks without_own(Chunks chunks, int rank) {
   chunks.send_bytes[rank] = chunks.recv_bytes[rank] = 0;
@@ -470,6 +484,8 @@ void SlabFFT<Real>::walk(const Route<In, Out>& route, const In* in, Out* out) {
 
 template <class Real>
 void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
+  require_buffer(in, "forward", "in");
+  require_buffer(out, "forward", "out");
   const bool in_place = static_cast<const void*>(in) == static_cast<const void*>(out);
   begin_profile(0);
   walk(*forward_routes_[modes == Modes::dealiased][in_place], in, out);
@@ -478,6 +494,8 @@ void SlabFFT<Real>::forward(const Real* in, C* out, Modes modes) {
 
 template <class Real>
 void SlabFFT<Real>::backward(const C* in, Real* out, Modes modes) {
+  require_buffer(in, "backward", "in");
+  require_buffer(out, "backward", "out");
   begin_profile(1);
   walk(*backward_routes_[modes == Modes::dealiased], in, out);
   end_profile();

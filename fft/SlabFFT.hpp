@@ -8,9 +8,11 @@
 //   same modes and all in place or all out of place (the ranks' exchanges must match).
 // - layout() says which real-space x planes and which spectral ky planes this rank holds and how data are
 //   ordered (see SlabLayout.hpp). Buffers passed in must hold layout().alloc_complex() complex values and
-//   live in the Device's memory (device pointers on the CUDA backend). A spectral array, and a real array
-//   transformed in place, must be aligned as Complex<Real> is (2 sizeof(Real) bytes; every allocation is);
-//   arrays need not be aligned as FFTW's SIMD code wants (fft/HostTransforms.cpp plans for them apart).
+//   live in the Device's memory (device pointers on the CUDA backend). alloc_complex() >= 1 on every rank
+//   (each holds at least one x plane and one ky plane), so no rank may pass a null pointer. A spectral
+//   array, and a real array transformed in place, must be aligned as Complex<Real> is (2 sizeof(Real)
+//   bytes; every allocation is); arrays need not be aligned as FFTW's SIMD code wants
+//   (fft/HostTransforms.cpp plans for them apart).
 // - forward(in, out): real slab -> spectral slab, F(k) = sum_x f(x) exp(-i k.x), unnormalised.
 //   backward(in, out): spectral slab -> real slab, f(x) = sum_k F(k) exp(+i k.x), unnormalised as well, so
 //   backward(forward(f)) = Nx Ny Nz f. (The solver folds 1/(Nx Ny Nz) into its pointwise kernels, which saves
@@ -38,7 +40,11 @@
 //   (kx is not truncated: the x FFT needs the whole line; the solver zeroes |n_x| > Nx/3.)
 // - Errors: an impossible grid or rank count (fft/SlabLayout.hpp), ranks that disagree on the grid,
 //   precision, device kind or options, a null device, or MPI_COMM_NULL (but for emulated ranks) throw
-//   kolmo::Error on every rank before any allocation.
+//   kolmo::Error on every rank before any allocation. A null `in` or `out` of forward or backward throws
+//   kolmo::Error naming it, checked on the calling rank only, before anything is queued: transforms are
+//   hot and asynchronous and take no collective to agree, so ranks that passed valid buffers are not told
+//   and wait in the exchange for the rank that threw (a caller that catches it on some ranks must abort
+//   the others).
 #pragma once
 
 #include <mpi.h>
