@@ -28,7 +28,12 @@
 //   is packed: the exchange copies each peer's rows between the two layouts (FftOptions::strided_exchange),
 //   whole or in pieces.
 // - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
-//   alone, for benchmarks and tests; the communicator is not used then.
+//   alone, for benchmarks and tests; the communicator is not used then. Emulated objects on some ranks only
+//   are fine (each works alone), but not in place of real ones: where some ranks of a communicator construct
+//   a real transform on it and others an emulated one, the real ones hang in the collectives of their
+//   construction (duplicating the communicator, the agreement check under Errors), which the emulated ones
+//   never join. This is not detected: it would take a collective that emulated ranks join, and they must not
+//   need their communicator.
 // - Dealiased transforms (Modes::dealiased), for pseudo-spectral solvers that apply the 2/3 rule anyway:
 //   forward returns the spectrum at every mode of 3|n_y| < Ny and 3 n_z < Nz (the kept columns); what it
 //   leaves in the other modes is unspecified (zero, or anything: it may skip them). backward treats those
@@ -40,11 +45,13 @@
 //   (kx is not truncated: the x FFT needs the whole line; the solver zeroes |n_x| > Nx/3.)
 // - Errors: an impossible grid or rank count (fft/SlabLayout.hpp), ranks that disagree on the grid,
 //   precision, device kind or options, a null device, or MPI_COMM_NULL (but for emulated ranks) throw
-//   kolmo::Error on every rank before any allocation. A null `in` or `out` of forward or backward throws
-//   kolmo::Error naming it, checked on the calling rank only, before anything is queued: transforms are
-//   hot and asynchronous and take no collective to agree, so ranks that passed valid buffers are not told
-//   and wait in the exchange for the rank that threw (a caller that catches it on some ranks must abort
-//   the others).
+//   kolmo::Error on every rank before any allocation. The agreement is checked by a collective among the
+//   ranks that construct real transforms: a rank constructing an emulated one instead is no party to it,
+//   and the real ones hang rather than throw (Emulated ranks, above). A null `in` or `out` of forward
+//   or backward throws kolmo::Error naming it, checked on the calling rank only, before anything is queued:
+//   transforms are hot and asynchronous and take no collective to agree, so ranks that passed valid
+//   buffers are not told and wait in the exchange for the rank that threw (a caller that catches it on
+//   some ranks must abort the others).
 #pragma once
 
 #include <mpi.h>
