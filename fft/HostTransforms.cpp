@@ -39,6 +39,7 @@
 #include "core/UniqueHandle.hpp"
 #include "fft/Executors.hpp"
 #include "fft/Fftw.hpp"
+#include "fft/FftwShapes.hpp"
 #include "fft/FftwWisdom.hpp"
 #include "fft/LocalTransforms.hpp"
 
@@ -46,19 +47,8 @@ namespace kolmo::fft {
 
 namespace {
 
-enum class Kind { r2c, c2r, forward, backward };
-
-// A batch of transforms in FFTW's advanced interface: `howmany` transforms of size n[0] (x n[1]), elements
-// `stride` apart, transforms `distance` apart, in arrays of embedded size `embed`; in place or not.
-struct Shape {
-  Kind kind;
-  int rank;
-  int n[2];
-  int howmany;
-  int in_stride, in_distance, out_stride, out_distance;
-  int in_embed[2], out_embed[2];
-  bool in_place;
-};
+// A batch of transforms in FFTW's guru interface, every size 64-bit (fft/FftwShapes.hpp).
+using Shape = FftwShape;
 
 // The arrays plans are made on: what measuring overwrites, aligned to pages (more than FFTW's SIMD needs).
 // Sized for every transform of the layout (a slab's values in either form). They are mapped from the system
@@ -133,10 +123,10 @@ class Plan {
     if (alignment(in) != in_alignment_ || alignment(out) != out_alignment_) plan = unaligned(in, out);
     auto* source = const_cast<void*>(in);
     switch (shape_.kind) {
-      case Kind::r2c:
+      case FftwKind::r2c:
         W::execute_r2c(plan, static_cast<Real*>(source), static_cast<typename W::complex*>(out));
         break;
-      case Kind::c2r:
+      case FftwKind::c2r:
         W::execute_c2r(plan, static_cast<typename W::complex*>(source), static_cast<Real*>(out));
         break;
       default:
@@ -159,25 +149,8 @@ class Plan {
     return W::alignment_of(static_cast<Real*>(const_cast<void*>(array)));
   }
 
-  typename W::plan create(unsigned flags, const void* in_array, void* out_array) const {
-    const Shape& s = shape_;
-    auto* in = const_cast<void*>(in_array);
-    auto* real_in = static_cast<Real*>(in);
-    auto* complex_in = static_cast<typename W::complex*>(in);
-    switch (s.kind) {
-      case Kind::r2c:
-        return W::plan_r2c(s.rank, s.n, s.howmany, real_in, s.in_embed, s.in_stride, s.in_distance,
-                           static_cast<typename W::complex*>(out_array), s.out_embed, s.out_stride,
-                           s.out_distance, flags);
-      case Kind::c2r:  // the plane transforms of a backward pass overwrite their input, which is scratch
-        return W::plan_c2r(s.rank, s.n, s.howmany, complex_in, s.in_embed, s.in_stride, s.in_distance,
-                           static_cast<Real*>(out_array), s.out_embed, s.out_stride, s.out_distance,
-                           flags | FFTW_DESTROY_INPUT);
-      default:
-        return W::plan_c2c(s.rank, s.n, s.howmany, complex_in, s.in_embed, s.in_stride, s.in_distance,
-                           static_cast<typename W::complex*>(out_array), s.out_embed, s.out_stride,
-                           s.out_distance, s.kind == Kind::forward ? FFTW_FORWARD : FFTW_BACKWARD, flags);
-    }
+  typename W::plan create(unsigned flags, const void* in, void* out) const {
+    return plan_fftw<Real>(shape_, flags, const_cast<void*>(in), out);
   }
 
   // FFTW_ESTIMATE leaves the arrays alone, so this plans on the caller's.
@@ -269,22 +242,22 @@ class HostTransforms final : public LocalTransforms<Real> {
     const double start = MPI_Wtime();
     ScratchArrays<Real> scratch(layout_);
     std::lock_guard<std::mutex> guard(fftw_planner_lock());
-    planes_ = plane_plans(static_cast<int>(layout_.x_count()), scratch);
-    if (plane_by_plane()) plane_ = add(r2c_shape(1), scratch, 1);
-    const int columns = static_cast<int>(layout_.y_count() * layout_.nzc());
+    planes_ = plane_plans(layout_.x_count(), scratch);
+    if (plane_by_plane()) plane_ = add(plane_shape(layout_, FftwKind::r2c, 1), scratch, 1);
+    const long columns = this->columns();
     // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
     x_ = x_plans(columns, columns, scratch);
     // The compact columns of dealiased transforms (none on a rank that keeps no ky plane). One rank uses
     // them only when dealiasing by copies is asked for by name (tests, benchmarks): estimated when first
     // used.
-    const int kept = static_cast<int>(layout_.kept_y_count() * layout_.kept_z());
+    const long kept = this->kept();
     if (kept > 0) kept_ = x_plans(kept, kept, scratch, layout_.ranks() == 1);
     // One rank: x transforms of the kept ky rows alone (dealiased transforms). Across ranks only the
     // strided route uses them, when asked for: planned then (x_run).
     if (layout_.ranks() == 1)
       for (const auto& run : layout_.kept_column_runs())
         if (run.count > 0 && columns_.count(run.count) == 0)
-          columns_[run.count] = x_plans(static_cast<int>(run.count), columns, scratch);
+          columns_[run.count] = x_plans(run.count, columns, scratch);
     // Out of place, the slab's columns go in blocks (x_transform): a block and the last one's remainder.
     std::vector<long> widths{block_columns(), columns % block_columns()};
     for (const auto& run : columns_) widths.push_back(run.first % block_columns());
@@ -302,7 +275,7 @@ class HostTransforms final : public LocalTransforms<Real> {
       const double start = MPI_Wtime();
       ScratchArrays<Real> scratch(layout_);
       std::lock_guard<std::mutex> guard(fftw_planner_lock());
-      pieces_[count] = plane_plans(static_cast<int>(count), scratch);
+      pieces_[count] = plane_plans(count, scratch);
       planning_seconds_ += MPI_Wtime() - start;
     }
     return std::make_unique<Planes>(*this, count > 0 ? pieces_[count] : PlanPair{nullptr, nullptr}, count);
@@ -318,7 +291,7 @@ class HostTransforms final : public LocalTransforms<Real> {
       const double start = MPI_Wtime();
       ScratchArrays<Real> scratch(layout_);
       std::lock_guard<std::mutex> guard(fftw_planner_lock());
-      columns_[count] = x_plans(static_cast<int>(count), static_cast<int>(columns()), scratch);
+      columns_[count] = x_plans(count, columns(), scratch);
       plan_blocks({count % block_columns()}, scratch);
       planning_seconds_ += MPI_Wtime() - start;
     }
@@ -369,16 +342,9 @@ class HostTransforms final : public LocalTransforms<Real> {
   }
   // The (R2C, C2R) transforms of `count` consecutive yz planes; the R2C ones only where the forward
   // transforms do not go plane by plane.
-  PlanPair plane_plans(int count, const ScratchArrays<Real>& scratch) {
-    const int ny = static_cast<int>(layout_.ny()), nz = static_cast<int>(layout_.nz());
-    const int nzc = static_cast<int>(layout_.nzc());
-    const Shape c2r{Kind::c2r, 2, {ny, nz}, count, 1, ny * nzc, 1, ny * nz, {ny, nzc}, {ny, nz}, false};
-    return {plane_by_plane() ? nullptr : add(r2c_shape(count), scratch), add(c2r, scratch)};
-  }
-  Shape r2c_shape(int count) const {
-    const int ny = static_cast<int>(layout_.ny()), nz = static_cast<int>(layout_.nz());
-    const int nzc = static_cast<int>(layout_.nzc());
-    return {Kind::r2c, 2, {ny, nz}, count, 1, ny * nz, 1, ny * nzc, {ny, nz}, {ny, nzc}, false};
+  PlanPair plane_plans(long count, const ScratchArrays<Real>& scratch) {
+    return {plane_by_plane() ? nullptr : add(plane_shape(layout_, FftwKind::r2c, count), scratch),
+            add(plane_shape(layout_, FftwKind::c2r, count), scratch)};
   }
   // Whether the forward plane transforms go plane by plane: where every plane starts aligned.
   bool plane_by_plane() const { return layout_.ny() * layout_.nz() * sizeof(Real) % 16 == 0; }
@@ -392,16 +358,15 @@ class HostTransforms final : public LocalTransforms<Real> {
   }
   // The (forward, backward) in-place x transforms of `count` adjacent columns of a slab whose x lines have
   // `stride`, on `threads` threads (all by default): planned now, or (later) estimated at their first use.
-  PlanPair x_plans(int count, int stride, const ScratchArrays<Real>& scratch, bool later = false,
+  PlanPair x_plans(long count, long stride, const ScratchArrays<Real>& scratch, bool later = false,
                    int threads = 0) {
-    const int nx = static_cast<int>(layout_.nx());
-    Shape shape{Kind::forward, 1, {nx, 1}, count, stride, 1, stride, 1, {nx, 1}, {nx, 1}, true};
+    Shape shape = x_shape(layout_, FftwKind::forward, count, stride);
     auto plan = [&] {
       return later ? &plans_.emplace_back(shape, threads_)
                    : add(shape, scratch, threads > 0 ? threads : threads_);
     };
     Plan<Real>* forward = plan();
-    shape.kind = Kind::backward;
+    shape.kind = FftwKind::backward;
     return {forward, plan()};
   }
   long columns() const {
@@ -453,7 +418,7 @@ class HostTransforms final : public LocalTransforms<Real> {
   void plan_blocks(const std::vector<long>& widths, const ScratchArrays<Real>& scratch) {
     for (long width : widths)
       if (width > 0 && blocks_.count(width) == 0 && !columns_in_cache(columns()))
-        blocks_[width] = x_plans(static_cast<int>(width), static_cast<int>(columns()), scratch, false, 1);
+        blocks_[width] = x_plans(width, columns(), scratch, false, 1);
   }
   const PlanPair& block_plans(long width) const {
     const auto plans = blocks_.find(width);

@@ -1,20 +1,25 @@
 // The host backend's FFTW plans: measured plans agreed on by all ranks and kept in a wisdom file, estimated
-// plans for small grids, and arrays aligned otherwise than FFTW's going through plans for unaligned data.
+// plans for small grids, arrays aligned otherwise than FFTW's going through plans for unaligned data, and the
+// shapes they are planned from, exact for planes of more than 2^31 - 1 values.
 #include <fftw3.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fft/Fftw.hpp"
+#include "fft/FftwShapes.hpp"
 #include "fft/SlabFFT.hpp"
 #include "tests/TestSupport.hpp"
 
@@ -190,4 +195,122 @@ TEMPLATE_TEST_CASE("arrays aligned otherwise than FFTW's give the same transform
       difference = std::max(difference, std::abs(double(result[m]) - double(returned[m])) / scale);
     CHECK(global_max(difference) < tolerance);
   }
+}
+
+namespace {
+
+// Elements an array of a shape spans: 1 + the offset of the last element its transforms touch (the complex
+// side of an R2C or C2R transform holds n/2 + 1 values along the last dimension).
+long span(const FftwShape& s, bool input) {
+  const bool complex_side = s.kind == (input ? FftwKind::c2r : FftwKind::r2c);
+  long last = (s.batch.n - 1) * (input ? s.batch.is : s.batch.os);
+  for (int d = 0; d < s.rank; ++d) {
+    const long n = complex_side && d == s.rank - 1 ? s.dims[d].n / 2 + 1 : s.dims[d].n;
+    last += (n - 1) * (input ? s.dims[d].is : s.dims[d].os);
+  }
+  return last + 1;
+}
+
+}  // namespace
+
+TEST_CASE("FFTW shapes of planes of more than 2^31 - 1 values keep every size exact", "[fft]") {
+  // Ny = Nz = 65536: a real plane holds 2^32 values, a complex one 65536 x 32769 = 2147549184, a slab of one
+  // rank as many columns; casts to int (FFTW's advanced interface) wrapped them. Only the layout is made.
+  const long ny = 65536, nz = 65536, nzc = nz / 2 + 1;
+  for (int ranks : {1, 2}) {
+    INFO(ranks << " ranks");
+    const SlabLayout l({6, ny, nz}, ranks, 0);
+    const long planes = l.x_count();
+    const FftwShape r2c = plane_shape(l, FftwKind::r2c, planes), c2r = plane_shape(l, FftwKind::c2r, planes);
+    CHECK((r2c.rank == 2 && r2c.dims[0].n == ny && r2c.dims[1].n == nz && r2c.batch.n == planes));
+    CHECK((r2c.dims[0].is == nz && r2c.dims[0].os == nzc && r2c.dims[1].is == 1 && r2c.dims[1].os == 1));
+    CHECK(r2c.batch.is == 4294967296L);
+    CHECK(r2c.batch.os == 2147549184L);
+    CHECK((c2r.dims[0].n == ny && c2r.dims[1].n == nz && c2r.dims[0].is == nzc && c2r.dims[0].os == nz));
+    CHECK((c2r.batch.is == 2147549184L && c2r.batch.os == 4294967296L));
+    // The batches tile the slab in either form exactly.
+    CHECK(span(r2c, true) == static_cast<long>(l.real_size()));
+    CHECK(span(r2c, false) == static_cast<long>(l.planes_size()));
+    CHECK(span(c2r, true) == static_cast<long>(l.planes_size()));
+    CHECK(span(c2r, false) == static_cast<long>(l.real_size()));
+    const long columns = l.y_count() * nzc;  // 2147549184 on one rank, 1073774592 on two
+    const FftwShape x = x_shape(l, FftwKind::forward, columns, columns);
+    CHECK((x.rank == 1 && x.dims[0].n == 6 && x.batch.n == columns && x.in_place));
+    CHECK((x.dims[0].is == columns && x.dims[0].os == columns && x.batch.is == 1 && x.batch.os == 1));
+    CHECK(span(x, true) == static_cast<long>(l.spectral_size()));
+  }
+}
+
+TEMPLATE_TEST_CASE("FFTW shapes pose the problems of FFTW's advanced interface: the same plans and wisdom",
+                   "[fft]", float, double) {
+  // For sizes within int, the guru shapes must plan exactly what the advanced interface planned before them
+  // (the old plans, and wisdom files written by earlier runs still found): a plan measured through the
+  // advanced interface leaves wisdom from which the shape's plan is made (FFTW_WISDOM_ONLY), the same one.
+  using W = Fftw<TestType>;
+  using Complex = typename W::complex;
+  std::lock_guard<std::mutex> guard(fftw_planner_lock());
+  char* saved = W::export_wisdom();
+  for (int ranks : {1, 3}) {
+    const SlabLayout l({12, 10, 9}, ranks, ranks - 1);
+    INFO(l.describe());
+    const int ny = static_cast<int>(l.ny()), nz = static_cast<int>(l.nz()), nzc = static_cast<int>(l.nzc());
+    const int planes = static_cast<int>(l.x_count()), nx = static_cast<int>(l.nx());
+    const int columns = static_cast<int>(l.y_count() * l.nzc());
+    auto* in = static_cast<TestType*>(W::malloc(2 * l.alloc_complex() * sizeof(TestType)));
+    auto* out = static_cast<TestType*>(W::malloc(2 * l.alloc_complex() * sizeof(TestType)));
+    auto* complex_in = reinterpret_cast<Complex*>(in);
+    auto* complex_out = reinterpret_cast<Complex*>(out);
+    const int real_plane[2] = {ny, nz}, complex_plane[2] = {ny, nzc}, line[2] = {nx, 1};
+    // Each shape of the backend with the advanced interface's plan of it, as fft/HostTransforms.cpp made
+    // them before (measuring overwrites the arrays: they are scratch).
+    const std::vector<std::pair<FftwShape, std::function<typename W::plan(unsigned)>>> cases{
+        {plane_shape(l, FftwKind::r2c, planes),
+         [&](unsigned f) {
+           return W::plan_r2c(2, real_plane, planes, in, real_plane, 1, ny * nz, complex_out, complex_plane,
+                              1, ny * nzc, f);
+         }},
+        {plane_shape(l, FftwKind::r2c, 1),
+         [&](unsigned f) {
+           return W::plan_r2c(2, real_plane, 1, in, real_plane, 1, ny * nz, complex_out, complex_plane, 1,
+                              ny * nzc, f);
+         }},
+        {plane_shape(l, FftwKind::c2r, planes),
+         [&](unsigned f) {
+           return W::plan_c2r(2, real_plane, planes, complex_in, complex_plane, 1, ny * nzc, out, real_plane,
+                              1, ny * nz, f | FFTW_DESTROY_INPUT);
+         }},
+        {x_shape(l, FftwKind::forward, columns, columns),
+         [&](unsigned f) {
+           return W::plan_c2c(1, line, columns, complex_in, line, columns, 1, complex_in, line, columns, 1,
+                              FFTW_FORWARD, f);
+         }},
+        {x_shape(l, FftwKind::backward, 3, columns), [&](unsigned f) {
+           return W::plan_c2c(1, line, 3, complex_in, line, columns, 1, complex_in, line, columns, 1,
+                              FFTW_BACKWARD, f);
+         }}};
+    for (const auto& [shape, advanced] : cases) {
+      INFO("kind " << static_cast<int>(shape.kind) << ", " << shape.batch.n << " transforms");
+      W::forget_wisdom();
+      W::threads(1);
+      typename W::plan old = advanced(FFTW_MEASURE);
+      REQUIRE(old != nullptr);
+      void* shape_out = shape.in_place ? static_cast<void*>(in) : static_cast<void*>(out);
+      typename W::plan guru = plan_fftw<TestType>(shape, FFTW_MEASURE | FFTW_WISDOM_ONLY, in, shape_out);
+      CHECK(guru != nullptr);
+      if (guru != nullptr) {
+        char* old_text = W::sprint_plan(old);
+        char* guru_text = W::sprint_plan(guru);
+        CHECK(std::string(guru_text) == std::string(old_text));
+        std::free(old_text);
+        std::free(guru_text);
+        W::destroy(guru);
+      }
+      W::destroy(old);
+    }
+    W::free(in);
+    W::free(out);
+  }
+  W::forget_wisdom();
+  W::import_wisdom(saved);
+  W::free(saved);
 }
