@@ -1,2 +1,2 @@
-// A consumer's own header of the same path as one of kolmo's: kolmo's installed headers must never include it.
+// A consumer's own header at the path of one of kolmo's: kolmo's installed headers must never include it.
 #error "kolmo's installed headers included the consumer's core/Error.hpp instead of their own"
