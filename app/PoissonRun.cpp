@@ -1,8 +1,8 @@
 // A Poisson (or Helmholtz) run: build or read (and check) the right-hand side, then solve once, write phi
 // (and its gradient), and for a manufactured right-hand side report the error against the exact solution.
 // Ctrl-C or SIGTERM (app/StopRequest.hpp) stops it, with status 130, before the output directory is touched
-// or after the solve, before phi is written: there is no state to checkpoint, and a field file is written
-// whole or not at all.
+// or after the solve (and the gradient), before phi is written: there is no state to checkpoint, and a field
+// file is written whole or not at all.
 #include <cmath>
 #include <cstdio>
 
@@ -91,6 +91,9 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
     // A shift so small that the mean mode divides by almost nothing (or a sum that overflows the precision)
     // gives no solution: say so rather than write it and report an error computed past its NaNs.
     require_finite(phi, "poisson.shift " + number_text(lambda) + ": the solution phi", comm);
+    std::vector<std::vector<Real>> gradient(3);
+    if (config.poisson.gradient) poisson.gradient(gradient[0], gradient[1], gradient[2]);
+    // After the gradient, which takes longer than the solve: a signal during either stops the run here.
     if (stop_requested(comm)) {
       if (rank == 0) std::printf("stopped by a signal after the solve; phi was not written\n");
       forget_second_stop();
@@ -98,8 +101,6 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
       return 130;
     }
 
-    std::vector<std::vector<Real>> gradient(3);
-    if (config.poisson.gradient) poisson.gradient(gradient[0], gradient[1], gradient[2]);
     std::vector<io::NamedSlab<Real>> slabs{{"phi", std::span<const Real>(phi.data(), n)},
                                            {"f", std::span<const Real>(f.data(), n)}};
     const char* names[3] = {"phi_x", "phi_y", "phi_z"};

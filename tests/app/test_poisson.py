@@ -6,9 +6,14 @@ and numpy):
   1000.3 + 1e-3 g; 1e-2 g in single precision): the run solves it, in double and single precision and on 1
   and 2 ranks, to what a numpy solve of the same values gives, instead of failing after writing its output
   directory because the mean's own round-off was left behind.
+- A signal that arrives while the gradient of phi is computed (delivered by gdb at Poisson::gradient, where
+  gdb is installed) stops the run with status 130 and no field file, as one during the solve does, instead of
+  being ignored until the run had written everything and exited 0.
 """
 import os
 import pathlib
+import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -20,7 +25,7 @@ except ImportError:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import check, finish, kolmo  # noqa: E402
+from kolmo_test import args, check, finish, kolmo  # noqa: E402
 
 GRID = (16, 12, 10)
 
@@ -65,5 +70,31 @@ with tempfile.TemporaryDirectory(prefix="kolmo-poisson-") as root:
             check(r.returncode == 0 and "mean 1000.3 subtracted" in r.stdout and error < tolerance,
                   f"poisson.subtract_mean removes a mean of 1000.3 from a variation of {variation} ({precision}, "
                   f"{ranks} rank(s)): phi within {tolerance:g} of numpy's: {error:.2e} ({r.stderr.strip()[:200]})")
+
+    # --- A signal during the gradient stops the run before phi is written.
+    if shutil.which("gdb") is None:
+        print("skipped: the signal during the gradient needs gdb")
+    else:
+        stopped = work / "signal"
+        stopped.mkdir()
+        (stopped / "poisson.yaml").write_text(
+            f"problem: poisson\ngrid: {{n: {list(GRID)}}}\nbackend: host\nprecision: double\n"
+            "poisson: {shift: 1, gradient: true}\noutput: {directory: out}\n")
+        # SIGTERM delivered when Poisson<double>::gradient is entered; the breakpoint is deleted first, so that
+        # the return from the handler does not stop there again. gdb writes the exit status in octal (0202: 130).
+        gdb = subprocess.run(["gdb", "-batch", "-nx", "-ex", "break kolmo::solver::Poisson<double>::gradient",
+                              "-ex", "run", "-ex", "delete", "-ex", "signal SIGTERM",
+                              "--args", args.kolmo, "run", "poisson.yaml"],
+                             cwd=stopped, capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, OMP_NUM_THREADS="1", DEBUGINFOD_URLS=""))
+        if "hit Breakpoint" not in gdb.stdout:
+            print(f"skipped: gdb could not stop kolmo at Poisson::gradient ({(gdb.stdout + gdb.stderr)[-300:]!r})")
+        else:
+            written = sorted(p.name for p in (stopped / "out").rglob("*.h5"))
+            status = (stopped / "out/status").read_text() if (stopped / "out/status").exists() else ""
+            check("exited with code 0202" in gdb.stdout and "phi was not written" in gdb.stdout and not written
+                  and status.startswith("stopped by a signal"),
+                  f"a signal during the gradient stops the Poisson run with status 130 and no field file "
+                  f"({gdb.stdout.strip()[-200:]!r}, {written}, {status.strip()!r})")
 
 finish()
