@@ -365,8 +365,13 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
                                    double& subtracted_mean) {
   const auto& rhs = config.poisson.rhs;
   std::vector<Real> f(layout.real_size());
-  reading("poisson.rhs.file",
-          [&] { io::read_field<Real>(rhs.file, rhs.dataset, layout, std::span<Real>(f), comm); });
+  reading("poisson.rhs.file", [&] {
+    // Values at the grid's points on another box would be another right-hand side (its derivatives, and so
+    // phi, scaled by the other 2 pi / L), as for an initial file.
+    io::FieldReader reader(rhs.file, comm);
+    require_same_box(reader, config.grid.box, io::sources_text(config, {"poisson.rhs.file", "grid.box"}));
+    reader.read<Real>(rhs.dataset, layout, std::span<Real>(f));
+  });
   require_finite(f, dataset_text("poisson.rhs.file", rhs.file, rhs.dataset), comm);
 
   const double points = double(config.grid.n[0]) * double(config.grid.n[1]) * double(config.grid.n[2]);

@@ -141,8 +141,15 @@ PropertyList collective_transfer() {
   return transfer;
 }
 
+// H5Lexists fails, rather than says no, on a path through a group that is missing ("a/b/f" without a) or
+// through a dataset: each component is looked up in turn, and every one but the last must lead on.
 bool has_link(hid_t location, const std::string& name) {
-  return KOLMO_CHECK_HDF5(H5Lexists(location, name.c_str(), H5P_DEFAULT)) > 0;
+  for (std::size_t end = name.find('/', 1);; end = name.find('/', end + 1)) {
+    const std::string part = name.substr(0, end);
+    if (KOLMO_CHECK_HDF5(H5Lexists(location, part.c_str(), H5P_DEFAULT)) <= 0) return false;
+    if (end == std::string::npos) return true;
+    if (is_dataset(location, part)) return false;  // a dataset holds no links
+  }
 }
 
 // Opening the object tells datasets from groups the same way in HDF5 1.10, 1.12 and 1.14.

@@ -503,10 +503,19 @@ initial: {{type: file, file: init.h5}}
              ("f_nan", ["dataset 'f_nan'", "1 value is NaN or infinite"])]
     for dataset, expected in cases:
         (work / f"{dataset}.yaml").write_text(poisson.format(dataset, ""))
+    # A right-hand side that kolmo wrote on another box: its values would be another f on this one.
+    with h5py.File(work / "rhs_box.h5", "w") as f:
+        f["f"] = f_exact
+        f.attrs["box"] = np.array((2 * np.pi, 2 * np.pi, np.pi), dtype=np.float64)
+    (work / "other_box.yaml").write_text(poisson.format("f", "").replace("rhs.h5", "rhs_box.h5"))
     before = snapshot(work)
     for dataset, expected in cases:
         refused(f"poisson.rhs dataset {dataset}", run_and_check(work, f"{dataset}.yaml"),
                 ["poisson.rhs.file", "rhs.h5", *expected], work, before)
+    refused("poisson.rhs.file on another box", run_and_check(work, "other_box.yaml"),
+            ["poisson.rhs.file: rhs_box.h5 holds a field on the box [6.28318530717959, 6.28318530717959, "
+             "3.14159265358979], not on grid.box", "(poisson.rhs.file from other_box.yaml:4; grid.box from the "
+             "default)"], work, before)
     (work / "subtract.yaml").write_text(poisson.format("f_shifted", ", subtract_mean: true"))
     r = kolmo(2, "run", "subtract.yaml", cwd=work)
     ok = r.returncode == 0 and "mean 0.001 subtracted" in r.stdout

@@ -68,6 +68,12 @@ TEST_CASE("reading fields reports a missing file, dataset or wrong shape in one 
   CHECK(every_rank_failed_with(
       error_message([&] { read_field<double>(path, "pressure", layout, slab, MPI_COMM_WORLD); }),
       {path.string(), "'pressure'"}));
+  // A dataset behind a group that is missing, or behind a dataset, is no dataset either (HDF5 itself fails
+  // to look such a path up): the same line, naming it.
+  for (const std::string name : {"flow/u", "u/flow"})
+    CHECK(every_rank_failed_with(
+        error_message([&] { read_field<double>(path, name, layout, slab, MPI_COMM_WORLD); }),
+        {path.string(), "no dataset '" + name + "'"}));
 
   const auto other = world_layout({6, 5, 8});
   std::vector<double> bigger(other.real_size());
