@@ -688,11 +688,12 @@ class NavierStokesRun {
   // What a second signal, which ends the run at once, leaves in status and says (app/StopRequest.hpp): the
   // state reached, and the checkpoint to continue from; kept current every step and checkpoint.
   void describe_second_stop_here() {
-    describe_second_stop("stopped: interrupted twice at " + step_and_time(flow_.step_count(), flow_.time()) +
-                         "; no checkpoint written; " +
-                         (last_checkpoint_.empty() ? std::string("there is none yet: start the run anew")
-                                                   : "the newest checkpoint is " + last_checkpoint_ +
-                                                         " (continue with --restart)"));
+    describe_second_stop(
+        "stopped: interrupted twice at " + step_and_time(flow_.step_count(), flow_.time()) +
+        "; no checkpoint written; " +
+        (last_checkpoint_.empty()
+             ? std::string("there is none yet: start the run anew with output.overwrite: true")
+             : "the newest checkpoint is " + last_checkpoint_ + " (continue with --restart)"));
   }
 
   int time_loop(bool restart, const solver::Spectrum& initial_spectrum, double unit) {

@@ -84,7 +84,8 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
   write_run_status(paths.root, "running: the Poisson problem", comm);
   // A second signal ends the run at once (app/StopRequest.hpp), perhaps while phi is written: not "running".
   second_stop_directory(paths.root);
-  describe_second_stop("stopped: interrupted twice during the Poisson problem; run it again");
+  describe_second_stop(
+      "stopped: interrupted twice during the Poisson problem; run it again with output.overwrite: true");
   try {
     std::vector<Real> phi(n);
     poisson.solve(f, phi, lambda);
