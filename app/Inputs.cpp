@@ -393,9 +393,9 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
     // sum's, its rounding to Real) behind, beyond the solver's tolerance of the smaller rms; the second pass,
     // on values of the size of that variation, removes it.
     for (int pass = 0; pass < 2; ++pass) {
+      if (pass > 0) measure();  // what the first pass left
       for (Real& value : f) value -= Real(mean);
       subtracted_mean += mean;
-      measure();
     }
   } else if (config.poisson.shift == 0 && !(std::fabs(mean) <= solver::Poisson<Real>::mean_tolerance(rms))) {
     throw Error(dataset_text("poisson.rhs.file", rhs.file, rhs.dataset) + " has mean " + number_text(mean) +

@@ -36,7 +36,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <iterator>
 #include <string>
 #include <tuple>
 #include <type_traits>

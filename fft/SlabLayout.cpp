@@ -13,8 +13,9 @@ SlabLayout::SlabLayout(std::array<long, 3> n, int ranks, int rank, SpectralSplit
   for (int d = 0; d < 3; ++d)
     KOLMO_REQUIRE(n[d] >= 1, "grid size " + std::string(axis[d]) + " = " + std::to_string(n[d]) +
                                  " must be a positive number of points");
-  // FFTW's plans (and cuFFT's) take int lengths; beyond them sizes would wrap, and the loops over the ky
-  // planes below would run for hours before any allocation could fail.
+  // Lengths beyond int are refused: the loops over the ky planes below would run for hours before any
+  // allocation could fail. (The host backend plans through FFTW's 64-bit interface, so products of lengths,
+  // a plane's or a slab's values, may exceed int; a single length may not.)
   for (int d = 0; d < 3; ++d)
     KOLMO_REQUIRE(n[d] <= std::numeric_limits<int>::max(),
                   "grid size " + std::string(axis[d]) + " = " + std::to_string(n[d]) +
