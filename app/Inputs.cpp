@@ -63,6 +63,18 @@ void require_same_box(const io::FieldReader& reader, const std::array<double, 3>
                   ", not on grid.box = " + list_text(box, 15) + ": set grid.box to the file's box" + sources);
 }
 
+// kolmo does not interpolate: a field on another grid than grid.n is refused before it is read, naming where
+// both keys came from (read() would refuse it too, but by the dataset's shape in the file's axis order, with
+// no word of grid.n). A checkpoint's grid is its attribute; a field file's, its dataset's shape (a file from
+// another tool may have nothing else). A dataset missing or not three-dimensional is left to read()'s error.
+void require_same_grid(const io::FieldReader& reader, const std::string& dataset, bool spectral,
+                       const std::array<long, 3>& n, const std::string& sources) {
+  const auto stored = spectral ? std::optional(reader.grid()) : reader.dataset_grid(dataset);
+  if (stored && *stored != n)
+    throw Error(reader.path().string() + " holds '" + dataset + "' on the grid " + list_text(*stored) +
+                ", not on grid.n = " + list_text(n) + ": set grid.n to the file's grid" + sources);
+}
+
 std::string dataset_text(const std::string& key, const std::string& file, const std::string& dataset) {
   return key + ": " + file + " dataset '" + dataset + "'";
 }
@@ -184,6 +196,8 @@ InitialVelocity<Real> read_vector_file(const io::RunConfig& config, const std::s
     require_same_box(reader, config.grid.box, io::sources_text(config, {key, "grid.box"}));
     field.spectral = reader.has_dataset(spectral_names[0]);
     if (field.spectral) {
+      require_same_grid(reader, spectral_names[0], true, config.grid.n,
+                        io::sources_text(config, {key, "grid.n"}));
       std::vector<io::SpectralTarget<Real>> targets;
       for (int c = 0; c < 3; ++c) {
         field.modes[c].resize(layout.spectral_size());
@@ -195,6 +209,7 @@ InitialVelocity<Real> read_vector_file(const io::RunConfig& config, const std::s
     KOLMO_REQUIRE(reader.has_dataset(names[0]), file + " holds neither " + names[0] + ", " + names[1] + ", " +
                                                     names[2] + " (a field file) nor " + spectral_names[0] +
                                                     ", ... (a checkpoint)");
+    require_same_grid(reader, names[0], false, config.grid.n, io::sources_text(config, {key, "grid.n"}));
     for (int c = 0; c < 3; ++c) {
       field.real[c].resize(layout.real_size());
       reader.read<Real>(names[c], layout, field.real[c]);
@@ -242,6 +257,8 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
       require_same_box(reader, config.grid.box, io::sources_text(config, {key, "grid.box"}));
       scalar.spectral = !reader.has_dataset(initial.dataset) && reader.has_dataset(spectral_name);
       if (scalar.spectral) {
+        require_same_grid(reader, spectral_name, true, config.grid.n,
+                          io::sources_text(config, {key, "grid.n"}));
         scalar.modes.resize(layout.spectral_size());
         io::read_checkpoint<Real>(initial.file, layout, {{spectral_name, scalar.modes}}, comm);
         return;
@@ -249,6 +266,8 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
       KOLMO_REQUIRE(reader.has_dataset(initial.dataset), initial.file + " holds neither " + initial.dataset +
                                                              " (a field file) nor " + spectral_name +
                                                              " (a checkpoint)");
+      require_same_grid(reader, initial.dataset, false, config.grid.n,
+                        io::sources_text(config, {key, "grid.n"}));
       scalar.real.resize(layout.real_size());
       reader.read<Real>(initial.dataset, layout, scalar.real);
     });
@@ -301,7 +320,7 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   if (state.info.grid != config.grid.n)
     throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +
                 state.path.string() + ", " + list_text(state.info.grid) +
-                ": a run continues on its checkpoint's grid");
+                ": a run continues on its checkpoint's grid" + io::sources_text(config, {"grid.n"}));
   // A field the configuration has and the checkpoint lacks (a scalar or b added since) is named as such, and
   // so is one the checkpoint holds and the configuration lacks (removed since): continuing without it would
   // drop it from the next checkpoints, and with it the only copy of that field's state.
@@ -370,6 +389,8 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
     // phi, scaled by the other 2 pi / L), as for an initial file.
     io::FieldReader reader(rhs.file, comm);
     require_same_box(reader, config.grid.box, io::sources_text(config, {"poisson.rhs.file", "grid.box"}));
+    require_same_grid(reader, rhs.dataset, false, config.grid.n,
+                      io::sources_text(config, {"poisson.rhs.file", "grid.n"}));
     reader.read<Real>(rhs.dataset, layout, std::span<Real>(f));
   });
   require_finite(f, dataset_text("poisson.rhs.file", rhs.file, rhs.dataset), comm);

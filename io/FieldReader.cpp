@@ -66,6 +66,19 @@ std::array<long, 3> FieldReader::grid() const {
   }
 }
 
+std::optional<std::array<long, 3>> FieldReader::dataset_grid(const std::string& name) const {
+  if (!has_dataset(name)) return std::nullopt;
+  try {
+    const std::vector<hsize_t> shape = dataset_shape(open_dataset(file_.get(), name).get());
+    if (shape.size() != 3) return std::nullopt;
+    const std::array<long, 3> slowest_first{long(shape[0]), long(shape[1]), long(shape[2])};
+    if (axis_order_of(file_.get()) == AxisOrder::xyz) return slowest_first;
+    return std::array<long, 3>{slowest_first[2], slowest_first[1], slowest_first[0]};
+  } catch (const Error& error) {
+    throw Error(path_.string() + " dataset '" + name + "': " + error.what());
+  }
+}
+
 std::string FieldReader::precision() const {
   try {
     return read_string_attribute(file_.get(), "precision");

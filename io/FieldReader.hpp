@@ -15,6 +15,9 @@
 // - info() returns the attributes kolmo writes (time, step, box, viscosity) and grid(); they are not required
 //   for read(), so files without them can still serve as input, but info() throws naming the missing one.
 // - box() returns the box attribute alone, or nothing when the file has none (a file from another tool).
+// - dataset_grid(name) returns the grid {Nx, Ny, Nz} that a three-dimensional dataset holds, read from its
+//   shape and the file's axis order (any tool's file: the shape is all it may have), or nothing for a
+//   dataset that is missing or not three-dimensional (read() says which).
 #pragma once
 
 #include <mpi.h>
@@ -42,6 +45,7 @@ class FieldReader {
   FieldInfo info() const;
   std::optional<std::array<double, 3>> box() const;
   std::array<long, 3> grid() const;
+  std::optional<std::array<long, 3>> dataset_grid(const std::string& name) const;
   std::string precision() const;  // "single" or "double", from the attribute
 
   template <class Real>

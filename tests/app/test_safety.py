@@ -11,7 +11,8 @@
   launches whose ranks differ (configuration files, --set, the command, --restart, --help or a mistake on one
   rank only; the same configuration from two paths runs, --help on every rank is printed once): each gives
   one line naming the key and the file, exit status 1, and nothing written, in `kolmo run` and `kolmo check`
-  alike; where the problem involves several keys (an initial file's box against grid.box, an input file that
+  alike; where the problem involves several keys (an initial file's grid or box against grid.n or grid.box, a
+  restart's checkpoint's grid against grid.n, an input file that
   output.overwrite would remove, a right-hand side's mean with poisson.shift 0), the line ends with where each
   key's value came from (the --set that gave it, the configuration's line, or the default). A refused
   restart leaves the run as it was. A restart reads no initial condition: it runs and checks with the initial
@@ -230,7 +231,12 @@ with tempfile.TemporaryDirectory() as tmp:
                 f.attrs["box"] = np.array(box, dtype=np.float64)
 
     field_file("good.h5", fields)
-    field_file("other_grid.h5", fields, grid=(8, 8, 8))
+    field_file("other_grid.h5", fields, grid=(8, 10, 6))
+    # A dump as kolmo writes one, x fastest (axis_order "z y x"): its grid is its shape reversed.
+    with h5py.File(work / "other_grid_zyx.h5", "w") as f:
+        for dataset in ("u", "v", "w"):
+            f[dataset] = 0.1 * rng.standard_normal((6, 10, 8))
+        f.attrs["axis_order"] = "z y x"
     field_file("no_w.h5", {"u": fields["u"], "v": fields["v"]})
     field_file("neither.h5", {"pressure": fields["u"]})
     with_nan = dict(fields, v=fields["v"].copy())
@@ -241,7 +247,11 @@ with tempfile.TemporaryDirectory() as tmp:
     field_file("inf_w.h5", with_inf)
     # The right grid on another box (FLOW's is 2pi on every side): the velocity would be another one there.
     field_file("other_box.h5", dict(fields, s=fields["u"]), box=(2 * np.pi, 2 * np.pi, np.pi))
-    cases = [("notes.h5", ["not an HDF5 file"]), ("other_grid.h5", ["dataset 'u'", "shape"]),
+    cases = [("notes.h5", ["not an HDF5 file"]),
+             ("other_grid.h5", ["holds 'u' on the grid [8, 10, 6], not on grid.n = [16, 18, 12]: set grid.n",
+                                "(initial.file from with_other_grid.h5.yaml:8; grid.n from "
+                                "with_other_grid.h5.yaml:2)"]),
+             ("other_grid_zyx.h5", ["holds 'u' on the grid [8, 10, 6], not on grid.n = [16, 18, 12]"]),
              ("no_w.h5", ["no dataset 'w'"]), ("neither.h5", ["holds neither u, v, w"]),
              ("nan_v.h5", ["dataset 'v'", "1 value is NaN or infinite"]),
              ("inf_w.h5", ["dataset 'w'", "1 value is NaN or infinite"]),
@@ -295,7 +305,19 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("initial.file checkpoint with NaN",
             run_and_check(work, "with_nan_checkpoint.yaml", "--set", "output.directory=out2"),
             ["initial.file", "nan_checkpoint.h5", "dataset 'w_hat'", "NaN"], work, before)
-    # A checkpoint holds its box too; so does a scalar's initial file.
+    # A checkpoint holds its grid (named with where grid.n came from) and its box; so does a scalar's initial file.
+    refused("initial.file checkpoint on another grid",
+            run_and_check(work, "with_good.yaml", "--set", "initial.file=out/checkpoints/checkpoint.h5", "--set",
+                          "grid.n=[16,18,16]", "--set", "output.directory=out2"),
+            ["initial.file: out/checkpoints/checkpoint.h5 holds 'u_hat' on the grid [16, 18, 12], not on grid.n = "
+             "[16, 18, 16]", "(initial.file from --set initial.file=out/checkpoints/checkpoint.h5; grid.n from "
+             "--set grid.n=[16,18,16])"], work, before)
+    refused("a scalar's initial.file on another grid",
+            run_and_check(work, "with_good.yaml", "--set", "output.directory=out2", "--set",
+                          "physics.scalars=[{name: s, diffusivity: 0.01, initial: {type: file, file: "
+                          "other_grid.h5, dataset: u}}]"),
+            ["physics.scalars[0].initial.file: other_grid.h5 holds 'u' on the grid [8, 10, 6], not on grid.n = "
+             "[16, 18, 12]", "grid.n from with_good.yaml:2)"], work, before)
     refused("initial.file checkpoint on another box",
             run_and_check(work, "with_good.yaml", "--set", "initial.file=out/checkpoints/checkpoint.h5", "--set",
                           "grid.box=4pi", "--set", "output.directory=out2"),
@@ -340,7 +362,8 @@ with tempfile.TemporaryDirectory() as tmp:
             run_and_check(work, "flow.yaml", "--checkpoint", "out/fields", "--set", "output.directory=new"),
             ["checkpoint out/fields is a directory", "it holds no checkpoint.h5", "--restart"], work, before)
     refused("--restart on another grid", run_and_check(work, "flow.yaml", "--restart", "--set", "grid.n=48"),
-            ["grid.n", "[48, 48, 48]", "checkpoint.h5", "[16, 18, 12]"], work, before)
+            ["grid.n", "[48, 48, 48]", "checkpoint.h5", "[16, 18, 12]", "(grid.n from --set grid.n=48)"], work,
+            before)
     refused("--restart with a scalar the checkpoint lacks",
             run_and_check(work, "flow.yaml", "--restart", "--set", "physics.scalars=[{name: s, diffusivity: 0.01}]"),
             ["--restart", "holds no s_hat", "scalar 's'", "start a new run"], work, before)
@@ -496,7 +519,9 @@ initial: {{type: file, file: init.h5}}
         f["f_nan"] = with_nan
     poisson = "grid: {{n: [16, 12, 10]}}\nbackend: host\nproblem: poisson\n" \
               "poisson: {{rhs: {{type: file, file: rhs.h5, dataset: {0}}}{1}}}\noutput: {{directory: out}}\n"
-    cases = [("g", ["no dataset 'g'"]), ("f_small", ["dataset 'f_small'", "shape"]),
+    cases = [("g", ["no dataset 'g'"]),
+             ("f_small", ["holds 'f_small' on the grid [8, 8, 8], not on grid.n = [16, 12, 10]",
+                          "(poisson.rhs.file from f_small.yaml:4; grid.n from f_small.yaml:1)"]),
              ("f_shifted", ["dataset 'f_shifted'", "has mean 0.001", "poisson.subtract_mean: true",
                             "(poisson.rhs.file from f_shifted.yaml:4; poisson.shift from the default; "
                             "poisson.subtract_mean from the default)"]),
