@@ -94,10 +94,34 @@ bool buoyant(const solver::NavierStokes<Real>& flow) {
   return false;
 }
 
-// The next simulation time at which an output with this interval is due, after time t (never if 0).
-double next_multiple(double t, double interval) {
+// How far short of a target time (a multiple of an output interval, time.t_end) the clock may stop and the
+// step still reach it: the round-off the clock has gathered. It adds each step's dt to t
+// (NavierStokes::step), each sum rounded by up to half an ulp of t, so after n steps t may miss the sum of
+// the steps by n / 2 ulps of t: 1e5 steps of 1e-3 miss it by 5e-11, beyond the fixed 1e-12 of t once allowed
+// (outputs came a step late, and such a run ended with a step of 3e-11 after the one that reached t_end). At
+// most a hundredth of the step, so that a step stretched to end on t_end stays within a percent of its
+// length.
+double clock_tolerance(double t, long steps, double dt) {
+  const double gathered = std::fabs(t) * double(steps) * std::numeric_limits<double>::epsilon();
+  return std::max(1e-12 * std::fabs(t), std::min(gathered, 1e-2 * dt));
+}
+
+// Whether a step that ended at time t reached target (clock_tolerance).
+bool reaches(double t, double target, double tolerance) {
+  return t >= target - tolerance;
+}
+
+// The next simulation time at which an output with this interval is due after time t (never if 0): the first
+// multiple that t does not reach, by the same test as the one that found the output due. (Another test here,
+// as before, could take a multiple just written for one not yet reached: once the tolerance exceeded 1e-9 of
+// the interval, which a run of more than 1000 intervals and 1e4 steps meets, that multiple was written again
+// at the next step.)
+double next_multiple(double t, double interval, double tolerance) {
   if (interval <= 0) return kInfinity;
-  return (std::floor(t / interval + 1e-9) + 1) * interval;
+  const double count = std::floor((t + tolerance) / interval) + 1;
+  if (!std::isfinite(count)) return t;  // an interval below t's precision: due every step, as warned
+  const double next = count * interval;
+  return reaches(t, next, tolerance) ? next + interval : next;  // the division rounded down
 }
 
 // Warnings, one line each, for the output intervals given in simulation time (output.fields_every,
@@ -574,7 +598,8 @@ class NavierStokesRun {
         config_.time.dt
             ? *config_.time.dt
             : std::min({config_.time.cfl * unit, config_.time.max_dt.value_or(kInfinity), diffusive_limit_});
-    next.reaches_end = flow_.time() + next.dt >= t_end * (1 - 1e-12);
+    const double end = flow_.time() + next.dt;  // as the step will sum it
+    next.reaches_end = reaches(end, t_end, clock_tolerance(end, flow_.step_count() + 1, next.dt));
     if (next.reaches_end) next.dt = t_end - flow_.time();
     if (!std::isfinite(next.dt))
       throw Error(
@@ -702,9 +727,11 @@ class NavierStokesRun {
     const long last_step = config_.time.steps.value_or(std::numeric_limits<long>::max());
     const bool checkpoints = out.checkpoint_every > 0 || out.checkpoint_wall_minutes > 0;
     Progress progress(rank_ == 0, flow_.time(), flow_.step_count(), t_end, last_step);
-    double next_fields = next_multiple(flow_.time(), out.fields_every);
-    double next_spectra = next_multiple(flow_.time(), out.spectra_every);
-    double next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every);
+    // As after the step that wrote the checkpoint a restart continues from: the same decisions follow.
+    double tolerance = clock_tolerance(flow_.time(), flow_.step_count(), flow_.last_dt());
+    double next_fields = next_multiple(flow_.time(), out.fields_every, tolerance);
+    double next_spectra = next_multiple(flow_.time(), out.spectra_every, tolerance);
+    double next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every, tolerance);
     double last_wall_checkpoint = 0;
 
     StepChoice next = choose_dt(t_end, unit);
@@ -719,7 +746,7 @@ class NavierStokesRun {
     if (out.spectra_every > 0 && (!restart || spectra_->rows() == 0)) write_spectra(initial_spectrum);
     if (!restart && out.fields_every > 0) write_fields();
     const long first_step = flow_.step_count();
-    while (flow_.step_count() < last_step && flow_.time() < t_end * (1 - 1e-12)) {
+    while (flow_.step_count() < last_step && !reaches(flow_.time(), t_end, tolerance)) {
       const StepChoice used = next;
       flow_.step(used.dt);
       if (used.reaches_end)
@@ -732,7 +759,8 @@ class NavierStokesRun {
       if (auto problem = blow_up_->problem(step, flow_.time(), scan.rate, blow_up_energy()))
         throw Error(*problem);
       describe_second_stop_here();
-      const bool finishing = step >= last_step || flow_.time() >= t_end * (1 - 1e-12);
+      tolerance = clock_tolerance(flow_.time(), step, used.dt);
+      const bool finishing = step >= last_step || reaches(flow_.time(), t_end, tolerance);
       const bool series_due = out.series_every > 0 && (step % out.series_every == 0 || finishing);
       const bool progress_due = out.progress_every > 0 && (step % out.progress_every == 0 || finishing);
       if (series_due || progress_due) {
@@ -740,13 +768,13 @@ class NavierStokesRun {
         if (series_due) write_series(d, used.dt, used.cfl);
         if (progress_due) progress.line(d, used.dt, used.cfl);
       }
-      if (flow_.time() >= next_spectra * (1 - 1e-12) || (finishing && out.spectra_every > 0)) {
+      if (reaches(flow_.time(), next_spectra, tolerance) || (finishing && out.spectra_every > 0)) {
         write_spectra(solver::compute_spectrum(flow_, true));
-        next_spectra = next_multiple(flow_.time(), out.spectra_every);
+        next_spectra = next_multiple(flow_.time(), out.spectra_every, tolerance);
       }
-      if (flow_.time() >= next_fields * (1 - 1e-12) || (finishing && out.fields_every > 0)) {
+      if (reaches(flow_.time(), next_fields, tolerance) || (finishing && out.fields_every > 0)) {
         write_fields();
-        next_fields = next_multiple(flow_.time(), out.fields_every);
+        next_fields = next_multiple(flow_.time(), out.fields_every, tolerance);
       }
       bool wall_due = false;
       if (out.checkpoint_wall_minutes > 0) {
@@ -755,10 +783,10 @@ class NavierStokesRun {
         wall_due = due != 0;
       }
       const bool checkpoint_due =
-          flow_.time() >= next_checkpoint * (1 - 1e-12) || wall_due || (finishing && checkpoints);
+          reaches(flow_.time(), next_checkpoint, tolerance) || wall_due || (finishing && checkpoints);
       if (checkpoint_due) {
         write_checkpoint();
-        next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every);
+        next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every, tolerance);
         if (wall_due) last_wall_checkpoint = progress.elapsed_seconds();
       }
       if (stop_requested(comm_)) {

@@ -31,6 +31,7 @@ if(KOLMO_BUILD_TESTS)
   kolmo_app_test(app_fields test_fields.py 900)
   kolmo_app_test(app_mhd test_mhd.py 900)
   kolmo_app_test(app_cli test_cli.py 300)
+  kolmo_app_test(app_schedule test_schedule.py 300)
   kolmo_app_test(app_poisson test_poisson.py 300)
   kolmo_app_test(app_paraview test_paraview.py 900 SKIP_RETURN_CODE 77)  # needs ParaView's pvbatch
 endif()
