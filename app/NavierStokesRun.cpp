@@ -454,10 +454,12 @@ class NavierStokesRun {
     const auto& time = config_.time;
     if (time.t_end && state.info.time > *time.t_end * (1 + 1e-12))
       throw Error("time.t_end = " + number_text(*time.t_end, 10) + " is before the checkpoint's " +
-                  last_checkpoint_ + ": a restart continues from there, so raise time.t_end");
+                  last_checkpoint_ + ": a restart continues from there, so raise time.t_end" +
+                  io::sources_text(config_, {"time.t_end"}));
     if (time.steps && state.info.step > *time.steps)
       throw Error("time.steps = " + std::to_string(*time.steps) + " is below the checkpoint's " +
-                  last_checkpoint_ + ": a restart continues from there, so raise time.steps");
+                  last_checkpoint_ + ": a restart continues from there, so raise time.steps" +
+                  io::sources_text(config_, {"time.steps"}));
     char text[512];
     std::snprintf(text, sizeof text, "restarting from %s: step %ld, t = %.6g (written in %s precision)",
                   state.path.c_str(), state.info.step, state.info.time, state.info.precision.c_str());

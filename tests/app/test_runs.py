@@ -158,12 +158,13 @@ with tempfile.TemporaryDirectory() as tmp:
     check(step_c == 12 and difference <= 1e-10 * scale,
           f"restart on 3 ranks matches within round-off (difference {difference:.2e}, scale {scale:.2e})")
     # A restart cannot go back: an end before the checkpoint (step 12) is refused on every rank, with the key
-    # named, before anything is written.
+    # named and where its value came from, before anything is written.
     status = (three / "out/status").read_text()
     for end in ("time.steps=6", "time.t_end=0.001"):
         r = kolmo(3, "run", str(root / "run.yaml"), "--set", end, "--restart", cwd=three)
         key = end.split("=")[0]
         check(r.returncode != 0 and f"{key} = " in r.stderr and "checkpoint's step 12" in r.stderr
+              and f"({key} from --set {end})" in r.stderr and len(r.error_lines()) == 1
               and (three / "out/status").read_text() == status,
               f"a restart with {end}, before the checkpoint, is refused ({r.stderr.strip()[:200]})")
     # A changed box cannot continue here (the spectra's shells change with it): refused before anything is
