@@ -812,7 +812,7 @@ class NavierStokesRun {
     // read.)
     if (!restart && checkpoints && flow_.step_count() == first_step) write_checkpoint();
     progress.message("done: " + std::to_string(flow_.step_count()) +
-                     " steps, t = " + std::to_string(flow_.time()) + ", wall time " +
+                     " steps, t = " + number_text(flow_.time(), 10) + ", wall time " +
                      format_duration(progress.elapsed_seconds()) + "; output in " + paths_.root.string());
     forget_second_stop();
     write_run_status(paths_.root, "finished: " + step_and_time(flow_.step_count(), flow_.time()), comm_);

@@ -47,7 +47,9 @@ void Progress::line(const solver::Diagnostics& d, double dt, double cfl) {
   if (lines_++ % 20 == 0)
     std::printf("%8s %10s %10s %12s %12s %6s %9s %9s\n", "step", "t", "dt", "energy", "dissipation", "CFL",
                 "steps/s", "left");
-  std::printf("%8ld %10.4f %10.3e %12.5e %12.5e %6.3f %9.2f %9s\n", d.step, d.time, dt, d.energy,
+  // t and the CFL number with significant digits, not decimals: a run in physical units (t_end = 1e-4 s)
+  // printed t = 0.0000 and a CFL number of 0.000 on every line.
+  std::printf("%8ld %#10.5g %10.3e %12.5e %12.5e %#6.3g %9.2f %9s\n", d.step, d.time, dt, d.energy,
               d.dissipation, cfl, rate, format_duration(left).c_str());
   std::fflush(stdout);
 }

@@ -10,6 +10,9 @@ exact times of a fixed step:
 - 43200 steps of 7e-4 to t_end = 30.24: the run ends at step 43200 (the old code took a step of 3e-11 after
   it), and spectra every 0.07 come at the multiples of 100 steps (the old code wrote the one of t = 30.17 a
   step late, at step 43101).
+- The progress lines of a run in small units (dt = 2e-6 to t_end = 1e-4) give t and the CFL number to their
+  significant digits: t = step dt, and the Taylor-Green vortex's CFL number dt max(|u|/dx + |v|/dy) =
+  dt 16 / (2 pi) on 16^3 (the old lines said t = 0.0000 and CFL 0.000 throughout, and done: t = 0.000100).
 """
 import os
 import pathlib
@@ -84,5 +87,20 @@ with tempfile.TemporaryDirectory() as tmp:
     check(np.array_equal(steps, expected),
           f"spectra every 0.07 at each 100th step and the end ({len(steps)} rows, against 433; steps off "
           f"the multiples: {[int(s) for s in steps if s % 100][:3]})")
+
+    small = root / "small"
+    small.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "grid.n=16", "--set", "time.dt=2e-6", "--set",
+              "time.t_end=1e-4", "--set", "output.progress_every=10", "--set", "output.spectra_every=0", cwd=small)
+    rows = [line.split() for line in r.stdout.splitlines() if line.split() and line.split()[0].isdigit()]
+    times = [(int(row[0]), float(row[1])) for row in rows]
+    cfl = [float(row[5]) for row in rows]
+    check(r.returncode == 0 and len(rows) == 6
+          and all(abs(t - 2e-6 * step) <= 1e-4 * 2e-6 * max(step, 1) for step, t in times),
+          f"the progress lines' t is step x 2e-6 ({times})")
+    expected = 2e-6 * 16 / (2 * np.pi)
+    check(len(cfl) == 6 and all(abs(c - expected) <= 1e-2 * expected for c in cfl),
+          f"the progress lines' CFL number is dt 16 / (2 pi) = {expected:.3g} ({cfl})")
+    check("done: 50 steps, t = 0.0001," in r.stdout, "the last line says t = 0.0001")
 
 finish()
