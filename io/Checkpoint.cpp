@@ -1,6 +1,7 @@
 #include "io/Checkpoint.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 
@@ -315,6 +316,16 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
   const Type type = complex_type<Real>();
   into.read = [&](hid_t dataset, std::size_t i) {
     read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(), comm);
+    // Damage the checksums cannot see reads as values no run writes: Fletcher-32 sums 16-bit words modulo
+    // 65535, so a zero word turned to 0xffff (bytes of all ones over the zero modes the 2/3 rule leaves)
+    // keeps its chunk's checksum, and the value reads as NaN. Such a file is unusable like one that fails
+    // its checksum, so that a restart falls back to the previous checkpoint.
+    long long local = 0, total = 0;
+    for (const Complex<Real>& value : targets[i].modes.first(layout.spectral_size()))
+      local += std::isfinite(value.re) && std::isfinite(value.im) ? 0 : 1;
+    KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+    KOLMO_REQUIRE(total == 0, std::to_string(total) + (total == 1 ? " value is" : " values are") +
+                                  " NaN or infinite (damage its checksums do not detect)");
   };
   return choose(directory, explicit_file, into, comm);
 }

@@ -133,10 +133,12 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 // choose_restart_checkpoint that reads the run's fields in the same pass that verifies a checkpoint, so that
 // a restart reads the file once, not once to verify it and again to read it: where a candidate's grid is the
 // layout's, each of its datasets that a target names is read into that target (this rank's slab, in Real)
-// instead of only through a buffer, its checksums verified all the same. read (in the result) says that the
-// chosen file's grid is the layout's and that its datasets are exactly the targets': the targets then hold
-// its fields. Otherwise they hold nothing of use (perhaps part of a candidate found unusable), and the caller
-// refuses the grid or the fields, or reads them with read_checkpoint. The layout must describe comm.
+// instead of only through a buffer, its checksums verified all the same; a candidate whose values so read
+// hold a NaN or infinity (damage Fletcher-32 does not detect: a zero 16-bit word turned to 0xffff) is
+// unusable, as one that fails its checksum. read (in the result) says that the chosen file's grid is the
+// layout's and that its datasets are exactly the targets': the targets then hold its fields. Otherwise they
+// hold nothing of use (perhaps part of a candidate found unusable), and the caller refuses the grid or the
+// fields, or reads them with read_checkpoint. The layout must describe comm.
 template <class Real>
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <utility>
 
 #include "core/Error.hpp"
 #include "tests/TestSupport.hpp"
@@ -69,33 +70,58 @@ bool flip_bit_at(const std::filesystem::path& file, std::uintmax_t offset) {
 
 }  // namespace
 
+namespace {
+
+// The file address and stored size of the chunk of dataset name whose offset is chunk_offset, found with
+// plain HDF5's H5Dget_chunk_info; address HADDR_UNDEF where there is none.
+std::pair<haddr_t, hsize_t> chunk_place(const std::filesystem::path& file, const std::string& name,
+                                        const std::vector<hsize_t>& chunk_offset) {
+  haddr_t address = HADDR_UNDEF;
+  hsize_t size = 0;
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return {address, size};
+  hid_t dataset = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+  // HDF5 1.10 takes no H5S_ALL here: the whole dataspace.
+  hid_t space = dataset >= 0 ? H5Dget_space(dataset) : -1;
+  hsize_t chunks = 0;
+  if (space >= 0 && H5Dget_num_chunks(dataset, space, &chunks) >= 0)
+    for (hsize_t i = 0; i < chunks && address == HADDR_UNDEF; ++i) {
+      std::vector<hsize_t> offset(chunk_offset.size());
+      unsigned mask = 0;
+      haddr_t at = HADDR_UNDEF;
+      hsize_t bytes = 0;
+      if (H5Dget_chunk_info(dataset, space, i, offset.data(), &mask, &at, &bytes) >= 0 &&
+          offset == chunk_offset) {
+        address = at;
+        size = bytes;
+      }
+    }
+  if (space >= 0) H5Sclose(space);
+  if (dataset >= 0) H5Dclose(dataset);
+  H5Fclose(f);
+  return {address, size};
+}
+
+}  // namespace
+
 bool flip_bit_in_chunk(const std::filesystem::path& file, const std::string& name,
                        const std::vector<hsize_t>& chunk_offset) {
   return on_rank_zero([&] {
-    haddr_t address = HADDR_UNDEF;
-    hsize_t size = 0;
-    hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return false;
-    hid_t dataset = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
-    // HDF5 1.10 takes no H5S_ALL here: the whole dataspace.
-    hid_t space = dataset >= 0 ? H5Dget_space(dataset) : -1;
-    hsize_t chunks = 0;
-    if (space >= 0 && H5Dget_num_chunks(dataset, space, &chunks) >= 0)
-      for (hsize_t i = 0; i < chunks && address == HADDR_UNDEF; ++i) {
-        std::vector<hsize_t> offset(chunk_offset.size());
-        unsigned mask = 0;
-        haddr_t at = HADDR_UNDEF;
-        hsize_t bytes = 0;
-        if (H5Dget_chunk_info(dataset, space, i, offset.data(), &mask, &at, &bytes) >= 0 &&
-            offset == chunk_offset) {
-          address = at;
-          size = bytes;
-        }
-      }
-    if (space >= 0) H5Sclose(space);
-    if (dataset >= 0) H5Dclose(dataset);
-    H5Fclose(f);
+    const auto [address, size] = chunk_place(file, name, chunk_offset);
     return address != HADDR_UNDEF && flip_bit_at(file, address + size / 2);
+  });
+}
+
+bool fill_with_ones_in_chunk(const std::filesystem::path& file, const std::string& name,
+                             const std::vector<hsize_t>& chunk_offset, std::uintmax_t first,
+                             std::uintmax_t count) {
+  return on_rank_zero([&] {
+    const auto [address, size] = chunk_place(file, name, chunk_offset);
+    if (address == HADDR_UNDEF || first + count > size) return false;
+    std::fstream bytes(file, std::ios::in | std::ios::out | std::ios::binary);
+    bytes.seekp(static_cast<std::streamoff>(address + first));
+    const std::string ones(count, static_cast<char>(0xff));
+    return static_cast<bool>(bytes.write(ones.data(), static_cast<std::streamsize>(count)));
   });
 }
 

@@ -39,10 +39,14 @@ std::vector<T> read_whole_dataset(const std::filesystem::path& file, const std::
 // what to damage.
 // - flip_bit_in_chunk: one bit in the middle of the stored bytes of the chunk of dataset name whose offset
 //   (its first index, slowest dimension first) is chunk_offset, found with plain HDF5's H5Dget_chunk_info.
+// - fill_with_ones_in_chunk: bytes [first, first + count) of the stored bytes of that chunk set to 0xff.
 // - flip_bit_in_value: one bit of the first place where the 8 bytes of value (a double attribute) appear.
 // - cut_file: keeps the first fraction of the file's bytes.
 bool flip_bit_in_chunk(const std::filesystem::path& file, const std::string& name,
                        const std::vector<hsize_t>& chunk_offset);
+bool fill_with_ones_in_chunk(const std::filesystem::path& file, const std::string& name,
+                             const std::vector<hsize_t>& chunk_offset, std::uintmax_t first,
+                             std::uintmax_t count);
 bool flip_bit_in_value(const std::filesystem::path& file, double value);
 bool cut_file(const std::filesystem::path& file, double fraction);
 

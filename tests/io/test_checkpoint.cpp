@@ -1,6 +1,7 @@
 // Checkpoints: bit-exact round trip, re-reading under another decomposition, and the rename protocol that
 // keeps a complete checkpoint through a kill at any moment.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
@@ -264,6 +265,55 @@ TEST_CASE("a flipped bit in a checkpoint's data fails its checksum on every rank
   CHECK(every_rank_failed_with(
       error_message([&] { choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD); }),
       {"no usable checkpoint", newest.string(), previous.string(), "'u_hat'", "'v_hat'"}));
+}
+
+TEST_CASE("a checkpoint whose zero mode reads as NaN past its checksum is unusable; restarts fall back",
+          "[io]") {
+  // Fletcher-32 sums 16-bit words modulo 65535, so 0x0000 and 0xffff count alike: bytes of all ones over a
+  // zero mode (the solver's checkpoints hold many, the modes the 2/3 rule drops) keep the chunk's checksum,
+  // and the value reads as NaN. Found by the output audit: such a checkpoint.h5 stopped the restart ("1 value
+  // is NaN or infinite") where a checksum failure falls back to checkpoint.prev.h5.
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  const auto& dir = directory.path();
+  const auto newest = checkpoint_path(dir), previous = previous_checkpoint_path(dir);
+  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+  Velocity<double> with_zero(layout, 2);
+  if (layout.y_offset() == 0 && layout.y_count() > 0) with_zero.components[0][0] = Complex<double>(0.0, 0.0);
+  write_checkpoint<double>(dir, test_info(200), layout, with_zero.view(), MPI_COMM_WORLD);
+
+  // u_hat at (kx, ky, kz) = (0, 0, 0): the first 16 bytes of the chunk of ky plane 0.
+  REQUIRE(kolmo::testing::fill_with_ones_in_chunk(newest, "u_hat", {0, 0, 0}, 0, sizeof(Complex<double>)));
+  // Plain HDF5 reads it without a checksum error, as NaN: the damage the checksums miss.
+  double unseen = 0;
+  if (rank == 0) {
+    hid_t complex = H5Tcreate(H5T_COMPOUND, sizeof(Complex<double>));
+    H5Tinsert(complex, "r", 0, H5T_NATIVE_DOUBLE);
+    H5Tinsert(complex, "i", sizeof(double), H5T_NATIVE_DOUBLE);
+    std::vector<hsize_t> shape;
+    const auto all = kolmo::testing::read_whole_dataset<Complex<double>>(newest, "u_hat", shape, complex);
+    H5Tclose(complex);
+    unseen = !all.empty() && std::isnan(all[0].re) && std::isnan(all[0].im) ? 1 : 0;
+  }
+  REQUIRE(global_max(unseen) == 1);
+
+  auto back = Velocity<double>::empty(layout);
+  std::vector<SpectralTarget<double>> targets;
+  for (int c = 0; c < 3; ++c) targets.push_back({kVelocityComponents[std::size_t(c)], back.components[c]});
+  const RestartCheckpoint chosen =
+      choose_restart_checkpoint<double>(dir, {}, layout, targets, MPI_COMM_WORLD);
+  CHECK(chosen.path == previous);
+  CHECK(chosen.info.step == 100);
+  CHECK(every_rank_failed_with(
+      chosen.note, {newest.string(), "'u_hat'", "1 value is NaN or infinite", previous.string()}));
+  if (!chosen.read) read_checkpoint<double>(chosen.path, layout, back.targets(), MPI_COMM_WORLD);
+  CHECK(global_max(double(mismatches(layout, back, 1))) == 0);
+
+  // A file named on the command line has no fallback: it is refused, named.
+  CHECK(every_rank_failed_with(
+      error_message([&] { choose_restart_checkpoint<double>(dir, newest, layout, targets, MPI_COMM_WORLD); }),
+      {newest.string(), "'u_hat'", "NaN or infinite"}));
 }
 
 TEST_CASE("a truncated checkpoint or one with a damaged attribute falls back to the previous one", "[io]") {
