@@ -719,11 +719,41 @@ def mixing_scalar(series, path, scalar=None):
     return scalar
 
 
+def scalar_mean_gradient(values, scalar):
+    """The mean gradient G = [Gx, Gy, Gz] of scalar as config.yaml gives it (physics.scalars[].mean_gradient
+    in the solver's one-line list of maps), or None where values (config_values(run)) has no such entry."""
+    text = (values or {}).get("physics.scalars", "")
+    depth, own = 0, [""]  # each map of the list with its nested maps (initial: {...}) left out
+    for character in text:
+        if character == "{":
+            depth += 1
+            if depth == 1:
+                own.append("")
+            continue
+        if character == "}":
+            depth -= 1
+            continue
+        if depth == 1:
+            own[-1] += character
+    for keys in own[1:]:
+        name = re.search(r"(?:^|[\s,])name:\s*[\"']?(\w+)", keys)
+        gradient = re.search(r"(?:^|[\s,])mean_gradient:\s*\[([^\]]*)\]", keys)
+        if name and name.group(1) == scalar and gradient:
+            try:
+                components = [float(number) for number in gradient.group(1).split(",")]
+            except ValueError:
+                return None
+            return components if len(components) == 3 and all(np.isfinite(components)) else None
+    return None
+
+
 def mixing_statistics(run, scalar=None, start=None, end=None):
     """Time averages (trapezoid rule over t) over start <= t <= end (default: the second half of the series)
     of a scalar with a mean gradient (default: mixing_scalar's choice, kept as result["scalar"]). The flux
-    along the gradient is the flux component of largest mean magnitude; u' = sqrt(2E/3) (isotropy).
-    d<theta^2>/dt over the window closes the budget production - chi."""
+    along the gradient G is its component along G as config.yaml gives it (result["axis"] x, y or z for G
+    along an axis, "G" for G.<u theta>/|G| otherwise); without config.yaml's G, the flux component of largest
+    mean magnitude. u' = sqrt(2E/3) (isotropy). d<theta^2>/dt over the window closes the budget
+    production - chi."""
     series = load_series(run)
     scalar = mixing_scalar(series, Path(run) / "series.h5", scalar)
     require_rows(series, Path(run) / "series.h5", 2, "mixing", "a mean over time")
@@ -736,7 +766,13 @@ def mixing_statistics(run, scalar=None, start=None, end=None):
     # Means over time, not over rows: with an adaptive dt the rows crowd where the flow is fast.
     mean = {name: float(time_mean(time[rows], values[rows])) for name, values in series.items()}
     fluxes = {axis: mean[f"{scalar}_flux_{axis}"] for axis in "xyz"}
-    axis = max(fluxes, key=lambda a: abs(fluxes[a]))
+    gradient = scalar_mean_gradient(config_values(run), scalar)
+    if gradient is not None and any(gradient):
+        along = [axis for axis, component in zip("xyz", gradient) if component != 0]
+        axis = along[0] if len(along) == 1 else "G"
+        fluxes["G"] = float(np.dot(gradient, [fluxes[a] for a in "xyz"]) / np.linalg.norm(gradient))
+    else:
+        axis = max(fluxes, key=lambda a: abs(fluxes[a]))
     variance, chi, energy, eps = (mean[f"{scalar}_variance"], mean[f"{scalar}_dissipation"], mean["energy"],
                                   mean["dissipation"])
     window_time, window_variance = time[rows], series[f"{scalar}_variance"][rows]
@@ -760,7 +796,8 @@ def mixing_lines(result):
         lines.append(f"Re_lambda: {result['reynolds_lambda']:.4g}")
     if "kmax_eta" in result:
         lines.append(f"k_max eta: {result['kmax_eta']:.4g}")
-    lines += [f"flux correlation rho: {result['rho']:.4g} (<u_{result['axis']} {scalar}> = {result['flux']:.6g})",
+    velocity = "u.G/|G|" if result["axis"] == "G" else f"u_{result['axis']}"
+    lines += [f"flux correlation rho: {result['rho']:.4g} (<{velocity} {scalar}> = {result['flux']:.6g})",
               f"time-scale ratio r: {result['r']:.4g} ((E/eps) / (<{scalar}^2>/chi))",
               f"variance budget: production {result['production']:.6g}, chi {result['chi']:.6g}, "
               f"d<{scalar}^2>/dt {result['variance_growth']:.6g}, residual "

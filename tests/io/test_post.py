@@ -739,6 +739,27 @@ def main():
         check(code == 1 and "2 scalars with a mean gradient, salt, th: name one with --scalar" in err
               and len(err.strip().splitlines()) == 1, f"mixing with two mean-gradient scalars: {err!r}")
 
+        # The flux along the mean gradient that config.yaml gives, not the flux component of largest magnitude
+        # (found by the output audit: a run with G along z and a larger <u_y theta> got rho from <u_y theta>).
+        # u' = sqrt(2 <E> / 3) with <E> = 2 over 0..2, <theta^2> = 1.
+        along = Path(scratch) / "along_gradient"
+        make_pi_box_mixing_run(along)
+        with h5py.File(along / "series.h5", "a") as file:
+            file["theta_flux_y"][...] = 0.5
+        for gradient, axis, flux, label in (("[0.0, 0.0, 1.0]", "z", -0.3, "<u_z theta> = -0.3)"),
+                                            ("[0.0, 3.0, -4.0]", "G", (3 * 0.5 + 4 * 0.3) / 5,
+                                             "<u.G/|G| theta> = 0.54)")):
+            (along / "config.yaml").write_text(
+                "physics:\n  viscosity: 0.01                       # kinematic viscosity nu\n"
+                f'  scalars: [{{name: "theta", diffusivity: 0.01, mean_gradient: {gradient}, initial: {{type: '
+                'random, variance: 1.0, k0: 3.0, shape: k4_exp, seed: 1}}]  # passive scalars: a list of maps\n')
+            mixing = post.mixing_statistics(along, "theta", 0.0, 2.0)
+            check(mixing["axis"] == axis and abs(mixing["flux"] - flux) < 1e-12
+                  and abs(mixing["rho"] - flux / np.sqrt(2 * 2.0 / 3)) < 1e-12,
+                  f"mixing takes the flux along G = {gradient}: axis {mixing['axis']}, flux {mixing['flux']}")
+            code, out, err = run_tool("mixing", along, "--from", 0, "--to", 2)
+            check(code == 0 and label in out, f"mixing's rho line along G = {gradient}: {out!r} {err!r}")
+
         # A bit flipped in a chunk of series.h5 or spectra.h5 (each chunk has a Fletcher32 checksum): one line
         # naming the file, exit code 1, not h5py's traceback.
         damaged = Path(scratch) / "damaged"
