@@ -1092,14 +1092,22 @@ def plot_mhd(run, others=(), output=None, time=None):
     return _save(figure, output or runs[0] / "plots" / "mhd.png"), lines
 
 
+def slice_extent(box, shape):
+    """imshow's extent for a plane [x][y] of shape (Nx, Ny) of grid points x_i = i Lx / Nx, y_j = j Ly / Ny
+    (kolmo's grid: io/Xdmf.hpp, origin 0): each pixel is centred on its point, so the image spans half a
+    spacing either side of the first and last points, -dx/2 .. Lx - dx/2."""
+    dx, dy = box[0] / shape[0], box[1] / shape[1]
+    return (-dx / 2, box[0] - dx / 2, -dy / 2, box[1] - dy / 2)
+
+
 def plot_slice(run, field="u", z_index=None, step=None, output=None):
     path = choose_dump(run, step)
     plane, z, attributes = read_slice(path, field, z_index)
     box = np.asarray(attributes.get("box", plane.shape + (1,)), dtype=float)
     figure, axes = plt.subplots(figsize=(6, 5))
     limit = float(np.nanmax(np.abs(plane))) or 1.0  # a diverging map centred on zero
-    image = axes.imshow(plane.T, origin="lower", extent=(0, box[0], 0, box[1]), cmap="RdBu_r", aspect="equal",
-                        vmin=-limit, vmax=limit)
+    image = axes.imshow(plane.T, origin="lower", extent=slice_extent(box, plane.shape), cmap="RdBu_r",
+                        aspect="equal", vmin=-limit, vmax=limit)
     figure.colorbar(image, ax=axes, label=field)
     axes.set_xlabel("x")
     axes.set_ylabel("y")

@@ -541,6 +541,23 @@ def main():
         check([step for step, _ in post.field_dumps(run)] == [0, 1000],
               "dumps are found by step, .tmp ignored")
 
+        # The slice's pixels are centred on the grid points x_i = i Lx / Nx, y_j = j Ly / Ny (found by the
+        # output audit: the image spanned 0 .. Lx, each pixel half a spacing beyond its point).
+        closed = post.plt.close
+        post.plt.close = lambda *arguments: None  # keep the figure to look at what it drew
+        try:
+            post.plot_slice(run, "v", 3, 1000, Path(scratch) / "slice_v.png")
+            image = post.plt.gcf().axes[0].images[0]
+        finally:
+            post.plt.close = closed
+            post.plt.close("all")
+        left, right, bottom, top = image.get_extent()
+        ny, nx = image.get_array().shape
+        check((nx, ny) == (8, 6) and np.allclose(left + (np.arange(8) + 0.5) * (right - left) / 8,
+                                                 np.arange(8) * BOX[0] / 8)
+              and np.allclose(bottom + (np.arange(6) + 0.5) * (top - bottom) / 6, np.arange(6) * BOX[1] / 6),
+              f"the slice's pixels are centred on the grid points: extent {image.get_extent()}")
+
         # A comparison with a reference series: peaks found between samples, differences signed and sized.
         value, at = post.peak(np.arange(0, 3, 0.1), 2.0 - (np.arange(0, 3, 0.1) - 1.234) ** 2)
         check(abs(at - 1.234) < 1e-9 and abs(value - 2.0) < 1e-9, f"peak of a parabola: {value} at {at}")
