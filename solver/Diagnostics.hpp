@@ -9,7 +9,8 @@
 //   real-space maximum is bounded by the sum over modes). Round-off for the solver's fields.
 // - u_rms u' = sqrt(2E/3); taylor_microscale lambda = sqrt(15 nu u'^2 / eps); re_lambda = u' lambda / nu;
 //   kolmogorov_eta eta = (nu^3/eps)^(1/4); kmax_eta = k_max eta, k_max the largest kept wavenumber (the
-//   smallest over the three directions). These need nu > 0 and eps > 0 and are NaN otherwise.
+//   smallest over the directions that keep a mode other than 0: not the plane's of a two-dimensional run).
+//   These need nu > 0 and eps > 0 and are NaN otherwise.
 // - Per scalar theta (in the flow's order): variance <theta^2>, dissipation chi = 2 kappa <|grad theta|^2>
 //   (the rate at which diffusion destroys the variance), flux <u theta> (three components), and production
 //   -2 G.<u theta> (G its mean gradient): d<theta^2>/dt = production - chi.

@@ -57,13 +57,28 @@ void split(const std::vector<double>& sums, bool with_transfer, std::vector<doub
   }
 }
 
+// 2 pi over the shortest side among the directions that keep a mode other than n_d = 0 (in double, from the
+// box: the shells of a resumed spectra.h5 must match). A direction of N_d <= 3 points (N_d = 1: a
+// two-dimensional run) has only n_d = 0, so its side spaces no wavenumbers: a plane of side 1 made dk 2 pi
+// and put a 2 pi box's whole spectrum into two shells.
+template <class Real>
+double shell_width(const Box& box, const Wavenumbers<Real>& wavenumbers) {
+  const double sides[3] = {box.lx, box.ly, box.lz};
+  const long points[3] = {wavenumbers.nx, wavenumbers.ny, wavenumbers.nz};
+  double shortest = 0;
+  for (int d = 0; d < 3; ++d)
+    if (Wavenumbers<Real>::largest_kept_index(points[d]) > 0 && (shortest == 0 || sides[d] < shortest))
+      shortest = sides[d];
+  return kTwoPi / (shortest > 0 ? shortest : box.min_length());
+}
+
 }  // namespace
 
 template <class Real>
 Spectrum compute_spectrum(NavierStokes<Real>& flow, bool with_transfer) {
   using C = Complex<Real>;
   const auto wavenumbers = flow.wavenumbers();
-  const double dk = kTwoPi / flow.parameters().box.min_length();
+  const double dk = shell_width(flow.parameters().box, wavenumbers);
   const long shells = static_cast<long>(std::floor(wavenumbers.kept_corner_wavenumber() / dk + 0.5)) + 1;
 
   // The nonlinear terms first: they live in the stage fields, which the states never share.

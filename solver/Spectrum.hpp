@@ -2,9 +2,10 @@
 // variance spectrum, transfer and flux.
 //
 // Contract:
-// - Shells of width dk = 2 pi / L_min (L_min the shortest box side) around integer multiples of dk: mode k
-//   belongs to shell s = round(|k| / dk), s = 0 .. shells-1, the last shell holding the corner of the kept
-//   cube. k[s] = s dk.
+// - Shells of width dk = 2 pi / L_min (L_min the shortest box side among the directions that keep a mode
+//   other than n_d = 0: a direction of N_d <= 3 points, as the plane of a two-dimensional run, has none)
+//   around integer multiples of dk: mode k belongs to shell s = round(|k| / dk), s = 0 .. shells-1, the last
+//   shell holding the corner of the kept cube. k[s] = s dk.
 // - energy[s] = sum over the shell of 1/2 |u^(k)|^2 (so sum_s energy[s] = E, Parseval weights included).
 // - transfer[s] = T(k) = sum over the shell of Re(u^* . N^), N^ the projected, dealiased nonlinear term
 //   (NavierStokes::nonlinear_term: advection alone, without forcing, Coriolis or buoyancy); sum_s T = 0

@@ -92,13 +92,19 @@ struct Wavenumbers {
     return (n.z == 0 || 2 * n.z == nz) ? Real(1) : Real(2);
   }
 
-  // Largest kept |n_d| and the smallest of the largest kept wavenumbers over the three directions: the
-  // resolution limit k_max of k_max eta.
+  // Largest kept |n_d| and the smallest of the largest kept wavenumbers over the directions that keep a mode
+  // other than n_d = 0: the resolution limit k_max of k_max eta. A direction of N_d <= 3 points (N_d = 1: a
+  // two-dimensional run) keeps only n_d = 0 and resolves no scale, so it does not bound k_max (it made k_max
+  // 0); 0 where no direction keeps another mode.
   static long largest_kept_index(long n) { return (n - 1) / 3; }
   double largest_kept_wavenumber() const {
-    return std::fmin(
-        double(unit_x) * largest_kept_index(nx),
-        std::fmin(double(unit_y) * largest_kept_index(ny), double(unit_z) * largest_kept_index(nz)));
+    const double largest[3] = {double(unit_x) * largest_kept_index(nx),
+                               double(unit_y) * largest_kept_index(ny),
+                               double(unit_z) * largest_kept_index(nz)};
+    double smallest = 0;
+    for (double k : largest)
+      if (k > 0 && (smallest == 0 || k < smallest)) smallest = k;
+    return smallest;
   }
   // |k| of the corner of the kept cube: no kept mode lies farther out.
   double kept_corner_wavenumber() const {

@@ -46,3 +46,24 @@ TEST_CASE("a Taylor-Green mode puts all its energy in the shell of its wavenumbe
   CHECK(spectrum.energy[1] == Approx(0.25).epsilon(1e-14));
   CHECK(std::fabs(spectrum.energy[0]) + std::fabs(spectrum.energy[2]) < 1e-15);
 }
+
+TEST_CASE("a two-dimensional run's shells and k_max come from its plane, not from its single z point",
+          "[solver]") {
+  // Found by the output audit: grid [16, 12, 1] in a box [2 pi, 2 pi, 1] had shells 2 pi wide (2 pi / Lz)
+  // and k_max eta 0 (the z direction keeps only n_z = 0), though its z side spaces no wavenumber.
+  FlowParameters parameters;
+  parameters.viscosity = 0.01;
+  parameters.box = Box{kTwoPi, kTwoPi, 1.0};
+  auto flow = testing::make_flow<double>({16, 12, 1}, parameters);
+  set_taylor_green_2d(*flow, 1.0);
+  const Spectrum spectrum = compute_spectrum(*flow, false);
+  CHECK(spectrum.shell_width == Approx(1.0));
+  // The mode (1, 1, 0), |k| = sqrt(2), holds E = 1/4 in shell round(sqrt(2)) = 1.
+  REQUIRE(spectrum.energy.size() > 2);
+  CHECK(spectrum.energy[1] == Approx(0.25).epsilon(1e-14));
+  CHECK(std::fabs(spectrum.energy[0]) + std::fabs(spectrum.energy[2]) < 1e-15);
+  // k_max: the largest kept |n_y| = (12 - 1) / 3 = 3 along y (2 pi / Ly = 1) is the smaller of x's 5 and
+  // y's 3.
+  const Diagnostics d = compute_diagnostics(*flow);
+  CHECK(d.kmax_eta == Approx(3.0 * d.kolmogorov_eta).epsilon(1e-14));
+}
