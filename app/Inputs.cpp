@@ -248,8 +248,10 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
   for (std::size_t j = 0; j < fields.size(); ++j) {
     const auto& initial = fields[j].initial;
     if (initial.type != io::ScalarInitialType::file) continue;
+    // The dataset names the field in either kind of file: a checkpoint's is its <dataset>_hat, so that
+    // `dataset: c2` reads c2 from a checkpoint too, not the field of the scalar's own name beside it.
     const std::string key = fields[j].key + ".initial.file",
-                      spectral_name = io::checkpoint_dataset(fields[j].name);
+                      spectral_name = io::checkpoint_dataset(initial.dataset);
     InitialScalar<Real>& scalar = scalars[j];
     scalar.given = true;
     reading(key, [&] {

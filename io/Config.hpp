@@ -107,7 +107,7 @@ struct ScalarInitialConfig {
   SpectrumShape shape{};    // random
   long seed{};              // random
   std::string file;         // file
-  std::string dataset;      // file: a field file's dataset (a checkpoint's is <name>_hat)
+  std::string dataset;      // file: a field file's dataset, a checkpoint's <dataset>_hat
   bool operator==(const ScalarInitialConfig&) const = default;
 };
 

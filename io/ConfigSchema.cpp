@@ -101,9 +101,10 @@ constexpr std::array keys = {
     SchemaKey{"physics.buoyancy.initial.seed", integer, "2", ">= 0",
               "physics.buoyancy.initial.type is random", "seed of the random b's phases"},
     SchemaKey{"physics.buoyancy.initial.file", text, "", "", "physics.buoyancy.initial.type is file",
-              "HDF5 file with b: a field file (a real dataset of size grid.n) or a checkpoint (b_hat)"},
+              "HDF5 file with b: a field file (a real dataset of size grid.n) or a checkpoint "
+              "(<dataset>_hat, b_hat by default)"},
     SchemaKey{"physics.buoyancy.initial.dataset", text, "b", "", "physics.buoyancy.initial.type is file",
-              "the real dataset of a field file to read b from (a checkpoint's is b_hat)"},
+              "the field to read b from: a field file's real dataset, or a checkpoint's <dataset>_hat"},
 
     SchemaKey{"physics.magnetic.type", choice, "none", "none | mhd", navier_stokes,
               "none; mhd: incompressible MHD, a magnetic field b in Alfven units (datasets bx, by, bz) with "
@@ -187,9 +188,10 @@ constexpr std::array keys = {
               "seed of the random scalar's phases (each scalar draws its own phases)"},
     SchemaKey{"physics.scalars[].initial.file", text, "", "", "its initial.type is file",
               "HDF5 file with the scalar: a field file (a real dataset of size grid.n) or a checkpoint "
-              "(<name>_hat)"},
-    SchemaKey{"physics.scalars[].initial.dataset", text, "<its name>", "", "its initial.type is file",
-              "the real dataset of a field file to read the scalar from (a checkpoint's is <name>_hat)"},
+              "(<dataset>_hat, <name>_hat by default)"},
+    SchemaKey{
+        "physics.scalars[].initial.dataset", text, "<its name>", "", "its initial.type is file",
+        "the field to read the scalar from: a field file's real dataset, or a checkpoint's <dataset>_hat"},
 
     SchemaKey{"time.integrator", choice, "rk4", "rk2 | rk3 | rk4 | lsrk3 | lsrk4", navier_stokes,
               "Runge-Kutta scheme: rk2 (Heun), rk3 (SSP-RK3, Shu-Osher), rk4 (classical), and the "

@@ -9,7 +9,8 @@
   every field).
 - series.h5 has each scalar's columns and the buoyancy's, spectra.h5 a spectrum per field, field dumps and
   their XDMF the scalars under their names; the dumped scalar is the checkpoint's, transformed (numpy).
-- A scalar's initial field read from a field dump and from a checkpoint reproduces it.
+- A scalar's initial field read from a field dump and from a checkpoint reproduces it; initial.dataset names
+  another field of a checkpoint as of a field dump.
 - Broken scalar input is refused before anything is written.
 - The buoyancy pushes a fluid at rest along up = -gravity / |gravity|: u = t P(b up) to first order in t.
 """
@@ -115,6 +116,23 @@ with tempfile.TemporaryDirectory() as tmp:
         with h5py.File(start / "out/fields/fields_000000.h5", "r") as f:
             error = np.abs(f["theta"][...].transpose() - theta).max() / np.abs(theta).max()
         check(error < 1e-12, f"theta read from a {name} is the field written there ({error:.1e})")
+
+    # initial.dataset names the field in a checkpoint too (its <dataset>_hat): theta with dataset b reads b,
+    # and a scalar of another name reads theta, each against the dump of the same state (the old code read
+    # theta_hat for the first, ignoring the key, and refused the second).
+    with h5py.File(dumps[-1], "r") as f:
+        b = f["b"][...].transpose()
+    for scalar, dataset, expected in (("theta", "b", b), ("salt", "theta", theta)):
+        start = root / f"from_checkpoint_{scalar}_{dataset}"
+        start.mkdir()
+        r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=1", "--set",
+                  f"physics.scalars=[{{name: {scalar}, schmidt: 1, initial: {{type: file, dataset: {dataset}, "
+                  f"file: '{out / 'checkpoints/checkpoint.h5'}'}}}}]", "--set", "output.checkpoint_every=0", cwd=start)
+        check(r.returncode == 0, f"{scalar} from a checkpoint's {dataset}_hat ({r.stderr.strip()[:300]})")
+        if r.returncode == 0:
+            with h5py.File(start / "out/fields/fields_000000.h5", "r") as f:
+                error = np.abs(f[scalar][...].transpose() - expected).max() / np.abs(expected).max()
+            check(error < 1e-12, f"{scalar} with initial.dataset {dataset} is the checkpoint's {dataset} ({error:.1e})")
 
     # A checkpoint without a field the run has is refused, naming the dataset, before anything is written.
     extra = root / "extra"
