@@ -365,7 +365,9 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     state.physics_changes.push_back("grid.box " + list_text(state.info.box) + " -> " +
                                     list_text(config.grid.box));
   }
-  if (options.checkpoint.empty() && std::filesystem::is_regular_file(paths.config)) {
+  // The run's config.yaml holds the values its checkpoints were written with wherever the run continues in
+  // its own directory: --restart, or --checkpoint of its own checkpoint.prev.h5 (not only a plain --restart).
+  if (options.continues_in(config.output.directory) && std::filesystem::is_regular_file(paths.config)) {
     try {  // read as this run reads its own: from a checkpoint, without its initial files
       const auto changes =
           changed_keys(io::load_config(paths.config.string(), {}, io::StartFrom::checkpoint), config);

@@ -6,7 +6,7 @@
   N/2 + restart + N/2 give bitwise-identical fields on 1 and 2 ranks; a 1-rank checkpoint continues on 3 ranks
   to the same state within round-off; a checkpoint without a field of the run is refused; a flipped bit in a
   scalar's dataset of checkpoint.h5 makes --restart continue from checkpoint.prev.h5 (its checksums cover
-  every field).
+  every field); a restart in place from checkpoint.prev.h5 with other coefficients names them.
 - series.h5 has each scalar's columns and the buoyancy's, spectra.h5 a spectrum per field, field dumps and
   their XDMF the scalars under their names; the dumped scalar is the checkpoint's, transformed (numpy).
 - A scalar's initial field read from a field dump and from a checkpoint reproduces it; initial.dataset names
@@ -72,6 +72,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 0 and "checkpoint.prev.h5" in r.stdout + r.stderr and step_d == 12 and
           all(np.array_equal(a[n], d[n]) for n in FIELDS),
           f"a flipped bit in theta_hat: restart from checkpoint.prev.h5 to the same state ({r.stderr.strip()[:200]})")
+
+    # A restart in place from checkpoint.prev.h5 (--restart --checkpoint, as a blow-up's message recommends)
+    # with other coefficients names them, as a plain --restart does: the run's config.yaml holds what its
+    # checkpoints were written with (the old code named only the viscosity there).
+    previous = root / "previous"
+    shutil.copytree(root / "two_1", previous)
+    r = kolmo(1, "run", str(root / "run.yaml"), "--restart", "--checkpoint", "out/checkpoints/checkpoint.prev.h5",
+              "--set", "physics.buoyancy.n2=3", "--set", "physics.scalars[0].mean_gradient=[1, 0, 0]", cwd=previous)
+    header = next((line for line in r.stdout.splitlines() if "changed   since the checkpoint" in line), "")
+    changes = ["physics.buoyancy.n2 2 -> 3", "physics.scalars[0].mean_gradient [0, 0, 1] -> [1, 0, 0]"]
+    check(r.returncode == 0 and all(change in header for change in changes),
+          f"--restart --checkpoint checkpoint.prev.h5 names the changed keys ({header or r.stderr.strip()[:200]})")
 
     # What the run wrote, by name.
     out = root / "one_1/out"
