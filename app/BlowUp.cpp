@@ -254,10 +254,13 @@ void BlowUpCheck::checkpoint_kept(long step, double time) {
   newest_checkpoint_ = Moment{step, time};
 }
 
-std::optional<std::string> BlowUpCheck::problem(long step, double time, double rate, double energy) {
+std::optional<std::string> BlowUpCheck::problem(long step, double time, double rate, double energy,
+                                                const std::string& non_finite_scalar) {
   const Moment now{step, time};
   if (!(rate < std::numeric_limits<double>::infinity()))
     return blown_up(now, "the velocity holds NaN or infinite values");
+  if (!non_finite_scalar.empty())
+    return blown_up(now, "the scalar '" + non_finite_scalar + "' holds NaN or infinite values");
   const double run_bound = energy_bound(start_energy_, time - start_time_);
   if (energy <= run_bound)
     above_bound_since_.reset();

@@ -13,7 +13,11 @@
 //   and k^2 = min_d k_max,d^2 is the least damping a mode advected that fast can have. The integrating
 //   factor makes the step of such a mode exactly R(-i k.u dt) exp(-nu k^2 dt).
 // - A state is blown up when (BlowUpCheck::problem), for every step:
-//     1. the velocity is not finite (the scan's rate is infinite);
+//     1. the velocity is not finite (the scan's rate is infinite), or a passive scalar is not (the caller
+//        names it: its variance, one reduction a step, is not finite). Passive scalars do not act on the
+//        velocity, so its checks never see them: rk3 at a fixed step far past diffusive_step_limit made a
+//        scalar of diffusivity 1000 NaN in its first step while u stayed sound, and the run ended "done"
+//        with NaN in its series, dumps and checkpoint (a scalar that grows but stays finite is not caught);
 //     2. its energy exceeds what the forcing can have injected: 1.1 times E(t0) + P (t - t0) for band forcing
 //        and linear forcing with power P, E(t0) exp(2 A (t - t0)) for linear forcing with coefficient A,
 //        E(t0) without forcing; or, in one step, 1.01 times the previous step's energy plus the step's
@@ -107,7 +111,9 @@ class BlowUpCheck {
   // Why the state after step `step` (at time; rate and energy from velocity_scan()) must neither be written
   // nor continued, or nothing when it is healthy (then it is the previous state of the next call). Called
   // before anything of the state is written, which the text says, with the checkpoint to continue from.
-  std::optional<std::string> problem(long step, double time, double rate, double energy);
+  // non_finite_scalar: the name of a passive scalar that holds NaN or infinite values, or empty.
+  std::optional<std::string> problem(long step, double time, double rate, double energy,
+                                     const std::string& non_finite_scalar = "");
 
  private:
   struct Moment {

@@ -397,6 +397,15 @@ class NavierStokesRun {
     return energy;
   }
 
+  // The first passive scalar whose variance is not finite (one reduction each), or empty: the blow-up check
+  // sees b and the magnetic field in blow_up_energy, but nothing of a passive scalar reaches the velocity.
+  std::string non_finite_passive_scalar() const {
+    for (int j = 0; j < flow_.scalar_count(); ++j)
+      if (!flow_.terms().buoyant(j) && !std::isfinite(solver::scalar_variance(flow_, j)))
+        return flow_.scalar_name(j);
+    return "";
+  }
+
   // Zero unless configured otherwise; files were read and checked before anything is written.
   void set_initial_scalars() {
     const auto fields = scalar_fields(config_);
@@ -758,7 +767,8 @@ class NavierStokesRun {
       // the next step needs anyway (app/BlowUp.hpp).
       unit = flow_.cfl_dt(1.0, kInfinity);
       const auto& scan = flow_.velocity_scan();
-      if (auto problem = blow_up_->problem(step, flow_.time(), scan.rate, blow_up_energy()))
+      if (auto problem =
+              blow_up_->problem(step, flow_.time(), scan.rate, blow_up_energy(), non_finite_passive_scalar()))
         throw Error(*problem);
       describe_second_stop_here();
       tolerance = clock_tolerance(flow_.time(), step, used.dt);

@@ -11,7 +11,8 @@
   their XDMF the scalars under their names; the dumped scalar is the checkpoint's, transformed (numpy).
 - A scalar's initial field read from a field dump and from a checkpoint reproduces it; initial.dataset names
   another field of a checkpoint as of a field dump.
-- Broken scalar input is refused before anything is written.
+- Broken scalar input is refused before anything is written; a scalar that goes NaN stops the run before its
+  state is written.
 - The buoyancy pushes a fluid at rest along up = -gravity / |gravity|: u = t P(b up) to first order in t.
 """
 import os
@@ -162,6 +163,26 @@ with tempfile.TemporaryDirectory() as tmp:
     r = kolmo(1, "run", str(root / "run.yaml"), "--set", "physics.scalars[0].schmidt=-1", cwd=bad)
     check(r.returncode != 0 and "physics.scalars[0].schmidt: must be > 0" in r.stderr and not (bad / "out").exists(),
           f"a negative Schmidt number is refused before anything is written ({r.stderr.strip()[:200]})")
+
+    # A passive scalar that blows up stops the run as the velocity would, before anything of that state is
+    # written: rk3 at a fixed step far past its diffusive limit (a stage's integrating factor exp(+kappa k^2
+    # dt / 2) runs backward, exp(17000) here) makes theta NaN in the first step while u stays sound. The old
+    # code finished "done" with NaN in the series, the dumps and the checkpoint (which a restart refuses).
+    blown = root / "blown"
+    blown.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.integrator=rk3", "--set", "time.cfl=", "--set",
+              "time.dt=0.01", "--set", "time.steps=3", "--set", "physics.scalars[0].schmidt=", "--set",
+              "physics.scalars[0].diffusivity=1e5", "--set", "output.fields_every=0.01", "--set",
+              "output.checkpoint_every=0.01", cwd=blown)
+    errors = [line for line in r.stderr.splitlines() if "warning" not in line]
+    written = sorted(p.name for p in (blown / "out").rglob("*.h5"))
+    with h5py.File(blown / "out/series.h5", "r") as f:
+        finite = all(np.all(np.isfinite(f[name][...])) for name in f)
+    check(r.returncode == 1 and len(errors) == 1 and "blew up at step 1" in errors[0] and
+          "scalar 'theta' holds NaN or infinite values" in errors[0] and finite and
+          written == ["fields_000000.h5", "series.h5", "spectra.h5"] and
+          (blown / "out/status").read_text().startswith("failed: "),
+          f"a scalar gone NaN stops the run before it is written ({r.returncode}, {errors}, {written}, {finite})")
 
     # Buoyancy acts against physics.buoyancy.gravity, whatever its length: from rest, u(t) = t P(b up) to first
     # order in t, up = -gravity / |gravity|. The solver's tests give it the up vector itself; this checks the
