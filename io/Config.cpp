@@ -799,6 +799,18 @@ void check_scalar_name(Reader& in, const std::string& path, const std::string& n
           {key});
 }
 
+// A diffusivity given as viscosity / ratio (a Schmidt or Prandtl number at key): refused where the quotient
+// is not a number the solver can hold (a ratio of 1e-320, or 1e-10 with a viscosity of 1e300), which the
+// solver otherwise met as an infinite diffusivity, refused with neither key nor file.
+void check_quotient(Reader& in, const std::string& key, double viscosity, double ratio,
+                    const std::string& what) {
+  if (const double quotient = viscosity / ratio; !std::isfinite(quotient))
+    in.fail(key,
+            what + " = physics.viscosity / " + number_text(ratio) + " = " + number_text(quotient) +
+                " is not a finite number",
+            {"physics.viscosity"});
+}
+
 void read_fields(Reader& in, RunConfig& config) {
   PhysicsConfig& physics = config.physics;
   const TermBounds bounds = term_bounds(config.grid, config.precision);
@@ -813,6 +825,7 @@ void read_fields(Reader& in, RunConfig& config) {
       in.fail("physics.buoyancy.n2", "must not be 0: > 0 for a stable stratification, < 0 for convection");
     check_term(in, "physics.buoyancy.n2", "|N2|", std::abs(buoyancy.n2), "N2 u.up", bounds);
     buoyancy.prandtl = in.get<double>("physics.buoyancy.prandtl");
+    check_quotient(in, "physics.buoyancy.prandtl", physics.viscosity, buoyancy.prandtl, "b's diffusivity");
     buoyancy.gravity = in.get<std::array<double, 3>>(
         "physics.buoyancy.gravity", "buoyancy acts against gravity, whose direction is needed");
     // Only its direction is used: any vector but 0 has one (the solver scales it before normalising, so that
@@ -836,6 +849,8 @@ void read_fields(Reader& in, RunConfig& config) {
               {item + ".diffusivity"});
     if (!scalar.diffusivity && !scalar.schmidt)
       in.fail(item + ".diffusivity", "missing: give " + item + ".diffusivity or " + item + ".schmidt");
+    if (scalar.schmidt)
+      check_quotient(in, item + ".schmidt", physics.viscosity, *scalar.schmidt, "its diffusivity");
     scalar.mean_gradient = in.get<std::array<double, 3>>(item + ".mean_gradient");
     check_term(in, item + ".mean_gradient", "|G|", length(scalar.mean_gradient), "u.G", bounds);
     scalar.initial = read_scalar_initial(in, config, item, scalar.name);
@@ -873,6 +888,8 @@ void read_magnetic(Reader& in, RunConfig& config) {
   if (!magnetic.resistivity && !magnetic.prandtl)
     in.fail(key + "resistivity", "missing: give physics.magnetic.resistivity or physics.magnetic.prandtl",
             {key + "type"});
+  if (magnetic.prandtl)
+    check_quotient(in, key + "prandtl", config.physics.viscosity, *magnetic.prandtl, "the resistivity");
   magnetic.background = in.get<std::array<double, 3>>(key + "background");
   const TermBounds bounds = term_bounds(config.grid, config.precision);
   if (const double b0 = length(magnetic.background); !(b0 < bounds.velocity))
