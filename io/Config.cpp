@@ -780,6 +780,13 @@ void check_scalar_name(Reader& in, const std::string& path, const std::string& n
   for (const char* reserved : {"u", "v", "w", "pressure", "vorticity_x", "vorticity_y", "vorticity_z", "bx",
                                "by", "bz", "jx", "jy", "jz"})
     if (name == reserved) in.fail(path, "'" + name + "' is the name of a field dump's own dataset");
+  // A checkpoint names each field <name>_hat, and an input file holding u_hat (bx_hat, a scalar's <name>_hat)
+  // is read as a checkpoint: a dump of a scalar named u_hat was refused as initial.file for lacking a
+  // checkpoint's attributes ("missing attribute 'dt'").
+  if (name.ends_with("_hat"))
+    in.fail(path, "'" + name +
+                      "' ends in _hat, the suffix of a checkpoint's fields: a field dump holding it "
+                      "would be read as a checkpoint");
   // Names that other outputs are built on: a scalar's spectrum and series columns (<name>_spectrum,
   // <name>_dissipation, ...) would repeat theirs, and a field file's vectors are named in its XDMF.
   // Reserved in every run, so that a name means one thing in every output kolmo writes.

@@ -166,7 +166,9 @@ constexpr std::array keys = {
         "physics.scalars[].name", text, "", "", "physics.scalars lists it",
         "the scalar's name (letters, digits, _; starting with a letter): its datasets, series columns and "
         "spectra are named after it, so not the name of another output (u, v, w, pressure, vorticity_x..z, "
-        "bx..bz, jx..jz, b with buoyancy, energy, magnetic, velocity, vorticity, current)"},
+        "bx..bz, jx..jz, b with buoyancy, energy, magnetic, velocity, vorticity, current) and not ending in "
+        "_hat "
+        "(a checkpoint's fields)"},
     SchemaKey{"physics.scalars[].diffusivity", real, "~", ">= 0", "physics.scalars lists it",
               "diffusivity kappa; give diffusivity or schmidt"},
     SchemaKey{"physics.scalars[].schmidt", real, "~", "> 0", "physics.scalars lists it",
