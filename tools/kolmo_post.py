@@ -750,10 +750,10 @@ def scalar_mean_gradient(values, scalar):
 def mixing_statistics(run, scalar=None, start=None, end=None):
     """Time averages (trapezoid rule over t) over start <= t <= end (default: the second half of the series)
     of a scalar with a mean gradient (default: mixing_scalar's choice, kept as result["scalar"]). The flux
-    along the gradient G is its component along G as config.yaml gives it (result["axis"] x, y or z for G
-    along an axis, "G" for G.<u theta>/|G| otherwise); without config.yaml's G, the flux component of largest
-    mean magnitude. u' = sqrt(2E/3) (isotropy). d<theta^2>/dt over the window closes the budget
-    production - chi."""
+    along the gradient is <u_g theta>, u_g = u.G/|G| the velocity along the mean gradient G as config.yaml gives
+    it (result["axis"] x, y or z for G along an axis, "G" otherwise); without config.yaml's G, the flux
+    component of largest mean magnitude, signed as u.G by the production -2 G.<u theta>. u' = sqrt(2E/3)
+    (isotropy). d<theta^2>/dt over the window closes the budget production - chi."""
     series = load_series(run)
     scalar = mixing_scalar(series, Path(run) / "series.h5", scalar)
     require_rows(series, Path(run) / "series.h5", 2, "mixing", "a mean over time")
@@ -766,22 +766,29 @@ def mixing_statistics(run, scalar=None, start=None, end=None):
     # Means over time, not over rows: with an adaptive dt the rows crowd where the flow is fast.
     mean = {name: float(time_mean(time[rows], values[rows])) for name, values in series.items()}
     fluxes = {axis: mean[f"{scalar}_flux_{axis}"] for axis in "xyz"}
+    # rho is of u_g = u.G/|G|, not of the axis's component: a gradient along -z (theta's sign flipped) gave
+    # rho > 0 for the flow whose +z gradient gives rho < 0, and a transient <u_y theta> larger than <u_z theta>
+    # was taken for the flux along a gradient along z. Without G in config.yaml, the production
+    # -2 G.<u theta> = -2 |G| <u_g theta> gives the sign (no production: the axis's own sign stays).
+    production = mean[f"{scalar}_production"]
     gradient = scalar_mean_gradient(config_values(run), scalar)
     if gradient is not None and any(gradient):
-        along = [axis for axis, component in zip("xyz", gradient) if component != 0]
-        axis = along[0] if len(along) == 1 else "G"
-        fluxes["G"] = float(np.dot(gradient, [fluxes[a] for a in "xyz"]) / np.linalg.norm(gradient))
+        axes = [axis for axis, component in zip("xyz", gradient) if component != 0]
+        along = float(np.dot(gradient, [fluxes[a] for a in "xyz"]) / np.linalg.norm(gradient))
+        axis = axes[0] if len(axes) == 1 else "G"
+        fluxes["G"] = along
     else:
         axis = max(fluxes, key=lambda a: abs(fluxes[a]))
+        along = -np.sign(production) * abs(fluxes[axis]) if production != 0 else fluxes[axis]
     variance, chi, energy, eps = (mean[f"{scalar}_variance"], mean[f"{scalar}_dissipation"], mean["energy"],
                                   mean["dissipation"])
     window_time, window_variance = time[rows], series[f"{scalar}_variance"][rows]
     growth = (window_variance[-1] - window_variance[0]) / (window_time[-1] - window_time[0])
     result = {"scalar": scalar, "from": float(window_time[0]), "to": float(window_time[-1]),
               "rows": int(np.count_nonzero(rows)),
-              "axis": axis, "flux": fluxes[axis], "variance": variance, "chi": chi, "energy": energy,
-              "dissipation": eps, "production": mean[f"{scalar}_production"], "variance_growth": growth,
-              "rho": fluxes[axis] / (np.sqrt(2 * energy / 3) * np.sqrt(variance)),
+              "axis": axis, "flux": fluxes[axis], "flux_along": along, "variance": variance, "chi": chi,
+              "energy": energy, "dissipation": eps, "production": production, "variance_growth": growth,
+              "rho": along / (np.sqrt(2 * energy / 3) * np.sqrt(variance)),
               "r": (energy / eps) / (variance / chi)}
     for name in ("reynolds_lambda", "kmax_eta", "kolmogorov_eta"):
         if name in mean:
@@ -797,7 +804,8 @@ def mixing_lines(result):
     if "kmax_eta" in result:
         lines.append(f"k_max eta: {result['kmax_eta']:.4g}")
     velocity = "u.G/|G|" if result["axis"] == "G" else f"u_{result['axis']}"
-    lines += [f"flux correlation rho: {result['rho']:.4g} (<{velocity} {scalar}> = {result['flux']:.6g})",
+    along = "" if result["axis"] == "G" else f"; along the gradient {result['flux_along']:.6g}"
+    lines += [f"flux correlation rho: {result['rho']:.4g} (<{velocity} {scalar}> = {result['flux']:.6g}{along})",
               f"time-scale ratio r: {result['r']:.4g} ((E/eps) / (<{scalar}^2>/chi))",
               f"variance budget: production {result['production']:.6g}, chi {result['chi']:.6g}, "
               f"d<{scalar}^2>/dt {result['variance_growth']:.6g}, residual "

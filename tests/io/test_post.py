@@ -7,7 +7,7 @@ k^-5/3 times a factor per time; an MHD series whose E_M/E_V, Omega_M/Omega_V and
 extrema, with a reference file in M3LB's format, for tgmhd; MHD and Boussinesq series whose total energy
 decays at the total dissipation while the kinetic energy exchanges energy with b (or the potential energy);
 a mixing run in a box of side pi (shells of width 2) whose spectral densities are exactly Kolmogorov's and
-Obukhov-Corrsin's, at unevenly spaced times; the same run with its scalar named th (mixing picks it
+Obukhov-Corrsin's, at unevenly spaced times; mixing's rho along a gradient of either sign; the same run with its scalar named th (mixing picks it
 without --scalar) and with others beside it; a series.h5 and a spectra.h5 with a bit flipped in a chunk (one
 line saying the file is damaged); --time not finite, before the first spectra or after the last; files locked
 by a run still writing them and plots that cannot be written (one line each). Poisson runs (no series or
@@ -603,6 +603,20 @@ def main():
         check(code == 1 and "no scalar with a mean gradient" in err and "the run's scalars: theta" in err
               and len(err.strip().splitlines()) == 1, f"mixing without a mean-gradient scalar: {err}")
 
+        # rho is the correlation of theta with the velocity along the gradient G, u.G/|G|, whatever G's sign:
+        # the production -2 G.<u theta> says which way G points. With G = -z (production 2 <w theta>) and
+        # <w theta> = +0.4 u' theta', and with G = +z (production -2 <w theta>) and <w theta> = -0.4 u' theta',
+        # rho = -0.4 both times (the old code gave +0.4 for the first: <w theta> / (u' theta')).
+        for sign in (-1, 1):
+            gradient = Path(scratch) / f"gradient_{sign}"
+            make_run(gradient)
+            with h5py.File(gradient / "series.h5", "r+") as f:
+                f["theta_flux_z"][...] = -0.4 * sign * np.sqrt(2 * ENERGY / 3) * np.sqrt(0.5 * ENERGY)
+                f["theta_production"][...] = -2 * sign * f["theta_flux_z"][...]
+            mixing = post.mixing_statistics(gradient, "theta", 0.5, 1.5)
+            check(mixing["axis"] == "z" and abs(mixing["rho"] + 0.4) < 1e-12,
+                  f"rho along a gradient {'+' if sign > 0 else '-'}z: {mixing['rho']}")
+
         # The MHD Taylor-Green comparison: extrema between samples (a parabola through samples 0.05 apart: a few
         # 1e-6 off), the first maximum after the fall (not the initial value), the reference read by its
         # column names.
@@ -763,16 +777,19 @@ def main():
         make_pi_box_mixing_run(along)
         with h5py.File(along / "series.h5", "a") as file:
             file["theta_flux_y"][...] = 0.5
-        for gradient, axis, flux, label in (("[0.0, 0.0, 1.0]", "z", -0.3, "<u_z theta> = -0.3)"),
-                                            ("[0.0, 3.0, -4.0]", "G", (3 * 0.5 + 4 * 0.3) / 5,
-                                             "<u.G/|G| theta> = 0.54)")):
+        # A gradient along -z takes <u_g theta> = -<u_z theta>: rho's sign follows G's direction.
+        for gradient, axis, flux, along_g, label in (
+                ("[0.0, 0.0, 1.0]", "z", -0.3, -0.3, "<u_z theta> = -0.3; along the gradient -0.3)"),
+                ("[0.0, 0.0, -2.0]", "z", -0.3, 0.3, "<u_z theta> = -0.3; along the gradient 0.3)"),
+                ("[0.0, 3.0, -4.0]", "G", (3 * 0.5 + 4 * 0.3) / 5, (3 * 0.5 + 4 * 0.3) / 5,
+                 "<u.G/|G| theta> = 0.54)")):
             (along / "config.yaml").write_text(
                 "physics:\n  viscosity: 0.01                       # kinematic viscosity nu\n"
                 f'  scalars: [{{name: "theta", diffusivity: 0.01, mean_gradient: {gradient}, initial: {{type: '
                 'random, variance: 1.0, k0: 3.0, shape: k4_exp, seed: 1}}]  # passive scalars: a list of maps\n')
             mixing = post.mixing_statistics(along, "theta", 0.0, 2.0)
             check(mixing["axis"] == axis and abs(mixing["flux"] - flux) < 1e-12
-                  and abs(mixing["rho"] - flux / np.sqrt(2 * 2.0 / 3)) < 1e-12,
+                  and abs(mixing["rho"] - along_g / np.sqrt(2 * 2.0 / 3)) < 1e-12,
                   f"mixing takes the flux along G = {gradient}: axis {mixing['axis']}, flux {mixing['flux']}")
             code, out, err = run_tool("mixing", along, "--from", 0, "--to", 2)
             check(code == 0 and label in out, f"mixing's rho line along G = {gradient}: {out!r} {err!r}")
