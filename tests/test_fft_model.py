@@ -2,7 +2,9 @@
 """tools/fft_model.py against cases computed by hand (run by ctest): the pair without overlap is the
 computation plus bytes / bandwidth; the pipelined one follows the two-stage formula; the GPU scaling, the
 2048^3 extrapolation, the slowest timed rank of a split, and the check against fft_bench logs (RESULT and
-PAIR lines) do what they say."""
+PAIR lines) do what they say; the command line says on one line, with status 2, what input it cannot use."""
+import contextlib
+import io
 import os
 import sys
 import tempfile
@@ -132,6 +134,41 @@ with tempfile.TemporaryDirectory() as work:
           "now: full transforms, the faster route of the even split")
     check(dealiased["route"] == "strided" and close(fft_model.computation(dealiased), 6.5),
           "now: dealiased transforms, the faster route of the kept-row split, its slowest rank")
+    # The command line: an input the model cannot use is one line on stderr and exit status 2, never a traceback
+    # or an empty table with status 0; GPU counts without a bandwidth leave their rows out; --check names the
+    # pairs it could not model (here the full transforms of the even split, of which the kept-row log has none).
+    def command(*arguments):
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                status = fft_model.main(list(arguments))
+        except BaseException as error:  # noqa: B036 (a traceback or argparse's exit is what is tested)
+            status = f"raised {type(error).__name__}: {error}"
+        return status, out.getvalue(), err.getvalue()
+
+    empty = os.path.join(work, "empty.log")
+    open(empty, "w").close()
+    for arguments, what in (((os.path.join(work, "missing.log"),), "a missing --phases log"),
+                            ((empty,), "a --phases log without PHASES lines"),
+                            ((pairs,), "a log of PAIR lines given as --phases"),
+                            ((log, "--bandwidth", "300"), "--bandwidth without GPU counts"),
+                            ((log, "--bandwidth", "2:0"), "a bandwidth of 0 GB/s"),
+                            ((log, "--pieces", "0"), "--pieces 0"),
+                            ((log, "--check", os.path.join(work, "missing.log")), "a missing --check log")):
+        status, out, err = command("--phases", *arguments)
+        check(status == 2 and len(err.splitlines()) == 1 and err.startswith("fft_model: ") and out == "",
+              f"{what}: one line and status 2 (got {status!r}, {err.strip()!r})")
+    status, out, err = command("--phases", log, "--bandwidth", "4:300")
+    check(status == 0 and "no --bandwidth for 2 GPUs" in out and "| 2 | 1024^3" not in out,
+          f"GPU counts without a bandwidth: their rows left out, said (got {status!r}, {err.strip()!r})")
+    status, out, err = command("--phases", kept, "--check", pairs, "--bandwidth", "2:300", "--target", "H100")
+    check(status == 0 and "not modelled" not in out, "--check: every pair modelled, none said to be left out")
+    with open(pairs, "a") as f:
+        f.write("PAIR n=1024 precision=single modes=full ranks=2 exchange=p2p split=even route=strided backend=cuda "
+                "wire=native pieces=1 pair_ms=20 compute_ms=9 exchange_ms=11\n")
+    status, out, err = command("--phases", kept, "--check", pairs, "--bandwidth", "2:300", "--target", "H100")
+    check(status == 0 and "not modelled (1: " in out and "1024^3 single full on 2 GPUs (strided, even split" in out,
+          f"--check names the pair it could not model (got {status!r})")
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

@@ -101,6 +101,6 @@ fi
 if has model; then
   /usr/bin/python3 fft_model.py --phases $out/phases.log --source ${kind:-H200} --target ${kind:-H200} \
     --bandwidth ${BANDWIDTH:-2:306,4:330,8:330} --check $out/pairs_lines.log > $out/model.txt 2>&1
-  echo "== model check: exit $? (1: an error beyond the tolerance), $(elapsed)"
-  sed -n '/^Check/,/^largest/p' $out/model.txt
+  echo "== model check: exit $? (1: an error beyond the tolerance or no pair compared; 2: a log it cannot use), $(elapsed)"
+  sed -n '/^Check/,/^largest/p' $out/model.txt; grep '^fft_model:' $out/model.txt
 fi

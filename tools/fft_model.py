@@ -32,6 +32,10 @@ several GPUs).
 
   /usr/bin/python3 tools/fft_model.py --phases docs/results/fft_emulated_ranks_h100_phases.log \\
       --check docs/results/fft_bench_2xh200.log docs/results/fft_bench_2xh200_wire_dealiased.log
+
+Exit status: 0; 1 when --check compared no pair or found an error beyond --tolerance (the pairs it could not
+model, for want of their route's phases or their GPU count's bandwidth, are named above its last line); 2 for an
+input it cannot use (a missing log, --phases without PHASES lines, a malformed --bandwidth), said on one line.
 """
 import argparse
 import math
@@ -149,18 +153,31 @@ def case_for(cases, n, precision, modes, ranks, route):
     return scaled(base, factors, 8.0)
 
 
+class InputError(Exception):
+    """A command line or input file the model cannot use: one line on stderr, exit status 2."""
+
+
 def parse_bandwidths(text):
-    return {int(p): float(b) for p, b in (item.split(":") for item in text.split(","))}
+    """--bandwidth: GB/s per GPU by GPU count, "2:306,4:330,8:330"."""
+    try:
+        bandwidths = {int(p): float(b) for p, b in (item.split(":") for item in text.split(","))}
+    except ValueError:
+        raise InputError(f"--bandwidth {text}: expected GB/s per GPU by GPU count, as 2:306,4:330,8:330") from None
+    if not all(math.isfinite(b) and b > 0 for b in bandwidths.values()):
+        raise InputError(f"--bandwidth {text}: each bandwidth must be a positive number of GB/s")
+    return bandwidths
 
 
-def check(cases, logs, bandwidths, source, target, split_cases=None):
+def check(cases, logs, bandwidths, source, target, split_cases=None, unmodelled=None):
     """Modelled against measured pairs in fft_bench logs: RESULT lines of NCCL pairs (the copies, no pieces,
     the even split; logs before PAIR lines existed; their computation from the block's "profiled split"
     line where it has one) and PAIR lines (kolmo_fft_bench --log on several GPUs:
     the route, pieces and split they name; split_cases[split] the phases of that split, `cases` the even
     split's). A row: (n, precision, modes, GPUs, measured pair, modelled pair, relative error, route, pieces,
     measured computation of the slowest rank, modelled computation); the computations only for PAIR lines in
-    one piece (in pieces the work is lumped into the exchange), else None."""
+    one piece (in pieces the work is lumped into the exchange), else None. The pairs of the kinds compared that
+    could not be modelled (no phases of their route and split, no bandwidth of their GPU count) are appended to
+    `unmodelled`, each as a short description."""
     split_cases = dict(split_cases or {})
     split_cases.setdefault("even", cases)
     rows, worst = [], 0.0
@@ -169,6 +186,9 @@ def check(cases, logs, bandwidths, source, target, split_cases=None):
         nonlocal worst
         case = case_for(split_cases.get(split, {}), n, precision, modes, gpus, route)
         if case is None or gpus not in bandwidths:
+            if unmodelled is not None:
+                unmodelled.append(f"{n}^3 {precision} {modes} on {gpus} GPUs ({route}, {split} split, "
+                                  f"{pieces} piece{'s' if pieces != 1 else ''})")
             return
         case = scaled(case, gpu_factor(n, precision, source, target))
         model = pair_ms(case, bandwidths[gpus], pieces)
@@ -261,8 +281,28 @@ def main(argv=None):
                         help="with --measured: logs of the strided and placed routes (both spectral splits), "
                              "whose faster route per case the table sets beside --phases' copies")
     args = parser.parse_args(argv)
+    try:
+        return run(args)
+    except InputError as error:
+        print(f"fft_model: {error}", file=sys.stderr)
+        return 2
+
+
+def run(args):
+    for option, paths in (("--phases", args.phases), ("--now", args.now), ("--check", args.check)):
+        for path in paths:
+            try:
+                open(path).close()
+            except OSError as error:
+                raise InputError(f"{option} {path}: {error.strerror}") from None
+    if args.pieces < 1:
+        raise InputError(f"--pieces {args.pieces}: the overlapped exchange goes in 1 piece or more")
+    bandwidths = parse_bandwidths(args.bandwidth)
     cases = read_phases(args.phases)
     split_cases = {"even": cases, "kept_rows": read_phases(args.phases, "kept_rows")}
+    if not cases and not split_cases["kept_rows"]:
+        raise InputError(f"--phases {' '.join(args.phases)}: no PHASES lines of transforms in one piece (the lines "
+                         "kolmo_fft_bench --emulate-ranks --log writes)")
     after_route = {"full": "realigned", "dealiased": "fused"}
     if args.measured:
         print("Measured: one rank's work per pair (ms, device events, medians), the slowest timed rank of P, "
@@ -272,10 +312,10 @@ def main(argv=None):
         else:
             measured_table(cases, {"before": "copies", "after": after_route})
         print()
-    bandwidths = parse_bandwidths(args.bandwidth)
     status = 0
     if args.check:
-        rows, worst = check(cases, args.check, bandwidths, args.source, args.target, split_cases)
+        unmodelled = []
+        rows, worst = check(cases, args.check, bandwidths, args.source, args.target, split_cases, unmodelled)
         print(f"Check: the model (the phases of the measured pair's route on an {args.source}, scaled to an "
               f"{args.target} by the one-GPU pair ratio, link {args.bandwidth} GB/s per GPU, its pieces) against "
               "measured pairs; computation: the slowest rank's, measured on the GPUs and emulated")
@@ -286,11 +326,19 @@ def main(argv=None):
             both = f"{computed:.2f} ms | {emulated:.2f} ms" if computed is not None else " | "
             print(f"| {n}^3 | {precision} | {modes} | {gpus} | {route} | {pieces} | {measured:.2f} ms | "
                   f"{model:.2f} ms | {100 * error:+.1f}% | {both} |")
+        if unmodelled:
+            print(f"not modelled ({len(unmodelled)}: no phases of the route and split in --phases, or no "
+                  f"--bandwidth of the GPU count): " + "; ".join(unmodelled))
+        if not rows:
+            print("no measured pair was compared (the logs' NCCL RESULT lines and PAIR lines of GPU ranks are)")
         print(f"largest error {100 * worst:.1f}% (tolerance {100 * args.tolerance:.0f}%)\n")
         status = 0 if rows and worst <= args.tolerance else 1
     print(f"Model (not a measurement): pair on P {args.target} GPUs from one {args.source}'s emulated per-rank "
           f"phases; link {args.bandwidth} GB/s per GPU; overlap = exchange in {args.pieces} pieces; "
           "2048^3 extrapolated from 1024^3")
+    missing = sorted({key[3] for key in cases} - set(bandwidths))
+    if missing:
+        print(f"(no --bandwidth for {', '.join(map(str, missing))} GPUs: their rows are left out)")
     print("| P | grid | precision | modes | before: no overlap | after: no overlap | after: overlap | "
           "strided | placed | strided: overlap | cuFFTXt measured |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -302,6 +350,8 @@ def main(argv=None):
                     after = case_for(cases, n, precision, modes, ranks, after_route[modes])
                     if before is None or after is None:
                         continue
+                    if ranks not in bandwidths:
+                        continue  # said above the table
                     factor = gpu_factor(n, precision, args.source, args.target)
                     before, after = scaled(before, factor), scaled(after, factor)
                     bw = bandwidths[ranks]
