@@ -31,7 +31,10 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -50,6 +53,13 @@ using namespace kolmo;
 using namespace kolmo::fft;
 
 namespace {
+
+// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
+// number of 309 digits; this says "Value 0 not in range 1 to 2147483647").
+template <class Count>
+CLI::Range at_least_one() {
+  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
+}
 
 struct Settings {
   std::vector<long> n{64};
@@ -318,7 +328,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
         peer, total / peer, median(kolmo_cpu) / median(fftw_cpu),
         *std::min_element(pairs.begin(), pairs.end()) /
             *std::min_element(fftw_pairs.begin(), fftw_pairs.end()));
-  } else if (rank == 0 && device->backend() == Backend::host) {
+  } else if (rank == 0 && peer_ms == 0) {  // no peer timed: several host ranks, or --no-peer
     std::printf("  RESULT n=%ldx%ldx%ld %s%s ranks=%d threads=%d kolmo %.3f ms\n", n[0], n[1], n[2],
                 s.precision.c_str(), s.dealiased ? "+dealiased" : "", ranks, omp_get_max_threads(), total);
   }
@@ -567,7 +577,7 @@ int main(int argc, char** argv) {
                  "or auto (dealiased placed, full by timing)")
       ->check(CLI::IsMember({"auto", "placed", "copied"}));
   app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
-      ->check(CLI::PositiveNumber);
+      ->check(at_least_one<int>());
   app.add_option("--routes", s.routes,
                  "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
                  "planes, callbacks in the x FFTs), strided (the exchange copies rows between the FFTs' "
@@ -586,7 +596,7 @@ int main(int argc, char** argv) {
                  "append the results to this file, one line per case: PHASES lines of emulated ranks, else a "
                  "PAIR line (tools/fft_model.py reads both)");
   app.add_option("--warmup", s.warmup, "untimed pairs first")->check(CLI::NonNegativeNumber);
-  app.add_option("--reps", s.reps, "timed pairs")->check(CLI::PositiveNumber);
+  app.add_option("--reps", s.reps, "timed pairs")->check(at_least_one<int>());
   int status = 0;
   try {
     try {
@@ -594,7 +604,18 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       return rank == 0 ? app.exit(e) : 1;
     }
+    if (s.n.size() == 2) {
+      if (rank == 0)
+        std::fprintf(stderr, "kolmo_fft_bench: --n takes one size (a cube) or three (Nx Ny Nz), not two\n");
+      return 1;
+    }
     std::array<long, 3> n{s.n[0], s.n.size() == 3 ? s.n[1] : s.n[0], s.n.size() == 3 ? s.n[2] : s.n[0]};
+    // The log is written after the timings: a log that cannot be opened is said before them, not after.
+    if (rank == 0 && !s.log.empty()) {
+      FILE* log = std::fopen(s.log.c_str(), "a");
+      if (log == nullptr) throw Error("cannot open the log file " + s.log + ": " + std::strerror(errno));
+      std::fclose(log);
+    }
     share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));

@@ -10,7 +10,11 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
+#include <limits>
+#include <string>
+#include <system_error>
 #include <vector>
 
 #include "core/Communicator.hpp"
@@ -24,6 +28,13 @@ using namespace kolmo;
 using namespace kolmo::io;
 
 namespace {
+
+// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
+// number of 309 digits; this says "Value 0 not in range 1 to 2147483647").
+template <class Count>
+CLI::Range at_least_one() {
+  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -68,16 +79,31 @@ int main(int argc, char** argv) {
   app.add_option("--n", n, "grid points per side");
   app.add_option("--directory", directory,
                  "where to write (tmpfs shows the CPU cost, a disk the whole cost)");
-  app.add_option("--repeats", repeats, "timed writes of each kind (after one warm-up)");
+  app.add_option("--repeats", repeats, "timed writes of each kind (after one warm-up)")
+      ->check(at_least_one<int>());
   CLI11_PARSE(app, argc, argv);
+  std::filesystem::path where;  // the scratch directory, once rank 0 has made it
   try {
     const fft::SlabLayout layout({n, n, n}, mpi.size(), mpi.rank());
     long id = getpid();  // rank 0's, so that every rank names the same directory
     KOLMO_CHECK_MPI(MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD));
-    const std::filesystem::path where =
+    const std::filesystem::path scratch =
         std::filesystem::path(directory) / ("kolmo_io_bench_" + std::to_string(id));
-    if (mpi.rank() == 0) std::filesystem::create_directories(where);
-    KOLMO_CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    // Rank 0 makes the directory and tells the others how it went, so that all stop together when it cannot
+    // (the others waiting for it in a barrier would hang).
+    std::string problem;
+    if (mpi.rank() == 0) {
+      std::error_code error;
+      std::filesystem::create_directories(scratch, error);
+      if (error)
+        problem = "--directory " + directory + ": cannot create " + scratch.string() + ": " + error.message();
+    }
+    int length = static_cast<int>(problem.size());
+    KOLMO_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    problem.resize(length);
+    KOLMO_CHECK_MPI(MPI_Bcast(problem.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD));
+    if (!problem.empty()) throw Error(problem);
+    where = scratch;
 
     std::vector<Complex<double>> spectral(layout.spectral_size());
     for (std::size_t i = 0; i < spectral.size(); ++i)
@@ -130,7 +156,11 @@ int main(int argc, char** argv) {
       std::filesystem::remove_all(where);
     }
   } catch (const std::exception& e) {
-    if (mpi.rank() == 0) std::fprintf(stderr, "kolmo_io_bench: %s\n", e.what());
+    if (mpi.rank() == 0) {
+      std::fprintf(stderr, "kolmo_io_bench: %s\n", e.what());
+      std::error_code ignored;  // what a failed write left (a tmpfs is memory)
+      if (!where.empty()) std::filesystem::remove_all(where, ignored);
+    }
     return 1;
   }
   return 0;

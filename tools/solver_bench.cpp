@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
 #include "core/Communicator.hpp"
@@ -31,6 +32,13 @@
 using namespace kolmo;
 
 namespace {
+
+// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
+// number of 309 digits; this says "Value 0 not in range 1 to 2147483647").
+template <class Count>
+CLI::Range at_least_one() {
+  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
+}
 
 struct Settings {
   long n = 64;
@@ -154,7 +162,7 @@ int main(int argc, char** argv) {
   const int rank = mpi.rank(), ranks = mpi.size();
   Settings s;
   CLI::App app{"kolmo_solver_bench: time a Navier-Stokes step against the FFTs it performs"};
-  app.add_option("--n", s.n, "grid points per direction")->check(CLI::PositiveNumber);
+  app.add_option("--n", s.n, "grid points per direction")->check(at_least_one<long>());
   app.add_option("--precision", s.precision, "single or double")->check(CLI::IsMember({"single", "double"}));
   app.add_option("--backend", s.backend, "auto, host or cuda")
       ->check(CLI::IsMember({"auto", "host", "cuda"}));
@@ -175,7 +183,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}));
   app.add_flag("--cfl", s.cfl, "time cfl_dt with each step (its scan), as runs call it");
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
-  app.add_option("--steps", s.steps, "timed steps")->check(CLI::PositiveNumber);
+  app.add_option("--steps", s.steps, "timed steps")->check(at_least_one<int>());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

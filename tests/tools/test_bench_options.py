@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""The benchmarks' command lines on the host (run by ctest): a bad option or an input they cannot use is one
+line and a non-zero exit, before anything is timed, never a crash, a hang or a silent other case; a good one
+gives the lines the README and the device scripts read. Small grids, one or two ranks: seconds.
+
+Usage: test_bench_options.py --fft-bench PATH --io-bench PATH --mpiexec PATH"""
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--fft-bench", required=True)
+parser.add_argument("--io-bench", required=True)
+parser.add_argument("--mpiexec", required=True)
+args = parser.parse_args()
+failures = []
+
+
+def check(condition, message):
+    print(("ok   " if condition else "FAIL ") + message, flush=True)
+    if not condition:
+        failures.append(message)
+
+
+def run(command, timeout=120):
+    """(returncode, stdout, stderr); returncode None when it had to be killed (a hang)."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    try:
+        out, err = process.communicate(timeout=timeout)
+        return process.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        return None, out, err
+
+
+def lines(text):
+    """The lines of text, leaving out CLI11's hint after a parse error."""
+    return [line for line in text.splitlines() if line.strip() and line != "Run with --help for more information."]
+
+
+def refused(result, names):
+    """Non-zero exit (not a signal, not a hang) and one line on stderr naming `names`."""
+    status, _, err = result
+    return status not in (None, 0) and status > 0 and len(lines(err)) == 1 and names in err
+
+
+with tempfile.TemporaryDirectory() as work:
+    a_file = os.path.join(work, "a_file")
+    open(a_file, "w").close()
+    fft = [args.fft_bench, "--backend", "host", "--wisdom", "none", "--warmup", "0", "--reps", "2"]
+
+    # --n takes one size or three: two were taken as a cube of the first.
+    result = run(fft + ["--n", "8", "12"])
+    check(refused(result, "--n") and "RESULT" not in result[1], f"fft_bench --n 8 12 refused on one line: {result}")
+    # A log that cannot be opened is said before the timings, not after them.
+    result = run(fft + ["--n", "8", "--log", os.path.join(a_file, "x.log")])
+    check(result[0] not in (None, 0) and "pair (forward+backward)" not in result[1] and "log" in result[2],
+          f"fft_bench --log in a file, not a directory: refused before timing: {result}")
+    # Without a peer, the pair still ends in a RESULT line (device_fft_check.sh greps them).
+    result = run(fft + ["--n", "8", "--no-peer"])
+    check(result[0] == 0 and "RESULT n=8x8x8 double ranks=1" in result[1], f"fft_bench --no-peer: a RESULT line")
+    log = os.path.join(work, "pairs.log")
+    result = run([args.mpiexec, "-n", "2"] + fft + ["--n", "8", "--log", log])
+    with open(log) as f:
+        pair = f.read()
+    check(result[0] == 0 and "RESULT n=8x8x8 double ranks=2" in result[1] and pair.startswith("PAIR n=8 ")
+          and "ranks=2 backend=host" in pair, f"fft_bench on 2 ranks: a RESULT line and a PAIR line in --log")
+
+    io = [args.io_bench, "--n", "8", "--directory", work]
+    # --repeats 0 took the median of no writes: a segmentation fault.
+    for repeats in ("0", "-1"):
+        result = run(io + ["--repeats", repeats])
+        check(refused(result, "--repeats") and "range 1 to" in result[2],
+              f"io_bench --repeats {repeats} refused on one line: {result}")
+    # Counts of at least 1, said so (CLI11's PositiveNumber said 0 was not in a range from 0 to 309 digits).
+    result = run(fft + ["--n", "8", "--reps", "0"])
+    check(refused(result, "--reps: Value 0 not in range 1 to 2147483647"), f"fft_bench --reps 0: {result}")
+    # A directory that cannot be made: rank 0 stopped, the other rank waited for it in a barrier forever.
+    for ranks in (1, 2):
+        result = run([args.mpiexec, "-n", str(ranks), args.io_bench, "--n", "8", "--repeats", "1", "--directory",
+                      a_file], timeout=60)
+        check(refused(result, "--directory"), f"io_bench --directory a file, {ranks} rank(s): one line: {result}")
+    scratch = os.path.join(work, "scratch")
+    os.mkdir(scratch)
+    result = run([args.mpiexec, "-n", "2", args.io_bench, "--n", "8", "--directory", scratch, "--repeats", "1"])
+    check(result[0] == 0 and "checkpoint  kolmo (Fletcher32 chunks)" in result[1] and "field dump" in result[1]
+          and os.listdir(scratch) == [],
+          f"io_bench on 2 ranks: both comparisons, its scratch directory removed: {result}")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
