@@ -123,6 +123,12 @@ std::string spaceless(std::string text) {
   return text;
 }
 
+FftwPlanning fftw_planning(const Settings& s) {
+  return s.planning == "measure"    ? FftwPlanning::measure
+         : s.planning == "estimate" ? FftwPlanning::estimate
+                                    : FftwPlanning::automatic;
+}
+
 template <class Real>
 int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device, int rank, int ranks) {
   FftOptions options;
@@ -133,9 +139,7 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.exchange_pieces = s.pieces;
   options.plane_groups = s.plane_groups;
   options.spectral_split = parse_spectral_split(s.splits.at(0));
-  options.fftw_planning = s.planning == "measure"    ? FftwPlanning::measure
-                          : s.planning == "estimate" ? FftwPlanning::estimate
-                                                     : FftwPlanning::automatic;
+  options.fftw_planning = fftw_planning(s);
   options.fftw_wisdom_directory = s.wisdom == "none" ? "" : s.wisdom;
   options.pack_in_ffts = s.fused;
   options.realigned_planes = s.realigned;
@@ -425,6 +429,9 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   profiling.profile = true;
   profiling.profile_held = !s.unheld;
   profiling.plane_groups = s.plane_groups;
+  profiling.fftw_planning =
+      fftw_planning(s);  // on the host: as asked, not estimated whatever --planning says
+  profiling.fftw_wisdom_directory = s.wisdom == "none" ? "" : s.wisdom;
   char text[640];
   std::snprintf(text, sizeof(text),
                 "kolmo slab FFT %ld x %ld x %ld, %s, emulated ranks on %s: one rank's work (rank 0's, "

@@ -71,6 +71,12 @@ with tempfile.TemporaryDirectory() as work:
     check(result[0] == 0 and "RESULT n=8x8x8 double ranks=2" in result[1] and pair.startswith("PAIR n=8 ")
           and "ranks=2 backend=host" in pair, f"fft_bench on 2 ranks: a RESULT line and a PAIR line in --log")
 
+    # Emulated ranks on the host plan as --planning says (they estimated their plans whatever it said).
+    result = run(fft + ["--n", "8", "--emulate-ranks", "2", "--routes", "copies", "--modes", "full",
+                        "--planning", "measure"])
+    check(result[0] == 0 and "PHASES" not in result[1] and "FFTW_MEASURE" in result[1]
+          and "FFTW_ESTIMATE" not in result[1], f"fft_bench --emulate-ranks on the host: plans measured: {result}")
+
     io = [args.io_bench, "--n", "8", "--directory", work]
     # --repeats 0 took the median of no writes: a segmentation fault.
     for repeats in ("0", "-1"):
