@@ -626,6 +626,19 @@ int main(int argc, char** argv) {
     share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
+    // Options of GPU runs change nothing on the host: said, rather than a run timed as if they had.
+    const char* gpu_option = s.cuda_aware          ? "--cuda-aware"
+                             : s.plane_groups != 0 ? "--plane-groups"
+                             : !s.fused            ? "--no-fused"
+                             : !s.realigned        ? "--plane-callbacks"
+                             : s.unheld            ? "--profile-unheld"
+                                                   : nullptr;
+    if (device->backend() == Backend::host && gpu_option != nullptr) {
+      if (rank == 0)
+        std::fprintf(stderr, "kolmo_fft_bench: %s is an option of GPU runs (the backend here is host)\n",
+                     gpu_option);
+      return 1;
+    }
     if (!s.emulate.empty())
       status = s.precision == "double" ? emulate<double>(s, n, device) : emulate<float>(s, n, device);
     else

@@ -71,6 +71,12 @@ with tempfile.TemporaryDirectory() as work:
     check(result[0] == 0 and "RESULT n=8x8x8 double ranks=2" in result[1] and pair.startswith("PAIR n=8 ")
           and "ranks=2 backend=host" in pair, f"fft_bench on 2 ranks: a RESULT line and a PAIR line in --log")
 
+    # Options of GPU runs, which change nothing on the host, were taken silently.
+    for option in (["--cuda-aware"], ["--plane-groups", "2"], ["--no-fused"], ["--plane-callbacks"],
+                   ["--profile-unheld"]):
+        result = run(fft + ["--n", "8"] + option)
+        check(refused(result, option[0] + " is an option of GPU runs") and "RESULT" not in result[1],
+              f"fft_bench {' '.join(option)} on the host refused on one line: {result}")
     # Emulated ranks on the host plan as --planning says (they estimated their plans whatever it said).
     result = run(fft + ["--n", "8", "--emulate-ranks", "2", "--routes", "copies", "--modes", "full",
                         "--planning", "measure"])
