@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,6 +37,13 @@ using namespace kolmo;
 using namespace kolmo::fft;
 
 namespace {
+
+// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
+// number of 309 digits; this says "Value 0 not in range 1 to 9223372036854775807").
+template <class Count>
+CLI::Range at_least_one() {
+  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
+}
 
 using CufftPlan = UniqueHandle<cufftHandle, cufftDestroy>;
 
@@ -155,7 +163,7 @@ int main(int argc, char** argv) {
   CLI::App app{"kolmo_batch_bench: the plane transforms' passes against the batch of planes, on one GPU"};
   app.add_option("--n", n, "planes of n x n (a power of two the row and column FFTs take)");
   app.add_option("--precision", precision, "single or double")->check(CLI::IsMember({"single", "double"}));
-  app.add_option("--batches", batches, "numbers of planes")->check(CLI::PositiveNumber);
+  app.add_option("--batches", batches, "numbers of planes")->check(at_least_one<long>());
   bool full = false;
   app.add_flag("--full", full, "every kz mode and column (the full plane transforms), not the 2/3 rule's");
   CLI11_PARSE(app, argc, argv);
