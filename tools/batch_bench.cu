@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,18 +31,14 @@
 #include "fft/RowFft.hpp"
 #include "fft/SlabLayout.hpp"
 #include "fft/StockhamPasses.hpp"
+#include "tools/BenchSupport.hpp"
 
 using namespace kolmo;
 using namespace kolmo::fft;
 
-namespace {
+using kolmo::tools::at_least_one;
 
-// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
-// number of 309 digits; this says "Value 0 not in range 1 to 9223372036854775807").
-template <class Count>
-CLI::Range at_least_one() {
-  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
-}
+namespace {
 
 using CufftPlan = UniqueHandle<cufftHandle, cufftDestroy>;
 

@@ -34,7 +34,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -44,6 +43,7 @@
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "fft/SlabFFT.hpp"
+#include "tools/BenchSupport.hpp"
 #include "tools/FftwReference.hpp"
 #if defined(KOLMO_HAVE_CUDA)
 #include "tools/CufftReference.hpp"
@@ -52,14 +52,10 @@
 using namespace kolmo;
 using namespace kolmo::fft;
 
-namespace {
+using kolmo::tools::at_least_one;
+using kolmo::tools::median;
 
-// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
-// number of 309 digits; this says "Value 0 not in range 1 to 2147483647").
-template <class Count>
-CLI::Range at_least_one() {
-  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
-}
+namespace {
 
 struct Settings {
   std::vector<long> n{64};
@@ -75,12 +71,6 @@ struct Settings {
   std::vector<std::string> splits{"even"};  // fft::SpectralSplit names
   std::string log;
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 // Random values (zeros can run faster than real data): a block of them repeated over the buffer (filling a
 // whole 1024^3 field from the host's generator takes longer than the benchmark).

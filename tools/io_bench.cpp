@@ -8,11 +8,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
-#include <limits>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -23,26 +21,15 @@
 #include "io/Checkpoint.hpp"
 #include "io/FieldFile.hpp"
 #include "io/ParallelFile.hpp"
+#include "tools/BenchSupport.hpp"
 
 using namespace kolmo;
 using namespace kolmo::io;
 
+using kolmo::tools::at_least_one;
+using kolmo::tools::median;
+
 namespace {
-
-// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
-// number of 309 digits; this says "Value 0 not in range 1 to 2147483647").
-template <class Count>
-CLI::Range at_least_one() {
-  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
-}
-
-// Of an even count, the mean of the middle two (as kolmo_fft_bench's; the upper one of 10 steps was the 6th
-// fastest).
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 double seconds(const std::function<void()>& work) {
   KOLMO_CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));

@@ -19,26 +19,21 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <vector>
 
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
 #include "solver/InitialConditions.hpp"
 #include "solver/NavierStokes.hpp"
+#include "tools/BenchSupport.hpp"
 
 using namespace kolmo;
 
-namespace {
+using kolmo::tools::at_least_one;
+using kolmo::tools::median;
 
-// A count of at least 1 (CLI11 2.1's PositiveNumber refuses 0 saying "Value 0 not in range 0.000000 to" a
-// number of 309 digits; this says "Value 0 not in range 1 to 2147483647").
-template <class Count>
-CLI::Range at_least_one() {
-  return CLI::Range(Count(1), std::numeric_limits<Count>::max());
-}
+namespace {
 
 struct Settings {
   long n = 64;
@@ -47,14 +42,6 @@ struct Settings {
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
   bool boussinesq = false, rotation = false, mhd = false, cfl = false;
 };
-
-// Of an even count, the mean of the middle two (as kolmo_fft_bench's; the upper one of 10 steps was the 6th
-// fastest).
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
 
 template <class Real>
 void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int ranks) {
