@@ -1,5 +1,7 @@
 // The column FFT kernels (fft/ColumnFft.hpp): one block per tile of neighbouring columns, 8 or 16 values per
 // thread, the Stockham passes of fft/StockhamPasses.hpp with shared memory between them.
+#include <algorithm>
+
 #include "core/CudaCheck.hpp"
 #include "core/DependentLaunch.cuh"
 #include "core/Error.hpp"
@@ -174,6 +176,22 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
                          int(threadIdx.x % S::C), int(threadIdx.x / S::C));
 }
 
+// The outer indices [first, first + count) of a set, in the order of its two ranges.
+ColumnSet outer_part(const ColumnSet& set, long first, long count) {
+  ColumnSet part = set;
+  const long end = first + count, in_first = set.outer_count[0];
+  part.outer_first[0] = set.outer_first[0] + std::min(first, in_first);
+  part.outer_count[0] = std::min(end, in_first) - std::min(first, in_first);
+  part.outer_first[1] = set.outer_first[1] + std::max(first, in_first) - in_first;
+  part.outer_count[1] = std::max(end, in_first) - std::max(first, in_first);
+  return part;
+}
+
+// A grid has at most 65535 blocks along y, one per outer index: more go in several launches, the first
+// depending on the kernel before it as told, the others waiting for the launch before them (a launch may skip
+// the wait only after one that waited: core/DependentLaunch.cuh), the last releasing early as told.
+constexpr long kMaxOuterPerLaunch = 65535;
+
 template <class Real, int Log2N>
 void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
             int sign, cudaStream_t stream, const ColumnMoves* moves, Complex<Real>* moved,
@@ -182,7 +200,15 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
   const long outer = set.outer_count[0] + set.outer_count[1];
   const long tiles = (set.inner + 2 * S::C - 2) / S::C;  // the columns and an alignment shift of up to C - 1
   if (outer == 0 || set.inner == 0) return;
-  KOLMO_REQUIRE(outer <= 65535, "internal: more than 65535 outer indices in a column FFT");
+  if (outer > kMaxOuterPerLaunch) {
+    for (long first = 0; first < outer; first += kMaxOuterPerLaunch) {
+      const long count = std::min(kMaxOuterPerLaunch, outer - first);
+      const Dependence part{first == 0 ? dependence.waits : true,
+                            first + count == outer ? dependence.releases_early : false};
+      launch<Real, Log2N>(outer_part(set, first, count), in, out, table, sign, stream, moves, moved, part);
+    }
+    return;
+  }
   const std::size_t shared = sizeof(Complex<Real>) * S::N * S::C;
   const dim3 grid{unsigned(tiles), unsigned(outer)};
   // Above 48 KiB a kernel must ask for its shared memory.

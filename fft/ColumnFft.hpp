@@ -6,7 +6,8 @@
 //
 // Contract (CUDA builds; calls are queued on `stream`):
 // - ColumnSet: column (o, i) is the values at base + o outer_stride + i + e stride, e < n, for o in the
-//   outer ranges and i < inner. column_fft transforms each column of `in` (exp(sign 2 pi i k e / n),
+//   outer ranges (any number of outer indices: more than a grid's 65535 blocks along y go in several
+//   launches) and i < inner. column_fft transforms each column of `in` (exp(sign 2 pi i k e / n),
 //   unnormalised) into the same place of `out` (in == out allowed: each column is read whole before it is
 //   written).
 //   - Columns i >= computed are not read: out gets zeros there (a C2R transform that follows reads them).
