@@ -26,6 +26,7 @@ if(KOLMO_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/solver/test_conservation.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_forcing.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_spectrum.cpp
+    ${PROJECT_SOURCE_DIR}/tests/solver/test_wavenumbers.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_initial_conditions.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_poisson.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_nonlinear_forms.cpp
