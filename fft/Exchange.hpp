@@ -116,9 +116,11 @@ void copy_block(Device& device, char* dst, const Block& to, const char* src, con
 void copy_own_chunk(Device& device, char* recv, const char* send, const Chunks& chunks, int me);
 
 // max_bytes: the largest total send or receive the exchange will be asked for (sizes the staging buffers).
+// max_message_bytes (isend_irecv; a multiple of 8): a chunk larger goes in several messages; 0: the most that
+// MPI's int counts take, 16 GiB (tests give less).
 std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                                         const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
-                                        std::size_t max_bytes);
+                                        std::size_t max_bytes, std::size_t max_message_bytes = 0);
 std::unique_ptr<Exchange> make_loopback_exchange(const std::shared_ptr<Device>& device);
 
 }  // namespace kolmo::fft

@@ -1,5 +1,6 @@
 // The MPI exchange methods: chunked MPI_Isend/MPI_Irecv and a plain MPI_Alltoallv baseline, with staging
 // through pinned host memory for GPU buffers when the MPI is not CUDA-aware.
+#include <algorithm>
 #include <climits>
 
 #include "core/Communicator.hpp"
@@ -65,8 +66,10 @@ void free_while_mpi_runs(MPI_Datatype type) {
 using Datatype = UniqueHandle<MPI_Datatype, free_while_mpi_runs>;
 
 // Chunks are whole complex values, so 8 bytes is a unit of every chunk; counting in units keeps MPI's int
-// counts valid up to 16 GiB per message.
+// counts valid up to 16 GiB per message. Larger chunks go in several messages (isend_irecv), each at most
+// kMaxMessageBytes.
 constexpr std::size_t kUnit = 8;
+constexpr std::size_t kMaxMessageBytes = std::size_t(INT_MAX) * kUnit;
 
 int units(std::size_t bytes) {
   if (bytes % kUnit != 0) throw Error("internal: exchange chunk of " + std::to_string(bytes) + " bytes");
@@ -126,8 +129,13 @@ class Staging {
 class MpiExchange final : public Exchange {
  public:
   MpiExchange(ExchangeMethod method, MPI_Comm comm, const std::shared_ptr<Device>& device, bool cuda_aware,
-              std::size_t max_bytes)
-      : method_(method), comm_(comm), device_(device) {
+              std::size_t max_bytes, std::size_t max_message_bytes)
+      : method_(method),
+        comm_(comm),
+        device_(device),
+        max_message_bytes_(max_message_bytes == 0 ? kMaxMessageBytes : max_message_bytes) {
+    if (max_message_bytes_ % kUnit != 0 || max_message_bytes_ > kMaxMessageBytes)
+      throw Error("internal: exchange messages of " + std::to_string(max_message_bytes_) + " bytes");
     KOLMO_CHECK_MPI(MPI_Comm_rank(comm_, &rank_));
     KOLMO_CHECK_MPI(MPI_Comm_size(comm_, &size_));
     MPI_Datatype unit = MPI_DATATYPE_NULL;
@@ -238,29 +246,55 @@ class MpiExchange final : public Exchange {
     }
   }
 
+  // A chunk's messages, in order: [offset, offset + bytes) in pieces of at most max_message_bytes_ (one
+  // message, maybe empty, where it fits). Both sides cut a chunk alike, and MPI delivers the messages of one
+  // sender, tag and communicator in the order they were posted, so each lands in its own piece.
+  template <class Post>
+  void each_message(std::size_t offset, std::size_t bytes, Post post) const {
+    std::size_t done = 0;
+    do {
+      const std::size_t piece = std::min(bytes - done, max_message_bytes_);
+      post(offset + done, units(piece));
+      done += piece;
+    } while (done < bytes);
+  }
+
   void post(const char* send, char* recv, const Chunks& chunks, int tag, std::vector<MPI_Request>& requests) {
     requests.reserve(2 * size_);
     // Peers in the order rank+1, rank+2, ...: each rank starts with a different partner, spreading the load.
     for (int step = 1; step < size_; ++step) {
       int q = (rank_ + size_ - step) % size_;
-      requests.emplace_back();
-      KOLMO_CHECK_MPI(MPI_Irecv(recv + chunks.recv_offset[q], units(chunks.recv_bytes[q]), unit_.get(), q,
-                                tag, comm_, &requests.back()));
+      each_message(chunks.recv_offset[q], chunks.recv_bytes[q], [&](std::size_t offset, int count) {
+        requests.emplace_back();
+        KOLMO_CHECK_MPI(MPI_Irecv(recv + offset, count, unit_.get(), q, tag, comm_, &requests.back()));
+      });
     }
     for (int step = 1; step < size_; ++step) {
       int q = (rank_ + step) % size_;
-      requests.emplace_back();
-      KOLMO_CHECK_MPI(MPI_Isend(send + chunks.send_offset[q], units(chunks.send_bytes[q]), unit_.get(), q,
-                                tag, comm_, &requests.back()));
+      each_message(chunks.send_offset[q], chunks.send_bytes[q], [&](std::size_t offset, int count) {
+        requests.emplace_back();
+        KOLMO_CHECK_MPI(MPI_Isend(send + offset, count, unit_.get(), q, tag, comm_, &requests.back()));
+      });
     }
   }
 
   void alltoallv(const char* send, char* recv, const Chunks& chunks) {
     std::vector<int> send_counts(size_), send_displs(size_), recv_counts(size_), recv_displs(size_);
+    // MPI_Alltoallv takes int counts and displacements: chunks that end past 16 GiB cannot be named.
+    auto count = [&](std::size_t bytes, std::size_t offset, int q) {
+      if ((offset + bytes) / kUnit > static_cast<std::size_t>(INT_MAX))
+        throw Error("exchange method alltoallv: the chunk of rank " + std::to_string(q) + " (" +
+                    std::to_string(bytes) + " bytes at byte " + std::to_string(offset) +
+                    ") ends past the 16 GiB that MPI_Alltoallv's int counts and displacements reach; "
+                    "isend_irecv or nccl moves it");
+      return units(bytes);
+    };
     for (int q = 0; q < size_; ++q) {
+      const int sent = count(chunks.send_bytes[q], chunks.send_offset[q], q),
+                received = count(chunks.recv_bytes[q], chunks.recv_offset[q], q);
       // The own chunk was copied already: MPI moves nothing for it.
-      send_counts[q] = q == rank_ ? 0 : units(chunks.send_bytes[q]);
-      recv_counts[q] = q == rank_ ? 0 : units(chunks.recv_bytes[q]);
+      send_counts[q] = q == rank_ ? 0 : sent;
+      recv_counts[q] = q == rank_ ? 0 : received;
       send_displs[q] = units(chunks.send_offset[q]);
       recv_displs[q] = units(chunks.recv_offset[q]);
     }
@@ -271,6 +305,7 @@ class MpiExchange final : public Exchange {
   ExchangeMethod method_;
   MPI_Comm comm_;
   std::shared_ptr<Device> device_;
+  std::size_t max_message_bytes_;
   int rank_ = 0, size_ = 1;
   Datatype unit_;
   bool staged_ = false;
@@ -286,7 +321,7 @@ std::unique_ptr<Exchange> make_p2p_exchange(MPI_Comm comm, const std::shared_ptr
 
 std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                                         const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
-                                        std::size_t max_bytes) {
+                                        std::size_t max_bytes, std::size_t max_message_bytes) {
   if (method == ExchangeMethod::p2p) {
     // Every rank gets the same verdict, so all fail together.
     const PeerAccess peers = check_peer_access(comm, *device);
@@ -305,7 +340,7 @@ std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                   " GPU(s) on a node: use fewer ranks or an MPI exchange");
     return make_nccl_exchange(comm, device);
   }
-  return std::make_unique<MpiExchange>(method, comm, device, cuda_aware_mpi, max_bytes);
+  return std::make_unique<MpiExchange>(method, comm, device, cuda_aware_mpi, max_bytes, max_message_bytes);
 }
 
 }  // namespace kolmo::fft

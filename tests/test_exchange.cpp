@@ -48,8 +48,9 @@ Chunks piece_table(int rank, int ranks, int piece, int pieces) {
 
 // keep: the receive buffer is declared kept (Exchange::keep_receive_buffer): p2p then writes into it
 // directly.
+// max_message_bytes: isend_irecv's largest message (make_exchange; 0: MPI's).
 void check_exchange(const std::shared_ptr<Device>& device, ExchangeMethod method, int pieces,
-                    bool keep = false) {
+                    bool keep = false, std::size_t max_message_bytes = 0) {
   const int rank = kolmo::testing::world_rank(), ranks = kolmo::testing::world_size();
   std::vector<Chunks> tables;
   for (int j = 0; j < pieces; ++j) tables.push_back(piece_table(rank, ranks, j, pieces));
@@ -60,7 +61,7 @@ void check_exchange(const std::shared_ptr<Device>& device, ExchangeMethod method
       for (std::size_t i = 0; i < words(q, rank, j); ++i) expected.push_back(word(q, rank, j, i));
     }
   const std::size_t bytes = 8 * std::max(send_words.size(), expected.size()) + 8;
-  auto exchange = make_exchange(method, MPI_COMM_WORLD, device, false, bytes);
+  auto exchange = make_exchange(method, MPI_COMM_WORLD, device, false, bytes, max_message_bytes);
   Buffer<std::uint64_t> send(device, send_words.size() + 1), recv(device, expected.size() + 1);
   if (keep) exchange->keep_receive_buffer(recv.data(), recv.bytes());
   send.assign_from_host(send_words);
@@ -84,6 +85,18 @@ TEST_CASE("the all-to-all delivers every chunk where the table says, whole or in
     for (int pieces : {1, 3}) {
       INFO("method " << to_string(method) << ", " << pieces << " piece(s)");
       check_exchange(host, method, pieces);
+    }
+}
+
+// MPI counts in int: isend_irecv sends a chunk above 16 GiB in several messages. The same code path with
+// messages of 8 and 16 bytes, chunks of up to 24 bytes.
+TEST_CASE("isend_irecv sends a chunk larger than its largest message in several, each in its place",
+          "[fft]") {
+  auto host = Device::create(Backend::host);
+  for (std::size_t message : {8, 16})
+    for (int pieces : {1, 3}) {
+      INFO("messages of " << message << " bytes, " << pieces << " piece(s)");
+      check_exchange(host, ExchangeMethod::isend_irecv, pieces, false, message);
     }
 }
 
