@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On one H200 (139 GiB): exactness where indices pass 2^31 (the audit of 32-bit index arithmetic).
-# - kolmo_big_grid_check (tools/big_grid_check.cpp, branch audit-big): forward transforms against the closed
+# - kolmo_big_grid_check (tools/big_grid_check.cpp): forward transforms against the closed
 #   form of their spectrum at every mode, backward transforms against Nx Ny Nz f at every point, full and
 #   dealiased, out of place and in place: one GPU at 2048 x 2048 x 1024 single (4.3e9 points, a spectral
 #   slab of 2.15e9 values: kolmo's row and column FFTs of the pruned route, the kept rows, the copies, the
@@ -17,8 +17,8 @@
 #   rows; the column FFT test of kolmo_tests).
 # Steps run by priority within BUDGET seconds (default 330); a step that would start with less than 20 s
 # left is skipped and says so. Log: $OUT/big_grids.log; its last lines are the verdicts.
-# Binaries in .device/bins.tar.xz, folder head/: kolmo_big_grid_check and kolmo_tests (audit-big's build, with
-# its column FFT fix), kolmo (main's build or audit-big's).
+# Binaries in .device/bins.tar.xz, folder head/: kolmo_big_grid_check and kolmo_tests (a CUDA build, with
+# its column FFT fix) and kolmo.
 set -u
 tar xJf .device/bundle.tar.xz -C /opt && source /opt/devbundle/env.sh && cd .device && tar xJf bins.tar.xz
 out=${OUT:-/tmp}
@@ -72,7 +72,7 @@ output:
 EOF
 step 150 "kolmo run: ABC k = 400 on 1344^3 single, E = 1.5 exp(-3.2 t)" ./head/kolmo run abc_big.yaml
 # A rank of more than 65535 x planes whose plane transforms place its own rows (kolmo's column FFTs along y,
-# one grid block along y per x plane): before audit-big's fix "internal: more than 65535 outer indices".
+# one grid block along y per x plane): before the fix of session 32 "internal: more than 65535 outer indices".
 step 40 "emulated rank of 2 at 131072x16x16 single, own rows placed (65536 planes)" $check --n 131072 16 16 \
   --precision single --emulate-ranks 2 --ranks-checked 0 1 --routes placed --modes full --places out
 [ -x ./head/kolmo_tests ] && step 40 "column FFTs of more than 65535 outer indices" ./head/kolmo_tests \
