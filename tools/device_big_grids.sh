@@ -37,7 +37,9 @@ step() { # limit name command...
     return
   fi
   echo "== $name (limit $limit s, at $(elapsed) s)" >> $log
-  timeout $limit "$@" >> $log 2>&1
+  # -k: a run that takes SIGTERM as a request to stop (kolmo run finishing a write) is killed 15 s later;
+  # stdbuf: its lines reach the log even then.
+  timeout -k 15 $limit stdbuf -oL "$@" >> $log 2>&1
   echo "exit $? at $(elapsed) s" >> $log
 }
 check=./head/kolmo_big_grid_check
