@@ -1,5 +1,6 @@
 #include "io/Config.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -148,6 +149,10 @@ std::string suggestion(std::string_view given) {
   std::string best;
   std::size_t best_distance = allowed_edits + 1;
   for (const std::string& candidate : candidates) {
+    // The lengths' difference bounds the distance from below: a name far longer than any key (a million
+    // characters) is not compared, which took minutes.
+    if (std::max(path.size(), candidate.size()) - std::min(path.size(), candidate.size()) > allowed_edits)
+      continue;
     const std::size_t distance = edit_distance(path, candidate);
     if (distance < best_distance) {
       best = candidate;
@@ -199,6 +204,13 @@ std::string sources_of(const std::vector<std::string>& keys, std::string_view ow
   return text.empty() ? text : text + ")";
 }
 
+// What yaml-cpp says is wrong; for lists or maps nested past its parser's limit it says "bad file".
+std::string parser_words(const YAML::Exception& error) {
+  if (dynamic_cast<const YAML::DeepRecursion*>(&error) != nullptr)
+    return "lists or maps nested too deeply for the parser";
+  return error.msg;
+}
+
 std::string join(std::string_view section, std::string_view key) {
   return section.empty() ? std::string(key) : std::string(section) + "." + std::string(key);
 }
@@ -220,25 +232,31 @@ void set_items(const std::string& path, const YAML::Node& node, const std::strin
 }
 
 // Adds the keys of the YAML map given for section (the top level when empty) to values, refusing unknown
-// ones.
+// ones. A name given twice in one map is refused, in a file or a --set: yaml-cpp keeps both, and a section's
+// second keys would join the first's, a key's second value replace the first, without a word.
 void collect(const YAML::Node& map, const std::string& section, const Origin& origin, Values& values) {
+  std::set<std::string> names;  // the keys and sections of this map so far
   for (const auto& entry : map) {
     const YAML::Node& key_node = entry.first;
     const std::string where =
         origin.is_file ? origin.source + ":" + std::to_string(key_node.Mark().line + 1) : origin.source;
     if (!key_node.IsScalar()) fail_at(where, section.empty() ? "(top level)" : section, "keys must be names");
     const std::string path = join(section, key_node.Scalar());
+    const bool repeated = !names.insert(path).second;
     const YAML::Node& node = entry.second;
     if (const SchemaKey* key = find_key(path)) {
-      if (origin.is_file && values.contains(path)) fail_at(where, path, "given twice");
+      if (repeated || (origin.is_file && values.contains(path))) fail_at(where, path, "given twice");
       if (key->kind == ValueKind::item_list)
         set_items(path, node, where, origin, values);
       else
         values[path] = Value{node, where, path};
     } else if (is_section(path)) {
-      if (node.IsNull()) continue;
-      if (!node.IsMap()) fail_at(where, path, "expected a section (a map of keys), got " + shown(node));
-      collect(node, path, origin, values);
+      // Its keys first, so that one given in both is named where it repeats.
+      if (!node.IsNull()) {
+        if (!node.IsMap()) fail_at(where, path, "expected a section (a map of keys), got " + shown(node));
+        collect(node, path, origin, values);
+      }
+      if (repeated) fail_at(where, path, "given twice");
     } else {
       fail_at(where, path, "unknown key" + suggestion(path));
     }
@@ -253,15 +271,19 @@ std::string trimmed(std::string_view text) {
 
 // "key.path=value": a key gets the value; a section gets a map merged into it, or is reset by an empty value.
 void apply_override(const std::string& text, Values& values) {
-  const std::string where = "--set " + text;
+  std::string where = "--set " + text;
+  std::replace(where.begin(), where.end(), '\n', ' ');  // one line, as every message
   const auto equals = text.find('=');
   const std::string path = trimmed(std::string_view(text).substr(0, equals));
   if (equals == std::string::npos || path.empty()) throw Error(where + ": expected key.path=value");
   YAML::Node node;
   try {
-    node = YAML::Load(text.substr(equals + 1));
+    // A second document would be dropped without a word, as in a file.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text.substr(equals + 1));
+    if (documents.size() > 1) fail_at(where, path, "a second YAML document (after ---) in the value");
+    if (!documents.empty()) node = documents[0];
   } catch (const YAML::Exception& error) {
-    fail_at(where, path, "YAML syntax error in the value: " + error.msg);
+    fail_at(where, path, "YAML syntax error in the value: " + parser_words(error));
   }
   if (const SchemaKey* key = find_key(path)) {
     if (key->kind == ValueKind::item_list)
@@ -1178,6 +1200,14 @@ RunConfig load(const std::string& yaml, const std::string& source, const std::st
     throw Error(source + ":" + std::to_string(line) + ": not a text file: control byte " + byte +
                 " (a configuration is YAML text)");
   }
+  // yaml-cpp ends lines at a line feed only (LF or CRLF); to it a carriage return alone (a file saved with
+  // the old Mac line ends, CR) is a blank, so that a comment ran on to the next LF, taking the keys after it.
+  for (std::size_t cr = yaml.find('\r'); cr != std::string::npos; cr = yaml.find('\r', cr + 1))
+    if (cr + 1 == yaml.size() || yaml[cr + 1] != '\n') {
+      const long line = 1 + std::count(yaml.begin(), yaml.begin() + static_cast<long>(cr), '\n');
+      throw Error(source + ":" + std::to_string(line) +
+                  ": a carriage return (CR) not followed by a line feed: lines end with LF or CRLF");
+    }
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(yaml);
@@ -1186,7 +1216,7 @@ RunConfig load(const std::string& yaml, const std::string& source, const std::st
     if (const long tab = error.mark.is_null() ? 0 : indentation_tab(yaml, error.mark.line); tab > 0)
       throw Error(source + line + ":" + std::to_string(tab) +
                   ": a tab in the indentation; YAML indents with spaces");
-    throw Error(source + line + ": YAML syntax error: " + error.msg);
+    throw Error(source + line + ": YAML syntax error: " + parser_words(error));
   }
   // A second document would otherwise be ignored without a word: one run per file.
   if (documents.size() > 1) {

@@ -5,6 +5,7 @@
 // expected text.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -69,6 +70,52 @@ TEST_CASE("a control byte (a binary file, a stray NUL) is named with its line, n
     CHECK(message == "run.yaml:3: not a text file: control byte " + std::string(hex) +
                          " (a configuration is YAML text)");
   }
+}
+
+TEST_CASE("a carriage return without a line feed is named with its line", "[config]") {
+  // yaml-cpp ends lines at LF only: the text after a comment and a lone CR (old Mac line ends) was a comment
+  // too, so that these loaded with the default precision, or grid.n = 64. Found by fuzzing the loader.
+  const std::vector<std::pair<std::string, std::string>> texts = {
+      {"grid: {n: 8}\ntime: {t_end: 1}   # a comment\rprecision: single\n", "run.yaml:2"},
+      {"# a comment\rgrid: {n: 8}\rtime: {t_end: 1}\r", "run.yaml:1"},
+      {"grid: {n: 8}\r\ntime: {t_end: 1}\r\noutput: {directory: out}\r", "run.yaml:3"},
+  };
+  for (const auto& [text, where] : texts) {
+    INFO(text);
+    CHECK(error_of([&] { kolmo::io::load_config_text(text, "run.yaml"); }) ==
+          where + ": a carriage return (CR) not followed by a line feed: lines end with LF or CRLF");
+  }
+  // CRLF line ends are YAML's, and taken.
+  kolmo::io::RunConfig config;
+  REQUIRE_NOTHROW(config = kolmo::io::load_config_text("grid: {n: 8}\r\ntime: {t_end: 1}  # end\r\n"
+                                                       "precision: single\r\n",
+                                                       "run.yaml"));
+  CHECK(config.precision == kolmo::io::Precision::float32);
+}
+
+TEST_CASE("lists nested past the parser's limit are named as such", "[config]") {
+  // yaml-cpp stops at a depth of recursion and says "bad file" (found by fuzzing the loader).
+  const std::string nested = std::string(1000, '[') + "1" + std::string(1000, ']');
+  CHECK(error_of([&] {
+          kolmo::io::load_config_text("time: {t_end: 1}\ngrid: {n: " + nested + "}\n", "run.yaml");
+        }) == "run.yaml:2: YAML syntax error: lists or maps nested too deeply for the parser");
+  CHECK(error_of([&] {
+          kolmo::io::load_config_text("time: {t_end: 1}\n", "run.yaml", {"grid.n=" + nested});
+        }) == "--set grid.n=" + nested +
+                  ": grid.n: YAML syntax error in the value: lists or maps nested too "
+                  "deeply for the parser");
+}
+
+TEST_CASE("an unknown key a million characters long is refused at once", "[config]") {
+  // The suggestion compared it with every key by an edit distance of a million rows each: minutes (found by
+  // fuzzing the loader; a file's plain key is at most 1024 characters to YAML, a --set's is not).
+  const std::string key(1'000'000, 'k');
+  const auto start = std::chrono::steady_clock::now();
+  const std::string message =
+      error_of([&] { kolmo::io::load_config_text("time: {t_end: 1}\n", "run.yaml", {key + "=1"}); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(message == "--set " + key + "=1: " + key + ": unknown key");
+  CHECK(seconds < 5);
 }
 
 TEST_CASE("a tab in the indentation is named with its line and column; a tab elsewhere is taken",

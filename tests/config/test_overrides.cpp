@@ -84,6 +84,13 @@ TEST_CASE("a bad override names its --set text and its key, on one line", "[conf
       // A key missing from an item of a list given by --set: named with that --set, not the file.
       {{"physics.scalars=[{name: theta}]"},
        {"--set physics.scalars=[{name: theta}]: physics.scalars[0].diffusivity: missing"}},
+      // Found by fuzzing the loader: a newline in a --set without '=' gave two lines; a second document in
+      // the value, and a name given twice in a value's map, were dropped or merged without a word.
+      {{"grid\nn"}, {"--set grid n: expected key.path=value"}},
+      {{"time.t_end=1\n---\n2"}, {"--set time.t_end=1 --- 2: time.t_end: a second YAML document"}},
+      {{"time={t_end: 1, t_end: 2}"}, {"--set time={t_end: 1, t_end: 2}: time.t_end: given twice"}},
+      {{"physics={forcing: {type: band}, forcing: {power: 1}}"}, {"physics.forcing: given twice"}},
+      {{"physics.scalars=[{name: a, schmidt: 1, name: b}]"}, {"physics.scalars[0].name: given twice"}},
   };
   for (const Case& each : cases) {
     const std::string message = error_with(small, each.overrides);
