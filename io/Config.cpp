@@ -741,9 +741,15 @@ double largest_kept_wavenumber(const GridConfig& grid) {
   return largest;
 }
 
-// A random field's spectral peak k0 (the key `key`) must lie below the largest kept wavenumber.
-void check_peak(Reader& in, const std::string& key, double k0, const GridConfig& grid) {
+// A random field's spectral peak k0 (the key `key`) must lie below the largest kept wavenumber, and not so
+// far below the smallest that the shape's |q^| there (k exp(-(k/k0)^2) for k4_exp, exp(-(k/k0)^2 / 2) for
+// k2_exp) is not a normal number of the precision, or its square not one of a double (the field's energy is
+// summed in double precision): then no mode carries energy, or the field's scaling overflows, which the
+// solver found only as it made the field, in words without the key or file (found by fuzzing the
+// configuration).
+void check_peak(Reader& in, const std::string& key, double k0, SpectrumShape shape, const RunConfig& config) {
   if (!in.reads_initial_fields()) return;
+  const GridConfig& grid = config.grid;
   const double largest = largest_kept_wavenumber(grid);
   if (k0 >= largest)
     in.fail(key,
@@ -751,6 +757,22 @@ void check_peak(Reader& in, const std::string& key, double k0, const GridConfig&
                 " must lie below the largest wavenumber that the 2/3 rule of grid.n = " + list_text(grid.n) +
                 " keeps, " + number_text(largest),
             {"grid.n", "grid.box"});
+  double smallest = largest;
+  for (int d = 0; d < 3; ++d)
+    if (KeptModes::largest_kept_index(grid.n[d]) > 0)
+      smallest = std::min(smallest, 2 * std::numbers::pi / grid.box[d]);
+  const bool single = config.precision == Precision::float32;
+  const double ratio = smallest / k0;  // in logarithms: k0 may be far below it (1e-300)
+  const double log_magnitude =
+      shape == SpectrumShape::k4_exp ? std::log(smallest) - ratio * ratio : -0.5 * ratio * ratio;
+  const double log_tiny =
+      std::log(single ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min());
+  if (!(log_magnitude >= log_tiny && 2 * log_magnitude >= std::log(std::numeric_limits<double>::min())))
+    in.fail(key,
+            "the peak " + number_text(k0) + " lies so far below the smallest wavenumber the grid keeps, " +
+                number_text(smallest) + ", that the spectrum there underflows " +
+                (single ? "single" : "double") + " precision: no mode would carry energy",
+            {"grid.n", "grid.box", "precision"});
 }
 
 // An analytic initial field (`what`, the key `key`) whose largest mode number along axis d is modes[d] must
@@ -781,7 +803,7 @@ ScalarInitialConfig read_scalar_initial(Reader& in, const RunConfig& config, con
     initial.k0 = in.get<double>(key + "k0");
     initial.shape = in.choice<SpectrumShape>(key + "shape");
     initial.seed = in.get<long>(key + "seed");
-    check_peak(in, key + "k0", initial.k0, config.grid);
+    check_peak(in, key + "k0", initial.k0, initial.shape, config);
   } else if (initial.type == ScalarInitialType::file) {
     initial.file = in.get<std::string>(key + "file");
     require_initial_file(in, key + "file", initial.file);
@@ -956,7 +978,7 @@ void read_magnetic(Reader& in, RunConfig& config) {
       initial.k0 = in.get<double>(key + "initial.k0");
       initial.shape = in.choice<SpectrumShape>(key + "initial.shape");
       initial.seed = in.get<long>(key + "initial.seed");
-      check_peak(in, key + "initial.k0", initial.k0, config.grid);
+      check_peak(in, key + "initial.k0", initial.k0, initial.shape, config);
       break;
     }
     case MagneticInitialType::file:
@@ -1049,7 +1071,7 @@ void read_initial(Reader& in, RunConfig& config) {
       initial.spectrum.k0 = in.get<double>("initial.spectrum.k0");
       initial.spectrum.energy = in.get<double>("initial.spectrum.energy");
       initial.seed = in.get<long>("initial.seed");
-      check_peak(in, "initial.spectrum.k0", initial.spectrum.k0, config.grid);
+      check_peak(in, "initial.spectrum.k0", initial.spectrum.k0, initial.spectrum.shape, config);
       break;
     }
     case InitialType::file:
