@@ -1564,12 +1564,16 @@ std::string sources_text(const RunConfig& config, const std::vector<std::string>
 void check_ranks(const RunConfig& config, int ranks) {
   if (ranks < 1) throw Error("ranks: need at least one MPI rank, got " + std::to_string(ranks));
   // A slab FFT splits x planes in real space and ky planes in spectral space over the ranks.
+  // Where grid.n came from opens the message, as the loader's do; a default grid says so at the end.
+  const auto given = config.sources.where.find("grid.n");
+  const std::string where = given == config.sources.where.end() ? "" : given->second + ": ";
   const char* axis[2] = {"Nx", "Ny"};
   for (int d = 0; d < 2; ++d)
     if (ranks > config.grid.n[d])
-      throw Error("grid.n: " + std::string(axis[d]) + " = " + std::to_string(config.grid.n[d]) +
+      throw Error(where + "grid.n: " + std::string(axis[d]) + " = " + std::to_string(config.grid.n[d]) +
                   " cannot be split over " + std::to_string(ranks) + " ranks (at most " +
-                  std::to_string(config.grid.n[d]) + ")");
+                  std::to_string(config.grid.n[d]) + ")" +
+                  (where.empty() ? " (grid.n from the default)" : ""));
 }
 
 Backend resolve(BackendChoice choice) {

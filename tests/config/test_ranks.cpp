@@ -9,15 +9,22 @@
 using namespace kolmo::io;
 using kolmo::testing::error_of;
 
-TEST_CASE("check_ranks refuses a grid that cannot be split", "[config]") {
-  RunConfig config = load_config_text("grid: {n: 4}\ntime: {t_end: 1}");
+TEST_CASE("check_ranks refuses a grid that cannot be split, naming where grid.n came from", "[config]") {
+  // The message had named the key only (found by fuzzing the configuration).
+  RunConfig config = load_config_text("grid: {n: 4}\ntime: {t_end: 1}", "run.yaml");
   CHECK(error_of([&] { check_ranks(config, 8); }) ==
-        "grid.n: Nx = 4 cannot be split over 8 ranks (at most 4)");
+        "run.yaml:1: grid.n: Nx = 4 cannot be split over 8 ranks (at most 4)");
   CHECK(error_of([&] { check_ranks(config, 4); }).empty());
 
-  config = load_config_text("grid: {n: [16, 4, 16]}\ntime: {t_end: 1}");
+  config = load_config_text("time: {t_end: 1}\ngrid: {n: [16, 4, 16]}", "run.yaml");
   CHECK(error_of([&] { check_ranks(config, 5); }) ==
-        "grid.n: Ny = 4 cannot be split over 5 ranks (at most 4)");
+        "run.yaml:2: grid.n: Ny = 4 cannot be split over 5 ranks (at most 4)");
+  config = load_config_text("time: {t_end: 1}", "run.yaml", {"grid.n=[4, 8, 8]"});
+  CHECK(error_of([&] { check_ranks(config, 5); }) ==
+        "--set grid.n=[4, 8, 8]: grid.n: Nx = 4 cannot be split over 5 ranks (at most 4)");
+  config = load_config_text("time: {t_end: 1}", "run.yaml");
+  CHECK(error_of([&] { check_ranks(config, 65); }) ==
+        "grid.n: Nx = 64 cannot be split over 65 ranks (at most 64) (grid.n from the default)");
   CHECK(error_of([&] { check_ranks(config, 0); }).find("ranks") != std::string::npos);
 
   // This run's own rank count with a grid just large enough.
