@@ -337,6 +337,16 @@ int main(int argc, char** argv) {
                          : std::string()));
       }
     }();
+    // The loader refuses nccl and p2p with backend host; with auto, the exchange refused them only when made,
+    // in words that named neither the key nor its file (found by fuzzing the configuration).
+    if ((exchange == fft::ExchangeMethod::nccl || exchange == fft::ExchangeMethod::p2p) &&
+        device->backend() != Backend::cuda) {
+      const auto given = config.sources.where.find("fft.exchange");
+      throw Error((given == config.sources.where.end() ? config_path : given->second) +
+                  ": fft.exchange: " + fft::to_string(exchange) + " needs the cuda backend, but backend " +
+                  io::to_string(config.backend) + " chose " + to_string(device->backend()) + " here" +
+                  io::sources_text(config, {"backend"}));
+    }
     const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange, start);
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());

@@ -87,4 +87,23 @@ with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
     check(r.returncode == 1 and "problem from --set problem=poisson" in r.stderr,
           f"a key the --set leaves unused names that --set: {r.stderr.strip()}")
 
+    # An exchange across GPUs (nccl, p2p) where backend auto finds none: refused with the key and where it came
+    # from, nothing written; the exchange itself had refused it as it was made, naming neither (found by
+    # fuzzing the configuration). No GPU is visible to kolmo here, as on a machine without one.
+    (work / "exchange.yaml").write_text("grid: {n: 8}\ntime: {steps: 1}\nfft:\n  exchange: nccl\n"
+                                        "output: {directory: exchange}\n")
+    no_gpu = {"CUDA_VISIBLE_DEVICES": ""}
+    for ranks, arguments, where, method in [
+            (1, ["check", "exchange.yaml"], "exchange.yaml:4", "nccl"),
+            (2, ["run", "exchange.yaml"], "exchange.yaml:4", "nccl"),
+            (1, ["check", "tg.yaml", "--set", "fft.exchange=p2p"], "--set fft.exchange=p2p", "p2p"),
+            (2, ["run", "exchange.yaml", "--set", "fft.exchange=p2p"], "--set fft.exchange=p2p", "p2p")]:
+        r = kolmo(ranks, *arguments, cwd=work, timeout=120, env_extra=no_gpu)
+        lines = r.error_lines()
+        check(r.returncode == 1 and len(lines) == 1 and
+              lines[0] == f"kolmo: {where}: fft.exchange: {method} needs the cuda backend, but backend auto "
+                          "chose host here (backend from the default)" and not (work / "exchange").exists(),
+              f"{method} where backend auto finds no GPU is refused naming fft.exchange ({ranks} rank(s), "
+              f"{' '.join(arguments)}): {r.stderr.strip()}")
+
 finish()
