@@ -236,6 +236,7 @@ class NavierStokesRun {
     const StartVerdict start = check_start(config_, flow_.velocity_scan().rate,
                                            flow_.terms().wave_frequency_bound + flow_.forcing_rate());
     if (!start.error.empty()) throw Error(start.error);
+    check_initial_scalars();
     choose_dt(config_.time.t_end.value_or(kInfinity), unit);  // throws where the step has no scale
     std::vector<std::string> warnings = output_interval_warnings(config_, diffusive_limit_);
     if (!start.warning.empty()) warnings.insert(warnings.begin(), start.warning);
@@ -395,6 +396,30 @@ class NavierStokesRun {
         energy += std::fabs(flow_.terms().potential_energy_factor(j)) * solver::scalar_variance(flow_, j);
     if (flow_.magnetic()) energy += solver::mean_square_half(flow_, flow_.magnetic_field());
     return energy;
+  }
+
+  // The scan sees the velocity and b only: a scalar whose initial field is not finite (a random one whose
+  // variance the precision cannot scale to) was written at the start and stopped the run at step 1 as a
+  // blow-up, advising a smaller time.cfl (found by fuzzing the configuration). Files and checkpoints are
+  // checked finite as they are read, so the key named is the random field's variance.
+  void check_initial_scalars() const {
+    for (int j = 0; j < flow_.scalar_count(); ++j) {
+      if (std::isfinite(solver::scalar_variance(flow_, j))) continue;
+      const std::string& name = flow_.scalar_name(j);
+      std::string key = "physics.buoyancy.initial.variance";
+      double variance = config_.physics.buoyancy.initial.variance;
+      for (std::size_t i = 0; i < config_.physics.scalars.size(); ++i)
+        if (config_.physics.scalars[i].name == name) {
+          key = "physics.scalars[" + std::to_string(i) + "].initial.variance";
+          variance = config_.physics.scalars[i].initial.variance;
+        }
+      const auto given = config_.sources.where.find(key);
+      throw Error((given == config_.sources.where.end() ? std::string() : given->second + ": ") + key +
+                  ": the initial scalar '" + name + "' is not finite in " +
+                  (config_.precision == io::Precision::float32 ? "single" : "double") +
+                  " precision: a variance of " + number_text(variance) + " is beyond what it holds" +
+                  (given == config_.sources.where.end() ? " (" + key + " from the default)" : std::string()));
+    }
   }
 
   // The first passive scalar whose variance is not finite (one reduction each), or empty: the blow-up check

@@ -106,4 +106,29 @@ with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
               f"{method} where backend auto finds no GPU is refused naming fft.exchange ({ranks} rank(s), "
               f"{' '.join(arguments)}): {r.stderr.strip()}")
 
+    # A scalar whose random initial field single precision cannot hold (variance 1e300): refused before
+    # anything is written, naming its variance. The start's check saw only the velocity: kolmo check passed,
+    # and the run wrote its start (fields, series) and stopped at step 1 as a blow-up, advising a smaller
+    # time.cfl (found by fuzzing the configuration).
+    (work / "scalar_overflow.yaml").write_text(
+        "precision: single\ngrid: {n: 16}\ntime: {steps: 2}\n"
+        "physics:\n  scalars: [{name: c, schmidt: 1, initial: {type: random, variance: 1.0e+300}}]\n"
+        "output: {directory: scalar_overflow}\n")
+    (work / "buoyancy_overflow.yaml").write_text(
+        "precision: single\ngrid: {n: 16}\ntime: {steps: 2}\nphysics:\n  buoyancy:\n    type: boussinesq\n"
+        "    n2: 1\n    gravity: [0, 0, -1]\n    initial: {type: random, variance: 1.0e+300}\n"
+        "output: {directory: buoyancy_overflow}\n")
+    for name, where, key, scalar in [
+            ("scalar_overflow", "scalar_overflow.yaml:5", "physics.scalars[0].initial.variance", "c"),
+            ("buoyancy_overflow", "buoyancy_overflow.yaml:9", "physics.buoyancy.initial.variance", "b")]:
+        for ranks, command in [(1, "check"), (2, "run")]:
+            r = kolmo(ranks, command, f"{name}.yaml", cwd=work, timeout=120)
+            lines = r.error_lines()
+            check(r.returncode == 1 and len(lines) == 1 and
+                  lines[0] == f"kolmo: {where}: {key}: the initial scalar '{scalar}' is not finite in single "
+                              "precision: a variance of 1e+300 is beyond what it holds" and
+                  not (work / name).exists(),
+                  f"an initial scalar past single precision is refused before writing ({ranks} rank(s), "
+                  f"{command} {name}.yaml): {r.stderr.strip()}")
+
 finish()
