@@ -1,6 +1,7 @@
 #include "io/Config.hpp"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -211,6 +213,66 @@ std::string parser_words(const YAML::Exception& error) {
   return error.msg;
 }
 
+// YAML text read as one document, and where a second one starts, if any. Not YAML::LoadAll: yaml-cpp 0.7's
+// loops forever, allocating gigabytes, on a top-level node followed by a comma ("{grid: {n: 16}},", "'a',"),
+// where its parser hands out empty documents without reading on (found by fuzzing the configuration). The
+// first document is loaded, and the documents counted to two.
+struct OneDocument {
+  YAML::Node root;
+  std::optional<YAML::Mark> second;       // where the second document starts: its "---", or that comma
+  std::optional<YAML::Mark> second_node;  // where its first node is
+  // What is wrong: a second document (after ---), or the stray text after the first one's node; of a --set
+  // value (in_value) or a file.
+  std::string second_text(const std::string& text, bool in_value) const {
+    if (text.compare(second->pos, 3, "---") == 0)
+      return in_value ? "a second YAML document (after ---) in the value"
+                      : "a second YAML document (after ---): a configuration file holds one run";
+    return std::string(in_value ? "YAML syntax error in the value: '" : "YAML syntax error: '") +
+           text.substr(second->pos, 1) + "' after the end of the document's node";
+  }
+};
+
+OneDocument load_one_document(const std::string& text) {
+  class Starts : public YAML::EventHandler {
+   public:
+    explicit Starts(OneDocument& result) : result_(result) {}
+    void OnDocumentStart(const YAML::Mark& mark) override {
+      if (++documents_ == 2) result_.second = mark;
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+    void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string&) override {
+      node(mark);
+    }
+    void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+      node(mark);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+      node(mark);
+    }
+    void OnMapEnd() override {}
+
+   private:
+    void node(const YAML::Mark& mark) {
+      if (documents_ == 2 && !result_.second_node) result_.second_node = mark;
+    }
+    OneDocument& result_;
+    int documents_ = 0;
+  };
+  OneDocument result;
+  result.root = YAML::Load(text);
+  std::istringstream stream(text);
+  YAML::Parser parser(stream);
+  Starts starts(result);
+  for (int document = 0; document < 2 && parser.HandleNextDocument(starts); ++document) {
+  }
+  return result;
+}
+
 std::string join(std::string_view section, std::string_view key) {
   return section.empty() ? std::string(key) : std::string(section) + "." + std::string(key);
 }
@@ -279,9 +341,10 @@ void apply_override(const std::string& text, Values& values) {
   YAML::Node node;
   try {
     // A second document would be dropped without a word, as in a file.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text.substr(equals + 1));
-    if (documents.size() > 1) fail_at(where, path, "a second YAML document (after ---) in the value");
-    if (!documents.empty()) node = documents[0];
+    const std::string value = text.substr(equals + 1);
+    const OneDocument document = load_one_document(value);
+    if (document.second) fail_at(where, path, document.second_text(value, true));
+    node = document.root;
   } catch (const YAML::Exception& error) {
     fail_at(where, path, "YAML syntax error in the value: " + parser_words(error));
   }
@@ -1230,9 +1293,9 @@ RunConfig load(const std::string& yaml, const std::string& source, const std::st
       throw Error(source + ":" + std::to_string(line) +
                   ": a carriage return (CR) not followed by a line feed: lines end with LF or CRLF");
     }
-  std::vector<YAML::Node> documents;
+  OneDocument document;
   try {
-    documents = YAML::LoadAll(yaml);
+    document = load_one_document(yaml);
   } catch (const YAML::Exception& error) {
     const std::string line = error.mark.is_null() ? "" : ":" + std::to_string(error.mark.line + 1);
     if (const long tab = error.mark.is_null() ? 0 : indentation_tab(yaml, error.mark.line); tab > 0)
@@ -1241,12 +1304,11 @@ RunConfig load(const std::string& yaml, const std::string& source, const std::st
     throw Error(source + line + ": YAML syntax error: " + parser_words(error));
   }
   // A second document would otherwise be ignored without a word: one run per file.
-  if (documents.size() > 1) {
-    const YAML::Mark mark = documents[1].Mark();
-    const std::string line = mark.is_null() ? "" : ":" + std::to_string(mark.line + 1);
-    throw Error(source + line + ": a second YAML document (after ---): a configuration file holds one run");
+  if (document.second) {
+    const YAML::Mark mark = document.second_node.value_or(*document.second);
+    throw Error(source + ":" + std::to_string(mark.line + 1) + ": " + document.second_text(yaml, false));
   }
-  const YAML::Node root = documents.empty() ? YAML::Node() : documents[0];
+  const YAML::Node root = document.root;
   Values values;
   if (!root.IsNull()) {
     if (!root.IsMap())

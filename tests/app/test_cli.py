@@ -10,6 +10,7 @@
   only), and with both keys in the file, the line of each.
 """
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -130,5 +131,22 @@ with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
                   not (work / name).exists(),
                   f"an initial scalar past single precision is refused before writing ({ranks} rank(s), "
                   f"{command} {name}.yaml): {r.stderr.strip()}")
+
+    # A comma after the top-level node ("{grid: ..., time: ...},"): yaml-cpp 0.7's LoadAll looped forever on
+    # it, allocating about 500 MiB a second (found by fuzzing the configuration). Under a 2 GiB address space
+    # the old loader ends in "kolmo: std::bad_alloc"; the loader reads one document and counts them to two.
+    (work / "comma.yaml").write_text("{grid: {n: 16}, time: {t_end: 1}, output: {directory: comma}},\n")
+
+    def two_gib():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    try:
+        r = subprocess.run([args.kolmo, "check", "comma.yaml"], cwd=work, capture_output=True, text=True,
+                           timeout=60, preexec_fn=two_gib, env=dict(os.environ, OMP_NUM_THREADS="1"))
+        lines = [line for line in r.stderr.splitlines() if line.strip()]
+        check(r.returncode == 1 and lines == ["kolmo: comma.yaml:1: YAML syntax error: ',' after the end of "
+                                              "the document's node"] and not (work / "comma").exists(),
+              f"a comma after the top-level node is a syntax error: {r.stderr.strip()}")
+    except subprocess.TimeoutExpired:
+        check(False, "a comma after the top-level node is a syntax error: kolmo check hung")
 
 finish()

@@ -91,6 +91,10 @@ TEST_CASE("a bad override names its --set text and its key, on one line", "[conf
       {{"time={t_end: 1, t_end: 2}"}, {"--set time={t_end: 1, t_end: 2}: time.t_end: given twice"}},
       {{"physics={forcing: {type: band}, forcing: {power: 1}}"}, {"physics.forcing: given twice"}},
       {{"physics.scalars=[{name: a, schmidt: 1, name: b}]"}, {"physics.scalars[0].name: given twice"}},
+      // A comma after the value's node was dropped (a file's hung yaml-cpp's LoadAll: test_cli.py).
+      {{"time={t_end: 1},"},
+       {"--set time={t_end: 1},: time: YAML syntax error in the value: ',' after the end of the document's "
+        "node"}},
   };
   for (const Case& each : cases) {
     const std::string message = error_with(small, each.overrides);
