@@ -235,7 +235,7 @@ class NavierStokesRun {
     check_forced_modes();
     const StartVerdict start = check_start(config_, flow_.velocity_scan().rate,
                                            flow_.terms().wave_frequency_bound + flow_.forcing_rate());
-    if (!start.error.empty()) throw Error(start.error);
+    if (!start.error.empty()) throw Error(start.error + initial_sources());
     check_initial_scalars();
     choose_dt(config_.time.t_end.value_or(kInfinity), unit);  // throws where the step has no scale
     std::vector<std::string> warnings = output_interval_warnings(config_, diffusive_limit_);
@@ -396,6 +396,51 @@ class NavierStokesRun {
         energy += std::fabs(flow_.terms().potential_energy_factor(j)) * solver::scalar_variance(flow_, j);
     if (flow_.magnetic()) energy += solver::mean_square_half(flow_, flow_.magnetic_field());
     return energy;
+  }
+
+  // Where the keys that set the initial velocity (and with MHD b) came from, for a refusal of the start's
+  // state (not finite, or past what the precision's transforms hold: an initial.amplitude of 1e308), which
+  // had named none of them (found by fuzzing the configuration); empty for a start from a checkpoint.
+  std::string initial_sources() const {
+    if (options_.from_checkpoint()) return {};
+    std::vector<std::string> keys{"initial.type"};
+    switch (config_.initial.type) {
+      case io::InitialType::taylor_green:
+      case io::InitialType::orszag_tang:
+        keys.emplace_back("initial.amplitude");
+        break;
+      case io::InitialType::abc:
+        keys.insert(keys.end(), {"initial.A", "initial.B", "initial.C"});
+        break;
+      case io::InitialType::random:
+        keys.emplace_back("initial.spectrum.energy");
+        break;
+      case io::InitialType::file:
+        keys.emplace_back("initial.file");
+        break;
+    }
+    if (config_.physics.magnetic.type == io::MagneticType::mhd) {
+      keys.emplace_back("physics.magnetic.initial.type");
+      switch (config_.physics.magnetic.initial.type) {
+        case io::MagneticInitialType::orszag_tang:
+        case io::MagneticInitialType::taylor_green_conducting:
+          keys.emplace_back("physics.magnetic.initial.amplitude");
+          break;
+        case io::MagneticInitialType::abc:
+          keys.insert(keys.end(), {"physics.magnetic.initial.A", "physics.magnetic.initial.B",
+                                   "physics.magnetic.initial.C"});
+          break;
+        case io::MagneticInitialType::random:
+          keys.emplace_back("physics.magnetic.initial.energy");
+          break;
+        case io::MagneticInitialType::file:
+          keys.emplace_back("physics.magnetic.initial.file");
+          break;
+        case io::MagneticInitialType::zero:
+          break;
+      }
+    }
+    return io::sources_text(config_, keys);
   }
 
   // The scan sees the velocity and b only: a scalar whose initial field is not finite (a random one whose

@@ -132,6 +132,19 @@ with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
                   f"an initial scalar past single precision is refused before writing ({ranks} rank(s), "
                   f"{command} {name}.yaml): {r.stderr.strip()}")
 
+    # An initial state past what the precision holds names the keys that set it and where each came from;
+    # "the initial velocity holds NaN or infinite values" and "... may overflow double precision ..." had
+    # named none (found by fuzzing the configuration).
+    for precision, text in [("double", "may overflow double precision"),
+                            ("single", "the initial velocity holds NaN or infinite values")]:
+        r = kolmo(1, "check", "tg.yaml", "--set", f"precision={precision}", "--set", "initial.amplitude=1e200",
+                  cwd=work, timeout=120)
+        lines = r.error_lines()
+        check(r.returncode == 1 and len(lines) == 1 and text in lines[0] and
+              lines[0].endswith("(initial.type from tg.yaml:6; initial.amplitude from --set "
+                                "initial.amplitude=1e200)"),
+              f"an initial velocity past {precision} precision names its keys: {r.stderr.strip()}")
+
     # A comma after the top-level node ("{grid: ..., time: ...},"): yaml-cpp 0.7's LoadAll looped forever on
     # it, allocating about 500 MiB a second (found by fuzzing the configuration). Under a 2 GiB address space
     # the old loader ends in "kolmo: std::bad_alloc"; the loader reads one document and counts them to two.
