@@ -202,9 +202,12 @@ MemoryAvailable check_memory(const io::RunConfig& config, const MemoryEstimate& 
   available.device = smallest[1];
   const std::string grid = "grid.n = [" + std::to_string(config.grid.n[0]) + ", " +
                            std::to_string(config.grid.n[1]) + ", " + std::to_string(config.grid.n[2]) + "]";
+  // Where grid.n and precision came from ends the message, as the loader's do (found by fuzzing the
+  // configuration: a --set grid.n=4096 was not named).
   const std::string advice =
       "; use a smaller grid.n, more nodes" +
-      std::string(config.precision == io::Precision::float64 ? ", or precision: single" : "");
+      std::string(config.precision == io::Precision::float64 ? ", or precision: single" : "") +
+      io::sources_text(config, {"grid.n", "precision"});
   if (estimate.host > available.host)
     throw Error(grid + ": the run needs about " + bytes_text(estimate.host) + " of host memory per rank (" +
                 bytes_text(estimate.solver) + " for the solver's fields), but " + bytes_text(available.host) +

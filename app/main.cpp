@@ -326,7 +326,17 @@ int main(int argc, char** argv) {
   try {
     // Before anything is allocated or written: the memory the run needs against what there is. The run then
     // reads and checks its inputs and initial state before it writes; kolmo check does all that and stops.
-    auto device = Device::create(io::resolve(config.backend), node_rank(MPI_COMM_WORLD));
+    // backend: cuda where there is no GPU, or no CUDA: where it was given opens the message (it had named the
+    // key only; found by fuzzing the configuration).
+    auto device = [&] {
+      try {
+        return Device::create(io::resolve(config.backend), node_rank(MPI_COMM_WORLD));
+      } catch (const Error& error) {
+        const auto given = config.sources.where.find("backend");
+        if (given == config.sources.where.end()) throw;
+        throw Error(given->second + ": " + error.what());
+      }
+    }();
     const auto exchange = [&] {
       try {
         return fft::resolve(config.fft.exchange, *device, MPI_COMM_WORLD);

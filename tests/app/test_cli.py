@@ -145,6 +145,20 @@ with tempfile.TemporaryDirectory(prefix="kolmo-cli-") as root:
                                 "initial.amplitude=1e200)"),
               f"an initial velocity past {precision} precision names its keys: {r.stderr.strip()}")
 
+    # backend: cuda where there is none, and a grid past the memory, name where the keys came from (they had
+    # named the keys only; found by fuzzing the configuration). No GPU is visible here.
+    r = kolmo(1, "check", "tg.yaml", "--set", "backend=cuda", cwd=work, timeout=120, env_extra=no_gpu)
+    lines = r.error_lines()
+    check(r.returncode == 1 and len(lines) == 1 and
+          lines[0].startswith("kolmo: --set backend=cuda: backend: cuda, but "),
+          f"backend: cuda without a GPU names its --set: {r.stderr.strip()}")
+    r = kolmo(1, "check", "tg.yaml", "--set", "grid.n=8192", cwd=work, timeout=120)
+    lines = r.error_lines()
+    check(r.returncode == 1 and len(lines) == 1 and
+          lines[0].startswith("kolmo: grid.n = [8192, 8192, 8192]: the run needs about ") and
+          lines[0].endswith("(grid.n from --set grid.n=8192; precision from the default)"),
+          f"a grid past the memory names where grid.n came from: {r.stderr.strip()}")
+
     # A comma after the top-level node ("{grid: ..., time: ...},"): yaml-cpp 0.7's LoadAll looped forever on
     # it, allocating about 500 MiB a second (found by fuzzing the configuration). Under a 2 GiB address space
     # the old loader ends in "kolmo: std::bad_alloc"; the loader reads one document and counts them to two.
