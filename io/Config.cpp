@@ -221,14 +221,21 @@ struct OneDocument {
   YAML::Node root;
   std::optional<YAML::Mark> second;       // where the second document starts: its "---", or that comma
   std::optional<YAML::Mark> second_node;  // where its first node is
-  // What is wrong: a second document (after ---), or the stray text after the first one's node; of a --set
-  // value (in_value) or a file.
+  // What is wrong: a second document (after ---), or text after the first one's node; of a --set value
+  // (in_value) or a file. (By line: the mark's pos and column count characters, not bytes, and skip a BOM.)
   std::string second_text(const std::string& text, bool in_value) const {
-    if (text.compare(second->pos, 3, "---") == 0)
+    std::size_t start = 0;
+    for (int line = 0; line < second->line && start != std::string::npos; ++line) {
+      start = text.find('\n', start);
+      if (start != std::string::npos) ++start;
+    }
+    const std::size_t first = start == std::string::npos ? start : text.find_first_not_of(" \t", start);
+    if (first != std::string::npos && text.compare(first, 3, "---") == 0)
       return in_value ? "a second YAML document (after ---) in the value"
                       : "a second YAML document (after ---): a configuration file holds one run";
-    return std::string(in_value ? "YAML syntax error in the value: '" : "YAML syntax error: '") +
-           text.substr(second->pos, 1) + "' after the end of the document's node";
+    return std::string(in_value ? "YAML syntax error in the value: " : "YAML syntax error: ") +
+           "text after the end of the first node (a comma after its closing bracket, or a line indented less "
+           "than the first)";
   }
 };
 

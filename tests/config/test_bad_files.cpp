@@ -93,6 +93,21 @@ TEST_CASE("a carriage return without a line feed is named with its line", "[conf
   CHECK(config.precision == kolmo::io::Precision::float32);
 }
 
+TEST_CASE("text after the first node is a syntax error on one line, not a second document", "[config]") {
+  // yaml-cpp starts a new document at a comma after the top-level node and at a line indented less than the
+  // first (the old loader called that "a second YAML document (after ---)"); a message quoting the character
+  // at the parser's position gave a newline where a BOM shifted it (found by fuzzing the loader).
+  for (const std::string& text :
+       {std::string("\xef\xbb\xbf    k0: 3\n  n: 32\n"), std::string("    k0: 3\n  n: 32\n"),
+        std::string("{time: {t_end: 1}}\n,\n")}) {
+    const std::string message = error_of([&] { kolmo::io::load_config_text(text, "run.yaml"); });
+    INFO(text << ": " << message);
+    CHECK(message ==
+          "run.yaml:2: YAML syntax error: text after the end of the first node (a comma after its "
+          "closing bracket, or a line indented less than the first)");
+  }
+}
+
 TEST_CASE("lists nested past the parser's limit are named as such", "[config]") {
   // yaml-cpp stops at a depth of recursion and says "bad file" (found by fuzzing the loader).
   const std::string nested = std::string(1000, '[') + "1" + std::string(1000, ']');

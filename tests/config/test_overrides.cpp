@@ -93,7 +93,7 @@ TEST_CASE("a bad override names its --set text and its key, on one line", "[conf
       {{"physics.scalars=[{name: a, schmidt: 1, name: b}]"}, {"physics.scalars[0].name: given twice"}},
       // A comma after the value's node was dropped (a file's hung yaml-cpp's LoadAll: test_cli.py).
       {{"time={t_end: 1},"},
-       {"--set time={t_end: 1},: time: YAML syntax error in the value: ',' after the end of the document's "
+       {"--set time={t_end: 1},: time: YAML syntax error in the value: text after the end of the first "
         "node"}},
   };
   for (const Case& each : cases) {
