@@ -7,6 +7,8 @@
 #   which cannot resolve their hooks;
 # - app_safety skips its memory check (KOLMO_SANITIZED): ASan pads every allocation and holds freed memory
 #   back, so the measured peak is not kolmo's;
+# - app_cli runs kolmo check on a configuration that made the loader loop without an address-space limit
+#   (KOLMO_SANITIZED): ASan's shadow memory reserves terabytes of addresses, which the limit refuses;
 # - leaks are not checked (detect_leaks=0): MPICH leaves 1016 bytes from a module it loads, in every program.
 # About 5 minutes to build and 5 to test on 2 cores (docs/results/sanitizers_cpu.log).
 set -euo pipefail
