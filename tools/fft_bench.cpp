@@ -607,11 +607,21 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::array<long, 3> n{s.n[0], s.n.size() == 3 ? s.n[1] : s.n[0], s.n.size() == 3 ? s.n[2] : s.n[0]};
-    // The log is written after the timings: a log that cannot be opened is said before them, not after.
-    if (rank == 0 && !s.log.empty()) {
-      FILE* log = std::fopen(s.log.c_str(), "a");
-      if (log == nullptr) throw Error("cannot open the log file " + s.log + ": " + std::strerror(errno));
-      std::fclose(log);
+    // The log is written after the timings: a log that cannot be opened is said before them, not after, by
+    // rank 0 alone while every rank leaves (an error thrown on rank 0 alone ends in MPI_Abort's own lines).
+    if (!s.log.empty()) {
+      int failed = 0;
+      if (rank == 0) {
+        FILE* log = std::fopen(s.log.c_str(), "a");
+        failed = log == nullptr;
+        if (failed)
+          std::fprintf(stderr, "kolmo_fft_bench: cannot open the log file %s: %s\n", s.log.c_str(),
+                       std::strerror(errno));
+        else
+          std::fclose(log);
+      }
+      KOLMO_CHECK_MPI(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD));
+      if (failed) return 1;
     }
     share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);

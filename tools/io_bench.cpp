@@ -19,6 +19,7 @@
 #include "core/Error.hpp"
 #include "io/BlockTransfer.hpp"
 #include "io/Checkpoint.hpp"
+#include "io/Collective.hpp"
 #include "io/FieldFile.hpp"
 #include "io/ParallelFile.hpp"
 #include "tools/BenchSupport.hpp"
@@ -79,20 +80,15 @@ int main(int argc, char** argv) {
     KOLMO_CHECK_MPI(MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD));
     const std::filesystem::path scratch =
         std::filesystem::path(directory) / ("kolmo_io_bench_" + std::to_string(id));
-    // Rank 0 makes the directory and tells the others how it went, so that all stop together when it cannot
-    // (the others waiting for it in a barrier would hang).
-    std::string problem;
-    if (mpi.rank() == 0) {
+    // Rank 0 makes the directory, and all stop together when it cannot (the others waiting for it in a
+    // barrier would hang).
+    io::on_root(MPI_COMM_WORLD, [&] {
       std::error_code error;
       std::filesystem::create_directories(scratch, error);
       if (error)
-        problem = "--directory " + directory + ": cannot create " + scratch.string() + ": " + error.message();
-    }
-    int length = static_cast<int>(problem.size());
-    KOLMO_CHECK_MPI(MPI_Bcast(&length, 1, MPI_INT, 0, MPI_COMM_WORLD));
-    problem.resize(length);
-    KOLMO_CHECK_MPI(MPI_Bcast(problem.data(), length, MPI_CHAR, 0, MPI_COMM_WORLD));
-    if (!problem.empty()) throw Error(problem);
+        throw Error("--directory " + directory + ": cannot create " + scratch.string() + ": " +
+                    error.message());
+    });
     where = scratch;
 
     std::vector<Complex<double>> spectral(layout.spectral_size());

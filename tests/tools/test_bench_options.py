@@ -3,7 +3,7 @@
 line and a non-zero exit, before anything is timed, never a crash, a hang or a silent other case; a good one
 gives the lines the README and the device scripts read. Small grids, one or two ranks: seconds.
 
-Usage: test_bench_options.py --fft-bench PATH --io-bench PATH --mpiexec PATH"""
+Usage: test_bench_options.py --fft-bench PATH --io-bench PATH --mpiexec PATH [--solver-bench PATH]"""
 import argparse
 import os
 import signal
@@ -15,6 +15,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--fft-bench", required=True)
 parser.add_argument("--io-bench", required=True)
 parser.add_argument("--mpiexec", required=True)
+parser.add_argument("--solver-bench")
 args = parser.parse_args()
 failures = []
 
@@ -58,9 +59,11 @@ with tempfile.TemporaryDirectory() as work:
     result = run(fft + ["--n", "8", "12"])
     check(refused(result, "--n") and "RESULT" not in result[1], f"fft_bench --n 8 12 refused on one line: {result}")
     # A log that cannot be opened is said before the timings, not after them.
-    result = run(fft + ["--n", "8", "--log", os.path.join(a_file, "x.log")])
-    check(result[0] not in (None, 0) and "pair (forward+backward)" not in result[1] and "log" in result[2],
-          f"fft_bench --log in a file, not a directory: refused before timing: {result}")
+    # On one line from rank 0 alone: thrown on rank 0 only, it ended in MPI_Abort's lines as well.
+    for ranks in (1, 2):
+        result = run([args.mpiexec, "-n", str(ranks)] + fft + ["--n", "8", "--log", os.path.join(a_file, "x.log")])
+        check(refused(result, "cannot open the log file") and "pair (forward+backward)" not in result[1],
+              f"fft_bench --log in a file, not a directory, {ranks} rank(s): refused before timing: {result}")
     # Without a peer, the pair still ends in a RESULT line (device_fft_check.sh greps them).
     result = run(fft + ["--n", "8", "--no-peer"])
     check(result[0] == 0 and "RESULT n=8x8x8 double ranks=1" in result[1], f"fft_bench --no-peer: a RESULT line")
@@ -82,6 +85,13 @@ with tempfile.TemporaryDirectory() as work:
                         "--planning", "measure"])
     check(result[0] == 0 and "PHASES" not in result[1] and "FFTW_MEASURE" in result[1]
           and "FFTW_ESTIMATE" not in result[1], f"fft_bench --emulate-ranks on the host: plans measured: {result}")
+
+    if args.solver_bench:
+        # MHD has its own divergence form: a step timed with --form rotational ran the other form silently.
+        result = run([args.solver_bench, "--backend", "host", "--n", "8", "--mhd", "--form", "rotational",
+                      "--warmup", "0", "--steps", "1"])
+        check(refused(result, "--form rotational") and "ratio" not in result[1],
+              f"solver_bench --mhd --form rotational refused on one line: {result}")
 
     io = [args.io_bench, "--n", "8", "--directory", work]
     # --repeats 0 took the median of no writes: a segmentation fault.
