@@ -36,15 +36,6 @@ void reading(const std::string& key, Read read) {
   }
 }
 
-template <class T>
-bool finite(const T& value) {
-  return std::isfinite(value);
-}
-template <class Real>
-bool finite(const Complex<Real>& value) {
-  return std::isfinite(value.re) && std::isfinite(value.im);
-}
-
 // A kolmo file holds its field on the box of the run that wrote it (its attribute box): read on another box,
 // the same values would be another field, its derivatives, divergence and spectrum scaled by the other
 // 2 pi / L. So a file whose box differs from grid.box is refused, as one on another grid is; a file without
@@ -165,9 +156,7 @@ std::vector<std::string> changed_keys(const io::RunConfig& previous, const io::R
 
 template <class T>
 void require_finite(const std::vector<T>& values, const std::string& where, MPI_Comm comm) {
-  long long local = 0, total = 0;
-  for (const T& value : values) local += finite(value) ? 0 : 1;
-  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+  const long long total = io::count_non_finite<T>(values, comm);
   if (total > 0)
     throw Error(where + ": " + std::to_string(total) + (total == 1 ? " value is" : " values are") +
                 " NaN or infinite");

@@ -1,7 +1,6 @@
 #include "io/Checkpoint.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <optional>
 
@@ -320,10 +319,8 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
     // 65535, so a zero word turned to 0xffff (bytes of all ones over the zero modes the 2/3 rule leaves)
     // keeps its chunk's checksum, and the value reads as NaN. Such a file is unusable like one that fails
     // its checksum, so that a restart falls back to the previous checkpoint.
-    long long local = 0, total = 0;
-    for (const Complex<Real>& value : targets[i].modes.first(layout.spectral_size()))
-      local += std::isfinite(value.re) && std::isfinite(value.im) ? 0 : 1;
-    KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+    const long long total =
+        count_non_finite<Complex<Real>>(targets[i].modes.first(layout.spectral_size()), comm);
     KOLMO_REQUIRE(total == 0, std::to_string(total) + (total == 1 ? " value is" : " values are") +
                                   " NaN or infinite (damage its checksums do not detect)");
   };

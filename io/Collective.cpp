@@ -1,5 +1,6 @@
 #include "io/Collective.hpp"
 
+#include <cmath>
 #include <exception>
 
 #include "core/Error.hpp"
@@ -7,6 +8,15 @@
 namespace kolmo::io {
 
 namespace {
+
+template <class Real>
+bool finite(Real value) {
+  return std::isfinite(value);
+}
+template <class Real>
+bool finite(const Complex<Real>& value) {
+  return std::isfinite(value.re) && std::isfinite(value.im);
+}
 
 std::string error_of(const std::function<void()>& work) {
   try {
@@ -51,6 +61,18 @@ std::string text_of_root(std::string text, MPI_Comm comm) {
   KOLMO_CHECK_MPI(MPI_Bcast(text.data(), length, MPI_CHAR, 0, comm));
   return text;
 }
+
+template <class T>
+long long count_non_finite(std::span<const T> values, MPI_Comm comm) {
+  long long local = 0, total = 0;
+  for (const T& value : values) local += finite(value) ? 0 : 1;
+  KOLMO_CHECK_MPI(MPI_Allreduce(&local, &total, 1, MPI_LONG_LONG, MPI_SUM, comm));
+  return total;
+}
+template long long count_non_finite<float>(std::span<const float>, MPI_Comm);
+template long long count_non_finite<double>(std::span<const double>, MPI_Comm);
+template long long count_non_finite<Complex<float>>(std::span<const Complex<float>>, MPI_Comm);
+template long long count_non_finite<Complex<double>>(std::span<const Complex<double>>, MPI_Comm);
 
 void check_layout_matches(const fft::SlabLayout& layout, MPI_Comm comm) {
   int rank = 0, ranks = 1;
