@@ -124,6 +124,9 @@ CheckpointInfo read_info(hid_t file) {
   info.precision = read_string_attribute(file, "precision");
   info.code_version = read_string_attribute(file, "code_version");
   info.run = run_identity(file);
+  info.configuration = has_attribute(file, kConfigurationAttribute)
+                           ? read_string_attribute(file, kConfigurationAttribute)
+                           : std::string();
   return info;
 }
 
@@ -340,8 +343,11 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
   const std::uintmax_t chunks_per_dataset =
       ((shape[0] + chunk[0] - 1) / chunk[0]) * ((shape[1] + chunk[1] - 1) / chunk[1]);
   const std::uintmax_t count = datasets.size();
-  const FileContent content{count * shape[0] * shape[1] * shape[2] * sizeof(Complex<Real>),
-                            count * chunks_per_dataset, FileFormat::checksummed};
+  // The configuration's text is counted with the values: the room kept for HDF5's metadata is not meant
+  // for a configuration of many scalars.
+  const FileContent content{
+      count * shape[0] * shape[1] * shape[2] * sizeof(Complex<Real>) + info.configuration.size(),
+      count * chunks_per_dataset, FileFormat::checksummed};
   write_parallel_file(path, comm, content, [&](File& file, std::string& dataset_name) {
     write_attribute(file.get(), "time", info.time);
     write_attribute(file.get(), "step", std::int64_t{info.step});
@@ -353,6 +359,7 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& directory, c
     write_attribute(file.get(), "precision", std::string(precision_name<Real>()));
     write_attribute(file.get(), "code_version", code_version());
     if (!info.run.empty()) write_run_identity(file.get(), info.run);
+    if (!info.configuration.empty()) write_attribute(file.get(), kConfigurationAttribute, info.configuration);
 
     Dataspace space(KOLMO_CHECK_HDF5(H5Screate_simple(3, shape.data(), nullptr)));
     PropertyList creation = checksummed_datasets(chunk);

@@ -7,7 +7,11 @@
 //   in the run's precision, stored as the compound {r, i} (h5py reads it as numpy complex); root attributes
 //   time, step, dt, grid, box, viscosity, rng_state (uint64, free for the caller's random generator),
 //   precision ("single"/"double"), code_version and run (the writer's identity, where the caller gives one;
-//   checkpoints from before kolmo wrote it have none).
+//   checkpoints from before kolmo wrote it have none), and configuration (kConfigurationAttribute: the text
+//   of the resolved configuration the writer ran with, its config.yaml, where the caller gives one;
+//   checkpoints from before kolmo stored it have none, and read as before). The configuration is an
+//   attribute, not a dataset, so that it is never taken for a field: a checkpoint's datasets are its fields
+//   and nothing else.
 // - Checksums: every byte is covered. The datasets are chunked (one ky plane, about 1 MiB of kx) with HDF5's
 //   Fletcher32 filter on each chunk, and the file is written in the HDF5 1.10 format, whose metadata
 //   (superblock, attributes, chunk index) carries checksums too; HDF5 verifies them on every read, so a
@@ -53,12 +57,19 @@ struct CheckpointInfo {
   double viscosity = 0;
   std::uint64_t rng_state = 0;
   std::string run;  // the run that wrote it (app: a random hexadecimal string), or empty: written if given
+  // The YAML of the resolved configuration the writer ran with (app: its config.yaml), so that a restart
+  // compares its own with the one its checkpoint was written with: written if given; read back, empty from
+  // a checkpoint that stores none.
+  std::string configuration;
   // Filled in from the file by read_checkpoint() and choose_restart_checkpoint(); write_checkpoint() ignores
   // them and writes the layout's grid, the Real type's precision and this build's version.
   std::array<long, 3> grid{};
   std::string precision;
   std::string code_version;
 };
+
+// The root attribute that holds CheckpointInfo::configuration.
+inline constexpr char kConfigurationAttribute[] = "configuration";
 
 inline constexpr std::array<const char*, 3> kVelocityComponents = {"u_hat", "v_hat", "w_hat"};
 // The magnetic field's components (MHD), as named in field files; checkpoint_dataset gives theirs.

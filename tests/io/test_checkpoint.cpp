@@ -193,6 +193,58 @@ TEMPLATE_TEST_CASE("checkpoints round-trip bit for bit and re-read on other rank
   CHECK(global_max(wrong) == 0);
 }
 
+TEST_CASE("a checkpoint keeps the configuration it was written with; one without it reads as before",
+          "[io]") {
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  const auto& dir = directory.path();
+  // Longer than HDF5's 64 KiB for an attribute kept in its object's header: a configuration of many scalars
+  // must not fail the checkpoint.
+  CheckpointInfo info = test_info(100);
+  info.configuration = "physics: {viscosity: 0.002}\ntime: {dt: 0.001}\n";
+  while (info.configuration.size() < 100000) info.configuration += "# a comment line of the configuration\n";
+  const auto path =
+      write_checkpoint<double>(dir, info, layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+  CheckpointInfo read;
+  CHECK(global_max(read_and_count<double>(path, MPI_COMM_WORLD, 1, &read)) == 0);
+  CHECK(read.configuration == info.configuration);
+  CHECK(choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD).info.configuration == info.configuration);
+  // An attribute, not a dataset: the checkpoint's datasets are its fields alone (a restart refuses any
+  // other).
+  double others = 0;
+  if (rank == 0) {
+    const File file = open_serial(path);
+    others = dataset_names(file.get()) == std::vector<std::string>{"u_hat", "v_hat", "w_hat"} ? 0 : 1;
+  }
+  CHECK(global_max(others) == 0);
+
+  // As kolmo wrote checkpoints before it stored the configuration: written without one, and one whose
+  // attribute is deleted. Both read and restart as before, with no configuration.
+  write_checkpoint<double>(dir, test_info(200), layout, Velocity<double>(layout, 2).view(), MPI_COMM_WORLD);
+  if (rank == 0) {
+    const File file = open_serial(previous_checkpoint_path(dir), true);
+    KOLMO_CHECK_HDF5(H5Adelete(file.get(), kConfigurationAttribute));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (const auto& old : {checkpoint_path(dir), previous_checkpoint_path(dir)}) {
+    INFO(old.string());
+    read.configuration = "not read";
+    CHECK(global_max(read_and_count<double>(old, MPI_COMM_WORLD, old == path ? 2 : 1, &read)) == 0);
+    CHECK(read.configuration.empty());
+    auto back = Velocity<double>::empty(layout);
+    std::vector<SpectralTarget<double>> targets;
+    for (int c = 0; c < 3; ++c) targets.push_back({kVelocityComponents[c], back.components[c]});
+    const RestartCheckpoint chosen =
+        choose_restart_checkpoint<double>(dir, old, layout, targets, MPI_COMM_WORLD);
+    CHECK(chosen.read);
+    CHECK(chosen.note.empty());
+    CHECK(chosen.info.configuration.empty());
+    CHECK(global_max(double(mismatches(layout, back, old == path ? 2 : 1))) == 0);
+  }
+  CHECK(choose_restart_checkpoint(dir, {}, MPI_COMM_WORLD).path == checkpoint_path(dir));
+}
+
 TEST_CASE("a killed checkpoint writer leaves the last complete checkpoint readable", "[io]") {
   kolmo::testing::TemporaryDirectory directory;
   const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
