@@ -95,10 +95,11 @@ Coefficient coefficient(const std::string& first, const std::optional<double>& f
   return first_value ? Coefficient{first, *first_value} : Coefficient{second, second_value.value_or(0)};
 }
 
-// One clause "key old -> new" for each key that config changes against the run's previous configuration (its
-// config.yaml), of those the checkpoint does not hold: the forcings, the rotation, the time integrator and
-// step, and the coefficients of the scalars, the buoyancy and b. Both have the same fields (read_restart
-// refuses a field added or removed): a scalar is found by its name, and named by its index in config.
+// One clause "key old -> new" for each key that config changes against the configuration the checkpoint was
+// written with (written_with), of those the checkpoint's attributes do not hold: the forcings, the rotation,
+// the time integrator and step, and the coefficients of the scalars, the buoyancy and b. Both have the same
+// fields (read_restart refuses a field added or removed): a scalar is found by its name, and named by its
+// index in config.
 std::vector<std::string> changed_keys(const io::RunConfig& previous, const io::RunConfig& config) {
   std::vector<std::string> changes;
   auto name = [&](const std::string& key, const auto& was, const auto& now, auto text) {
@@ -152,7 +153,38 @@ std::vector<std::string> changed_keys(const io::RunConfig& previous, const io::R
   return changes;
 }
 
+// The configuration a checkpoint was written with, loaded as a run from a checkpoint loads its own (its
+// initial files need not exist): the one the checkpoint stores, exactly that of the leg that wrote it, so
+// right for checkpoint.prev.h5 after a leg that changed keys and for another run's checkpoint alike. A
+// checkpoint from before kolmo stored it has only the run's config.yaml, where the run continues in its own
+// directory (own_directory): that of the latest leg, which wrote the newest checkpoints. Text that does not
+// load (from another version, or config.yaml edited by hand) gives the next of the two, or none: only the
+// checkpoint's attributes are compared then.
+std::optional<io::RunConfig> written_with(const io::CheckpointInfo& info, const std::filesystem::path& path,
+                                          bool own_directory, const std::filesystem::path& config_yaml) {
+  if (!info.configuration.empty()) {
+    try {
+      return io::load_config_text(info.configuration, path.string(), {}, io::StartFrom::checkpoint);
+    } catch (const Error&) {
+    }
+  }
+  if (own_directory && std::filesystem::is_regular_file(config_yaml)) {
+    try {
+      return io::load_config(config_yaml.string(), {}, io::StartFrom::checkpoint);
+    } catch (const Error&) {
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string changes_text(const std::vector<std::string>& physics_changes) {
+  if (physics_changes.empty()) return {};
+  std::string text = "since the checkpoint: ";
+  for (std::size_t i = 0; i < physics_changes.size(); ++i) text += (i ? ", " : "") + physics_changes[i];
+  return text + " (the run continues with the new values)";
+}
 
 template <class T>
 void require_finite(const std::vector<T>& values, const std::string& where, MPI_Comm comm) {
@@ -354,16 +386,13 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     state.physics_changes.push_back("grid.box " + list_text(state.info.box) + " -> " +
                                     list_text(config.grid.box));
   }
-  // The run's config.yaml holds the values its checkpoints were written with wherever the run continues in
-  // its own directory: --restart, or --checkpoint of its own checkpoint.prev.h5 (not only a plain --restart).
-  if (options.continues_in(config.output.directory) && std::filesystem::is_regular_file(paths.config)) {
-    try {  // read as this run reads its own: from a checkpoint, without its initial files
-      const auto changes =
-          changed_keys(io::load_config(paths.config.string(), {}, io::StartFrom::checkpoint), config);
-      state.physics_changes.insert(state.physics_changes.end(), changes.begin(), changes.end());
-    } catch (const Error&) {
-      // Edited by hand or from another version: only the checkpoint's own values are compared then.
-    }
+  // The other keys against the configuration the checkpoint was written with: its own, or for an older
+  // checkpoint the run's config.yaml where the run continues in its own directory (--restart, or --checkpoint
+  // of its own checkpoint.prev.h5).
+  if (const auto previous =
+          written_with(state.info, state.path, options.continues_in(config.output.directory), paths.config)) {
+    const auto changes = changed_keys(*previous, config);
+    state.physics_changes.insert(state.physics_changes.end(), changes.begin(), changes.end());
   }
   // The precision: a checkpoint may be read in the other one (double -> single rounds its values).
   if (state.info.precision != io::to_string(config.precision))

@@ -20,11 +20,17 @@
 //   hold every field of the run (the velocity, each scalar's <name>_hat, and with MHD bx_hat, by_hat, bz_hat)
 //   and no other.
 //   physics_changes lists what the configuration changes against it, one clause per key ("physics.viscosity
-//   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, for --restart, from the run's
-//   previous config.yaml (read as a run from a checkpoint reads its own: its initial files need not exist)
-//   the forcing, rotation, integrator and time step, each scalar's diffusivity or schmidt and mean_gradient,
-//   the buoyancy's n2, prandtl and gravity, and b's resistivity or prandtl, background and forcing: a restart
-//   may change them, and says so.
+//   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, from the configuration the
+//   checkpoint was written with (read as a run from a checkpoint reads its own: its initial files need not
+//   exist), the forcing, rotation, integrator and time step, each scalar's diffusivity or schmidt and
+//   mean_gradient, the buoyancy's n2, prandtl and gravity, and b's resistivity or prandtl, background and
+//   forcing: a restart may change them, and says so. That configuration is the one the checkpoint stores
+//   (io/Checkpoint.hpp), whichever directory it is in and whichever of checkpoint.h5 and checkpoint.prev.h5
+//   it is; a checkpoint from before kolmo stored it (or whose stored text does not load: another version)
+//   is compared with the run's config.yaml where the run continues in its own directory (the latest leg's),
+//   and elsewhere on its attributes alone.
+// - changes_text(physics_changes): the one line that says them, "since the checkpoint: <clause>, <clause>
+//   (the run continues with the new values)", which the run's header and kolmo check print; empty for none.
 // - require_finite(values, where, comm): refuses, on every rank, values holding NaN or infinities ("<where>:
 //   N values are NaN or infinite"); real and complex values of either precision.
 // - read_poisson_rhs: poisson.rhs.dataset of poisson.rhs.file. With poisson.subtract_mean the mean is
@@ -90,6 +96,8 @@ struct RestartState {
 template <class Real>
 RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& options,
                                 const fft::SlabLayout& layout, MPI_Comm comm);
+
+std::string changes_text(const std::vector<std::string>& physics_changes);
 
 template <class Real>
 std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabLayout& layout, MPI_Comm comm,

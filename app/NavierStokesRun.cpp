@@ -243,7 +243,11 @@ class NavierStokesRun {
     if (rank_ == 0)
       for (const auto& warning : warnings) std::fprintf(stderr, "kolmo: warning: %s\n", warning.c_str());
     warn_of_removed_energy();
-    if (options_.dry_run) return 0;
+    if (options_.dry_run) {
+      if (rank_ == 0 && !physics_changes_.empty() && options_.report)
+        options_.report("changed " + physics_changes_);
+      return 0;
+    }
     blow_up_.emplace(config_, flow_.time(), blow_up_energy());
     if (restart) blow_up_->checkpoint_kept(flow_.step_count(), flow_.time());  // the one it continues from
 
@@ -543,8 +547,7 @@ class NavierStokesRun {
     std::snprintf(text, sizeof text, "restarting from %s: step %ld, t = %.6g (written in %s precision)",
                   state.path.c_str(), state.info.step, state.info.time, state.info.precision.c_str());
     restart_report_ = text;
-    for (const auto& change : state.physics_changes)
-      physics_changes_ += (physics_changes_.empty() ? "" : ", ") + change;
+    physics_changes_ = changes_text(state.physics_changes);
   }
 
   // Continuing in place from checkpoint.prev.h5 (chosen, or checkpoint.h5 was damaged): checkpoint.h5 is of
@@ -664,9 +667,7 @@ class NavierStokesRun {
         "  step      %d transforms per Runge-Kutta stage (%s form of the advective term), products %s\n",
         flow_.transforms_per_stage(), solver::to_string(flow_.nonlinear_form()).c_str(),
         flow_.products_between_rows() ? "between the row FFTs" : "in real slabs");
-    if (!physics_changes_.empty())
-      std::printf("  changed   since the checkpoint: %s (the run continues with the new values)\n",
-                  physics_changes_.c_str());
+    if (!physics_changes_.empty()) std::printf("  changed   %s\n", physics_changes_.c_str());
     std::printf("  output    %s (its state in %s)\n", paths_.root.c_str(), (paths_.root / "status").c_str());
     std::fflush(stdout);
   }
@@ -783,6 +784,7 @@ class NavierStokesRun {
     info.viscosity = config_.physics.viscosity;
     info.rng_state = static_cast<std::uint64_t>(config_.initial.seed);
     info.run = run_;
+    info.configuration = options_.config_text;  // what a restart from it compares its own with
     io::write_checkpoint<Real>(paths_.checkpoints, info, layout, datasets, comm_);
     last_checkpoint_ = step_and_time(info.step, info.time);
     blow_up_->checkpoint_kept(info.step, info.time);

@@ -12,6 +12,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -24,9 +25,12 @@ namespace kolmo::app {
 struct RunOptions {
   bool restart = false;       // continue from the newest checkpoint in the output directory
   std::string checkpoint;     // or from this checkpoint file
-  std::string config_text;    // the resolved configuration, saved as config.yaml
+  std::string config_text;    // the resolved configuration, saved as config.yaml and in every checkpoint
   std::string memory_report;  // the memory estimate per rank and what is available, for the header
   bool dry_run = false;       // kolmo check: everything a run does before it writes, then return 0
+  // kolmo check: takes, on rank 0, each line its dry run has to say beyond its checks (what changed since the
+  // checkpoint, which a run's header says), for the summary printed after the configuration.
+  std::function<void(const std::string&)> report;
 
   bool from_checkpoint() const { return restart || !checkpoint.empty(); }
   // Whether the run continues the one whose output is in directory: --restart, or --checkpoint naming a file

@@ -323,6 +323,7 @@ int main(int argc, char** argv) {
   share_node_cores(MPI_COMM_WORLD);
   const Communicator error_comm(MPI_COMM_WORLD);
   int status = 0;
+  std::string report;  // kolmo check: what its dry run said beyond its checks, comment lines
   try {
     // Before anything is allocated or written: the memory the run needs against what there is. The run then
     // reads and checks its inputs and initial state before it writes; kolmo check does all that and stops.
@@ -361,6 +362,7 @@ int main(int argc, char** argv) {
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());
     options.dry_run = check->parsed();
+    if (options.dry_run) options.report = [&](const std::string& line) { report += "# " + line + "\n"; };
     if (!options.dry_run) app::install_stop_handlers(MPI_COMM_WORLD);
     const bool single = config.precision == io::Precision::float32;
     if (config.problem == io::Problem::poisson)
@@ -382,7 +384,9 @@ int main(int argc, char** argv) {
   }
   if (options.dry_run && rank == 0)
     std::printf(
-        "%s# memory: %s\n# %s: configuration OK for %d rank(s); input files and the initial state checked\n",
-        options.config_text.c_str(), options.memory_report.c_str(), config_path.c_str(), ranks);
+        "%s# memory: %s\n%s# %s: configuration OK for %d rank(s); input files and the initial state "
+        "checked\n",
+        options.config_text.c_str(), options.memory_report.c_str(), report.c_str(), config_path.c_str(),
+        ranks);
   return status;
 }

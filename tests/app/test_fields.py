@@ -75,8 +75,8 @@ with tempfile.TemporaryDirectory() as tmp:
           f"a flipped bit in theta_hat: restart from checkpoint.prev.h5 to the same state ({r.stderr.strip()[:200]})")
 
     # A restart in place from checkpoint.prev.h5 (--restart --checkpoint, as a blow-up's message recommends)
-    # with other coefficients names them, as a plain --restart does: the run's config.yaml holds what its
-    # checkpoints were written with (the old code named only the viscosity there).
+    # with other coefficients names them, as a plain --restart does: the checkpoint holds the configuration it
+    # was written with (an older code named only the viscosity there).
     previous = root / "previous"
     shutil.copytree(root / "two_1", previous)
     r = kolmo(1, "run", str(root / "run.yaml"), "--restart", "--checkpoint", "out/checkpoints/checkpoint.prev.h5",

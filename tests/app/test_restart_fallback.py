@@ -10,6 +10,13 @@ A run of 6 steps, continued to 9, leaves checkpoint.h5 (step 9) and checkpoint.p
 - the same for checkpoint.h5 left open by a writer that was killed (HDF5's consistency flags set);
 - both files damaged: exit status 1, one line naming both, and nothing in the run directory changed;
 - `--checkpoint` naming the damaged file: exit status 1, one line naming it (no fallback).
+A checkpoint stores the configuration it was written with, and a restart names the keys changed against that
+one: a run of 6 steps continued to 9 with linear forcing leaves checkpoint.prev.h5 unforced and config.yaml
+forced; falling back to checkpoint.prev.h5, `kolmo check --restart` and the run's header name the forcing as
+changed (compared with config.yaml, the old code named nothing, and the reverse change without the forcing),
+in the same words; `--checkpoint` from another directory names it beside the viscosity (the old code named
+the viscosity alone), `kolmo check --checkpoint` too; checkpoints without the stored configuration (older
+kolmo) are compared as before: with config.yaml in their own directory, on their attributes elsewhere.
 (An undamaged restart is bitwise identical to an uninterrupted run: test_runs.py.)
 """
 import os
@@ -123,5 +130,87 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 1 and len(lines) == 1 and str(damaged) in lines[0] and "Fletcher32" in lines[0],
           f"--checkpoint with a damaged file: exit 1 ({r.returncode}), one line naming it: {lines[:3]}")
     check(snapshot(work) == before, "--checkpoint with a damaged file: nothing in the run directory changed")
+
+    # --- The configuration a checkpoint was written with. ---
+    FORCED = ["--set", "physics.forcing={type: linear, coefficient: 0.1}"]
+    FORCING = "physics.forcing none -> linear (coefficient 0.1)"
+    TAIL = " (the run continues with the new values)"
+    config = str(root / "run.yaml")
+
+    def header_changes(r):
+        """The header's line of changed keys, from "since the checkpoint", or None."""
+        line = next((line for line in r.stdout.splitlines() if line.startswith("  changed   ")), None)
+        return line[len("  changed   "):] if line else None
+
+    def check_changes(r):
+        """kolmo check's line of changed keys (a YAML comment after the configuration), or None."""
+        line = next((line for line in r.stdout.splitlines() if line.startswith("# changed ")), None)
+        return line[len("# changed "):] if line else None
+
+    changed = root / "changed"
+    changed.mkdir()
+    r = kolmo(RANKS, "run", config, "--set", "time.steps=6", cwd=changed)
+    r = kolmo(RANKS, "run", config, "--set", "time.steps=9", *FORCED, "--restart", cwd=changed)
+    check(r.returncode == 0 and header_changes(r) == "since the checkpoint: " + FORCING + TAIL,
+          f"a restart with linear forcing names it ({header_changes(r)}; {r.stderr.strip()[:200]})")
+    with h5py.File(changed / "out/checkpoints/checkpoint.h5", "r") as f:
+        stored = f.attrs["configuration"]
+    stored = stored.decode() if isinstance(stored, bytes) else str(stored)
+    check("type: linear" in stored and stored == (changed / "out/config.yaml").read_text(),
+          "checkpoint.h5 stores the configuration it was written with, its run's config.yaml")
+
+    # Falling back to checkpoint.prev.h5 (step 6, unforced) while config.yaml is the forced leg's.
+    fallback = root / "changed_fallback"
+    shutil.copytree(changed, fallback)
+    cut(fallback / "out/checkpoints/checkpoint.h5")
+    r = kolmo(RANKS, "check", config, "--restart", cwd=fallback)
+    check(r.returncode == 0 and "checkpoint.prev.h5" in r.stderr and check_changes(r) is None,
+          f"kolmo check --restart from checkpoint.prev.h5 with its own configuration names no change "
+          f"({check_changes(r)}; {r.stderr.strip()[:200]})")
+    r = kolmo(RANKS, "check", config, "--restart", *FORCED, cwd=fallback)
+    said = check_changes(r)
+    check(r.returncode == 0 and said == "since the checkpoint: " + FORCING + TAIL,
+          f"kolmo check --restart from checkpoint.prev.h5 names the forcing, changed since it ({said})")
+    r = kolmo(RANKS, "run", config, "--restart", *FORCED, cwd=fallback)
+    check(r.returncode == 0 and "restarting from out/checkpoints/checkpoint.prev.h5: step 6" in r.stdout
+          and header_changes(r) == said,
+          f"the run from checkpoint.prev.h5 names it in kolmo check's words ({header_changes(r)})")
+
+    # The undamaged checkpoint.h5 (forced): only what changed since it.
+    r = kolmo(RANKS, "check", config, "--restart", *FORCED, "--set", "time.integrator=rk4", cwd=changed)
+    check(r.returncode == 0 and check_changes(r) == "since the checkpoint: time.integrator rk3 -> rk4" + TAIL,
+          f"kolmo check --restart names only what changed since checkpoint.h5 ({check_changes(r)})")
+
+    # --checkpoint from another directory: every changed key, not only the viscosity.
+    branch = root / "changed_branch"
+    branch.mkdir()
+    previous = str(changed / "out/checkpoints/checkpoint.prev.h5")
+    wanted = "since the checkpoint: physics.viscosity 0.01 -> 0.02, " + FORCING + TAIL
+    r = kolmo(RANKS, "check", config, "--checkpoint", previous, "--set", "physics.viscosity=0.02", *FORCED,
+              cwd=branch)
+    check(r.returncode == 0 and check_changes(r) == wanted,
+          f"kolmo check --checkpoint of another run's checkpoint names the viscosity and the forcing "
+          f"({check_changes(r)}; {r.stderr.strip()[:200]})")
+    r = kolmo(RANKS, "run", config, "--checkpoint", previous, "--set", "physics.viscosity=0.02", *FORCED,
+              "--set", "time.steps=8", cwd=branch)
+    check(r.returncode == 0 and header_changes(r) == wanted,
+          f"a run from another run's checkpoint names the viscosity and the forcing ({header_changes(r)})")
+
+    # Checkpoints from before kolmo stored the configuration: compared as before.
+    old = root / "changed_old"
+    shutil.copytree(changed, old)
+    for name in ("checkpoint.h5", "checkpoint.prev.h5"):
+        with h5py.File(old / "out/checkpoints" / name, "r+") as f:
+            del f.attrs["configuration"]
+    r = kolmo(RANKS, "check", config, "--restart", *FORCED, "--set", "time.integrator=rk4", cwd=old)
+    check(r.returncode == 0 and check_changes(r) == "since the checkpoint: time.integrator rk3 -> rk4" + TAIL,
+          f"a checkpoint without its configuration is compared with its run's config.yaml ({check_changes(r)}; "
+          f"{r.stderr.strip()[:200]})")
+    elsewhere = root / "changed_old_branch"
+    elsewhere.mkdir()
+    r = kolmo(RANKS, "check", config, "--checkpoint", str(old / "out/checkpoints/checkpoint.prev.h5"), "--set",
+              "physics.viscosity=0.02", *FORCED, cwd=elsewhere)
+    check(r.returncode == 0 and check_changes(r) == "since the checkpoint: physics.viscosity 0.01 -> 0.02" + TAIL,
+          f"elsewhere, on its attributes alone ({check_changes(r)}; {r.stderr.strip()[:200]})")
 
 finish()
