@@ -3,7 +3,7 @@
 //   kolmo check CONFIG.yaml [--set key.path=value]... [--restart | --checkpoint FILE]
 //                                           everything a run does before it writes (configuration, memory,
 //                                           input files, initial state); print the resolved configuration
-//   kolmo info                              version, backends, GPUs, ranks, precisions
+//   kolmo info                              version, backends, GPUs, ranks, precisions, exchanges
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -241,13 +241,15 @@ int main(int argc, char** argv) {
   run->add_flag("--restart", options.restart, "continue from the newest checkpoint in the output directory");
   auto* run_checkpoint =
       run->add_option("--checkpoint", options.checkpoint, "continue from this checkpoint file");
-  auto* check = app.add_subcommand("check", "validate a configuration and print it with every default");
+  auto* check = app.add_subcommand("check",
+                                   "a run's checks before it writes (configuration, memory, input files, "
+                                   "initial state); print the configuration with every default");
   check->add_option("config", config_path, "the YAML configuration")->required();
   add_set(check);
   check->add_flag("--restart", options.restart, "also check the newest checkpoint of the output directory");
   auto* check_checkpoint =
       check->add_option("--checkpoint", options.checkpoint, "also check this checkpoint file");
-  auto* info = app.add_subcommand("info", "version, backends, GPUs and ranks");
+  auto* info = app.add_subcommand("info", "version, backends, GPUs, ranks, precisions and exchanges");
 
   std::string parse_error;
   std::exception_ptr help;  // --help: printed once the ranks agree that every one of them was asked

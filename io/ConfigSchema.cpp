@@ -260,7 +260,9 @@ constexpr std::array keys = {
     SchemaKey{"output.directory", text, "runs/<config name>", "", "",
               "where output goes; default: runs/ and the configuration file's name without .yaml"},
     SchemaKey{"output.overwrite", boolean, "false", "", "",
-              "write into an existing output directory, replacing its files (otherwise refuse)"},
+              "write into an output directory that holds earlier kolmo output (series.h5, spectra.h5, field "
+              "dumps, checkpoints), removing that output first; other files there are left alone (otherwise "
+              "such a directory is refused)"},
     SchemaKey{"output.progress_every", integer, "10", ">= 0", navier_stokes,
               "steps between progress lines on the terminal (0: none)"},
     SchemaKey{"output.series_every", integer, "1", ">= 0", navier_stokes,
