@@ -228,11 +228,12 @@ void write_attribute(hid_t object, const std::string& name, const std::array<dou
 
 void write_attribute(hid_t object, const std::string& name, const std::string& value) {
   Type type(KOLMO_CHECK_HDF5(H5Tcopy(H5T_C_S1)));
-  KOLMO_CHECK_HDF5(H5Tset_size(type.get(), value.size() + 1));
-  KOLMO_CHECK_HDF5(H5Tset_strpad(type.get(), H5T_STR_NULLTERM));
+  KOLMO_CHECK_HDF5(H5Tset_size(type.get(), H5T_VARIABLE));
+  KOLMO_CHECK_HDF5(H5Tset_cset(type.get(), H5T_CSET_UTF8));
   Dataspace space = scalar_space();
   Attribute attribute = create_attribute(object, name, type.get(), space.get());
-  KOLMO_CHECK_HDF5(H5Awrite(attribute.get(), type.get(), value.c_str()));
+  const char* text = value.c_str();
+  KOLMO_CHECK_HDF5(H5Awrite(attribute.get(), type.get(), &text));
 }
 
 double read_double_attribute(hid_t object, const std::string& name) {

@@ -22,10 +22,11 @@
 //   MPI_Finalize closes that id again (a segfault); on a parallel file the ranks also end up in different
 //   collective calls. Writers therefore make sure a close has nothing left to write that could fail: see
 //   DiskSpace.hpp.
-// - Attributes: scalars, small arrays and strings on a file or object; strings are written as fixed-length,
-//   read back from fixed- or variable-length, ASCII or UTF-8 (h5py writes a Python str as variable-length
-//   UTF-8). Reading a missing attribute throws an
-//   error naming it; the caller adds the file.
+// - Attributes: scalars, small arrays and strings on a file or object; strings are written as variable-length
+//   UTF-8, as h5py writes a Python str, so that h5py reads them back as str (a fixed-length string reads as
+//   numpy bytes), and read back from fixed- or variable-length, ASCII or UTF-8 (files of kolmo before
+//   2026-11-29 hold fixed-length ASCII). Reading a missing attribute throws an error naming it; the caller
+//   adds the file.
 #pragma once
 
 #include <hdf5.h>

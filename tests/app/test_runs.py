@@ -114,6 +114,9 @@ with tempfile.TemporaryDirectory() as tmp:
     # this checkout's history (HEAD itself unless commits came after the build).
     with h5py.File(root / "one_1/out/checkpoints/checkpoint.h5", "r") as f:
         written = f.attrs["code_version"]
+        # Variable-length UTF-8, as h5py writes a str: read back as a str (a fixed-length one is numpy bytes).
+        check(isinstance(written, str) and isinstance(f.attrs["precision"], str),
+              f"the checkpoint's string attributes read as str in h5py ({type(written).__name__})")
         written = written.decode() if isinstance(written, bytes) else str(written)
     if subprocess.run(["git", "-C", args.source, "rev-parse", "HEAD"], capture_output=True).returncode == 0:
         named = written.split("(git ")[-1].rstrip(")").removesuffix("-dirty") if "(git " in written else ""
