@@ -14,6 +14,7 @@
 #include "app/Progress.hpp"
 #include "app/RunStatus.hpp"
 #include "app/Runs.hpp"
+#include "app/Schedule.hpp"
 #include "app/StopRequest.hpp"
 #include "app/Text.hpp"
 #include "core/BuildIdentity.hpp"
@@ -92,36 +93,6 @@ bool buoyant(const solver::NavierStokes<Real>& flow) {
   for (int j = 0; j < flow.scalar_count(); ++j)
     if (flow.terms().buoyant(j)) return true;
   return false;
-}
-
-// How far short of a target time (a multiple of an output interval, time.t_end) the clock may stop and the
-// step still reach it: the round-off the clock has gathered. It adds each step's dt to t
-// (NavierStokes::step), each sum rounded by up to half an ulp of t, so after n steps t may miss the sum of
-// the steps by n / 2 ulps of t: 1e5 steps of 1e-3 miss it by 5e-11, beyond the fixed 1e-12 of t once allowed
-// (outputs came a step late, and such a run ended with a step of 3e-11 after the one that reached t_end). At
-// most a hundredth of the step, so that a step stretched to end on t_end stays within a percent of its
-// length.
-double clock_tolerance(double t, long steps, double dt) {
-  const double gathered = std::fabs(t) * double(steps) * std::numeric_limits<double>::epsilon();
-  return std::max(1e-12 * std::fabs(t), std::min(gathered, 1e-2 * dt));
-}
-
-// Whether a step that ended at time t reached target (clock_tolerance).
-bool reaches(double t, double target, double tolerance) {
-  return t >= target - tolerance;
-}
-
-// The next simulation time at which an output with this interval is due after time t (never if 0): the first
-// multiple that t does not reach, by the same test as the one that found the output due. (Another test here,
-// as before, could take a multiple just written for one not yet reached: once the tolerance exceeded 1e-9 of
-// the interval, which a run of more than 1000 intervals and 1e4 steps meets, that multiple was written again
-// at the next step.)
-double next_multiple(double t, double interval, double tolerance) {
-  if (interval <= 0) return kInfinity;
-  const double count = std::floor((t + tolerance) / interval) + 1;
-  if (!std::isfinite(count)) return t;  // an interval below t's precision: due every step, as warned
-  const double next = count * interval;
-  return reaches(t, next, tolerance) ? next + interval : next;  // the division rounded down
 }
 
 // Warnings, one line each, for the output intervals given in simulation time (output.fields_every,
@@ -815,7 +786,7 @@ class NavierStokesRun {
     double next_fields = next_multiple(flow_.time(), out.fields_every, tolerance);
     double next_spectra = next_multiple(flow_.time(), out.spectra_every, tolerance);
     double next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every, tolerance);
-    double last_wall_checkpoint = 0;
+    WallClockCheckpoints wall_checkpoints(out.checkpoint_wall_minutes);
 
     StepChoice next = choose_dt(t_end, unit);
     // The state at the start: a new run's, and a restart's checkpoint where its series or spectra start anew
@@ -862,7 +833,7 @@ class NavierStokesRun {
       }
       bool wall_due = false;
       if (out.checkpoint_wall_minutes > 0) {
-        int due = progress.elapsed_seconds() - last_wall_checkpoint >= 60 * out.checkpoint_wall_minutes;
+        int due = wall_checkpoints.due(progress.elapsed_seconds());
         MPI_Bcast(&due, 1, MPI_INT, 0, comm_);  // rank 0's clock decides, so all ranks agree
         wall_due = due != 0;
       }
@@ -871,7 +842,7 @@ class NavierStokesRun {
       if (checkpoint_due) {
         write_checkpoint();
         next_checkpoint = next_multiple(flow_.time(), out.checkpoint_every, tolerance);
-        if (wall_due) last_wall_checkpoint = progress.elapsed_seconds();
+        wall_checkpoints.written(progress.elapsed_seconds());  // whatever made it due (Schedule.hpp)
       }
       if (stop_requested(comm_)) {
         // Not twice at one step: the second would make checkpoint.prev.h5 this state too, losing the earlier.

@@ -7,6 +7,7 @@ add_executable(kolmo
   ${PROJECT_SOURCE_DIR}/app/Inputs.cpp
   ${PROJECT_SOURCE_DIR}/app/MemoryEstimate.cpp
   ${PROJECT_SOURCE_DIR}/app/RunStatus.cpp
+  ${PROJECT_SOURCE_DIR}/app/Schedule.cpp
   ${PROJECT_SOURCE_DIR}/app/NavierStokesRun.cpp
   ${PROJECT_SOURCE_DIR}/app/PoissonRun.cpp
   ${PROJECT_SOURCE_DIR}/app/Progress.cpp
@@ -34,4 +35,12 @@ if(KOLMO_BUILD_TESTS)
   kolmo_app_test(app_schedule test_schedule.py 300)
   kolmo_app_test(app_poisson test_poisson.py 300)
   kolmo_app_test(app_paraview test_paraview.py 900 SKIP_RETURN_CODE 77)  # needs ParaView's pvbatch
+
+  # Unit tests of the run's decisions that need neither a run nor a clock (app/Schedule.hpp), on one rank.
+  add_executable(kolmo_app_tests ${PROJECT_SOURCE_DIR}/tests/app/test_schedule_units.cpp
+                                 ${PROJECT_SOURCE_DIR}/app/Schedule.cpp)
+  target_link_libraries(kolmo_app_tests PRIVATE kolmo_test_main kolmo_options)
+  add_test(NAME app_units COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:kolmo_app_tests>
+                                  "[app]")
+  set_tests_properties(app_units PROPERTIES TIMEOUT 60)
 endif()
