@@ -337,23 +337,44 @@ class NavierStokesRun {
   // A constant power cannot start on forced modes that hold no energy: its amplitude power / (2 E_forced)
   // is unbounded (Forcing.hpp applies none while E_forced = 0, and the round-off that the nonlinear term
   // then carries into the shell meets an amplitude of 1e30 and blows up). kEmptyForcedModes: far above
-  // round-off's share of the energy (1e-14 in single precision), far below any seed meant as one.
+  // round-off's share of the energy (1e-14 in single precision), far below any seed meant as one. Nor on
+  // modes that hold so little that the amplitude passes what the step can apply in the precision
+  // (NavierStokes::largest_forcing_amplitude), with kAmplitudeRoom for the stages, whose forced energy may
+  // fall a little below the start's: the first stage made the velocity infinite, a "blow-up at step 1" with
+  // advice on time.cfl that could not help (an initial.spectrum.energy of 2e-308 under configs/
+  // forced_isotropic_256.yaml's band forcing, on 16^3: an amplitude of 3e306, times 4096 points). And the
+  // energies must be finite to be compared: the scan's sums 1/2 |u|^2 over the points before it divides by
+  // their count, so its energy overflows first (an initial.spectrum.energy of 1e308 was said to leave the
+  // forced modes "no energy": 8.06e307 of inf).
   void check_forced_modes() const {
-    constexpr double kEmptyForcedModes = 1e-10;
+    constexpr double kEmptyForcedModes = 1e-10, kAmplitudeRoom = 100;
     const auto& flow = flow_;
+    const std::string precision = io::to_string(config_.precision) + " precision";
     auto check = [&](const solver::Forcing<Real>& forcing, const solver::SpectralField<Real>& field,
                      double energy, const std::string& key, const std::string& seed) {
       if (forcing.kind() == solver::ForcingKind::none || forcing.parameters().power == 0) return;
       const double forced = forcing.forced_energy(field);
-      if (forced > 0 && forced > kEmptyForcedModes * energy) return;
       const std::string modes = forcing.kind() == solver::ForcingKind::band
                                     ? "the shell " + number_text(forcing.parameters().k_min) +
                                           " <= |k| <= " + number_text(forcing.parameters().k_max)
                                     : "the field";
-      throw Error(key + ": " + modes + " holds no energy at the start (" + number_text(forced, 3) + " of " +
-                  number_text(energy, 3) + "), so no amplitude can inject a constant power of " +
-                  number_text(forcing.parameters().power) +
-                  " into it; start from a field with energy there (" + seed + ")");
+      const std::string power = "a constant power of " + number_text(forcing.parameters().power);
+      if (!std::isfinite(energy) || !std::isfinite(forced))
+        throw Error(key + ": the energy at the start overflows " + precision + " (" + number_text(energy, 3) +
+                    "; " + modes + " holds " + number_text(forced, 3) + "), so no amplitude for " + power +
+                    " can be found from it; start from a smaller field (other units)" + initial_sources());
+      if (!(forced > 0 && forced > kEmptyForcedModes * energy))
+        throw Error(key + ": " + modes + " holds no energy at the start (" + number_text(forced, 3) + " of " +
+                    number_text(energy, 3) + "), so no amplitude can inject " + power +
+                    " into it; start from a field with energy there (" + seed + ")");
+      const double amplitude = forcing.amplitude(forced);
+      const double largest = flow.largest_forcing_amplitude(forcing.kind()) / kAmplitudeRoom;
+      if (!(amplitude <= largest))
+        throw Error(key + ": " + power + " into " + modes + ", which holds " + number_text(forced, 3) +
+                    " at the start, needs an amplitude power / (2 E) of " + number_text(amplitude, 3) +
+                    ", more than the step can apply in " + precision + " on this grid (at most " +
+                    number_text(largest, 3) + ", with room for its stages); start from a field with more " +
+                    "energy there (" + seed + ") or a smaller " + key + ".power" + initial_sources());
     };
     check(flow.forcing(), flow.velocity(), flow.velocity_scan().energy, "physics.forcing", "initial");
     if (flow.magnetic())

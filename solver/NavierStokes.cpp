@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -244,6 +245,12 @@ double NavierStokes<Real>::forcing_rate() const {
     return forcing.amplitude(forcing.forced_energy(field));
   };
   return std::max(rate(forcing_, velocity_), magnetic() ? rate(magnetic_forcing_, magnetic_) : 0.0);
+}
+
+template <class Real>
+double NavierStokes<Real>::largest_forcing_amplitude(ForcingKind kind) const {
+  const double largest = double(std::numeric_limits<Real>::max());
+  return kind == ForcingKind::band ? largest / wavenumbers_.points() : largest;  // as evaluate_rhs scales it
 }
 
 // The raw tendencies of the stage input (StageFields.hpp): the velocity's into the stage field, each scalar's

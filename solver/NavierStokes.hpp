@@ -55,6 +55,9 @@
 //   transform. The same pass fills velocity_scan(): that maximum (+infinity for a velocity that is not
 //   finite; W not included) and the energy 1/2 <|u|^2> (kinetic_energy() up to round-off), for blow-up
 //   checks every step at no extra cost. (With the products between the rows it keeps u's rows instead.)
+// - largest_forcing_amplitude(kind): the largest forcing amplitude a step can apply in the precision: the
+//   largest Real, over the point count for band forcing (which joins the unnormalised transforms). A larger
+//   one, as a constant power needs on forced modes of little energy, makes the first stage infinite.
 // - Memory, in slabs of alloc_complex() complex values (a real-field equivalent, N^3/P reals, times
 //   (Nz+2)/Nz): the velocity 3, its stage input 3, the extra field 2 (divergence form: T_xz, T_yz) or 3
 //   (rotational: omega), its accumulator 3 (rk3, rk4); per scalar its state 1, gradient 3, accumulator 1
@@ -196,6 +199,8 @@ class NavierStokes {
   // The largest amplitude a the forcings (of u; of b) give the current state, the rate at which they make
   // the forced modes grow: the fixed coefficient, or power / (2 E_forced); 0 without forcing.
   double forcing_rate() const;
+  // The largest amplitude a that the step can apply for a forcing of this kind (contract above).
+  double largest_forcing_amplitude(ForcingKind kind) const;
   std::size_t real_size() const { return fft_.layout().real_size(); }
   // The FFT modes of the step's backward and forward transforms: dealiased where that is faster
   // (SlabFFT::dealiased_backward_saves_work and ..._forward_...), full otherwise; the fields are the same.

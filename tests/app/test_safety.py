@@ -20,7 +20,9 @@
   The count of broken inputs tried, and of those refused that way, is printed at the end.
 - Blow-ups: a fixed step far beyond the integrator's stability limit (rotation's and buoyancy's frequencies
   included) is refused before anything is written, as are a velocity, a rotation or a magnetic background
-  whose products overflow the precision, a constant power on forced modes without energy and an adaptive step with no scale; a forced
+  whose products overflow the precision, a constant power on forced modes without energy or with so little
+  that its amplitude overflows the precision (and on a field whose energy overflows it, said as such) and an
+  adaptive step with no scale; a forced
   run from a weak seed gains the energy its budget says;
   one that blows up later is stopped at the step it does, with no series rows or progress lines to notice
   it; every checkpoint and field dump written is finite and from before the blow-up; <dir>/status says why.
@@ -789,6 +791,24 @@ output: {directory: out}
                           "{type: band, power: 1, k_min: 1, k_max: 2.5}}"),
             ["physics.magnetic.forcing: the shell 1 <= |k| <= 2.5 holds no energy", "physics.magnetic.initial"],
             work, before)
+    # A field whose energy overflows the precision (the scan sums 1/2 |u|^2 over the points before dividing):
+    # its shell holds 5e307 of an infinite total, which had been called "no energy"; said as what it is.
+    band = "physics.forcing={type: band, power: 1, k_min: 1, k_max: 2.5}"
+    refused("band forcing of a field whose energy overflows",
+            run_and_check(work, "small.yaml", "--set", band, "--set", "initial.amplitude=2e154"),
+            ["physics.forcing: the energy at the start overflows double precision", "initial.amplitude from"],
+            work, before)
+    # A seed so weak that the constant power's amplitude P / (2 E_band), times the 4096 points that band
+    # forcing joins the transforms with, passes the precision's largest number: the first stage was infinite,
+    # a "blow-up at step 1" advising a smaller time.cfl (Taylor-Green at 4e-154 in double holds 2e-308, at
+    # 1e-18 in single 1.25e-37).
+    for precision, amplitude in (("double", "4e-154"), ("single", "1e-18")):
+        refused(f"band forcing of a seed too weak for {precision} precision",
+                run_and_check(work, "small.yaml", "--set", band, "--set", f"initial.amplitude={amplitude}",
+                              "--set", f"precision={precision}"),
+                ["physics.forcing: a constant power of 1 into the shell 1 <= |k| <= 2.5", "needs an amplitude",
+                 f"more than the step can apply in {precision} precision",
+                 f"initial.amplitude from --set initial.amplitude={amplitude}"], work, before)
     # A velocity whose nonlinear term overflows the precision blows up at the first step whatever the step,
     # so advice on the step cannot help: refused naming the precision (the 16^3 vortex gives infinities from
     # an amplitude of 1e18 in single precision and 1e153 in double).
