@@ -227,7 +227,7 @@ class NavierStokesRun {
         paths_.root,
         restart ? io::ExistingOutput::keep
                 : (config_.output.overwrite ? io::ExistingOutput::replace : io::ExistingOutput::refuse),
-        comm_, output_subfolders(config_));
+        comm_, output_subfolders(config_), io::sources_text(config_, {"output.directory"}));
     // The series and spectra are opened before config.yaml and status change: a continued run's files are
     // checked there (their columns, the shells), and one that fails leaves its run's record as it was.
     const io::Opening opening = restart ? io::Opening::resume : io::Opening::create;

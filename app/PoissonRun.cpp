@@ -84,7 +84,8 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
 
   const auto paths = io::output_paths(config.output.directory);
   const io::DirectoryLock lock =
-      io::prepare_output_directory(paths.root, config.output.overwrite, comm, output_subfolders(config));
+      io::prepare_output_directory(paths.root, config.output.overwrite, comm, output_subfolders(config),
+                                   io::sources_text(config, {"output.directory"}));
   io::on_root(comm, [&] { io::replace_text_file(paths.config, options.config_text); });
   write_run_status(paths.root, "running: the Poisson problem", comm);
   // A second signal ends the run at once (app/StopRequest.hpp), perhaps while phi is written: not "running".

@@ -63,10 +63,11 @@ std::vector<std::pair<std::string, std::string>> input_files(const io::RunConfig
 void check_output_directory(const std::string& config_path, const io::RunConfig& config,
                             const app::RunOptions& options) {
   const std::string& directory = config.output.directory;
+  const std::string sources = io::sources_text(config, {"output.directory"});
   io::on_root(MPI_COMM_WORLD, [&] {
     if (const std::string problem = io::output_directory_problem(directory, app::output_subfolders(config));
         !problem.empty())
-      throw Error("output.directory: " + problem);
+      throw Error("output.directory: " + problem + sources);
     if (options.continues_in(directory)) return;  // rewrites the config.yaml it wrote, with any --set
     // A new run writes its resolved configuration to <dir>/config.yaml: a configuration file of that name
     // there, the one the run reads, would be replaced, losing its comments and the values --set changed.
@@ -75,7 +76,8 @@ void check_output_directory(const std::string& config_path, const io::RunConfig&
     if (std::filesystem::equivalent(config_path, written, error))
       throw Error("output.directory: the run writes its resolved configuration to " + written.string() +
                   ", which is " + config_path +
-                  ", the configuration file it reads: rename that file or choose another directory");
+                  ", the configuration file it reads: rename that file or choose another directory" +
+                  sources);
     if (config.output.overwrite) {
       const auto earlier = io::kolmo_output_files(directory);
       for (const auto& [key, file] : input_files(config, options))
@@ -92,7 +94,7 @@ void check_output_directory(const std::string& config_path, const io::RunConfig&
       std::string message = "output.directory: " + earlier;
       message += ": choose another directory, set output.overwrite: true";
       if (config.problem != io::Problem::poisson) message += ", or continue it with --restart";
-      throw Error(message);
+      throw Error(message + io::sources_text(config, {"output.directory", "output.overwrite"}));
     }
   });
 }

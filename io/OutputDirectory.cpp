@@ -108,47 +108,51 @@ std::string earlier_output(const std::filesystem::path& directory) {
 }
 
 DirectoryLock prepare_output_directory(const std::filesystem::path& directory, ExistingOutput existing,
-                                       MPI_Comm comm, Subfolders subfolders) {
+                                       MPI_Comm comm, Subfolders subfolders, const std::string& sources) {
   DirectoryLock lock;
-  on_root(comm, [&] {
-    const OutputPaths paths = output_paths(directory);
-    std::error_code looked;
-    const auto status = std::filesystem::status(directory, looked);
-    KOLMO_REQUIRE(
-        !looked || looked == std::errc::no_such_file_or_directory || looked == std::errc::not_a_directory,
-        "output directory " + directory.string() + ": " + looked.message());
-    KOLMO_REQUIRE(!std::filesystem::exists(status) || std::filesystem::is_directory(status),
-                  "output directory " + directory.string() + " exists and is not a directory");
-    // Taken before anything in it is looked at or changed: of two runs started into it at once, the second
-    // stops here (its kolmo check saw the directory free, and HDF5's lock on series.h5 comes later).
-    std::error_code error;
-    std::filesystem::create_directories(directory, error);
-    KOLMO_REQUIRE(!error, "cannot create output directory " + directory.string() + ": " + error.message());
-    const int descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    KOLMO_REQUIRE(descriptor >= 0, "cannot open output directory " + directory.string() + ": " +
-                                       std::generic_category().message(errno));
-    lock = DirectoryLock(descriptor);
-    if (::flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
-      throw Error("output directory " + directory.string() +
-                  " is in use: another run is starting or going there");
-    if (existing == ExistingOutput::refuse)
-      if (const std::string earlier = earlier_output(directory); !earlier.empty())
-        throw Error("output directory " + earlier + ": choose another directory or allow overwriting");
-    if (existing == ExistingOutput::replace)
-      for (const auto& file : kolmo_output_files(directory)) {
-        std::error_code error;
-        std::filesystem::remove(directory / file, error);
-        KOLMO_REQUIRE(!error, "cannot remove " + (directory / file).string() + ": " + error.message());
-      }
-    // Every folder writable now, so that a run whose fields/ or checkpoints/ take no files stops before its
-    // first step rather than at its first dump or checkpoint.
-    for (const auto& folder : run_folders(paths, subfolders)) {
+  try {
+    on_root(comm, [&] {
+      const OutputPaths paths = output_paths(directory);
+      std::error_code looked;
+      const auto status = std::filesystem::status(directory, looked);
+      KOLMO_REQUIRE(
+          !looked || looked == std::errc::no_such_file_or_directory || looked == std::errc::not_a_directory,
+          "output directory " + directory.string() + ": " + looked.message());
+      KOLMO_REQUIRE(!std::filesystem::exists(status) || std::filesystem::is_directory(status),
+                    "output directory " + directory.string() + " exists and is not a directory");
+      // Taken before anything in it is looked at or changed: of two runs started into it at once, the second
+      // stops here (its kolmo check saw the directory free, and HDF5's lock on series.h5 comes later).
       std::error_code error;
-      std::filesystem::create_directories(folder, error);
-      KOLMO_REQUIRE(!error, "cannot create output directory " + folder.string() + ": " + error.message());
-      KOLMO_REQUIRE(writable(folder), "output directory " + folder.string() + " is not writable");
-    }
-  });
+      std::filesystem::create_directories(directory, error);
+      KOLMO_REQUIRE(!error, "cannot create output directory " + directory.string() + ": " + error.message());
+      const int descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      KOLMO_REQUIRE(descriptor >= 0, "cannot open output directory " + directory.string() + ": " +
+                                         std::generic_category().message(errno));
+      lock = DirectoryLock(descriptor);
+      if (::flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+        throw Error("output directory " + directory.string() +
+                    " is in use: another run is starting or going there");
+      if (existing == ExistingOutput::refuse)
+        if (const std::string earlier = earlier_output(directory); !earlier.empty())
+          throw Error("output directory " + earlier + ": choose another directory or allow overwriting");
+      if (existing == ExistingOutput::replace)
+        for (const auto& file : kolmo_output_files(directory)) {
+          std::error_code error;
+          std::filesystem::remove(directory / file, error);
+          KOLMO_REQUIRE(!error, "cannot remove " + (directory / file).string() + ": " + error.message());
+        }
+      // Every folder writable now, so that a run whose fields/ or checkpoints/ take no files stops before its
+      // first step rather than at its first dump or checkpoint.
+      for (const auto& folder : run_folders(paths, subfolders)) {
+        std::error_code error;
+        std::filesystem::create_directories(folder, error);
+        KOLMO_REQUIRE(!error, "cannot create output directory " + folder.string() + ": " + error.message());
+        KOLMO_REQUIRE(writable(folder), "output directory " + folder.string() + " is not writable");
+      }
+    });
+  } catch (const Error& error) {
+    throw Error(error.what() + sources);  // every refusal says where the path came from
+  }
   return lock;
 }
 

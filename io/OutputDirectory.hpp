@@ -22,7 +22,10 @@
 //     ExistingOutput::replace  removes the earlier kolmo output (only the files listed above), so no
 //                              stale dump of a longer earlier run is mistaken for this run's;
 //     ExistingOutput::keep     keeps everything (a restart continuing its own run).
-//   Call it before writing anything.
+//   Every refusal ends with `sources`, the caller's words for where the directory's path came from (a run
+//   passes io::sources_text(config, {"output.directory"}): " (output.directory from run.yaml:12)"), so
+//   that one met only here (the directory changed after kolmo check's look) names the key and its source as
+//   the configuration's refusals do; empty, nothing is added. Call it before writing anything.
 // - remove_field_dumps_after(fields, step, comm), collective likewise: a restart continuing its own run from
 //   a checkpoint at step removes the dumps fields_NNNNNN.{h5,xmf} of later steps (a killed run's, or the rest
 //   of a history restarted from an earlier checkpoint), as the series are cut there; returns how many steps'
@@ -64,7 +67,7 @@ using DirectoryLock = UniqueHandle<int, ::close>;
 
 [[nodiscard]] DirectoryLock prepare_output_directory(
     const std::filesystem::path& directory, ExistingOutput existing, MPI_Comm comm,
-    Subfolders subfolders = Subfolders::fields_and_checkpoints);
+    Subfolders subfolders = Subfolders::fields_and_checkpoints, const std::string& sources = "");
 
 long remove_field_dumps_after(const std::filesystem::path& fields, long step, MPI_Comm comm);
 
@@ -79,9 +82,9 @@ std::string output_directory_problem(const std::filesystem::path& directory,
 // overwrite = false refuses existing output, true replaces it.
 [[nodiscard]] inline DirectoryLock prepare_output_directory(
     const std::filesystem::path& directory, bool overwrite, MPI_Comm comm,
-    Subfolders subfolders = Subfolders::fields_and_checkpoints) {
+    Subfolders subfolders = Subfolders::fields_and_checkpoints, const std::string& sources = "") {
   return prepare_output_directory(directory, overwrite ? ExistingOutput::replace : ExistingOutput::refuse,
-                                  comm, subfolders);
+                                  comm, subfolders, sources);
 }
 
 }  // namespace kolmo::io

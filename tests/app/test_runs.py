@@ -180,8 +180,10 @@ with tempfile.TemporaryDirectory() as tmp:
     (root / "a_file").write_text("x")
     for directory in ("a_file", "a_file/out"):
         r = kolmo(2, "check", str(root / "run.yaml"), "--set", f"output.directory={directory}", cwd=root)
-        check(r.returncode != 0 and "output.directory" in r.stderr and "a_file is not a directory" in r.stderr,
-              f"kolmo check refuses output.directory={directory} ({r.stderr.strip()[:200]})")
+        check(r.returncode != 0 and "output.directory" in r.stderr and "a_file is not a directory" in r.stderr
+              and f"(output.directory from --set output.directory={directory})" in r.stderr,
+              f"kolmo check refuses output.directory={directory}, naming where it came from "
+              f"({r.stderr.strip()[:200]})")
     # A folder that takes no files, root or not (root passes access() even in /proc).
     if os.path.isdir("/proc/self"):
         for directory in ("/proc", "/proc/kolmo_out"):

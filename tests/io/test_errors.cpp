@@ -183,6 +183,21 @@ TEST_CASE("prepare_output_directory creates the layout and refuses earlier outpu
                                                                 MPI_COMM_WORLD);
                                }),
                                {"a_file", "not a directory"}));
+  // Every refusal ends with where the caller says the path came from (the run: output.directory's source),
+  // as the configuration's refusals do; it had named neither the key nor its file.
+  const std::string sources = " (output.directory from run.yaml:12)";
+  const std::string refusal = error_message([&] {
+    (void)prepare_output_directory(directory.path() / "a_file", ExistingOutput::refuse, MPI_COMM_WORLD,
+                                   Subfolders::fields_and_checkpoints, sources);
+  });
+  CHECK(every_rank_failed_with(refusal, {"a_file exists and is not a directory" + sources}));
+  touch(paths.series);
+  const std::string earlier = error_message([&] {
+    (void)prepare_output_directory(run, ExistingOutput::refuse, MPI_COMM_WORLD,
+                                   Subfolders::fields_and_checkpoints, sources);
+  });
+  CHECK(every_rank_failed_with(earlier,
+                               {"already holds kolmo output (series.h5)", "allow overwriting" + sources}));
 }
 
 // A folder of the output that takes no files is refused by the preparation, before anything is written, and
@@ -199,6 +214,13 @@ TEST_CASE("an output folder that takes no files is refused before the run writes
     CHECK(every_rank_failed_with(
         error_message([&] { (void)prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD); }),
         {folder, "not writable"}));
+    const std::string sources = " (output.directory from --set output.directory=run)";
+    CHECK(every_rank_failed_with(error_message([&] {
+                                   (void)prepare_output_directory(run, ExistingOutput::keep, MPI_COMM_WORLD,
+                                                                  Subfolders::fields_and_checkpoints,
+                                                                  sources);
+                                 }),
+                                 {folder + " is not writable" + sources}));
     MPI_Barrier(MPI_COMM_WORLD);
     const std::string problem = output_directory_problem(run);
     CHECK(global_max(problem.find(folder + " is not writable") == 0 ? 0 : 1) == 0);
