@@ -113,7 +113,7 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
     const char* names[3] = {"phi_x", "phi_y", "phi_z"};
     if (config.poisson.gradient)
       for (int d = 0; d < 3; ++d) slabs.push_back({names[d], std::span<const Real>(gradient[d].data(), n)});
-    io::FieldInfo info{0.0, 0, box, 0.0};
+    io::FieldInfo info{0.0, 0, box, 0.0, lambda};  // the shift: which equation phi solves
     const auto file = io::write_field_file<Real>(paths.fields, info, layout, slabs, comm);
 
     if (rank == 0) {

@@ -76,6 +76,7 @@ std::filesystem::path write_field_file(const std::filesystem::path& directory, c
     write_attribute(file.get(), "grid", grid);
     write_attribute(file.get(), "box", info.box);
     write_attribute(file.get(), "viscosity", info.viscosity);
+    if (info.shift) write_attribute(file.get(), "shift", *info.shift);
     write_attribute(file.get(), "code_version", code_version());
     write_attribute(file.get(), "precision", std::string(precision_name<Real>()));
 

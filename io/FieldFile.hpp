@@ -8,7 +8,8 @@
 //   at x_i, y_j, z_k. Rank r writes its x planes [x_offset, x_offset + x_count) from its slab (at least
 //   layout.real_size() values of host memory, laid out as SlabLayout's real slab). Root attributes: time,
 //   step, grid (3 ints, Nx Ny Nz), box (3 doubles, Lx Ly Lz), viscosity, code_version, precision ("single"
-//   or "double"), axis_order.
+//   or "double"), axis_order; and shift (double) where FieldInfo has one: a Poisson run's lambda
+//   (poisson.shift), so that the file says which equation, lap(phi) - shift phi = f, its phi solves.
 // - Beside it, fields_<step>.xmf describes the datasets on a 3DCoRectMesh (origin 0, spacing L/N), so that
 //   ParaView and VisIt show kolmo's x, y, z along their X, Y, Z axes (io/Xdmf.hpp).
 // - Datasets are contiguous and carry no checksums: HDF5's Fletcher32 filter on one-plane chunks made a
@@ -26,6 +27,7 @@
 
 #include <array>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,6 +42,7 @@ struct FieldInfo {
   long step = 0;
   std::array<double, 3> box{};
   double viscosity = 0;
+  std::optional<double> shift{};  // a Poisson run's Helmholtz shift lambda (attribute shift); none otherwise
 };
 
 template <class Real>

@@ -6,6 +6,8 @@ and numpy):
   1000.3 + 1e-3 g; 1e-2 g in single precision): the run solves it, in double and single precision and on 1
   and 2 ranks, to what a numpy solve of the same values gives, instead of failing after writing its output
   directory because the mean's own round-off was left behind.
+- The field file records the shift lambda (poisson.shift) as its attribute shift, read back equal to the
+  configured value (0 where none is given), so that the file says which equation its phi solves.
 - A signal that arrives while the gradient of phi is computed (delivered by gdb at Poisson::gradient, where
   gdb is installed) stops the run with status 130 and no field file, as one during the solve does, instead of
   being ignored until the run had written everything and exited 0.
@@ -70,6 +72,25 @@ with tempfile.TemporaryDirectory(prefix="kolmo-poisson-") as root:
             check(r.returncode == 0 and "mean 1000.3 subtracted" in r.stdout and error < tolerance,
                   f"poisson.subtract_mean removes a mean of 1000.3 from a variation of {variation} ({precision}, "
                   f"{ranks} rank(s)): phi within {tolerance:g} of numpy's: {error:.2e} ({r.stderr.strip()[:200]})")
+
+    # --- The dump records the shift lambda it was solved with (attribute shift), so that a reader can tell
+    # which equation, lap(phi) - lambda phi = f, its phi solves (it had only the box and a viscosity of 0);
+    # in either precision, and 0 for a run that gives none.
+    for precision, shift in (("double", "2.5"), ("single", "0.75"), ("double", None)):
+        name = f"shift_{precision}_{shift}"
+        given = f"shift: {shift}, " if shift else ""
+        (work / f"{name}.yaml").write_text(
+            f"problem: poisson\ngrid: {{n: {list(GRID)}}}\nbackend: host\nprecision: {precision}\n"
+            f"poisson: {{{given}rhs: {{type: manufactured}}}}\noutput: {{directory: {name}}}\n")
+        r = kolmo(1, "run", f"{name}.yaml", cwd=work, timeout=120)
+        stored = None
+        if r.returncode == 0:
+            with h5py.File(next((work / name / "fields").glob("*.h5")), "r") as f:
+                stored = f.attrs.get("shift")
+        expected = float(shift) if shift else 0.0
+        check(stored is not None and stored.dtype == np.float64 and float(stored) == expected,
+              f"a {precision} Poisson dump stores the shift it solved with: {stored!r}, configured "
+              f"{shift or 'none (0)'} ({r.stderr.strip()[:200]})")
 
     # --- A signal during the gradient stops the run before phi is written.
     if shutil.which("gdb") is None:
