@@ -49,7 +49,8 @@ Subcommands:
                                            each scalar's variance and dissipation chi, files present; with MHD
                                            the energy and dissipation kinetic, magnetic and total, with
                                            buoyancy the potential energy. A Poisson run: grid, box, the shift
-                                           lambda (poisson.shift; without config.yaml its least-squares fit),
+                                           lambda (the dump's shift; in older dumps poisson.shift, and without
+                                           config.yaml its least-squares fit),
                                            min/max/mean/rms of phi and f, the relative residual
                                            ||lap(phi) - lambda phi - f|| / ||f|| of the equation it solved
                                            (solver/Poisson.hpp), computed here by FFT with k = 2 pi n / L per
@@ -1232,7 +1233,8 @@ def summary_lines(run, values):
 def read_poisson_dump(path):
     """phi, f and (when the dump holds all three) phi_x, phi_y, phi_z of a Poisson run's field dump, each as a
     float64 array [x][y][z] (transposed from kolmo's [Nz][Ny][Nx]), with the grid (Nx, Ny, Nz), the box
-    (Lx, Ly, Lz) and the precision the file records."""
+    (Lx, Ly, Lz), the precision the file records and its shift lambda (attribute shift; None in dumps of kolmo
+    before 2026-11-29, which stored none)."""
     with _open(path) as file:
         order = _axis_order(file, path)
         if "box" not in file.attrs:
@@ -1255,7 +1257,12 @@ def read_poisson_dump(path):
                 raise PostError(f"{path} dataset '{name}' is {' x '.join(map(str, values.shape))} (x y z), not the "
                                 f"grid {' x '.join(map(str, grid))}")
         precision = _text(file.attrs.get("precision", "unknown"))
-    return fields, grid, box, precision
+        shift = None
+        if "shift" in file.attrs:
+            shift = float(np.asarray(file.attrs["shift"], dtype=float).ravel()[0])
+            if not (np.isfinite(shift) and shift >= 0):
+                raise PostError(f"{path} has shift {shift}, expected a finite number >= 0")
+    return fields, grid, box, precision, shift
 
 
 def _wavenumbers(grid, box, drop_nyquist=False):
@@ -1314,9 +1321,11 @@ def poisson_summary_lines(run, values, source):
     {} without config.yaml; source: how the run is known to be a Poisson run (poisson_run)."""
     run = Path(run)
     path = choose_dump(run)
-    fields, grid, box, precision = read_poisson_dump(path)
+    fields, grid, box, precision, stored_shift = read_poisson_dump(path)
     shift = None
-    if "poisson.shift" in values:
+    if stored_shift is not None:
+        shift = stored_shift  # what the dump was solved with, whatever config.yaml says now
+    elif "poisson.shift" in values:
         try:
             shift = float(values["poisson.shift"])
         except ValueError:
@@ -1332,7 +1341,10 @@ def poisson_summary_lines(run, values, source):
              f"problem: poisson (from {source})",
              f"grid: {' x '.join(map(str, grid))} (from {path.relative_to(run)}, precision {precision})",
              f"box: {' x '.join(_format(length) for length in box)}"]
-    if check["fitted"]:
+    if stored_shift is not None:
+        lines.append(f"equation: lap(phi) - lambda phi = f, lambda = {check['shift']:.6g} (the dump's attribute "
+                     f"shift)")
+    elif check["fitted"]:
         lines.append(f"equation: lap(phi) - lambda phi = f, lambda not known (no config.yaml): its least-squares "
                      f"fit {check['shift']:.6g} is used")
     else:

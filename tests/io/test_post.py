@@ -317,9 +317,11 @@ def poisson_case(shifted):
     return grid, box, shift, f, phi, gradient
 
 
-def make_poisson_run(run, shifted=False, phi=None, gradient=True, config=True, shift=None, kolmo_order=True):
+def make_poisson_run(run, shifted=False, phi=None, gradient=True, config=True, shift=None, kolmo_order=True,
+                     stored_shift=None):
     """A Poisson run's directory as the solver writes it: config.yaml, status, fields/fields_000000.h5 of phi, f
-    (and phi_x, phi_y, phi_z), [Nz][Ny][Nx] with axis_order 'z y x' (kolmo_order) or [Nx][Ny][Nz] without it."""
+    (and phi_x, phi_y, phi_z), [Nz][Ny][Nx] with axis_order 'z y x' (kolmo_order) or [Nx][Ny][Nz] without it;
+    the dump's attribute shift where stored_shift is given (as kolmo writes it since 2026-11-29)."""
     grid, box, exact_shift, f, exact_phi, exact_gradient = poisson_case(shifted)
     phi = exact_phi if phi is None else phi
     gradient = exact_gradient if gradient is True else gradient
@@ -343,6 +345,8 @@ def make_poisson_run(run, shifted=False, phi=None, gradient=True, config=True, s
         file.attrs["box"] = np.array(box)
         file.attrs["viscosity"] = 0.0
         file.attrs["precision"] = np.bytes_("double")
+        if stored_shift is not None:
+            file.attrs["shift"] = float(stored_shift)
     return run
 
 
@@ -447,6 +451,16 @@ def check_poisson(scratch, post):
     code, out, err = run_tool("summary", make_poisson_run(root / "no_gradient", gradient=False))
     check(code == 0 and "gradient: not in the dump" in out and printed_number(out, "residual:") < 1e-10,
           f"a run without the gradient: {out!r}")
+
+    # The dump's own shift is the one its phi solves, whatever config.yaml says now (edited since, say), and
+    # needs no fit without config.yaml.
+    for name, options in (("stored_shift", {"shift": 2.0}), ("stored_shift_no_config", {"config": False})):
+        code, out, err = run_tool("summary", make_poisson_run(root / name, shifted=True, stored_shift=3.0,
+                                                              **options))
+        values = summary_values(out)
+        check(code == 0 and values.get("equation") == "lap(phi) - lambda phi = f, lambda = 3 (the dump's attribute "
+              "shift)" and printed_number(out, "residual:") < 1e-10,
+              f"{name}: lambda from the dump's attribute shift: {out!r} {err!r}")
 
     # Without config.yaml: recognised from the dump's datasets, lambda fitted.
     code, out, err = run_tool("summary", make_poisson_run(root / "no_config", shifted=True, config=False))
