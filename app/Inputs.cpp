@@ -221,7 +221,8 @@ InitialVelocity<Real> read_vector_file(const io::RunConfig& config, const std::s
                         io::sources_text(config, {key, "grid.n"}));
       std::vector<io::SpectralTarget<Real>> targets;
       for (int c = 0; c < 3; ++c) {
-        field.modes[c].resize(layout.spectral_size());
+        io::resize_on_every_rank(comm, field.modes[c], layout.spectral_size(),
+                                 file + " dataset '" + spectral_names[c] + "'");
         targets.push_back({spectral_names[c], field.modes[c]});
       }
       io::read_checkpoint<Real>(file, layout, targets, comm);
@@ -232,7 +233,8 @@ InitialVelocity<Real> read_vector_file(const io::RunConfig& config, const std::s
                                                     ", ... (a checkpoint)");
     require_same_grid(reader, names[0], false, config.grid.n, io::sources_text(config, {key, "grid.n"}));
     for (int c = 0; c < 3; ++c) {
-      field.real[c].resize(layout.real_size());
+      // Agreed (the reader's file is open on every rank, and its close is collective), as every step here.
+      io::resize_on_every_rank(comm, field.real[c], layout.real_size(), file + " dataset '" + names[c] + "'");
       reader.read<Real>(names[c], layout, field.real[c]);
     }
   });
@@ -282,7 +284,8 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
       if (scalar.spectral) {
         require_same_grid(reader, spectral_name, true, config.grid.n,
                           io::sources_text(config, {key, "grid.n"}));
-        scalar.modes.resize(layout.spectral_size());
+        io::resize_on_every_rank(comm, scalar.modes, layout.spectral_size(),
+                                 initial.file + " dataset '" + spectral_name + "'");
         io::read_checkpoint<Real>(initial.file, layout, {{spectral_name, scalar.modes}}, comm);
         return;
       }
@@ -291,7 +294,8 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
                                                              " (a checkpoint)");
       require_same_grid(reader, initial.dataset, false, config.grid.n,
                         io::sources_text(config, {key, "grid.n"}));
-      scalar.real.resize(layout.real_size());
+      io::resize_on_every_rank(comm, scalar.real, layout.real_size(),
+                               initial.file + " dataset '" + initial.dataset + "'");
       reader.read<Real>(initial.dataset, layout, scalar.real);
     });
     if (scalar.spectral)

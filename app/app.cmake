@@ -43,4 +43,15 @@ if(KOLMO_BUILD_TESTS)
   add_test(NAME app_units COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:kolmo_app_tests>
                                   "[app]")
   set_tests_properties(app_units PROPERTIES TIMEOUT 60)
+
+  # A failure on one rank only (an allocation of one rank made to fail by this library, preloaded into that
+  # rank alone) stops every rank with one line instead of hanging; skipped under AddressSanitizer
+  # (KOLMO_SANITIZED), whose malloc the library would displace.
+  add_library(kolmo_failing_allocation SHARED ${PROJECT_SOURCE_DIR}/tests/FailingAllocation.c)
+  target_link_libraries(kolmo_failing_allocation PRIVATE ${CMAKE_DL_LIBS})
+  add_test(NAME app_rank_failures
+           COMMAND /usr/bin/python3 ${PROJECT_SOURCE_DIR}/tests/app/test_rank_failures.py
+                   --kolmo $<TARGET_FILE:kolmo> --mpiexec ${MPIEXEC_EXECUTABLE} --source ${PROJECT_SOURCE_DIR}
+                   --failing-allocation $<TARGET_FILE:kolmo_failing_allocation>)
+  set_tests_properties(app_rank_failures PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 endif()

@@ -111,7 +111,8 @@ void check_block_readable(hid_t dataset, hid_t memory_type, const Block& block, 
                           std::size_t max_bytes_per_call) {
   const Calls split = split_of(dataset, memory_type, block, max_bytes_per_call);
   const hsize_t rows = std::max<hsize_t>(1, std::min(split.rows_per_call, block.count.at(0)));
-  std::vector<char> buffer(rows * split.row_bytes());
+  std::vector<char> buffer;  // agreed, as the transfers are: the file is open on every rank
+  resize_on_every_rank(comm, buffer, rows * split.row_bytes(), "the buffer that verifies its chunks");
   transfer(dataset, memory_type, block, split, buffer.data(), Direction::read, comm, true);
 }
 

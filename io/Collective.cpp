@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "core/Error.hpp"
+#include "io/DiskSpace.hpp"
 
 namespace kolmo::io {
 
@@ -73,6 +74,13 @@ template long long count_non_finite<float>(std::span<const float>, MPI_Comm);
 template long long count_non_finite<double>(std::span<const double>, MPI_Comm);
 template long long count_non_finite<Complex<float>>(std::span<const Complex<float>>, MPI_Comm);
 template long long count_non_finite<Complex<double>>(std::span<const Complex<double>>, MPI_Comm);
+
+std::string out_of_memory(MPI_Comm comm, std::uintmax_t bytes, const std::string& what) {
+  int rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  return "out of memory: rank " + std::to_string(rank) + " cannot allocate " + describe_bytes(bytes) +
+         " for " + what;
+}
 
 void check_layout_matches(const fft::SlabLayout& layout, MPI_Comm comm) {
   int rank = 0, ranks = 1;

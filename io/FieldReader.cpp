@@ -90,24 +90,33 @@ std::string FieldReader::precision() const {
 template <class Real>
 void FieldReader::read(const std::string& name, const fft::SlabLayout& layout, std::span<Real> slab) const {
   const std::string where = path_.string() + " dataset '" + name + "'";
+  // Every step before the collective read is agreed, though each rank looks at the same file: one that failed
+  // on some ranks only (HDF5 out of memory there) would leave them waiting in the file's close, which is
+  // collective, while the others wait in the read.
+  Dataset dataset;
+  AxisOrder order = AxisOrder::xyz;
   on_every_rank(comm_, [&] {
     KOLMO_REQUIRE(slab.size() >= layout.real_size(), where + ": the slab holds " +
                                                          std::to_string(slab.size()) + " values, it needs " +
                                                          std::to_string(layout.real_size()));
+    KOLMO_REQUIRE(has_dataset(name), path_.string() + ": no dataset '" + name + "'");
+    try {
+      dataset = open_dataset(file_.get(), name);
+      Type type(KOLMO_CHECK_HDF5(H5Dget_type(dataset.get())));
+      const H5T_class_t type_class = KOLMO_CHECK_HDF5(H5Tget_class(type.get()));
+      KOLMO_REQUIRE(type_class == H5T_FLOAT || type_class == H5T_INTEGER, "not a real-valued array");
+      order = axis_order_of(file_.get());
+      const auto stored = stored_shape(layout.global(), order);
+      const std::vector<hsize_t> expected(stored.begin(), stored.end());
+      const std::vector<hsize_t> shape = dataset_shape(dataset.get());
+      KOLMO_REQUIRE(shape == expected, "shape " + shape_text(shape) + ", expected the grid " +
+                                           shape_text(expected) + " (axis order " + axis_order_name(order) +
+                                           ", slowest first)");
+    } catch (const Error& error) {
+      throw Error(where + ": " + error.what());
+    }
   });
-  KOLMO_REQUIRE(has_dataset(name), path_.string() + ": no dataset '" + name + "'");
   try {
-    Dataset dataset = open_dataset(file_.get(), name);
-    Type type(KOLMO_CHECK_HDF5(H5Dget_type(dataset.get())));
-    const H5T_class_t type_class = KOLMO_CHECK_HDF5(H5Tget_class(type.get()));
-    KOLMO_REQUIRE(type_class == H5T_FLOAT || type_class == H5T_INTEGER, "not a real-valued array");
-    const AxisOrder order = axis_order_of(file_.get());
-    const auto stored = stored_shape(layout.global(), order);
-    const std::vector<hsize_t> expected(stored.begin(), stored.end());
-    const std::vector<hsize_t> shape = dataset_shape(dataset.get());
-    KOLMO_REQUIRE(shape == expected, "shape " + shape_text(shape) + ", expected the grid " +
-                                         shape_text(expected) + " (axis order " + axis_order_name(order) +
-                                         ", slowest first)");
     read_slab(dataset.get(), order, layout, slab.data(), comm_);
   } catch (const Error& error) {
     throw Error(where + ": " + error.what());

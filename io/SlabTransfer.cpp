@@ -5,6 +5,7 @@
 
 #include "core/Error.hpp"
 #include "io/BlockTransfer.hpp"
+#include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
 
 namespace kolmo::io {
@@ -52,7 +53,11 @@ void transfer_zyx(hid_t dataset, const fft::SlabLayout& layout, Slab slab, MPI_C
                   std::size_t transpose_bytes) {
   const long per_block = z_planes_per_block<Real>(layout, transpose_bytes), nx = layout.x_count(),
              ny = layout.ny(), nz = layout.nz();
-  std::vector<Real> buffer(std::size_t(per_block * ny * nx));
+  // Agreed: a rank out of memory here must not leave alone while the others wait in the transfer, with the
+  // file open.
+  std::vector<Real> buffer;
+  resize_on_every_rank(comm, buffer, std::size_t(per_block * ny * nx),
+                       "the buffer that turns its z planes to and from x fastest");
   for (long z0 = 0; z0 < nz; z0 += per_block) {
     const long zn = std::min(per_block, nz - z0);
     const Block block = zyx_block(layout, z0, zn);

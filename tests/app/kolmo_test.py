@@ -14,9 +14,12 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--kolmo", required=True)
 parser.add_argument("--mpiexec", required=True)
 parser.add_argument("--source", required=True)
+# The library that makes one allocation of one rank fail (tests/FailingAllocation.c; test_rank_failures.py).
+parser.add_argument("--failing-allocation", default="")
 args = parser.parse_args()
 args.kolmo = os.path.abspath(args.kolmo)
 args.source = os.path.abspath(args.source)
+args.failing_allocation = os.path.abspath(args.failing_allocation) if args.failing_allocation else ""
 source = pathlib.Path(args.source)
 failures = []
 
