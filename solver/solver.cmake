@@ -35,6 +35,7 @@ if(KOLMO_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/solver/test_waves.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_mhd.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_mhd_terms.cpp
+    ${PROJECT_SOURCE_DIR}/tests/solver/test_triads.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/test_gpu.cpp
     ${PROJECT_SOURCE_DIR}/tests/solver/SolverTestSupport.cpp)
   target_link_libraries(kolmo_solver_tests PRIVATE kolmo_test_main kolmo_solver fftw3 kolmo_options)
