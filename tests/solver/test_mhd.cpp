@@ -146,6 +146,90 @@ TEST_CASE("a finite-amplitude Alfven wave travels at the Alfven speed and decays
   }
 }
 
+TEST_CASE(
+    "a nonlinear Alfven wave of many modes, u = +-b, travels along -+B0 unchanged; the error falls at the "
+    "integrator's order",
+    "[solver]") {
+  // With u = b (z- = u - b = 0) the nonlinear terms vanish whatever the shape of the field: with B = B0 + b,
+  // u u - B B = -(B0 b + b B0 + B0 B0) and u x B = u x B0 are linear, so z+ = u + b obeys
+  // dz+/dt = (B0.grad) z+ + nu lap z+ (nu = eta): it travels along -B0 unchanged, z+^(k, t) = z+^(k, 0)
+  // exp(i k.B0 t - nu k^2 t), and u = -b travels along +B0 (the Elsasser solutions of any amplitude). Unlike
+  // the single mode above, a field on every kept mode has (u.grad) u and (b.grad) b of order one, which must
+  // cancel: a wrong factor or sign in either part of the stress or in E = u x B makes the field leave the
+  // solution at once. Each mode's linear coupling i (k.B0) is explicit: the error falls as dt^p.
+  const Vec background{0.3, -0.2, 1.1};
+  const double nu = 0.01;
+  // The fastest mode's k.B0 over the kept modes of {10, 8, 8} (|n| <= 3, 2, 2): 3 0.3 + 2 0.2 + 2 1.1.
+  const double fastest = 3.5, end_time = 1.3 * kTwoPi / fastest;
+  struct Result {
+    double error;      // max over modes of |q - exact| / max |u(0)|, q = u, b
+    double other;      // max |u -+ b| / max |u(0)|: the other Elsasser field, zero exactly
+    double nonlinear;  // max |P [-(u.grad) u]| at t = 0 over max |u(0)|: what has to cancel
+  };
+  auto run = [&](Integrator integrator, double sign, int steps, double span, MPI_Comm comm) {
+    auto flow = testing::make_flow<double>(kGrid, mhd(nu, nu, background, integrator), comm);
+    set_random_isotropic(*flow, 0.5, 20.0, 91);
+    std::vector<double> u, v, w;
+    flow->velocity_to_host(u, v, w);
+    for (auto* slab : {&u, &v, &w})
+      for (double& value : *slab) value *= sign;
+    flow->set_magnetic(u, v, w);
+    const auto u0 = testing::host_copy(*flow, flow->velocity()),
+               b0 = testing::host_copy(*flow, flow->magnetic_field());
+    const double scale = testing::max_magnitude(u0, comm);
+    // The advection alone, without the magnetic terms that cancel it: a flow of the same u without b.
+    FlowParameters plain;
+    auto alone = testing::make_flow<double>(kGrid, plain, comm);
+    set_random_isotropic(*alone, 0.5, 20.0, 91);
+    const double nonlinear =
+        testing::max_magnitude(testing::host_copy(*alone, alone->nonlinear_term()), comm);
+    for (int s = 0; s < steps; ++s) flow->step(span / steps);
+    const auto u1 = testing::host_copy(*flow, flow->velocity()),
+               b1 = testing::host_copy(*flow, flow->magnetic_field());
+    const auto& wavenumbers = flow->wavenumbers();
+    const double t = flow->time();
+    double error = 0, other = 0;
+    for (long m = 0; m < wavenumbers.size(); ++m) {
+      const auto k = wavenumbers.k(wavenumbers.mode(m));
+      const double along = k.x * background[0] + k.y * background[1] + k.z * background[2];
+      const std::complex<double> factor =
+          std::exp(std::complex<double>(-nu * k.norm2() * t, sign * along * t));
+      for (int d = 0; d < 3; ++d) {
+        const std::complex<double> ui(u1[d][m].re, u1[d][m].im), bi(b1[d][m].re, b1[d][m].im);
+        const std::complex<double> u_exact = factor * std::complex<double>(u0[d][m].re, u0[d][m].im);
+        const std::complex<double> b_exact = factor * std::complex<double>(b0[d][m].re, b0[d][m].im);
+        error = testing::worse(error, std::max(std::abs(ui - u_exact), std::abs(bi - b_exact)));
+        other = testing::worse(other, std::abs(ui - sign * bi));
+      }
+    }
+    return Result{testing::global_max(error, comm) / scale, testing::global_max(other, comm) / scale,
+                  nonlinear / scale};
+  };
+  for (const double sign : {1.0, -1.0}) {
+    for (const OrderCase& c : kOrderCases) {
+      const int steps = static_cast<int>(std::ceil(fastest * end_time / c.coarse_step));
+      const Result coarse = run(c.integrator, sign, steps, end_time, MPI_COMM_SELF);
+      const Result fine = run(c.integrator, sign, 2 * steps, end_time, MPI_COMM_SELF);
+      const double observed = std::log2(coarse.error / fine.error);
+      INFO((sign > 0 ? "u = b" : "u = -b")
+           << ", integrator " << to_string(c.integrator) << ": " << steps << " and " << 2 * steps
+           << " steps: errors " << coarse.error << ", " << fine.error << ", observed order " << observed
+           << "; other field " << fine.other << "; advection alone " << fine.nonlinear);
+      CHECK(fine.nonlinear > 0.5);
+      CHECK(observed == Approx(c.order).margin(0.3));
+      CHECK(fine.error < 0.05);
+      CHECK(fine.other < 1e-13);
+      if (c.integrator != Integrator::rk4) continue;
+      // Over all ranks, a few steps: the same error as alone.
+      const double span = 4 * end_time / steps;
+      const Result alone = run(c.integrator, sign, 4, span, MPI_COMM_SELF);
+      const Result distributed = run(c.integrator, sign, 4, span, MPI_COMM_WORLD);
+      CHECK(std::fabs(distributed.error - alone.error) < 1e-13);
+      CHECK(distributed.other < 1e-13);
+    }
+  }
+}
+
 TEST_CASE("without B0 a single mode of u and b decays exactly as exp(-nu k^2 t) and exp(-eta k^2 t)",
           "[solver]") {
   // u and b along different directions normal to k: u x b is along k, and still nothing leaves the mode.
