@@ -1,6 +1,7 @@
 // Exact solutions: the 2D Taylor-Green mode and ABC flows decay as exp(-nu k^2 t) with unchanged shape for
-// every integrator (their nonlinear term is a pure gradient), and the real-space outputs of the Taylor-Green
-// mode (velocity, vorticity, pressure) match their closed forms.
+// every integrator (their nonlinear term is a pure gradient), the real-space outputs of the Taylor-Green
+// mode (velocity, vorticity, pressure) match their closed forms, and so do the turbulence scales of an ABC
+// flow.
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -115,4 +116,30 @@ TEST_CASE("the 2D Taylor-Green mode in a box with unequal sides decays as exp(-n
   auto flow = testing::make_flow<double>({12, 12, 8}, parameters);
   set_taylor_green_2d(*flow, 1.2);
   check_steady_shape(flow, 0.25 + 4.0, 3, 0.05);
+}
+
+TEST_CASE(
+    "the turbulence scales of an ABC flow in closed form: lambda = sqrt(5) / n whatever nu and amplitude",
+    "[solver]") {
+  // An ABC field of wavenumber n has |omega| = n |u| pointwise: Omega = n^2 E and eps = 2 nu n^2 E, with
+  // E = (A^2 + B^2 + C^2) / 2. With u'^2 = 2E/3: lambda = sqrt(15 nu u'^2 / eps) = sqrt(5) / n,
+  // Re_lambda = u' lambda / nu, eta = (nu^3 / eps)^(1/4), and k_max = 3 on 12 points in the 2 pi cube.
+  const double a = 1.0, b = 0.7, c = 0.4, nu = 0.05;
+  const int n = 2;
+  FlowParameters parameters;
+  parameters.viscosity = nu;
+  auto flow = testing::make_flow<double>({12, 12, 12}, parameters);
+  set_abc(*flow, a, b, c, n);
+  const Diagnostics d = compute_diagnostics(*flow);
+  const double energy = (a * a + b * b + c * c) / 2, eps = 2 * nu * n * n * energy;
+  const double u_rms = std::sqrt(2 * energy / 3), lambda = std::sqrt(5.0) / n;
+  const double eta = std::pow(nu * nu * nu / eps, 0.25);
+  CHECK(d.energy == Approx(energy).epsilon(1e-14));
+  CHECK(d.enstrophy == Approx(n * n * energy).epsilon(1e-14));
+  CHECK(d.dissipation == Approx(eps).epsilon(1e-14));
+  CHECK(d.u_rms == Approx(u_rms).epsilon(1e-14));
+  CHECK(d.taylor_microscale == Approx(lambda).epsilon(1e-14));
+  CHECK(d.re_lambda == Approx(u_rms * lambda / nu).epsilon(1e-14));
+  CHECK(d.kolmogorov_eta == Approx(eta).epsilon(1e-14));
+  CHECK(d.kmax_eta == Approx(3 * eta).epsilon(1e-14));
 }
