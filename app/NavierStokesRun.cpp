@@ -454,12 +454,10 @@ class NavierStokesRun {
           key = "physics.scalars[" + std::to_string(i) + "].initial.variance";
           variance = config_.physics.scalars[i].initial.variance;
         }
-      const auto given = config_.sources.where.find(key);
-      throw Error((given == config_.sources.where.end() ? std::string() : given->second + ": ") + key +
-                  ": the initial scalar '" + name + "' is not finite in " +
-                  (config_.precision == io::Precision::float32 ? "single" : "double") +
-                  " precision: a variance of " + number_text(variance) + " is beyond what it holds" +
-                  (given == config_.sources.where.end() ? " (" + key + " from the default)" : std::string()));
+      throw Error(io::key_message(config_, key,
+                                  "the initial scalar '" + name + "' is not finite in " +
+                                      io::to_string(config_.precision) + " precision: a variance of " +
+                                      number_text(variance) + " is beyond what it holds"));
     }
   }
 

@@ -841,7 +841,7 @@ void check_peak(Reader& in, const std::string& key, double k0, SpectrumShape sha
     in.fail(key,
             "the peak " + number_text(k0) + " lies so far below the smallest wavenumber the grid keeps, " +
                 number_text(smallest) + ", that the spectrum there underflows " +
-                (single ? "single" : "double") + " precision: no mode would carry energy",
+                to_string(config.precision) + " precision: no mode would carry energy",
             {"grid.n", "grid.box", "precision"});
 }
 
@@ -1630,19 +1630,22 @@ std::string sources_text(const RunConfig& config, const std::vector<std::string>
   });
 }
 
+std::string key_message(const RunConfig& config, const std::string& key, const std::string& message) {
+  const auto given = config.sources.where.find(key);
+  if (given == config.sources.where.end()) return key + ": " + message + sources_text(config, {key});
+  return given->second + ": " + key + ": " + message;
+}
+
 void check_ranks(const RunConfig& config, int ranks) {
   if (ranks < 1) throw Error("ranks: need at least one MPI rank, got " + std::to_string(ranks));
   // A slab FFT splits x planes in real space and ky planes in spectral space over the ranks.
-  // Where grid.n came from opens the message, as the loader's do; a default grid says so at the end.
-  const auto given = config.sources.where.find("grid.n");
-  const std::string where = given == config.sources.where.end() ? "" : given->second + ": ";
   const char* axis[2] = {"Nx", "Ny"};
   for (int d = 0; d < 2; ++d)
     if (ranks > config.grid.n[d])
-      throw Error(where + "grid.n: " + std::string(axis[d]) + " = " + std::to_string(config.grid.n[d]) +
-                  " cannot be split over " + std::to_string(ranks) + " ranks (at most " +
-                  std::to_string(config.grid.n[d]) + ")" +
-                  (where.empty() ? " (grid.n from the default)" : ""));
+      throw Error(key_message(config, "grid.n",
+                              std::string(axis[d]) + " = " + std::to_string(config.grid.n[d]) +
+                                  " cannot be split over " + std::to_string(ranks) + " ranks (at most " +
+                                  std::to_string(config.grid.n[d]) + ")"));
 }
 
 Backend resolve(BackendChoice choice) {

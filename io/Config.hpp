@@ -267,6 +267,10 @@ std::vector<std::string> resolved_keys(const RunConfig& config);
 // from ("from the default" for a key not given), to end the message of a check made after loading that
 // involves these keys, as the loader's messages of checks across keys end.
 std::string sources_text(const RunConfig& config, const std::vector<std::string>& keys);
+// "runs/x.yaml:3: grid.n: <message>": the message of a check made after loading that involves one key,
+// opened by where its value came from as the loader's messages of one key are; a key not given ends it
+// instead, "grid.n: <message> (grid.n from the default)".
+std::string key_message(const RunConfig& config, const std::string& key, const std::string& message);
 // Throws kolmo::Error when the grid cannot be split over this many ranks.
 void check_ranks(const RunConfig& config, int ranks);
 
