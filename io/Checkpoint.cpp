@@ -9,6 +9,7 @@
 #include "io/Collective.hpp"
 #include "io/Hdf5.hpp"
 #include "io/ParallelFile.hpp"
+#include "io/Resampling.hpp"
 #include "io/RunIdentity.hpp"
 
 namespace kolmo::io {
@@ -401,6 +402,50 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 }
 
 template <class Real>
+CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                                         const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm) {
+  check_datasets(path, layout, targets, comm);
+  std::vector<std::string> names;
+  for (const auto& target : targets) names.push_back(target.name);
+  Type type = complex_type<Real>();
+  const std::array<long, 3> run = layout.global();
+  const long y_first = layout.y_offset(), y_end = y_first + layout.y_count(), nzc = layout.nzc();
+  std::vector<Complex<Real>> box;
+  return read_through(
+      path, std::nullopt, names, comm,
+      [&](hid_t dataset, hid_t, std::size_t i, const std::string& name, const std::array<long, 3>& file) {
+        Complex<Real>* modes = targets[i].modes.data();
+        if (file == run) {
+          read_block(dataset, type.get(), spectral_block(layout), modes, comm);
+          return;
+        }
+        std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
+        resize_on_every_rank(comm, box, layout.spectral_size(), path.string() + " dataset '" + name + "'");
+        // Every rank walks the same boxes, so that each read_block (collective) is called
+        // as often on every rank; a rank whose ky planes a box misses reads nothing.
+        for (const AxisSegment& x : full_axis_segments(file[0], run[0]))
+          for (const AxisSegment& y : full_axis_segments(file[1], run[1]))
+            for (const AxisSegment& z : half_axis_segments(file[2], run[2])) {
+              const long first = std::max(y.run, y_first),
+                         count = std::max(0L, std::min(y.run + y.count, y_end) - first);
+              const Block block =
+                  count == 0 ? Block{{0, 0, 0}, {0, 0, 0}}
+                             : Block{{hsize_t(x.file), hsize_t(y.file + first - y.run), hsize_t(z.file)},
+                                     {hsize_t(x.count), hsize_t(count), hsize_t(z.count)}};
+              read_block(dataset, type.get(), block, box.data(), comm);
+              const Real scale = Real(x.scale * y.scale * z.scale);
+              for (long a = 0; a < x.count && count > 0; ++a)
+                for (long b = 0; b < count; ++b)
+                  for (long c = 0; c < z.count; ++c) {
+                    const Complex<Real> value = box[std::size_t((a * count + b) * z.count + c)];
+                    modes[std::size_t(((x.run + a) * layout.y_count() + first - y_first + b) * nzc + z.run +
+                                      c)] = {value.re * scale, value.im * scale};
+                  }
+            }
+      });
+}
+
+template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                const VelocityTargets<Real>& velocity, MPI_Comm comm) {
   return read_checkpoint<Real>(path, layout, velocity_named<SpectralTarget<Real>>(velocity), comm);
@@ -417,6 +462,9 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
                                                 const std::vector<SpectralTarget<Real>>&, MPI_Comm);         \
   template CheckpointInfo read_checkpoint<Real>(const std::filesystem::path&, const fft::SlabLayout&,        \
                                                 const VelocityTargets<Real>&, MPI_Comm);                     \
+  template CheckpointInfo read_checkpoint_resampled<Real>(                                                   \
+      const std::filesystem::path&, const fft::SlabLayout&, const std::vector<SpectralTarget<Real>>&,        \
+      MPI_Comm);                                                                                             \
   template RestartCheckpoint choose_restart_checkpoint<Real>(                                                \
       const std::filesystem::path&, const std::filesystem::path&, const fft::SlabLayout&,                    \
       const std::vector<SpectralTarget<Real>>&, MPI_Comm);

@@ -31,7 +31,8 @@
 //   layout's and that every dataset has the spectral shape. Precision: a checkpoint may be read in the other
 //   precision; HDF5 converts the values (double -> single rounds), and the returned info says the file's
 //   precision, so a caller that must refuse the change can. Box and viscosity are returned, not checked: a
-//   continued run may change them on purpose.
+//   continued run may change them on purpose. read_checkpoint_resampled() reads a file of any grid onto the
+//   layout's (io/Resampling.hpp).
 // - Errors throw kolmo::Error on every rank, one line naming the file (and dataset).
 #pragma once
 
@@ -140,6 +141,14 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 template <class Real>
 CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                const VelocityTargets<Real>& velocity, MPI_Comm comm);
+
+// read_checkpoint for a file whose grid may differ from the layout's: its modes are placed on the layout's
+// grid (io/Resampling.hpp: zero padding onto a finer grid, truncation onto a coarser one, the Nyquist modes
+// as said there), every other mode zero; a file on the layout's grid reads as read_checkpoint reads it. The
+// returned info holds the file's grid. The solver's 2/3 rule and projection are the caller's to apply.
+template <class Real>
+CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
+                                         const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm);
 
 // choose_restart_checkpoint that reads the run's fields in the same pass that verifies a checkpoint, so that
 // a restart reads the file once, not once to verify it and again to read it: where a candidate's grid is the

@@ -16,6 +16,7 @@ add_library(kolmo_io STATIC
   ${PROJECT_SOURCE_DIR}/io/FieldReader.cpp
   ${PROJECT_SOURCE_DIR}/io/ParallelFile.cpp
   ${PROJECT_SOURCE_DIR}/io/Checkpoint.cpp
+  ${PROJECT_SOURCE_DIR}/io/Resampling.cpp
   ${PROJECT_SOURCE_DIR}/io/RowTable.cpp
   ${PROJECT_SOURCE_DIR}/io/SeriesFile.cpp
   ${PROJECT_SOURCE_DIR}/io/SpectraFile.cpp
@@ -29,6 +30,7 @@ if(KOLMO_BUILD_TESTS)
     ${PROJECT_SOURCE_DIR}/tests/io/test_block_transfer.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_field_file.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_checkpoint.cpp
+    ${PROJECT_SOURCE_DIR}/tests/io/test_resampling.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_disk_space.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_series.cpp
     ${PROJECT_SOURCE_DIR}/tests/io/test_errors.cpp)
