@@ -54,16 +54,29 @@ void require_same_box(const io::FieldReader& reader, const std::array<double, 3>
                   ", not on grid.box = " + list_text(box, 15) + ": set grid.box to the file's box" + sources);
 }
 
-// kolmo does not interpolate: a field on another grid than grid.n is refused before it is read, naming where
-// both keys came from (read() would refuse it too, but by the dataset's shape in the file's axis order, with
-// no word of grid.n). A checkpoint's grid is its attribute; a field file's, its dataset's shape (a file from
-// another tool may have nothing else). A dataset missing or not three-dimensional is left to read()'s error.
-void require_same_grid(const io::FieldReader& reader, const std::string& dataset, bool spectral,
-                       const std::array<long, 3>& n, const std::string& sources) {
-  const auto stored = spectral ? std::optional(reader.grid()) : reader.dataset_grid(dataset);
+// Field files are not interpolated (a checkpoint's modes are: resampled_text): a field on another grid than
+// grid.n is refused before it is read, naming where both keys came from (read() would refuse it too, but by
+// the dataset's shape in the file's axis order, with no word of grid.n). A field file's grid is its
+// dataset's shape (a file from another tool may have nothing else). A dataset missing or not
+// three-dimensional is left to read()'s error.
+// or_checkpoint: the key takes a checkpoint too, which the refusal then offers.
+void require_same_grid(const io::FieldReader& reader, const std::string& dataset,
+                       const std::array<long, 3>& n, const std::string& sources, bool or_checkpoint) {
+  const auto stored = reader.dataset_grid(dataset);
   if (stored && *stored != n)
     throw Error(reader.path().string() + " holds '" + dataset + "' on the grid " + list_text(*stored) +
-                ", not on grid.n = " + list_text(n) + ": set grid.n to the file's grid" + sources);
+                ", not on grid.n = " + list_text(n) + ": set grid.n to the file's grid" +
+                (or_checkpoint
+                     ? " (a field file is not interpolated; a checkpoint of another grid is resampled)"
+                     : "") +
+                sources);
+}
+
+// "key: file, grid [32, 32, 32] -> [64, 64, 64]" where a checkpoint's grid is not grid.n, else empty.
+std::string resampled_text(const std::string& key, const std::string& file, const std::array<long, 3>& stored,
+                           const std::array<long, 3>& n) {
+  return stored == n ? std::string()
+                     : key + ": " + file + ", grid " + list_text(stored) + " -> " + list_text(n);
 }
 
 std::string dataset_text(const std::string& key, const std::string& file, const std::string& dataset) {
@@ -217,21 +230,20 @@ InitialVelocity<Real> read_vector_file(const io::RunConfig& config, const std::s
     require_same_box(reader, config.grid.box, io::sources_text(config, {key, "grid.box"}));
     field.spectral = reader.has_dataset(spectral_names[0]);
     if (field.spectral) {
-      require_same_grid(reader, spectral_names[0], true, config.grid.n,
-                        io::sources_text(config, {key, "grid.n"}));
+      field.resampled = resampled_text(key, file, reader.grid(), config.grid.n);
       std::vector<io::SpectralTarget<Real>> targets;
       for (int c = 0; c < 3; ++c) {
         io::resize_on_every_rank(comm, field.modes[c], layout.spectral_size(),
                                  file + " dataset '" + spectral_names[c] + "'");
         targets.push_back({spectral_names[c], field.modes[c]});
       }
-      io::read_checkpoint<Real>(file, layout, targets, comm);
+      io::read_checkpoint_resampled<Real>(file, layout, targets, comm);
       return;
     }
     KOLMO_REQUIRE(reader.has_dataset(names[0]), file + " holds neither " + names[0] + ", " + names[1] + ", " +
                                                     names[2] + " (a field file) nor " + spectral_names[0] +
                                                     ", ... (a checkpoint)");
-    require_same_grid(reader, names[0], false, config.grid.n, io::sources_text(config, {key, "grid.n"}));
+    require_same_grid(reader, names[0], config.grid.n, io::sources_text(config, {key, "grid.n"}), true);
     for (int c = 0; c < 3; ++c) {
       // Agreed (the reader's file is open on every rank, and its close is collective), as every step here.
       io::resize_on_every_rank(comm, field.real[c], layout.real_size(), file + " dataset '" + names[c] + "'");
@@ -282,18 +294,17 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
       require_same_box(reader, config.grid.box, io::sources_text(config, {key, "grid.box"}));
       scalar.spectral = !reader.has_dataset(initial.dataset) && reader.has_dataset(spectral_name);
       if (scalar.spectral) {
-        require_same_grid(reader, spectral_name, true, config.grid.n,
-                          io::sources_text(config, {key, "grid.n"}));
+        scalar.resampled = resampled_text(key, initial.file, reader.grid(), config.grid.n);
         io::resize_on_every_rank(comm, scalar.modes, layout.spectral_size(),
                                  initial.file + " dataset '" + spectral_name + "'");
-        io::read_checkpoint<Real>(initial.file, layout, {{spectral_name, scalar.modes}}, comm);
+        io::read_checkpoint_resampled<Real>(initial.file, layout, {{spectral_name, scalar.modes}}, comm);
         return;
       }
       KOLMO_REQUIRE(reader.has_dataset(initial.dataset), initial.file + " holds neither " + initial.dataset +
                                                              " (a field file) nor " + spectral_name +
                                                              " (a checkpoint)");
-      require_same_grid(reader, initial.dataset, false, config.grid.n,
-                        io::sources_text(config, {key, "grid.n"}));
+      require_same_grid(reader, initial.dataset, config.grid.n, io::sources_text(config, {key, "grid.n"}),
+                        true);
       io::resize_on_every_rank(comm, scalar.real, layout.real_size(),
                                initial.file + " dataset '" + initial.dataset + "'");
       reader.read<Real>(initial.dataset, layout, scalar.real);
@@ -344,10 +355,15 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     state.note = chosen.note;
     read = chosen.read;
   });
-  if (state.info.grid != config.grid.n)
+  // Another grid is for a new run from the checkpoint: the run's own series and spectra (its shells) are
+  // of the checkpoint's grid.
+  state.resampled = state.info.grid != config.grid.n;
+  if (state.resampled && options.continues_in(config.output.directory))
     throw Error("grid.n: " + list_text(config.grid.n) + " differs from the grid of the checkpoint " +
                 state.path.string() + ", " + list_text(state.info.grid) +
-                ": a run continues on its checkpoint's grid" + io::sources_text(config, {"grid.n"}));
+                ": a run continues on its checkpoint's grid; to go on on another grid, give the checkpoint "
+                "with --checkpoint and another output.directory (its modes are then resampled)" +
+                io::sources_text(config, {"grid.n"}));
   // A field the configuration has and the checkpoint lacks (a scalar or b added since) is named as such, and
   // so is one the checkpoint holds and the configuration lacks (removed since): continuing without it would
   // drop it from the next checkpoints, and with it the only copy of that field's state.
@@ -369,10 +385,14 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
                       "without it (the checkpoint can be its initial.file)");
     });
   });
-  // The fields were read in the pass that chose the file unless its grid or fields are not the run's, which
-  // the checks above refuse: read here only so that the state never depends on that.
+  // The fields were read in the pass that chose the file unless its grid (resampled here) or fields (refused
+  // above) are not the run's.
   if (!read)
-    reading(option, [&] { state.info = io::read_checkpoint<Real>(state.path, layout, targets, comm); });
+    reading(option,
+            [&] { state.info = io::read_checkpoint_resampled<Real>(state.path, layout, targets, comm); });
+  if (state.resampled)
+    state.physics_changes.push_back("grid.n " + list_text(state.info.grid) + " -> " +
+                                    list_text(config.grid.n) + " (modes resampled)");
   for (std::size_t i = 0; i < names.size(); ++i)
     require_finite(modes_of(i), dataset_text(option, state.path.string(), names[i]), comm);
 
@@ -415,8 +435,8 @@ std::vector<Real> read_poisson_rhs(const io::RunConfig& config, const fft::SlabL
     // phi, scaled by the other 2 pi / L), as for an initial file.
     io::FieldReader reader(rhs.file, comm);
     require_same_box(reader, config.grid.box, io::sources_text(config, {"poisson.rhs.file", "grid.box"}));
-    require_same_grid(reader, rhs.dataset, false, config.grid.n,
-                      io::sources_text(config, {"poisson.rhs.file", "grid.n"}));
+    require_same_grid(reader, rhs.dataset, config.grid.n,
+                      io::sources_text(config, {"poisson.rhs.file", "grid.n"}), false);
     reader.read<Real>(rhs.dataset, layout, std::span<Real>(f));
   });
   require_finite(f, dataset_text("poisson.rhs.file", rhs.file, rhs.dataset), comm);

@@ -315,6 +315,7 @@ class NavierStokesRun {
         }
         for (int d = 0; d < 3; ++d) flow_.magnetic_field().buffer(d).assign_from_host(field.modes[d]);
         flow_.enforce_constraints();
+        if (!field.resampled.empty()) resampled_.push_back(field.resampled);
         break;
       }
     }
@@ -486,6 +487,7 @@ class NavierStokesRun {
       }
       flow_.scalar(j).buffer().assign_from_host(files[j].modes);
       flow_.enforce_constraints();
+      if (!files[j].resampled.empty()) resampled_.push_back(files[j].resampled);
     }
   }
 
@@ -506,6 +508,7 @@ class NavierStokesRun {
     }
     for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(velocity.modes[d]);
     flow_.enforce_constraints();
+    if (!velocity.resampled.empty()) resampled_.push_back(velocity.resampled);
   }
 
   // The coefficients are kept bit for bit: a projection, though idempotent in exact arithmetic, would change
@@ -518,6 +521,8 @@ class NavierStokesRun {
       flow_.scalar(j).buffer().assign_from_host(state.scalar_modes[j]);
     for (std::size_t d = 0; d < state.magnetic_modes.size(); ++d)
       flow_.magnetic_field().buffer(int(d)).assign_from_host(state.magnetic_modes[d]);
+    // On a coarser grid the 2/3 rule drops more modes; otherwise the coefficients stay bit for bit (below).
+    if (state.resampled) flow_.enforce_constraints();
     flow_.set_clock(state.info.time, state.info.step, state.info.dt);
     last_checkpoint_ = step_and_time(state.info.step, state.info.time);
     restart_path_ = state.path;
@@ -658,6 +663,7 @@ class NavierStokesRun {
         flow_.transforms_per_stage(), solver::to_string(flow_.nonlinear_form()).c_str(),
         flow_.products_between_rows() ? "between the row FFTs" : "in real slabs");
     if (!physics_changes_.empty()) std::printf("  changed   %s\n", physics_changes_.c_str());
+    for (const auto& resampled : resampled_) std::printf("  resampled %s\n", resampled.c_str());
     std::printf("  output    %s (its state in %s)\n", paths_.root.c_str(), (paths_.root / "status").c_str());
     std::fflush(stdout);
   }
@@ -904,11 +910,12 @@ class NavierStokesRun {
   std::unique_ptr<io::SeriesFile> series_;
   std::unique_ptr<io::SpectraFile> spectra_;
   std::string restart_report_, physics_changes_;  // for the header
-  long removed_dumps_ = 0;                        // field dumps of steps after the restart's checkpoint
-  bool removed_checkpoint_ = false;               // checkpoint.h5, ahead of the restart's checkpoint
-  std::filesystem::path restart_path_;            // the checkpoint the run continues from
-  std::string checkpoint_run_;                    // its run identity (empty: none, or not a restart)
-  std::string run_;                               // this run's (new_run_identity)
+  std::vector<std::string> resampled_;  // initial files on another grid (InitialVelocity::resampled)
+  long removed_dumps_ = 0;              // field dumps of steps after the restart's checkpoint
+  bool removed_checkpoint_ = false;     // checkpoint.h5, ahead of the restart's checkpoint
+  std::filesystem::path restart_path_;  // the checkpoint the run continues from
+  std::string checkpoint_run_;          // its run identity (empty: none, or not a restart)
+  std::string run_;                     // this run's (new_run_identity)
   const double diffusive_limit_ = diffusive_step_limit(config_);  // the adaptive step's bound (BlowUp.hpp)
   std::string last_checkpoint_;         // "step S, t = T" of the newest checkpoint, if any
   std::optional<BlowUpCheck> blow_up_;  // from the state the run starts or continues from

@@ -27,6 +27,7 @@ if(KOLMO_BUILD_TESTS)
   endfunction()
   kolmo_app_test(app_runs test_runs.py 900)
   kolmo_app_test(app_restart_fallback test_restart_fallback.py 600)
+  kolmo_app_test(app_resample test_resample.py 600)
   kolmo_app_test(app_full_disk test_full_disk.py 1800 SKIP_RETURN_CODE 77)  # needs root for a small tmpfs
   kolmo_app_test(app_safety test_safety.py 900)
   kolmo_app_test(app_fields test_fields.py 900)

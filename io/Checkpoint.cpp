@@ -420,28 +420,35 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
           return;
         }
         std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
-        resize_on_every_rank(comm, box, layout.spectral_size(), path.string() + " dataset '" + name + "'");
-        // Every rank walks the same boxes, so that each read_block (collective) is called
-        // as often on every rank; a rank whose ky planes a box misses reads nothing.
+        // The file's boxes go through a buffer of kx planes in pieces of an eighth of the run's, so that the
+        // read holds little more than the run's own slabs (app/MemoryEstimate.hpp counts those).
+        const long piece = (run[0] + 7) / 8;
+        resize_on_every_rank(comm, box, std::size_t(piece) * layout.spectral_size() / std::size_t(run[0]),
+                             path.string() + " dataset '" + name + "'");
+        // Every rank walks the same boxes, so that each read_block (collective) is called as often on every
+        // rank; a rank whose ky planes a box misses reads nothing.
         for (const AxisSegment& x : full_axis_segments(file[0], run[0]))
-          for (const AxisSegment& y : full_axis_segments(file[1], run[1]))
-            for (const AxisSegment& z : half_axis_segments(file[2], run[2])) {
-              const long first = std::max(y.run, y_first),
-                         count = std::max(0L, std::min(y.run + y.count, y_end) - first);
-              const Block block =
-                  count == 0 ? Block{{0, 0, 0}, {0, 0, 0}}
-                             : Block{{hsize_t(x.file), hsize_t(y.file + first - y.run), hsize_t(z.file)},
-                                     {hsize_t(x.count), hsize_t(count), hsize_t(z.count)}};
-              read_block(dataset, type.get(), block, box.data(), comm);
-              const Real scale = Real(x.scale * y.scale * z.scale);
-              for (long a = 0; a < x.count && count > 0; ++a)
-                for (long b = 0; b < count; ++b)
-                  for (long c = 0; c < z.count; ++c) {
-                    const Complex<Real> value = box[std::size_t((a * count + b) * z.count + c)];
-                    modes[std::size_t(((x.run + a) * layout.y_count() + first - y_first + b) * nzc + z.run +
-                                      c)] = {value.re * scale, value.im * scale};
-                  }
-            }
+          for (long a0 = 0; a0 < x.count; a0 += piece)
+            for (const AxisSegment& y : full_axis_segments(file[1], run[1]))
+              for (const AxisSegment& z : half_axis_segments(file[2], run[2])) {
+                const long first = std::max(y.run, y_first),
+                           count = std::max(0L, std::min(y.run + y.count, y_end) - first),
+                           planes = std::min(piece, x.count - a0);
+                const Block block =
+                    count == 0
+                        ? Block{{0, 0, 0}, {0, 0, 0}}
+                        : Block{{hsize_t(x.file + a0), hsize_t(y.file + first - y.run), hsize_t(z.file)},
+                                {hsize_t(planes), hsize_t(count), hsize_t(z.count)}};
+                read_block(dataset, type.get(), block, box.data(), comm);
+                const Real scale = Real(x.scale * y.scale * z.scale);
+                for (long a = 0; a < planes && count > 0; ++a)
+                  for (long b = 0; b < count; ++b)
+                    for (long c = 0; c < z.count; ++c) {
+                      const Complex<Real> value = box[std::size_t((a * count + b) * z.count + c)];
+                      modes[std::size_t(((x.run + a0 + a) * layout.y_count() + first - y_first + b) * nzc +
+                                        z.run + c)] = {value.re * scale, value.im * scale};
+                    }
+              }
       });
 }
 

@@ -716,8 +716,7 @@ void require_file(Reader& in, std::string_view path, const std::string& file) {
 
 // The checks of an initial field, its file here and its modes against the grid below (check_peak,
 // check_kept_modes), are for a run that starts from it: a run from a checkpoint reads none, and may continue
-// after the file was moved away, or on another grid, which the checkpoint's grid then refuses with its own
-// message.
+// after the file was moved away, or on another grid (which app/Inputs.hpp judges against the checkpoint's).
 void require_initial_file(Reader& in, std::string_view path, const std::string& file) {
   if (in.reads_initial_fields()) require_file(in, path, file);
 }

@@ -101,8 +101,8 @@ constexpr std::array keys = {
     SchemaKey{"physics.buoyancy.initial.seed", integer, "2", ">= 0",
               "physics.buoyancy.initial.type is random", "seed of the random b's phases"},
     SchemaKey{"physics.buoyancy.initial.file", text, "", "", "physics.buoyancy.initial.type is file",
-              "HDF5 file with b: a field file (a real dataset of size grid.n) or a checkpoint "
-              "(<dataset>_hat, b_hat by default)"},
+              "HDF5 file with b: a field file (a real dataset of size grid.n) or a checkpoint of any grid "
+              "(<dataset>_hat, b_hat by default; resampled onto grid.n)"},
     SchemaKey{"physics.buoyancy.initial.dataset", text, "b", "", "physics.buoyancy.initial.type is file",
               "the field to read b from: a field file's real dataset, or a checkpoint's <dataset>_hat"},
 
@@ -158,8 +158,8 @@ constexpr std::array keys = {
               "physics.magnetic.initial.type is random",
               "seed of the random b's phases (b draws its own, unlike the velocity's of the same seed)"},
     SchemaKey{"physics.magnetic.initial.file", text, "", "", "physics.magnetic.initial.type is file",
-              "HDF5 file with b: a field file (datasets bx, by, bz of size grid.n) or a checkpoint "
-              "(bx_hat, by_hat, bz_hat)"},
+              "HDF5 file with b: a field file (datasets bx, by, bz of size grid.n) or a checkpoint of any "
+              "grid (bx_hat, by_hat, bz_hat; resampled onto grid.n)"},
     SchemaKey{"physics.scalars", item_list, "[]", "", navier_stokes,
               "passive scalars: a list of maps with the keys physics.scalars[].* below; [] for none"},
     SchemaKey{
@@ -189,8 +189,8 @@ constexpr std::array keys = {
     SchemaKey{"physics.scalars[].initial.seed", integer, "1", ">= 0", "its initial.type is random",
               "seed of the random scalar's phases (each scalar draws its own phases)"},
     SchemaKey{"physics.scalars[].initial.file", text, "", "", "its initial.type is file",
-              "HDF5 file with the scalar: a field file (a real dataset of size grid.n) or a checkpoint "
-              "(<dataset>_hat, <name>_hat by default)"},
+              "HDF5 file with the scalar: a field file (a real dataset of size grid.n) or a checkpoint of "
+              "any grid (<dataset>_hat, <name>_hat by default; resampled onto grid.n)"},
     SchemaKey{
         "physics.scalars[].initial.dataset", text, "<its name>", "", "its initial.type is file",
         "the field to read the scalar from: a field file's real dataset, or a checkpoint's <dataset>_hat"},
@@ -236,7 +236,8 @@ constexpr std::array keys = {
     SchemaKey{"initial.seed", integer, "1", ">= 0", "initial.type is random",
               "seed of the random phases; the field is the same for any rank count"},
     SchemaKey{"initial.file", text, "", "", "initial.type is file",
-              "HDF5 file (kolmo checkpoint or field file) with datasets u, v, w of size grid.n; read and "
+              "HDF5 file with the velocity: a field file (datasets u, v, w of size grid.n) or a kolmo "
+              "checkpoint of any grid (u_hat, v_hat, w_hat; its modes resampled onto grid.n); read and "
               "checked (grid, box when the file has one, finite values) before anything is written"},
 
     SchemaKey{"poisson.shift", real, "0", ">= 0", "problem is poisson",

@@ -1,0 +1,133 @@
+#!/usr/bin/python3
+"""End-to-end tests of runs that start or continue on another grid than their checkpoint's (run by ctest;
+needs /usr/bin/python3 with h5py and numpy).
+
+- A low-Reynolds-number Taylor-Green vortex with a scalar, run on 16^3 to t = 0.5 and continued from its
+  checkpoint on 32^3 (--checkpoint, 3 ranks: uneven ky planes) to t = 1, matches the same flow run on 32^3
+  from t = 0 (the modes a 16^3 grid drops are negligible at this Reynolds number): the continued run starts
+  with the checkpoint's energy and scalar variance (zero padding loses nothing), at its time and step, and
+  its header names the change.
+- The 32^3 run's checkpoint continued on 16^3 (2 ranks) starts with the energy of the modes that the 16^3
+  grid's 2/3 rule keeps, summed with numpy from the checkpoint.
+- initial.file may be a checkpoint of another grid (a new run from t = 0, the header says "resampled"); a
+  field file of another grid is refused (a field file is not interpolated), and so is --restart on another
+  grid in the run's own directory (its series and spectra are of the old grid), nothing written.
+"""
+import os
+import pathlib
+import sys
+import tempfile
+
+try:
+    import h5py
+    import numpy as np
+except ImportError:  # pragma: no cover
+    print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
+    sys.exit(0)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kolmo_test import check, finish, kolmo, snapshot  # noqa: E402
+
+CONFIG = """
+grid: {n: [16, 16, 16]}
+precision: double
+backend: host
+physics:
+  viscosity: 0.05
+  scalars: [{name: theta, schmidt: 1.0, mean_gradient: [0, 0, 1]}]
+time: {integrator: rk4, dt: 0.01, t_end: 0.5}
+initial: {type: taylor_green}
+output: {directory: coarse, series_every: 1, progress_every: 0, checkpoint_every: 0.5, fields: [velocity],
+         fields_every: 0.5}
+"""
+
+
+def series(directory):
+    with h5py.File(directory / "series.h5", "r") as f:
+        return {name: f[name][...] for name in ("time", "step", "energy", "theta_variance")}
+
+
+def kept_energy(path, n):
+    """1/2 sum |u_hat|^2 over the modes that an n^3 grid's 2/3 rule keeps (3 |n_d| < n), every mode of the
+    full spectrum counted: the half axis's kz > 0 twice."""
+    with h5py.File(path, "r") as f:
+        modes = [f[name][...] for name in ("u_hat", "v_hat", "w_hat")]
+    nx, ny, nzc = modes[0].shape
+    kx = np.fft.fftfreq(nx, 1.0 / nx)
+    ky = np.fft.fftfreq(ny, 1.0 / ny)
+    kz = np.arange(nzc)
+    kept = (3 * np.abs(kx)[:, None, None] < n) & (3 * np.abs(ky)[None, :, None] < n) & (3 * kz[None, None, :] < n)
+    weight = np.where(kz == 0, 1.0, 2.0)[None, None, :]
+    return 0.5 * sum(float((weight * np.abs(m) ** 2)[kept].sum()) for m in modes)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    root = pathlib.Path(tmp)
+    (root / "tg.yaml").write_text(CONFIG)
+
+    r = kolmo(1, "run", "tg.yaml", cwd=root)
+    check(r.returncode == 0, f"the 16^3 run to t = 0.5 ({r.stderr.strip()[-200:]})")
+    coarse_checkpoint = root / "coarse/checkpoints/checkpoint.h5"
+
+    # Continued on 32^3 against 32^3 from the start.
+    r = kolmo(3, "run", "tg.yaml", "--checkpoint", str(coarse_checkpoint), "--set", "grid.n=32", "--set",
+              "time.t_end=1.0", "--set", "output.directory=continued", cwd=root)
+    check(r.returncode == 0 and "grid.n [16, 16, 16] -> [32, 32, 32] (modes resampled)" in r.stdout,
+          f"the 16^3 checkpoint continues on 32^3, the header names the change ({r.stderr.strip()[-300:]})")
+    r = kolmo(1, "run", "tg.yaml", "--set", "grid.n=32", "--set", "time.t_end=1.0", "--set",
+              "output.directory=fine", "--set", "output.checkpoint_every=1.0", cwd=root)
+    check(r.returncode == 0, f"the 32^3 run from t = 0 ({r.stderr.strip()[-200:]})")
+    if (root / "continued/series.h5").exists() and (root / "fine/series.h5").exists():
+        coarse, continued, fine = series(root / "coarse"), series(root / "continued"), series(root / "fine")
+        check(continued["time"][0] == coarse["time"][-1] == 0.5 and continued["step"][0] == coarse["step"][-1] == 50,
+              f"the continued run starts at the checkpoint's time and step ({continued['time'][0]}, "
+              f"{continued['step'][0]})")
+        for column in ("energy", "theta_variance"):
+            start = abs(continued[column][0] / coarse[column][-1] - 1)
+            check(start < 1e-13, f"{column}: the continued run starts with the checkpoint's ({start:.1e})")
+            # What 16^3 lost by t = 0.5 (the scalar's gradients reach beyond its 2/3 rule sooner than the
+            # velocity) stays of that size: continuing on 32^3 adds nothing of its own.
+            lost = abs(coarse[column][-1] / fine[column][50] - 1)
+            end = abs(continued[column][-1] / fine[column][-1] - 1)
+            check(abs(fine["time"][50] - 0.5) < 1e-12 and end < 3 * lost + 1e-13 and end < 1e-7,
+                  f"{column} at t = 1: continued from 16^3 = run on 32^3 from t = 0 ({end:.1e}; 16^3 against 32^3 "
+                  f"at t = 0.5: {lost:.1e})")
+
+    # The 32^3 checkpoint continued on 16^3: the modes the coarser grid keeps.
+    fine_checkpoint = root / "fine/checkpoints/checkpoint.h5"
+    r = kolmo(2, "run", "tg.yaml", "--checkpoint", str(fine_checkpoint), "--set", "time.t_end=1.1", "--set",
+              "output.directory=coarser", cwd=root)
+    check(r.returncode == 0 and "grid.n [32, 32, 32] -> [16, 16, 16] (modes resampled)" in r.stdout,
+          f"the 32^3 checkpoint continues on 16^3 ({r.stderr.strip()[-300:]})")
+    if r.returncode == 0:
+        expected = kept_energy(fine_checkpoint, 16)
+        whole = kept_energy(fine_checkpoint, 32)
+        start = series(root / "coarser")["energy"][0]
+        check(abs(start / expected - 1) < 1e-13 and whole > expected,
+              f"it starts with the energy of the modes 16^3 keeps ({start!r} against {expected!r}; "
+              f"the checkpoint's {whole!r})")
+
+    # initial.file: a checkpoint of another grid starts a new run at t = 0; a field file of another grid is
+    # refused; --restart on another grid in the run's own directory is refused.
+    r = kolmo(2, "run", "tg.yaml", "--set", "grid.n=24", "--set", "initial={type: file, file: "
+              f"{coarse_checkpoint}}}", "--set", "output.directory=from_file", "--set", "time.t_end=0.1", cwd=root)
+    check(r.returncode == 0 and "resampled initial.file: " in r.stdout and "[16, 16, 16] -> [24, 24, 24]" in r.stdout,
+          f"initial.file: a 16^3 checkpoint starts a 24^3 run ({r.stdout.strip()[-300:]} {r.stderr.strip()[-200:]})")
+    if r.returncode == 0:
+        started = series(root / "from_file")
+        start = abs(started["energy"][0] / series(root / "coarse")["energy"][-1] - 1)
+        check(started["time"][0] == 0 and start < 1e-13, f"from t = 0 with the checkpoint's energy ({start:.1e})")
+
+    dump = sorted((root / "coarse/fields").glob("*.h5"))[-1]
+    r = kolmo(1, "run", "tg.yaml", "--set", "grid.n=32", "--set", f"initial={{type: file, file: {dump}}}", "--set",
+              "output.directory=refused", cwd=root)
+    check(r.returncode != 0 and "a field file is not interpolated" in r.stderr and not (root / "refused").exists(),
+          f"a 16^3 field file for a 32^3 run is refused, nothing written ({r.stderr.strip()[-300:]})")
+
+    before = snapshot(root / "coarse")
+    r = kolmo(1, "run", "tg.yaml", "--restart", "--set", "grid.n=32", "--set", "time.t_end=1.0", cwd=root)
+    check(r.returncode != 0 and "--checkpoint and another output.directory" in r.stderr
+          and snapshot(root / "coarse") == before,
+          f"--restart on another grid in the run's own directory is refused, nothing written ({r.stderr.strip()[-300:]})")
+
+finish()
