@@ -9,7 +9,8 @@ needs /usr/bin/python3 with h5py and numpy).
   its header names the change.
 - The 32^3 run's checkpoint continued on 16^3 (2 ranks) starts with the energy of the modes that the 16^3
   grid's 2/3 rule keeps, summed with numpy from the checkpoint.
-- initial.file may be a checkpoint of another grid (a new run from t = 0, the header says "resampled"); a
+- initial.file (and a scalar's) may be a checkpoint of another grid (a new run from t = 0 with its energy and
+  variance, the header says "resampled"); a
   field file of another grid is refused (a field file is not interpolated), and so is --restart on another
   grid in the run's own directory (its series and spectra are of the old grid), nothing written.
 """
@@ -109,14 +110,18 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # initial.file: a checkpoint of another grid starts a new run at t = 0; a field file of another grid is
     # refused; --restart on another grid in the run's own directory is refused.
-    r = kolmo(2, "run", "tg.yaml", "--set", "grid.n=24", "--set", "initial={type: file, file: "
-              f"{coarse_checkpoint}}}", "--set", "output.directory=from_file", "--set", "time.t_end=0.1", cwd=root)
-    check(r.returncode == 0 and "resampled initial.file: " in r.stdout and "[16, 16, 16] -> [24, 24, 24]" in r.stdout,
+    r = kolmo(2, "run", "tg.yaml", "--set", "grid.n=24", "--set", f"initial={{type: file, file: {coarse_checkpoint}}}",
+              "--set", "physics.scalars=[{name: theta, schmidt: 1.0, mean_gradient: [0, 0, 1], initial: {type: file, "
+              f"file: {coarse_checkpoint}}}}}]", "--set", "output.directory=from_file", "--set", "time.t_end=0.1",
+              cwd=root)
+    check(r.returncode == 0 and "resampled initial.file: " in r.stdout
+          and "resampled physics.scalars[0].initial.file: " in r.stdout and "[16, 16, 16] -> [24, 24, 24]" in r.stdout,
           f"initial.file: a 16^3 checkpoint starts a 24^3 run ({r.stdout.strip()[-300:]} {r.stderr.strip()[-200:]})")
     if r.returncode == 0:
-        started = series(root / "from_file")
-        start = abs(started["energy"][0] / series(root / "coarse")["energy"][-1] - 1)
-        check(started["time"][0] == 0 and start < 1e-13, f"from t = 0 with the checkpoint's energy ({start:.1e})")
+        started, coarse = series(root / "from_file"), series(root / "coarse")
+        for column in ("energy", "theta_variance"):
+            start = abs(started[column][0] / coarse[column][-1] - 1)
+            check(started["time"][0] == 0 and start < 1e-13, f"from t = 0 with the checkpoint's {column} ({start:.1e})")
 
     dump = sorted((root / "coarse/fields").glob("*.h5"))[-1]
     r = kolmo(1, "run", "tg.yaml", "--set", "grid.n=32", "--set", f"initial={{type: file, file: {dump}}}", "--set",
