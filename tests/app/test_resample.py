@@ -10,9 +10,9 @@ needs /usr/bin/python3 with h5py and numpy).
 - The 32^3 run's checkpoint continued on 16^3 (2 ranks) starts with the energy of the modes that the 16^3
   grid's 2/3 rule keeps, summed with numpy from the checkpoint.
 - initial.file (and a scalar's) may be a checkpoint of another grid (a new run from t = 0 with its energy and
-  variance, the header says "resampled"); a
-  field file of another grid is refused (a field file is not interpolated), and so is --restart on another
-  grid in the run's own directory (its series and spectra are of the old grid), nothing written.
+  variance, the header says "resampled"); a field file of another grid is refused (a field file is not
+  interpolated), and so is --restart on another grid in the run's own directory (its series and spectra are
+  of the old grid), nothing written.
 """
 import os
 import pathlib
