@@ -208,6 +208,7 @@ class NavierStokesRun {
                                            flow_.terms().wave_frequency_bound + flow_.forcing_rate());
     if (!start.error.empty()) throw Error(start.error + initial_sources());
     check_initial_scalars();
+    if (!options_.from_checkpoint()) check_random_fields();
     choose_dt(config_.time.t_end.value_or(kInfinity), unit);  // throws where the step has no scale
     std::vector<std::string> warnings = output_interval_warnings(config_, diffusive_limit_);
     if (!start.warning.empty()) warnings.insert(warnings.begin(), start.warning);
@@ -445,21 +446,42 @@ class NavierStokesRun {
   // blow-up, advising a smaller time.cfl (found by fuzzing the configuration). Files and checkpoints are
   // checked finite as they are read, so the key named is the random field's variance.
   void check_initial_scalars() const {
+    const auto fields = scalar_fields(config_);
     for (int j = 0; j < flow_.scalar_count(); ++j) {
       if (std::isfinite(solver::scalar_variance(flow_, j))) continue;
-      const std::string& name = flow_.scalar_name(j);
-      std::string key = "physics.buoyancy.initial.variance";
-      double variance = config_.physics.buoyancy.initial.variance;
-      for (std::size_t i = 0; i < config_.physics.scalars.size(); ++i)
-        if (config_.physics.scalars[i].name == name) {
-          key = "physics.scalars[" + std::to_string(i) + "].initial.variance";
-          variance = config_.physics.scalars[i].initial.variance;
-        }
-      throw Error(io::key_message(config_, key,
-                                  "the initial scalar '" + name + "' is not finite in " +
+      throw Error(io::key_message(config_, fields[j].key + ".initial.variance",
+                                  "the initial scalar '" + fields[j].name + "' is not finite in " +
                                       io::to_string(config_.precision) + " precision: a variance of " +
-                                      number_text(variance) + " is beyond what it holds"));
+                                      number_text(fields[j].initial.variance) + " is beyond what it holds"));
     }
+  }
+
+  // A random initial field is scaled to its energy (or variance) to round-off; one that comes out otherwise
+  // did not fit the precision: its modes fell below the smallest normal number (1e-38 in single precision,
+  // where an energy of 1e-80 made zeros and subnormals, and the run went on from them without a word; found
+  // by fuzzing the configuration). Fields that are not finite are check_start's and check_initial_scalars'.
+  void check_random_fields() const {
+    auto check = [&](const std::string& key, double asked, double made) {
+      if (!std::isfinite(made) || std::fabs(made - asked) <= 1e-3 * asked) return;
+      const bool single = config_.precision == io::Precision::float32;
+      throw Error(io::key_message(
+          config_, key,
+          "a random initial field of " + number_text(asked) + " comes out as " + number_text(made) + " in " +
+              io::to_string(config_.precision) +
+              " precision: its modes fall below the smallest normal number it holds; give a larger value" +
+              (single ? " or precision: double" : "")));
+    };
+    if (config_.initial.type == io::InitialType::random)
+      check("initial.spectrum.energy", config_.initial.spectrum.energy, solver::kinetic_energy(flow_));
+    const auto& magnetic = config_.physics.magnetic;
+    if (flow_.magnetic() && magnetic.initial.type == io::MagneticInitialType::random)
+      check("physics.magnetic.initial.energy", magnetic.initial.energy,
+            solver::mean_square_half(flow_, flow_.magnetic_field()));
+    const auto fields = scalar_fields(config_);
+    for (int j = 0; j < flow_.scalar_count(); ++j)
+      if (fields[j].initial.type == io::ScalarInitialType::random)
+        check(fields[j].key + ".initial.variance", fields[j].initial.variance,
+              solver::scalar_variance(flow_, j));
   }
 
   // The first passive scalar whose variance is not finite (one reduction each), or empty: the blow-up check

@@ -66,6 +66,16 @@ template <class Real>
 KOLMO_HD inline Real norm2(Complex<Real> a) {  // |a|^2
   return a.re * a.re + a.im * a.im;
 }
+// Re(a^* b) and |a|^2 formed in double, for sums of energies and fluxes: a single-precision mode of 1e-30
+// has a square (1e-60) that float cannot hold.
+template <class Real>
+KOLMO_HD inline double real_product_in_double(Complex<Real> a, Complex<Real> b) {
+  return double(a.re) * double(b.re) + double(a.im) * double(b.im);
+}
+template <class Real>
+KOLMO_HD inline double norm2_in_double(Complex<Real> a) {
+  return real_product_in_double(a, a);
+}
 // i * a, the spectral derivative's factor without a multiply.
 template <class Real>
 KOLMO_HD inline Complex<Real> times_i(Complex<Real> a) {

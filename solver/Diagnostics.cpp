@@ -21,11 +21,6 @@ Sums<M> allreduce_sums(Sums<M> local, MPI_Comm comm) {
   return global;
 }
 
-template <class Real>
-KOLMO_HD double real_product(const Complex<Real>& a, const Complex<Real>& b) {  // Re(a^* b)
-  return double(a.re) * double(b.re) + double(a.im) * double(b.im);
-}
-
 }  // namespace
 
 template <class Real>
@@ -41,7 +36,7 @@ double inner_product(const NavierStokes<Real>& flow, const SpectralField<Real>& 
   auto local = sum<1>(
       flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
         double value = 0;
-        for (int d = 0; d < components; ++d) value += real_product(x[d][m], y[d][m]);
+        for (int d = 0; d < components; ++d) value += real_product_in_double(x[d][m], y[d][m]);
         Sums<1> s;
         s[0] = double(wavenumbers.parseval_weight(wavenumbers.mode(m))) * value;
         return s;
@@ -78,11 +73,11 @@ std::vector<ScalarDiagnostics> compute_scalar_diagnostics(const NavierStokes<Rea
           const Mode mode = wavenumbers.mode(m);
           const double weight = double(wavenumbers.parseval_weight(mode));
           const C t = theta[m];
-          const double t2 = double(norm2(t));
+          const double t2 = norm2_in_double(t);
           Sums<5> s;
           s[0] = weight * t2;
           s[1] = weight * double(wavenumbers.k(mode).norm2()) * t2;
-          for (int d = 0; d < 3; ++d) s[2 + d] = weight * real_product(u[d][m], t);
+          for (int d = 0; d < 3; ++d) s[2 + d] = weight * real_product_in_double(u[d][m], t);
           return s;
         });
     const auto totals = allreduce_sums(local, flow.fft().comm());
@@ -118,10 +113,10 @@ MagneticDiagnostics compute_magnetic_diagnostics(const NavierStokes<Real>& flow)
         Sums<4> s;
         for (int c = 0; c < 4; ++c) s[c] = 0;
         for (int c = 0; c < 3; ++c) {
-          s[0] += 0.5 * weight * double(norm2(bm[c]));
-          s[1] += 0.5 * weight * double(norm2(j[c]));
-          s[2] += weight * real_product(u[c][m], bm[c]);
-          if (k2 > Real(0)) s[3] += weight * real_product(C(j[c].re / k2, j[c].im / k2), bm[c]);
+          s[0] += 0.5 * weight * norm2_in_double(bm[c]);
+          s[1] += 0.5 * weight * norm2_in_double(j[c]);
+          s[2] += weight * real_product_in_double(u[c][m], bm[c]);
+          if (k2 > Real(0)) s[3] += weight * real_product_in_double(C(j[c].re / k2, j[c].im / k2), bm[c]);
         }
         return s;
       });
@@ -172,8 +167,8 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
                 oz = times_i(k.x * uy - k.y * ux);
         const double half_weight = 0.5 * double(wavenumbers.parseval_weight(mode));
         Sums<2> s;
-        s[0] = half_weight * (double(norm2(ux)) + double(norm2(uy)) + double(norm2(uz)));
-        s[1] = half_weight * (double(norm2(ox)) + double(norm2(oy)) + double(norm2(oz)));
+        s[0] = half_weight * (norm2_in_double(ux) + norm2_in_double(uy) + norm2_in_double(uz));
+        s[1] = half_weight * (norm2_in_double(ox) + norm2_in_double(oy) + norm2_in_double(oz));
         return s;
       });
   const auto totals = allreduce_sums(local, flow.fft().comm());
@@ -182,7 +177,7 @@ Diagnostics compute_diagnostics(const NavierStokes<Real>& flow) {
       flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
         const auto k = wavenumbers.k(wavenumbers.mode(m));
         const C divergence = k.x * u[0][m] + k.y * u[1][m] + k.z * u[2][m];
-        return sqrt(double(norm2(divergence)));
+        return sqrt(norm2_in_double(divergence));
       });
   double divergence = 0;
   KOLMO_CHECK_MPI(MPI_Allreduce(&local_divergence, &divergence, 1, MPI_DOUBLE, MPI_MAX, flow.fft().comm()));

@@ -83,7 +83,8 @@ double Forcing<Real>::band_energy(const SpectralField<Real>& u, C* saved) const 
           saved[2 * count + b] = uz[m];
         }
         Sums<1> s;
-        s[0] = 0.5 * double(weight) * (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
+        s[0] =
+            0.5 * double(weight) * (norm2_in_double(ux[m]) + norm2_in_double(uy[m]) + norm2_in_double(uz[m]));
         return s;
       });
   return allreduce(local[0]);
@@ -106,7 +107,7 @@ double Forcing<Real>::forced_energy(const SpectralField<Real>& u) const {
         s[0] = mean || !wavenumbers.kept(n)
                    ? 0.0
                    : 0.5 * double(wavenumbers.parseval_weight(n)) *
-                         (double(norm2(ux[m])) + double(norm2(uy[m])) + double(norm2(uz[m])));
+                         (norm2_in_double(ux[m]) + norm2_in_double(uy[m]) + norm2_in_double(uz[m]));
         return s;
       });
   return allreduce(local[0]);

@@ -30,9 +30,8 @@ std::vector<double> shell_sums(const NavierStokes<Real>& flow, int components,
         b.bin = static_cast<long>(floor(sqrt(double(k.norm2())) * inverse_dk + 0.5));
         double square = 0, exchange = 0;
         for (int d = 0; d < components; ++d) {
-          square += double(norm2(a[d][m]));
-          if (transfer)
-            exchange += double(a[d][m].re) * double(n[d][m].re) + double(a[d][m].im) * double(n[d][m].im);
+          square += norm2_in_double(a[d][m]);
+          if (transfer) exchange += real_product_in_double(a[d][m], n[d][m]);
         }
         b.value[0] = 0.5 * weight * square;
         b.value[1] = weight * exchange;

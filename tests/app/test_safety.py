@@ -816,6 +816,20 @@ output: {directory: out}
     refused("an adaptive step with no scale",
             run_and_check(work, "small.yaml", "--set", "initial.amplitude=0", "--set", "time.cfl=0.5"),
             ["time.cfl: the velocity is zero everywhere"], work, before)
+    # A random field so weak that single precision cannot hold its modes (they fall below 1e-38): the run went
+    # on from zeros without a word (found by fuzzing the configuration); the velocity's, b's and a scalar's.
+    for what, settings, key in [
+            ("velocity", ["initial.amplitude=", "initial.type=random", "initial.spectrum.energy=1e-90"],
+             "initial.spectrum.energy"),
+            ("b", ["physics.magnetic={type: mhd, prandtl: 1, initial: {type: random, energy: 1e-90}}"],
+             "physics.magnetic.initial.energy"),
+            ("scalar", ["physics.scalars=[{name: c, schmidt: 1, initial: {type: random, variance: 1e-90}}]"],
+             "physics.scalars[0].initial.variance")]:
+        refused(f"a random {what} too weak for single precision",
+                run_and_check(work, "small.yaml", "--set", "precision=single",
+                              *[word for setting in settings for word in ("--set", setting)]),
+                [f"{key}: a random initial field of 1e-90 comes out as 0 in single precision",
+                 "precision: double", f"{key.split('.')[0]}"], work, before)
     # A rotation or a magnetic background whose products with the velocity overflow the precision: refused by
     # the configuration, naming the key, by the start check's criterion (io/Config.cpp, check_term).
     refused("a rotation beyond double precision's range",

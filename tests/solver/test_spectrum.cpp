@@ -89,6 +89,27 @@ TEMPLATE_TEST_CASE("shell sums: sum E(k) = E, sum T(k) = 0, flux vanishes at the
   CHECK(spectrum.k[3] == Approx(3.0));
 }
 
+TEST_CASE("a single-precision field of tiny amplitude has its energies summed, not flushed to zero",
+          "[solver]") {
+  // Modes of about 1e-30, whose squares (1e-60) float cannot hold: the sums are formed in double, so the
+  // diagnostics, the spectrum and the forced energy equal those of the same field in double precision.
+  auto single = testing::make_flow<float>({16, 16, 12}, testing::mhd_parameters(0.01, 0.01));
+  auto reference = testing::make_flow<double>({16, 16, 12}, testing::mhd_parameters(0.01, 0.01));
+  set_random_isotropic(*single, 1e-60, 2.5, 3);
+  set_random_isotropic(*single, 2e-60, 2.5, 4, SpectrumShape::k4_exp, VectorField::magnetic);
+  set_random_isotropic(*reference, 1e-60, 2.5, 3);
+  set_random_isotropic(*reference, 2e-60, 2.5, 4, SpectrumShape::k4_exp, VectorField::magnetic);
+  const Diagnostics a = compute_diagnostics(*single), b = compute_diagnostics(*reference);
+  CHECK(a.energy == Approx(1e-60).epsilon(1e-5));
+  CHECK(a.enstrophy == Approx(b.enstrophy).epsilon(1e-5));
+  CHECK(a.magnetic.energy == Approx(2e-60).epsilon(1e-5));
+  CHECK(a.magnetic.enstrophy == Approx(b.magnetic.enstrophy).epsilon(1e-5));
+  const Spectrum spectrum = compute_spectrum(*single, false);
+  CHECK(std::accumulate(spectrum.energy.begin(), spectrum.energy.end(), 0.0) == Approx(1e-60).epsilon(1e-5));
+  CHECK(std::accumulate(spectrum.magnetic.begin(), spectrum.magnetic.end(), 0.0) ==
+        Approx(2e-60).epsilon(1e-5));
+}
+
 TEST_CASE("a Taylor-Green mode puts all its energy in the shell of its wavenumber", "[solver]") {
   FlowParameters parameters;
   parameters.box = Box{2 * kTwoPi, 2 * kTwoPi, kTwoPi};  // dk = 1 (set by Lz); the mode has |k| = sqrt(2)/2
