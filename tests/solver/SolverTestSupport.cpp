@@ -45,6 +45,13 @@ void check_drift_falls_at_order(const std::function<double(solver::Integrator, i
   }
 }
 
+void check_budget_closes(const std::function<double(double h)>& residual, double h) {
+  const double r1 = residual(h), r2 = residual(h / 2), r3 = residual(h / 4);
+  INFO("budget residuals at h = " << h << ", h/2, h/4: " << r1 << ", " << r2 << ", " << r3);
+  CHECK(r1 / r2 == Approx(4).epsilon(0.1));
+  CHECK(r2 / r3 == Approx(4).epsilon(0.1));
+}
+
 double outside_the_mode(const solver::NavierStokes<double>& flow, const HostField<double>& field,
                         const Vec& wave, MPI_Comm comm) {
   const auto& wavenumbers = flow.wavenumbers();

@@ -107,6 +107,13 @@ double max_relative(const std::vector<Real>& a, const std::vector<Real>& b, MPI_
 void check_drift_falls_at_order(const std::function<double(solver::Integrator, int)>& drift,
                                 double rk4_bound);
 
+// A budget's residual: the rate of a quantity by a centred difference over two steps of h, less the
+// diagnostics' sources and sinks at the middle step. Exact sources leave only the centred difference's error,
+// h^2/6 times the third time derivative (the integrators' own is of higher order), so the residual must fall
+// four-fold (within 10 %) from h to h/2 and from h/2 to h/4; a budget short of a term, or a factor off in
+// one, leaves a residual that stops falling. Checks with Catch.
+void check_budget_closes(const std::function<double(double h)>& residual, double h);
+
 // The message of the kolmo::Error that action throws; empty when it throws none.
 std::string error_message(const std::function<void()>& action);
 
