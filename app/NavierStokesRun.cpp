@@ -218,6 +218,9 @@ class NavierStokesRun {
     if (options_.dry_run) {
       if (rank_ == 0 && !physics_changes_.empty() && options_.report)
         options_.report("changed " + physics_changes_);
+      // The header's "resampled" lines: initial files of another grid than grid.n.
+      if (rank_ == 0 && options_.report)
+        for (const auto& resampled : resampled_) options_.report("resampled " + resampled);
       return 0;
     }
     blow_up_.emplace(config_, flow_.time(), blow_up_energy());

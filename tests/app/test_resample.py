@@ -123,6 +123,13 @@ with tempfile.TemporaryDirectory() as tmp:
             start = abs(started[column][0] / coarse[column][-1] - 1)
             check(started["time"][0] == 0 and start < 1e-13, f"from t = 0 with the checkpoint's {column} ({start:.1e})")
 
+    # kolmo check says what the run's header says: the initial files it resamples.
+    r = kolmo(1, "check", "tg.yaml", "--set", "grid.n=24", "--set", f"initial={{type: file, file: {coarse_checkpoint}}}",
+              "--set", "output.directory=checked", cwd=root)
+    check(r.returncode == 0 and "# resampled initial.file: " in r.stdout and "[16, 16, 16] -> [24, 24, 24]" in r.stdout
+          and not (root / "checked").exists(),
+          f"kolmo check names the initial file it resamples ({r.stdout.strip()[-300:]} {r.stderr.strip()[-200:]})")
+
     dump = sorted((root / "coarse/fields").glob("*.h5"))[-1]
     r = kolmo(1, "run", "tg.yaml", "--set", "grid.n=32", "--set", f"initial={{type: file, file: {dump}}}", "--set",
               "output.directory=refused", cwd=root)
