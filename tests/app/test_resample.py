@@ -13,9 +13,14 @@ needs /usr/bin/python3 with h5py and numpy).
   variance, the header says "resampled"); a field file of another grid is refused (a field file is not
   interpolated), and so is --restart on another grid in the run's own directory (its series and spectra are
   of the old grid), nothing written.
+- A checkpoint of a much larger grid (4096 x 1 x 2048, 67 MiB a ky plane) continued on 16 x 1 x 16 peaks
+  within kolmo check's memory estimate: the pass that verifies its checksums reads it in pieces, not a plane
+  of the file's grid at a time.
 """
 import os
 import pathlib
+import re
+import subprocess
 import sys
 import tempfile
 
@@ -27,7 +32,7 @@ except ImportError:  # pragma: no cover
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kolmo_test import check, finish, kolmo, snapshot  # noqa: E402
+from kolmo_test import args, check, finish, kolmo, snapshot  # noqa: E402
 
 CONFIG = """
 grid: {n: [16, 16, 16]}
@@ -141,5 +146,44 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode != 0 and "--checkpoint and another output.directory" in r.stderr
           and snapshot(root / "coarse") == before,
           f"--restart on another grid in the run's own directory is refused, nothing written ({r.stderr.strip()[-300:]})")
+
+    # A checkpoint of a far larger grid, continued on a small one: the peak resident memory of the run (one
+    # rank started directly, so that its own peak is measured) within kolmo check's estimate. Reading a ky
+    # plane of the file's grid per call in the pass that verifies its checksums held 2 planes (134 MiB
+    # here, on an estimate of 96 MiB).
+    big = root / "big.h5"
+    nx, nz = 4096, 2048
+    with h5py.File(coarse_checkpoint, "r") as source, h5py.File(big, "w", libver=("v110", "v110")) as f:
+        for name, value in source.attrs.items():
+            if name not in ("configuration", "run"):
+                f.attrs[name] = value
+        f.attrs["grid"] = np.array([nx, 1, nz], dtype=source.attrs["grid"].dtype)
+        rows = (1 << 20) // ((nz // 2 + 1) * 16)
+        for name in ("u_hat", "v_hat", "w_hat"):
+            values = np.zeros((nx, 1, nz // 2 + 1), dtype=source["u_hat"].dtype)
+            if name == "w_hat":
+                values[1, 0, 0] = values[nx - 1, 0, 0] = 0.25
+            f.create_dataset(name, data=values, chunks=(rows, 1, nz // 2 + 1), fletcher32=True)
+    (root / "small.yaml").write_text("""
+grid: {n: [16, 1, 16]}
+backend: host
+physics: {viscosity: 0.05}
+time: {dt: 0.01, t_end: 0.52}
+initial: {type: taylor_green}
+output: {directory: small, progress_every: 0}
+""")
+    r = kolmo(1, "check", "small.yaml", "--checkpoint", str(big), cwd=root)
+    found = re.search(r"# memory: host ([0-9.]+) MiB", r.stdout)
+    estimated = float(found.group(1)) if found else float("nan")
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
+             "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", probe, args.kolmo, "run", "small.yaml", "--checkpoint", str(big)],
+                         cwd=root, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    code, kib = out.stdout.split()
+    measured = int(kib) / 1024 if code == "0" else float("nan")
+    check(measured <= estimated, f"a 4096 x 1 x 2048 checkpoint continued on 16 x 1 x 16: peak {measured:.1f} MiB "
+          f"against the estimate {estimated:.1f} MiB ({r.stderr.strip()[-200:]})")
+    big.unlink()
 
 finish()
