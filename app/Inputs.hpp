@@ -11,21 +11,21 @@
 // - read_initial_file: initial.file is a kolmo field file (datasets u, v, w of shape grid.n, any real type)
 //   or a checkpoint (u_hat, v_hat, w_hat) of any grid: the rank's slabs of whichever it holds, a checkpoint's
 //   modes resampled onto grid.n where its grid differs (io/Resampling.hpp: zero padding onto a finer grid,
-//   truncation onto a coarser one), which `resampled` then says (one clause: "initial.file: FILE, grid 32 x
-//   32 x 32 -> 64 x 64 x 64"). Field files are not interpolated: another grid is refused, naming both keys.
+//   truncation onto a coarser one), which `resampled` then says (one clause: "initial.file: FILE, grid [32,
+//   32, 32] -> [64, 64, 64]"). Field files are not interpolated: another grid is refused, naming both keys.
 // - read_initial_scalars: for each scalar (app/FlowFromConfig.hpp's order) whose initial.type is file, its
 //   initial.dataset of a field file or its <name>_hat of a checkpoint, whichever the file holds; nothing for
 //   the others.
 // - read_restart: the checkpoint --checkpoint names, or for --restart checkpoint.h5 in the output directory's
 //   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
 //   then says which file was bad, why, and which is used: io::choose_restart_checkpoint, whose pass that
-//   verifies the file also reads the fields, so the file is read once); it must hold every field of the run
-//   (the velocity, each scalar's <name>_hat, and with MHD bx_hat, by_hat, bz_hat) and no other. Its grid
-//   must be grid.n where the run continues in its own output directory (its series and spectra are of that
-//   grid); a checkpoint named by --checkpoint for a run in another directory may hold another grid: its
-//   modes are resampled onto grid.n as for initial files, resampled is set, and physics_changes says
-//   "grid.n [32, 32, 32] -> [64, 64, 64] (modes resampled)". The caller then applies the 2/3 rule of the
-//   new grid (a coarser grid keeps modes its rule drops).
+//   verifies the file also reads the fields, so the file is read once where its grid is grid.n); it must hold
+//   every field of the run (the velocity, each scalar's <name>_hat, and with MHD bx_hat, by_hat, bz_hat) and
+//   no other. Its grid must be grid.n where the run continues in its own output directory (its series and
+//   spectra are of that grid); a checkpoint named by --checkpoint for a run in another directory may hold
+//   another grid: its modes are resampled onto grid.n as for initial files, resampled is set, and
+//   physics_changes says "grid.n [32, 32, 32] -> [64, 64, 64] (modes resampled)". The caller then applies the
+//   2/3 rule of the new grid (a coarser grid keeps modes its rule drops).
 //   physics_changes lists what the configuration changes against it, one clause per key ("physics.viscosity
 //   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, from the configuration the
 //   checkpoint was written with (read as a run from a checkpoint reads its own: its initial files need not
