@@ -19,13 +19,6 @@ namespace kolmo::app {
 
 namespace {
 
-template <class T, std::size_t N>
-std::string list_text(const std::array<T, N>& values, int digits = 6) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < N; ++i) text += (i ? ", " : "") + number_text(double(values[i]), digits);
-  return text + "]";
-}
-
 // Runs read and prefixes the key (or option) to any kolmo::Error it throws.
 template <class Read>
 void reading(const std::string& key, Read read) {
@@ -237,7 +230,9 @@ InitialVelocity<Real> read_vector_file(const io::RunConfig& config, const std::s
                                  file + " dataset '" + spectral_names[c] + "'");
         targets.push_back({spectral_names[c], field.modes[c]});
       }
-      io::read_checkpoint_resampled<Real>(file, layout, targets, comm);
+      std::vector<double> squares;
+      io::read_checkpoint_resampled<Real>(file, layout, targets, comm, &squares);
+      for (double square : squares) field.stored_energy += 0.5 * square;
       return;
     }
     KOLMO_REQUIRE(reader.has_dataset(names[0]), file + " holds neither " + names[0] + ", " + names[1] + ", " +
@@ -297,7 +292,10 @@ std::vector<InitialScalar<Real>> read_initial_scalars(const io::RunConfig& confi
         scalar.resampled = resampled_text(key, initial.file, reader.grid(), config.grid.n);
         io::resize_on_every_rank(comm, scalar.modes, layout.spectral_size(),
                                  initial.file + " dataset '" + spectral_name + "'");
-        io::read_checkpoint_resampled<Real>(initial.file, layout, {{spectral_name, scalar.modes}}, comm);
+        std::vector<double> squares;
+        io::read_checkpoint_resampled<Real>(initial.file, layout, {{spectral_name, scalar.modes}}, comm,
+                                            &squares);
+        if (!squares.empty()) scalar.stored_variance = squares[0];
         return;
       }
       KOLMO_REQUIRE(reader.has_dataset(initial.dataset), initial.file + " holds neither " + initial.dataset +
@@ -388,8 +386,10 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   // The fields were read in the pass that chose the file unless its grid (resampled here) or fields (refused
   // above) are not the run's.
   if (!read)
-    reading(option,
-            [&] { state.info = io::read_checkpoint_resampled<Real>(state.path, layout, targets, comm); });
+    reading(option, [&] {
+      state.info =
+          io::read_checkpoint_resampled<Real>(state.path, layout, targets, comm, &state.stored_mean_squares);
+    });
   if (state.resampled)
     state.physics_changes.push_back("grid.n " + list_text(state.info.grid) + " -> " +
                                     list_text(config.grid.n) + " (modes resampled)");

@@ -25,7 +25,9 @@
 //   spectra are of that grid); a checkpoint named by --checkpoint for a run in another directory may hold
 //   another grid: its modes are resampled onto grid.n as for initial files, resampled is set, and
 //   physics_changes says "grid.n [32, 32, 32] -> [64, 64, 64] (modes resampled)". The caller then applies the
-//   2/3 rule of the new grid (a coarser grid keeps modes its rule drops).
+//   2/3 rule of the new grid (a coarser grid keeps modes its rule drops). Resampled fields come with what the
+//   file held of them (stored_energy, stored_variance, stored_mean_squares: io::read_checkpoint_resampled),
+//   for the run to say what a coarser grid removed.
 //   physics_changes lists what the configuration changes against it, one clause per key ("physics.viscosity
 //   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, from the configuration the
 //   checkpoint was written with (read as a run from a checkpoint reads its own: its initial files need not
@@ -66,6 +68,7 @@ struct InitialVelocity {
   std::array<std::vector<Real>, 3> real;            // u, v, w: the rank's x-slab (a field file)
   std::array<std::vector<Complex<Real>>, 3> modes;  // u_hat, v_hat, w_hat: the rank's spectral slab
   std::string resampled;                            // empty, or which file on which grid was resampled
+  double stored_energy = 0;  // where resampled: 1/2 <|q|^2> as the file holds it, all its modes
 };
 
 template <class Real>
@@ -85,6 +88,7 @@ struct InitialScalar {
   std::vector<Real> real;            // the rank's x-slab (a field file)
   std::vector<Complex<Real>> modes;  // the rank's spectral slab (a checkpoint)
   std::string resampled;             // as InitialVelocity's
+  double stored_variance = 0;        // where resampled: <q^2> as the file holds it, all its modes
 };
 
 template <class Real>
@@ -101,6 +105,9 @@ struct RestartState {
   std::vector<std::string> physics_changes;
   std::string note;        // empty, or one line: the newest checkpoint was unusable, the previous one is used
   bool resampled = false;  // the checkpoint's grid was not grid.n
+  // Where resampled: <|q|^2> of each field (the velocity's components, the scalars, b's) as the checkpoint
+  // holds it, all its modes.
+  std::vector<double> stored_mean_squares;
 };
 
 template <class Real>

@@ -214,7 +214,7 @@ class NavierStokesRun {
     if (!start.warning.empty()) warnings.insert(warnings.begin(), start.warning);
     if (rank_ == 0)
       for (const auto& warning : warnings) std::fprintf(stderr, "kolmo: warning: %s\n", warning.c_str());
-    warn_of_removed_energy();
+    warn_of_removed_amounts();
     if (options_.dry_run) {
       if (rank_ == 0 && !physics_changes_.empty() && options_.report)
         options_.report("changed " + physics_changes_);
@@ -320,6 +320,7 @@ class NavierStokesRun {
         for (int d = 0; d < 3; ++d) flow_.magnetic_field().buffer(d).assign_from_host(field.modes[d]);
         flow_.enforce_constraints();
         if (!field.resampled.empty()) resampled_.push_back(field.resampled);
+        note_resampled("physics.magnetic.initial.file", kMagnetic, field.stored_energy);
         break;
       }
     }
@@ -328,15 +329,33 @@ class NavierStokesRun {
   // A velocity file that is not divergence-free, or holds modes beyond the 2/3 rule's, loses them to the
   // projection and the dealiasing that every state goes through: said when that takes more than 0.1 % of its
   // energy, so that a user who meant the file's field knows the run starts from another.
-  void warn_of_removed_energy() const {
+  // What the run keeps of each field that it read (read_) against what its file held: a field file's
+  // velocity that is not divergence-free or holds modes the 2/3 rule drops, or a checkpoint resampled onto a
+  // coarser grid, loses part of it, which is said when more than kNoticedLoss goes. Collective (the kept
+  // amounts are reductions over the ranks); rank 0 warns.
+  void warn_of_removed_amounts() const {
     constexpr double kNoticedLoss = 1e-3;
-    const double kept = flow_.velocity_scan().energy;
-    if (rank_ != 0 || !(file_energy_ > 0) || file_energy_ - kept <= kNoticedLoss * file_energy_) return;
-    std::fprintf(stderr,
-                 "kolmo: warning: initial.file: the projection onto divergence-free fields and the 2/3 rule "
-                 "removed %.3g %% of the file's kinetic energy (%.6g -> %.6g): its velocity is not "
-                 "divergence-free or holds modes the dealiasing drops; the run starts from what is left\n",
-                 100 * (file_energy_ - kept) / file_energy_, file_energy_, kept);
+    for (const ReadAmount& read : read_) {
+      const double kept = read.field == kVelocity   ? solver::kinetic_energy(flow_)
+                          : read.field == kMagnetic ? solver::mean_square_half(flow_, flow_.magnetic_field())
+                                                    : solver::scalar_variance(flow_, read.field);
+      if (rank_ != 0 || !(read.stored > 0) || read.stored - kept <= kNoticedLoss * read.stored) continue;
+      std::fprintf(stderr,
+                   "kolmo: warning: %s: %s removed %.3g %% of the file's %s (%.6g -> %.6g)%s; the run starts "
+                   "from what is left\n",
+                   read.where.c_str(), read.cause.c_str(), 100 * (read.stored - kept) / read.stored,
+                   read.what.c_str(), read.stored, kept, read.why.c_str());
+    }
+  }
+
+  // A field read from a checkpoint of another grid: what its file held, for warn_of_removed_amounts.
+  void note_resampled(const std::string& where, int field, double stored) {
+    if (!(stored > 0)) return;
+    const std::string what = field == kVelocity   ? "kinetic energy"
+                             : field == kMagnetic ? "magnetic energy"
+                                                  : "variance of '" + flow_.scalar_name(field) + "'";
+    read_.push_back({where, "resampling onto grid.n = " + list_text(config_.grid.n) + " and its 2/3 rule",
+                     what, "", field, stored});
   }
 
   // A constant power cannot start on forced modes that hold no energy: its amplitude power / (2 E_forced)
@@ -513,6 +532,7 @@ class NavierStokesRun {
       flow_.scalar(j).buffer().assign_from_host(files[j].modes);
       flow_.enforce_constraints();
       if (!files[j].resampled.empty()) resampled_.push_back(files[j].resampled);
+      note_resampled(fields[j].key + ".initial.file", j, files[j].stored_variance);
     }
   }
 
@@ -527,13 +547,17 @@ class NavierStokesRun {
         for (const Real value : component) sum += double(value) * double(value);
       KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm_));
       const auto& n = config_.grid.n;
-      file_energy_ = 0.5 * sum / (double(n[0]) * double(n[1]) * double(n[2]));
+      read_.push_back({"initial.file", "the projection onto divergence-free fields and the 2/3 rule",
+                       "kinetic energy",
+                       ": its velocity is not divergence-free or holds modes the dealiasing drops", kVelocity,
+                       0.5 * sum / (double(n[0]) * double(n[1]) * double(n[2]))});
       flow_.set_velocity(velocity.real[0], velocity.real[1], velocity.real[2]);
       return;
     }
     for (int d = 0; d < 3; ++d) flow_.velocity().buffer(d).assign_from_host(velocity.modes[d]);
     flow_.enforce_constraints();
     if (!velocity.resampled.empty()) resampled_.push_back(velocity.resampled);
+    note_resampled("initial.file", kVelocity, velocity.stored_energy);
   }
 
   // The coefficients are kept bit for bit: a projection, though idempotent in exact arithmetic, would change
@@ -547,7 +571,21 @@ class NavierStokesRun {
     for (std::size_t d = 0; d < state.magnetic_modes.size(); ++d)
       flow_.magnetic_field().buffer(int(d)).assign_from_host(state.magnetic_modes[d]);
     // On a coarser grid the 2/3 rule drops more modes; otherwise the coefficients stay bit for bit (below).
-    if (state.resampled) flow_.enforce_constraints();
+    if (state.resampled) {
+      flow_.enforce_constraints();
+      // The checkpoint's fields in read_restart's order: the velocity's components, the scalars, b's.
+      const auto& squares = state.stored_mean_squares;
+      const std::string where = options_.checkpoint.empty() ? "--restart" : "--checkpoint";
+      const int scalars = flow_.scalar_count();
+      if (squares.size() >= std::size_t(3 + scalars)) {
+        note_resampled(where, kVelocity, 0.5 * (squares[0] + squares[1] + squares[2]));
+        for (int j = 0; j < scalars; ++j) note_resampled(where, j, squares[std::size_t(3 + j)]);
+        if (squares.size() == std::size_t(6 + scalars))
+          note_resampled(where, kMagnetic,
+                         0.5 * (squares[std::size_t(3 + scalars)] + squares[std::size_t(4 + scalars)] +
+                                squares[std::size_t(5 + scalars)]));
+      }
+    }
     flow_.set_clock(state.info.time, state.info.step, state.info.dt);
     last_checkpoint_ = step_and_time(state.info.step, state.info.time);
     restart_path_ = state.path;
@@ -931,7 +969,17 @@ class NavierStokesRun {
   solver::NavierStokes<Real> flow_;
   io::OutputPaths paths_;
   io::DirectoryLock directory_lock_;  // rank 0's, from the start of writing to the end of the run
-  double file_energy_ = 0;            // initial.file's kinetic energy as read (0: no real-space file)
+  // A field read from a file, with what the file held of it (warn_of_removed_amounts).
+  static constexpr int kVelocity = -1, kMagnetic = -2;  // else a scalar's index
+  struct ReadAmount {
+    std::string where;  // the key or option that read it
+    std::string cause;  // what may remove part of it
+    std::string what;   // the amount: "kinetic energy", "variance of 'theta'"
+    std::string why;    // "" or ": why the file's field loses some"
+    int field;          // kVelocity, kMagnetic or a scalar's index
+    double stored;      // as the file held it
+  };
+  std::vector<ReadAmount> read_;
   std::unique_ptr<io::SeriesFile> series_;
   std::unique_ptr<io::SpectraFile> spectra_;
   std::string restart_report_, physics_changes_;  // for the header

@@ -1,6 +1,8 @@
-// Numbers in the kolmo command's messages and files: short, and exact enough to recognise.
+// Numbers in the kolmo command's messages and files, alone or in lists: short, and exact enough to recognise.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
@@ -11,6 +13,14 @@ inline std::string number_text(double x, int digits = 6) {
   char text[40];
   std::snprintf(text, sizeof text, "%.*g", digits, x);
   return text;
+}
+
+// "[a, b, c]", each as number_text: grids, boxes, vectors.
+template <class T, std::size_t N>
+std::string list_text(const std::array<T, N>& values, int digits = 6) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < N; ++i) text += (i ? ", " : "") + number_text(double(values[i]), digits);
+  return text + "]";
 }
 
 }  // namespace kolmo::app

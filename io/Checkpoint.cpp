@@ -408,10 +408,51 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
       });
 }
 
+namespace {
+
+// <|q|^2> of one dataset on its own grid, over all its modes (Parseval: the half axis's kz that stand for
+// their conjugates count twice), each rank reading an even share of its ky planes in pieces of at most
+// kVerifyBytesPerCall (the first ranks hold the most planes, the others join their last calls with nothing);
+// every rank gets the sum.
+template <class Real>
+double stored_mean_square(hid_t dataset, hid_t type, const std::array<long, 3>& grid, MPI_Comm comm,
+                          const std::string& what) {
+  int ranks = 1, rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  const long nzc = grid[2] / 2 + 1;
+  const long rows =
+      std::clamp<long>(long(kVerifyBytesPerCall / (std::size_t(nzc) * sizeof(Complex<Real>))), 1, grid[0]);
+  std::vector<Complex<Real>> buffer;
+  resize_on_every_rank(comm, buffer, std::size_t(rows * nzc), what);
+  const fft::Split ky{grid[1], ranks};
+  double sum = 0;
+  for (long j = 0; j < ky.count(0); ++j) {
+    const bool mine = j < ky.count(rank);
+    for (long x = 0; x < grid[0]; x += rows) {
+      const long count = std::min(rows, grid[0] - x);
+      read_block(dataset, type,
+                 mine
+                     ? Block{{hsize_t(x), hsize_t(ky.offset(rank) + j), 0}, {hsize_t(count), 1, hsize_t(nzc)}}
+                     : Block{{0, 0, 0}, {0, 0, 0}},
+                 buffer.data(), comm);
+      for (long a = 0; a < count && mine; ++a)
+        for (long c = 0; c < nzc; ++c)
+          sum += (c == 0 || 2 * c == grid[2] ? 1.0 : 2.0) * norm2_in_double(buffer[std::size_t(a * nzc + c)]);
+    }
+  }
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  return sum;
+}
+
+}  // namespace
+
 template <class Real>
 CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                                         const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm) {
+                                         const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm,
+                                         std::vector<double>* stored_mean_squares) {
   check_datasets(path, layout, targets, comm);
+  if (stored_mean_squares != nullptr) stored_mean_squares->clear();
   std::vector<std::string> names;
   for (const auto& target : targets) names.push_back(target.name);
   Type type = complex_type<Real>();
@@ -425,6 +466,11 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
         if (file == run) {
           read_block(dataset, type.get(), spectral_block(layout), modes, comm);
           return;
+        }
+        if (stored_mean_squares != nullptr) {
+          stored_mean_squares->resize(targets.size());
+          (*stored_mean_squares)[i] = stored_mean_square<Real>(dataset, type.get(), file, comm,
+                                                               path.string() + " dataset '" + name + "'");
         }
         std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
         // The file's boxes go through a buffer of kx planes in pieces of an eighth of the run's, so that the
@@ -478,7 +524,7 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
                                                 const VelocityTargets<Real>&, MPI_Comm);                     \
   template CheckpointInfo read_checkpoint_resampled<Real>(                                                   \
       const std::filesystem::path&, const fft::SlabLayout&, const std::vector<SpectralTarget<Real>>&,        \
-      MPI_Comm);                                                                                             \
+      MPI_Comm, std::vector<double>*);                                                                       \
   template RestartCheckpoint choose_restart_checkpoint<Real>(                                                \
       const std::filesystem::path&, const std::filesystem::path&, const fft::SlabLayout&,                    \
       const std::vector<SpectralTarget<Real>>&, MPI_Comm);

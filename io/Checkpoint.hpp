@@ -146,9 +146,13 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 // grid (io/Resampling.hpp: zero padding onto a finer grid, truncation onto a coarser one, the Nyquist modes
 // as said there), every other mode zero; a file on the layout's grid reads as read_checkpoint reads it. The
 // returned info holds the file's grid. The solver's 2/3 rule and projection are the caller's to apply.
+// stored_mean_squares, where given and the file's grid is not the layout's: for each target, the mean square
+// <|q|^2> of its field as the file holds it (all its modes, Parseval), so that the caller can say what the
+// new grid dropped; this reads the file once more (in pieces of 16 MiB per rank). Empty otherwise.
 template <class Real>
 CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
-                                         const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm);
+                                         const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm,
+                                         std::vector<double>* stored_mean_squares = nullptr);
 
 // choose_restart_checkpoint that reads the run's fields in the same pass that verifies a checkpoint, so that
 // a restart reads the file once, not once to verify it and again to read it: where a candidate's grid is the

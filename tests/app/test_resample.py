@@ -8,7 +8,8 @@ needs /usr/bin/python3 with h5py and numpy).
   with the checkpoint's energy and scalar variance (zero padding loses nothing), at its time and step, and
   its header names the change.
 - The 32^3 run's checkpoint continued on 16^3 (2 ranks) starts with the energy of the modes that the 16^3
-  grid's 2/3 rule keeps, summed with numpy from the checkpoint.
+  grid's 2/3 rule keeps, summed with numpy from the checkpoint; a random field continued on 8^3 is warned
+  about, naming the share of the checkpoint's kinetic energy removed (as numpy sums it); going finer is not.
 - initial.file (and a scalar's) may be a checkpoint of another grid (a new run from t = 0 with its energy and
   variance, the header says "resampled"); a field file of another grid is refused (a field file is not
   interpolated), and so is --restart on another grid in the run's own directory (its series and spectra are
@@ -78,7 +79,8 @@ with tempfile.TemporaryDirectory() as tmp:
     # Continued on 32^3 against 32^3 from the start.
     r = kolmo(3, "run", "tg.yaml", "--checkpoint", str(coarse_checkpoint), "--set", "grid.n=32", "--set",
               "time.t_end=1.0", "--set", "output.directory=continued", cwd=root)
-    check(r.returncode == 0 and "grid.n [16, 16, 16] -> [32, 32, 32] (modes resampled)" in r.stdout,
+    check(r.returncode == 0 and "grid.n [16, 16, 16] -> [32, 32, 32] (modes resampled)" in r.stdout
+          and "warning" not in r.stderr,
           f"the 16^3 checkpoint continues on 32^3, the header names the change ({r.stderr.strip()[-300:]})")
     r = kolmo(1, "run", "tg.yaml", "--set", "grid.n=32", "--set", "time.t_end=1.0", "--set",
               "output.directory=fine", "--set", "output.checkpoint_every=1.0", cwd=root)
@@ -112,6 +114,21 @@ with tempfile.TemporaryDirectory() as tmp:
         check(abs(start / expected - 1) < 1e-13 and whole > expected,
               f"it starts with the energy of the modes 16^3 keeps ({start!r} against {expected!r}; "
               f"the checkpoint's {whole!r})")
+
+    # A random field continued on a grid too coarse for most of it: the run says how much of the checkpoint's
+    # kinetic energy the coarser grid and its 2/3 rule removed (the 16^3 -> 32^3 run above said nothing).
+    r = kolmo(1, "run", "tg.yaml", "--set", "initial={type: random, spectrum: {k0: 4, energy: 0.5}}", "--set",
+              "output.directory=random", "--set", "time.t_end=0.02", "--set", "output.checkpoint_every=0.02", cwd=root)
+    random_checkpoint = root / "random/checkpoints/checkpoint.h5"
+    r = kolmo(2, "run", "tg.yaml", "--checkpoint", str(random_checkpoint), "--set", "grid.n=8", "--set",
+              "time.t_end=0.03", "--set", "output.directory=random8", cwd=root)
+    said = re.search(r"warning: --checkpoint: resampling onto grid.n = \[8, 8, 8\] and its 2/3 rule removed "
+                     r"([0-9.]+) % of the file's kinetic energy", r.stderr)
+    if random_checkpoint.exists():
+        removed = 100 * (1 - kept_energy(random_checkpoint, 8) / kept_energy(random_checkpoint, 16))
+        check(r.returncode == 0 and said is not None and abs(float(said.group(1)) / removed - 1) < 1e-2
+              and removed > 10, f"onto 8^3: the warning says {said.group(1) if said else None} % of the kinetic "
+              f"energy removed, numpy {removed:.3g} % ({r.stderr.strip()[-300:]})")
 
     # initial.file: a checkpoint of another grid starts a new run at t = 0; a field file of another grid is
     # refused; --restart on another grid in the run's own directory is refused.
