@@ -59,6 +59,17 @@ Subcommands:
                                            residual cannot see it) and f (must be 0); with the gradient,
                                            ||phi_d - d(phi)/dd|| / ||grad phi|| per axis against the spectral
                                            derivative less the Nyquist mode, as the solver takes it
+    gradients DIR [--step N]               the small-scale statistics of the last (or chosen) dump's velocity,
+                                           by spectral derivatives (numpy's FFT, k = 2 pi n / L per axis from
+                                           the dump's box, the Nyquist mode's derivative zero): skewness
+                                           <s^3>/<s^2>^(3/2) and flatness <s^4>/<s^2>^2 of du/dx, dv/dy, dw/dz
+                                           and their mean (isotropic turbulence: about -0.5 and 4 to 8), the
+                                           flatness of du/dy, dv/dz, dw/dx and its mean (a derivative that is
+                                           zero: n/a, left out of the mean), <|omega|^2> (and nu <|omega|^2>
+                                           with the dump's viscosity), <|omega|^2> / <|grad u|^2> (1 where
+                                           div u = 0: <|grad u|^2> = <|omega|^2> + <(div u)^2> on a periodic
+                                           box) and rms(div u) / rms(grad u) (round-off for a kolmo dump); a
+                                           dump without u, v, w (a Poisson run's) is refused
     compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
                                            time series (columns t, E, -dE/dt, enstrophy, '#' comments: the
                                            format of the high-order CFD workshop's Taylor-Green files, e.g.
@@ -75,8 +86,9 @@ Subcommands:
                                            by Obukhov-Corrsin and Kolmogorov scaling against k eta (means over
                                            time by the trapezoid rule: rows need not be evenly spaced)
     all DIR                                every plot that needs nothing but DIR (spectrum, scalars, series,
-                                           slice, mhd) into DIR/plots/ and the summary; plots whose input is
-                                           missing are skipped with a line saying so, and mixing, compare and
+                                           slice, mhd) into DIR/plots/, the gradients block and the summary;
+                                           plots whose input is missing (and gradients without a dump of u, v,
+                                           w) are skipped with a line saying so, and mixing, compare and
                                            tgmhd, which need more than DIR, are named with their command line;
                                            a Poisson run: slices of phi and f and its summary, nothing else
 
@@ -1237,11 +1249,7 @@ def read_poisson_dump(path):
     before 2026-11-29, which stored none)."""
     with _open(path) as file:
         order = _axis_order(file, path)
-        if "box" not in file.attrs:
-            raise PostError(f"{path} has no attribute 'box' (Lx, Ly, Lz): the residual needs the box lengths")
-        box = np.asarray(file.attrs["box"], dtype=float).ravel()
-        if box.size != 3 or not np.all(np.isfinite(box) & (box > 0)):
-            raise PostError(f"{path} has box {box.tolist()}, expected three positive lengths")
+        box = _dump_box(file, path, "the residual")
         fields = {}
         names = ["phi", "f"] + ([f"phi_{axis}" for axis in "xyz"] if all(f"phi_{axis}" in file for axis in "xyz")
                                 else [])
@@ -1263,6 +1271,16 @@ def read_poisson_dump(path):
             if not (np.isfinite(shift) and shift >= 0):
                 raise PostError(f"{path} has shift {shift}, expected a finite number >= 0")
     return fields, grid, box, precision, shift
+
+
+def _dump_box(file, path, needs):
+    """The box lengths (Lx, Ly, Lz) of a field dump (attribute box), or a PostError saying what needs them."""
+    if "box" not in file.attrs:
+        raise PostError(f"{path} has no attribute 'box' (Lx, Ly, Lz): {needs} needs the box lengths")
+    box = np.asarray(file.attrs["box"], dtype=float).ravel()
+    if box.size != 3 or not np.all(np.isfinite(box) & (box > 0)):
+        raise PostError(f"{path} has box {box.tolist()}, expected three positive lengths")
+    return box
 
 
 def _wavenumbers(grid, box, drop_nyquist=False):
@@ -1379,6 +1397,141 @@ def poisson_summary_lines(run, values, source):
     return lines
 
 
+# ---------------------------------------------------------------------------------------------- gradients
+
+
+def read_velocity_spectra(path):
+    """The spectra (numpy's rfftn over [x][y][z], transposed from kolmo's [Nz][Ny][Nx]) of u, v and w of a field
+    dump, in double precision, read and transformed one component at a time (one field and the spectra held at
+    once), with the grid (Nx, Ny, Nz), the box (Lx, Ly, Lz) and the dump's attributes time, step, viscosity and
+    precision (None where absent). A dump without u, v and w (a Poisson run's holds phi and f) is a PostError."""
+    with _open(path) as file:
+        missing = [name for name in "uvw" if name not in file]
+        if missing:
+            poisson = "; a Poisson run has none" if "phi" in file else ""
+            raise PostError(f"{path} has no dataset {', '.join(repr(name) for name in missing)}: gradients needs "
+                            f"the velocity u, v, w (the dump holds {', '.join(sorted(file)) or 'nothing'}{poisson})")
+        order = _axis_order(file, path)
+        box = _dump_box(file, path, "gradients")
+        grid = tuple(int(n) for n in file.attrs["grid"]) if "grid" in file.attrs else None
+        spectra = []
+        for name in "uvw":
+            data = _dataset(file, name)
+            if data.ndim != 3:
+                raise PostError(f"{path} dataset '{name}' has shape {data.shape}, expected 3 dimensions ({order})")
+            values = _read(data)
+            values = values.transpose() if order == "z y x" else values
+            grid = grid or values.shape
+            if values.shape != grid:
+                raise PostError(f"{path} dataset '{name}' is {' x '.join(map(str, values.shape))} (x y z), not the "
+                                f"grid {' x '.join(map(str, grid))}")
+            spectra.append(np.fft.rfftn(values))
+            del values
+        attributes = {}
+        for name in ("time", "step", "viscosity"):
+            value = np.asarray(file.attrs[name]).ravel() if name in file.attrs else np.array([])
+            attributes[name] = value[0].item() if value.size else None
+        attributes["precision"] = _text(file.attrs["precision"]) if "precision" in file.attrs else None
+    return spectra, grid, box, attributes
+
+
+# The velocity gradient's components A_ij = du_i/dx_j by (i, j), u_0 = u, x_0 = x.
+LONGITUDINAL = ((0, 0), (1, 1), (2, 2))
+TRANSVERSE = ((0, 1), (1, 2), (2, 0))
+
+
+def derivative_name(i, j):
+    return f"d{'uvw'[i]}/d{'xyz'[j]}"
+
+
+def gradient_statistics(spectra, grid, box):
+    """The small-scale statistics of a periodic velocity from its spectra (read_velocity_spectra): every
+    A_ij = du_i/dx_j as the spectral derivative i k_j u_i^ with k = 2 pi n / L per axis and the Nyquist mode of
+    an even axis dropped (_wavenumbers, as the solver takes derivatives), back on the grid; its moments
+    <A^2>, <A^3>, <A^4> (means over the grid points; a derivative of a periodic field has zero mean), so
+    the skewness <A^3>/<A^2>^(3/2) and flatness <A^4>/<A^2>^2; <|omega|^2>, <|grad u|^2> = sum_ij <A_ij^2> and
+    <(div u)^2>. For a periodic field <|grad u|^2> = <|omega|^2> + <(div u)^2> (mode by mode: |k|^2 |u^|^2 =
+    |k x u^|^2 + |k.u^|^2), so <|omega|^2> / <|grad u|^2> is 1 where div u = 0: the mean dissipation
+    2 nu <s_ij s_ij> of homogeneous incompressible flow is nu <|omega|^2>. Three derivatives are held at a time
+    (with the spectra: about seven times a field's size in double)."""
+    k = _wavenumbers(grid, box, drop_nyquist=True)
+
+    def derivative(i, j):
+        return np.fft.irfftn(1j * k[j] * spectra[i], s=grid)
+
+    def moments(values):
+        square = values * values
+        return float(np.mean(square)), float(np.mean(square * values)), float(np.mean(square * square))
+
+    result, divergence, enstrophy = {}, 0.0, 0.0
+    for i, j in LONGITUDINAL:
+        values = derivative(i, j)
+        result[(i, j)] = moments(values)
+        divergence = divergence + values
+    divergence = float(np.mean(np.square(divergence)))
+    # omega_x = dw/dy - dv/dz, omega_y = du/dz - dw/dx, omega_z = dv/dx - du/dy: each pair once.
+    for i, j in ((2, 1), (0, 2), (1, 0)):
+        first, second = derivative(i, j), derivative(j, i)
+        result[(i, j)], result[(j, i)] = moments(first), moments(second)
+        enstrophy += float(np.mean(np.square(first - second)))
+    return {"moments": result, "gradient_squared": sum(values[0] for values in result.values()),
+            "enstrophy": enstrophy, "divergence_squared": divergence}
+
+
+def _derivative_line(statistics, label, pairs, which):
+    """label: each derivative's skewness (which = 3) or flatness (4) and their mean. A derivative that is zero
+    (rms below 1e-12 of the gradient's: a velocity component constant along that axis) has neither: n/a, and is
+    left out of the mean."""
+    scale = statistics["gradient_squared"]
+    parts, kept, zero = [], [], []
+    for i, j in pairs:
+        square, cube, fourth = statistics["moments"][(i, j)]
+        name = derivative_name(i, j)
+        if not square > 1e-24 * scale:
+            parts.append(f"{name} n/a")
+            zero.append(name)
+            continue
+        value = cube / square ** 1.5 if which == 3 else fourth / square ** 2
+        parts.append(f"{name} {_format(value)}")
+        kept.append(value)
+    mean = f"mean {_format(float(np.mean(kept)))}" if kept else "mean n/a"
+    if zero:
+        mean += f" ({', '.join(zero)} zero: left out)"
+    return f"{label}: {', '.join(parts)}, {mean}"
+
+
+def gradient_lines(run, step=None):
+    """The gradients block of a run's newest field dump (or that of step): longitudinal skewness and flatness,
+    transverse flatness, <|omega|^2> (and nu <|omega|^2> with the dump's viscosity), the ratio
+    <|omega|^2> / <|grad u|^2> and rms(div u) / rms(grad u), rms(grad u) = sqrt(<|grad u|^2>)."""
+    run = Path(run)
+    path = choose_dump(run, step)
+    spectra, grid, box, attributes = read_velocity_spectra(path)
+    statistics = gradient_statistics(spectra, grid, box)
+    del spectra
+    where = [f"step {attributes['step']}" if attributes["step"] is not None else None,
+             f"t = {_format(attributes['time'])}" if attributes["time"] is not None else None,
+             f"grid {' x '.join(map(str, grid))}", f"box {' x '.join(_format(length) for length in box)}",
+             f"precision {attributes['precision']}" if attributes["precision"] else None]
+    lines = [f"gradients of {path.relative_to(run)}: {', '.join(part for part in where if part)}",
+             _derivative_line(statistics, "longitudinal skewness", LONGITUDINAL, 3),
+             _derivative_line(statistics, "longitudinal flatness", LONGITUDINAL, 4),
+             _derivative_line(statistics, "transverse flatness", TRANSVERSE, 4)]
+    enstrophy, scale = statistics["enstrophy"], statistics["gradient_squared"]
+    viscosity = attributes["viscosity"]
+    dissipation = (f" (nu <|omega|^2> = {_format(viscosity * enstrophy)} with the dump's viscosity nu = "
+                   f"{_format(viscosity)})" if viscosity else "")
+    lines.append(f"<|omega|^2> = {_format(enstrophy)}{dissipation}")
+    if scale > 0:
+        lines += [f"<|omega|^2> / <|grad u|^2> = {_format(enstrophy / scale)} (1 where div u = 0: "
+                  f"2 nu <s_ij s_ij> = nu <|omega|^2>)",
+                  f"divergence: rms(div u) / rms(grad u) = {np.sqrt(statistics['divergence_squared'] / scale):.3e} "
+                  f"(round-off for a kolmo dump)"]
+    else:
+        lines.append("<|omega|^2> / <|grad u|^2> = n/a (the velocity is uniform: no gradient)")
+    return lines
+
+
 # ---------------------------------------------------------------------------------------------- main
 
 
@@ -1449,6 +1602,11 @@ def _all(run):
         path, lines = result if isinstance(result, tuple) else (result, [])
         made.append(path)
         notes += lines
+    # The gradients block of the newest dump: text, printed with the other commands' lines.
+    try:
+        notes += gradient_lines(run)
+    except PostError as error:
+        print(f"kolmo_post: skipped gradients: {error}", file=sys.stderr)
     for line in _not_made(run):
         print(f"kolmo_post: {line}", file=sys.stderr)
     for path in made:
@@ -1492,6 +1650,10 @@ def main(argv=None):
     tgmhd.add_argument("-o", "--output")
     summary = commands.add_parser("summary", help="what the run did, in numbers")
     summary.add_argument("dir")
+    gradients = commands.add_parser("gradients", help="velocity-derivative skewness and flatness, <|omega|^2> "
+                                    "against <|grad u|^2> and the divergence, of one field dump")
+    gradients.add_argument("dir")
+    gradients.add_argument("--step", type=int, help="the dump's step (default the last dump)")
     compare = commands.add_parser("compare", help="energy and -dE/dt against a reference time series")
     compare.add_argument("dir")
     compare.add_argument("reference", help="file of columns t, E, -dE/dt, enstrophy ('#' comments)")
@@ -1535,6 +1697,8 @@ def main(argv=None):
             print(f"wrote {path}")
         elif arguments.command == "summary":
             print("\n".join(summary_lines(arguments.dir, config_values(arguments.dir))))
+        elif arguments.command == "gradients":
+            print("\n".join(gradient_lines(arguments.dir, arguments.step)))
         elif arguments.command == "compare":
             result = comparison(load_series(arguments.dir), load_reference(arguments.reference),
                                 Path(arguments.dir) / "series.h5")

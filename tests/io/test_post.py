@@ -14,7 +14,15 @@ by a run still writing them and plots that cannot be written (one line each). Po
 spectra): phi = -f/5 for f = sin(x) cos(2y) with lambda = 0, and a shifted case (lambda = 3, a box of sides
 2 pi, 4 pi, pi, a mean mode) stored either axis order, whose residual ||lap(phi) - lambda phi - f|| / ||f|| and
 gradient difference must be at round-off, and perturbed or sign-flipped solutions, a wrong shift or gradient
-that must be seen; all on them writes slices of phi and f; summary and all read config.yaml once.
+that must be seen; all on them writes slices of phi and f; summary and all read config.yaml once. gradients
+(spectral velocity derivatives) on two fields in boxes of unequal sides whose moments are in closed form: a
+Taylor-Green cell (skewness 0, flatness 27/8, w's derivatives zero and left out of the means, <|omega|^2>
+exact, <|omega|^2> / <|grad u|^2> = 1, divergence at round-off, a mode at x's Nyquist wavenumber whose
+x-derivative must be dropped) and a field of skewed derivatives, not divergence-free (skewness -0.759 and
+0.484, flatness 1.98 and 1.666, transverse flatness 3/2, the ratio and divergence in closed form), stored
+either axis order, picked by --step; a missing 2 pi / L, a flipped sign, a kept Nyquist mode or a wrong
+vorticity fails them; no dumps, a Poisson dump, a dump without w or a step not dumped: one line each; all
+prints the block of the newest dump.
 """
 
 import contextlib
@@ -508,6 +516,201 @@ def check_poisson(scratch, post):
               f"{arguments[0]} {arguments[1].name}: code {code}, stderr {err.strip()!r}")
 
 
+# The gradients command: velocities whose derivative moments are known in closed form. F(theta) = sin theta +
+# a sin 2 theta has F' = f = cos theta + 2a cos 2theta, whose means over a period are <f^2> = 1/2 + 2a^2,
+# <f^3> = 3a/2 (from 3 (2a) <cos^2 cos 2theta> = 3 (2a) / 4) and <f^4> = 3/8 + 6a^2 + 6a^4 (<cos^4> = 3/8,
+# 6 (2a)^2 <cos^2 cos^2 2theta> = 6 (2a)^2 / 4, (2a)^4 <cos^4 2theta>; the odd terms vanish): skewness 0 and
+# flatness 3/2 at a = 0, negative skewness for a < 0. A product of three cosines (or sines) of independent
+# coordinates has <g^2> = 1/8 and <g^4> = (3/8)^3: flatness 27/8. Grids hold f^4's modes (up to 4 per factor,
+# 8 along an axis of F) below their size, so the means over the grid points are these exactly.
+CELL_GRID, CELL_BOX = (8, 6, 10), (2 * np.pi, np.pi, 4 * np.pi)
+SKEW_GRID, SKEW_BOX = (16, 12, 10), (np.pi, 2 * np.pi, 4 * np.pi)
+SKEW_A = (-0.25, 0.125, 0.0)  # a of u's F along x, v's along y, w's along z
+SKEW_TRANSVERSE = (0.5, 1.0, 0.25)  # c cos(q y) in u, d cos(r z) in v, e cos(p x) in w
+NYQUIST_AMPLITUDE = 0.5
+
+
+def grid_points(grid, box):
+    return np.meshgrid(*[np.arange(n) * box[d] / n for d, n in enumerate(grid)], indexing="ij")
+
+
+def cellular_velocity():
+    """A Taylor-Green cell in a box of sides 2 pi, pi, 4 pi, wavenumbers a = 1, b = 2, c = 1/2: u = sin ax cos by
+    cos cz, v = -(a/b) cos ax sin by cos cz, w = 0, divergence-free, plus 0.5 cos(4x) cos(cz) in u, a mode at
+    x's Nyquist wavenumber (Nx = 8) whose x-derivative the tool drops (on the grid it is zero: sin(4 x_j) = 0);
+    its z-derivative is kept. Returns (u, v, w) [x][y][z] and the expected numbers: du/dx, dv/dy, du/dy and dv/dz
+    are products of three cosines or sines (skewness 0, flatness 27/8), dw/dz and dw/dx zero; <|omega|^2> =
+    ((ac/b)^2 + c^2 + (a^2/b + b)^2) / 8 + (0.5 c)^2 <cos^2 4x_j> / 2 with <cos^2 4x_j> = 1 on the grid; and
+    <|grad u|^2> the same (div u = 0)."""
+    a, b, c = (2 * np.pi / length for length in CELL_BOX)
+    x, y, z = grid_points(CELL_GRID, CELL_BOX)
+    u = np.sin(a * x) * np.cos(b * y) * np.cos(c * z) + NYQUIST_AMPLITUDE * np.cos(4 * x) * np.cos(c * z)
+    v = -(a / b) * np.cos(a * x) * np.sin(b * y) * np.cos(c * z)
+    enstrophy = ((a * c / b) ** 2 + c ** 2 + (a * a / b + b) ** 2) / 8 + (NYQUIST_AMPLITUDE * c) ** 2 / 2
+    return (u, v, np.zeros(CELL_GRID)), {"enstrophy": enstrophy, "ratio": 1.0}
+
+
+def skewed_moments(a):
+    """<f^2>, skewness and flatness of f = cos theta + 2a cos 2theta."""
+    square, cube, fourth = 0.5 + 2 * a * a, 1.5 * a, 3 / 8 + 6 * a * a + 6 * a ** 4
+    return square, cube / square ** 1.5, fourth / square ** 2
+
+
+def skewed_velocity():
+    """u = F_x(px) + c cos(qy), v = F_y(qy) + d cos(rz), w = F_z(rz) + e cos(px) in a box of sides pi, 2 pi, 4 pi
+    (p, q, r = 2, 1, 1/2), F with a = -1/4, 1/8, 0: the longitudinal derivatives p f(px), ... have the skewness
+    and flatness of skewed_moments, the transverse ones -c q sin(qy), ... flatness 3/2. Not divergence-free:
+    <(div u)^2> = p^2 <f_x^2> + q^2 <f_y^2> + r^2 <f_z^2> (the cross terms are means of products of functions
+    of different coordinates, each of zero mean), <|omega|^2> = (c^2 q^2 + d^2 r^2 + e^2 p^2) / 2 and
+    <|grad u|^2> their sum. Returns (u, v, w) [x][y][z] and the expected numbers."""
+    p, q, r = (2 * np.pi / length for length in SKEW_BOX)
+    c, d, e = SKEW_TRANSVERSE
+    x, y, z = grid_points(SKEW_GRID, SKEW_BOX)
+
+    def F(theta, a):
+        return np.sin(theta) + a * np.sin(2 * theta)
+
+    velocity = (F(p * x, SKEW_A[0]) + c * np.cos(q * y), F(q * y, SKEW_A[1]) + d * np.cos(r * z),
+                F(r * z, SKEW_A[2]) + e * np.cos(p * x))
+    moments = [skewed_moments(a) for a in SKEW_A]
+    divergence = sum(k * k * m[0] for k, m in zip((p, q, r), moments))
+    enstrophy = ((c * q) ** 2 + (d * r) ** 2 + (e * p) ** 2) / 2
+    return velocity, {"skewness": [m[1] for m in moments], "flatness": [m[2] for m in moments],
+                      "transverse": [1.5, 1.5, 1.5], "enstrophy": enstrophy,
+                      "ratio": enstrophy / (enstrophy + divergence),
+                      "divergence": np.sqrt(divergence / (enstrophy + divergence))}
+
+
+def write_velocity_dump(run, step, velocity, grid, box, kolmo_order=True, names="uvw"):
+    """fields/fields_<step>.h5 of velocity [x][y][z] as the solver writes it: [Nz][Ny][Nx] with axis_order
+    'z y x' (kolmo_order), or [Nx][Ny][Nz] without the attribute; time, step, grid, box, viscosity 0.01."""
+    (run / "fields").mkdir(parents=True, exist_ok=True)
+    with h5py.File(run / "fields" / f"fields_{step:06d}.h5", "w") as file:
+        for name, values in zip(names, velocity):
+            file[name] = values.transpose() if kolmo_order else values
+        if kolmo_order:
+            file.attrs["axis_order"] = np.bytes_("z y x")
+        file.attrs["time"] = 0.5 * step
+        file.attrs["step"] = np.int64(step)
+        file.attrs["grid"] = np.array(grid, dtype=np.int64)
+        file.attrs["box"] = np.array(box)
+        file.attrs["viscosity"] = 0.01
+        file.attrs["precision"] = np.bytes_("double")
+    return run
+
+
+def gradient_values(text):
+    """The gradients block as numbers: each derivative line as {derivative or 'mean': value, None for n/a}
+    under its label, and the lines of single numbers (the first number after '= ') under 'enstrophy',
+    'dissipation', 'ratio', 'divergence'."""
+    values = {}
+    for line in text.splitlines():
+        label, _, rest = line.partition(": ")
+        if label in ("longitudinal skewness", "longitudinal flatness", "transverse flatness"):
+            parts = {}
+            for part in re.sub(r" \([^)]*\)$", "", rest).split(", "):
+                name, _, number = part.partition(" ")
+                parts[name] = None if number == "n/a" else float(number)
+            values[label] = parts
+    for key, label in (("enstrophy", "<|omega|^2> = "), ("ratio", "<|omega|^2> / <|grad u|^2>"),
+                       ("divergence", "divergence:")):
+        values[key] = printed_number(text, label)
+    match = re.search(r"\(nu <\|omega\|\^2> = (\S+) with the dump's viscosity nu = 0\.01\)", text)
+    values["dissipation"] = float(match.group(1)) if match else None
+    return values
+
+
+def close(value, expected, tolerance=1e-5):
+    """value within tolerance of expected, relative to max(|expected|, 1) (numbers printed to 6 digits)."""
+    return value is not None and abs(value - expected) <= tolerance * max(abs(expected), 1.0)
+
+
+def check_gradients(scratch, post):
+    root = Path(scratch) / "gradients"
+    cellular, cell_expected = cellular_velocity()
+    skewed, skew_expected = skewed_velocity()
+    run = root / "run"
+    write_velocity_dump(run, 100, skewed, SKEW_GRID, SKEW_BOX)
+    write_velocity_dump(run, 200, cellular, CELL_GRID, CELL_BOX)
+
+    # The newest dump by default: the Taylor-Green cell. Skewness 0, flatness 27/8; w's derivatives zero (n/a,
+    # left out of the means); <|omega|^2> in closed form, the Nyquist mode's z-derivative in it and its
+    # x-derivative not (kept, it would give du/dx a component (-1)^j 2 sin(z/2): a divergence, a flatness off
+    # 27/8); the ratio 1 and the divergence at round-off.
+    code, out, err = run_tool("gradients", run)
+    values = gradient_values(out)
+    check(code == 0 and err == "" and out.startswith("gradients of fields/fields_000200.h5: step 200, t = 100, "
+                                                      "grid 8 x 6 x 10, box "),
+          f"gradients of the newest dump: code {code}, stderr {err.strip()!r}, {out!r}")
+    skewness = values.get("longitudinal skewness", {})
+    flatness = values.get("longitudinal flatness", {})
+    transverse = values.get("transverse flatness", {})
+    check(all(close(skewness.get(name), 0.0, 1e-12) for name in ("du/dx", "dv/dy", "mean"))
+          and "dw/dz" in skewness and skewness["dw/dz"] is None, f"the cell's skewness: {skewness}")
+    check(all(close(flatness.get(name), 27 / 8) for name in ("du/dx", "dv/dy", "mean"))
+          and flatness.get("dw/dz", 0) is None, f"the cell's flatness is 27/8: {flatness}")
+    check(all(close(transverse.get(name), 27 / 8) for name in ("du/dy", "dv/dz", "mean"))
+          and transverse.get("dw/dx", 0) is None, f"the cell's transverse flatness is 27/8: {transverse}")
+    check("mean 3.375 (dw/dz zero: left out)" in out, f"a zero derivative is left out of the mean, saying so: {out!r}")
+    check(close(values["enstrophy"], cell_expected["enstrophy"]) and close(values["dissipation"],
+                                                                           0.01 * cell_expected["enstrophy"]),
+          f"the cell's <|omega|^2> is {cell_expected['enstrophy']}, nu times it the dissipation: {values}")
+    check(close(values["ratio"], 1.0, 1e-12) and values["divergence"] is not None and values["divergence"] < 1e-13,
+          f"the cell is divergence-free: ratio {values['ratio']}, divergence {values['divergence']}")
+
+    # --step: the skewed field, stored either axis order: the same block.
+    outputs = {}
+    for name, kolmo_order in (("zyx", True), ("xyz", False)):
+        other = write_velocity_dump(root / f"skewed_{name}", 100, skewed, SKEW_GRID, SKEW_BOX, kolmo_order)
+        code, out, err = run_tool("gradients", other)
+        outputs[name] = out
+        check(code == 0 and err == "", f"gradients of the skewed field ({name}): code {code}, stderr {err.strip()!r}")
+    code, out, err = run_tool("gradients", run, "--step", 100)
+    check(code == 0 and out == outputs["zyx"] == outputs["xyz"].replace("skewed_xyz", "skewed_zyx")
+          and out.startswith("gradients of fields/fields_000100.h5: step 100, t = 50, grid 16 x 12 x 10, "),
+          f"--step 100, and the dump stored [Nx][Ny][Nz], give the same block: {out!r} {outputs}")
+    values = gradient_values(out)
+    skewness = values.get("longitudinal skewness", {})
+    flatness = values.get("longitudinal flatness", {})
+    transverse = values.get("transverse flatness", {})
+    for index, name in enumerate(("du/dx", "dv/dy", "dw/dz")):
+        check(close(skewness.get(name), skew_expected["skewness"][index])
+              and close(flatness.get(name), skew_expected["flatness"][index]),
+              f"{name}'s skewness {skew_expected['skewness'][index]:.6g} and flatness "
+              f"{skew_expected['flatness'][index]:.6g}: {skewness.get(name)}, {flatness.get(name)}")
+    check(close(skewness.get("mean"), np.mean(skew_expected["skewness"]))
+          and close(flatness.get("mean"), np.mean(skew_expected["flatness"]))
+          and skew_expected["skewness"][0] < -0.7, f"the means over the three: {skewness}, {flatness}")
+    check(all(close(transverse.get(name), 1.5) for name in ("du/dy", "dv/dz", "dw/dx", "mean")),
+          f"the transverse flatness of a sine is 3/2: {transverse}")
+    check(close(values["enstrophy"], skew_expected["enstrophy"]) and close(values["ratio"], skew_expected["ratio"])
+          and close(values["divergence"], skew_expected["divergence"], 1e-3),
+          f"the skewed field's <|omega|^2> {skew_expected['enstrophy']:.6g}, ratio {skew_expected['ratio']:.6g}, "
+          f"divergence {skew_expected['divergence']:.4g}: {values}")
+    statistics = attempt("gradient_statistics", post.gradient_statistics,
+                         [np.fft.rfftn(component) for component in skewed], SKEW_GRID, SKEW_BOX)
+    if statistics is not None:
+        check(abs(statistics["gradient_squared"] - statistics["enstrophy"] - statistics["divergence_squared"])
+              < 1e-12 * statistics["gradient_squared"],
+              f"<|grad u|^2> = <|omega|^2> + <(div u)^2> to round-off: {statistics}")
+
+    # Refused on one line: no field dumps, a dump without the velocity (a Poisson run's, one lacking w), a step
+    # not dumped.
+    empty = root / "empty"
+    empty.mkdir()
+    poisson = make_poisson_run(root / "poisson")
+    no_w = write_velocity_dump(root / "no_w", 0, skewed[:2], SKEW_GRID, SKEW_BOX, names="uv")
+    for arguments, expected in ((("gradients", empty), "no field dumps (fields_*.h5) in"),
+                                (("gradients", poisson), "has no dataset 'u', 'v', 'w': gradients needs the "
+                                 "velocity u, v, w (the dump holds f, phi, phi_x, phi_y, phi_z; a Poisson run has "
+                                 "none)"),
+                                (("gradients", no_w), "has no dataset 'w': gradients needs the velocity"),
+                                (("gradients", run, "--step", 150), "no field dump of step 150")):
+        code, out, err = run_tool(*arguments)
+        check(code == 1 and expected in err and len(err.strip().splitlines()) == 1 and out == "",
+              f"gradients {arguments[1].name} {' '.join(map(str, arguments[2:]))}: code {code}, stderr {err.strip()!r}")
+
+
 def run_tool(*arguments):
     result = subprocess.run([sys.executable, str(TOOL), *map(str, arguments)], capture_output=True, text=True,
                             env={"MPLBACKEND": "Agg", "PATH": "/usr/bin:/bin"})
@@ -700,7 +903,7 @@ def main():
         code, out, err = run_tool("all", balanced)
         check(code == 0 and is_png(balanced / "plots" / "mhd.png") and is_png(balanced / "plots" / "series.png"),
               f"'all' on an MHD run makes plots/mhd.png ({err.strip()})")
-        for name in ("scalars", "slice", "mixing", "compare", "tgmhd"):
+        for name in ("scalars", "slice", "gradients", "mixing", "compare", "tgmhd"):
             check(f"skipped {name}:" in err or f"not made: {name}" in err, f"'all' says why it made no {name}: {err!r}")
         check("skipped mhd" in run_tool("all", run)[2], "'all' on a run without b says it skipped mhd")
 
@@ -851,6 +1054,9 @@ def main():
         check(code == 0, f"'all' succeeds (stderr: {err.strip()})")
         for name in ("spectrum.png", "scalar_spectra.png", "series.png", "slice_u.png"):
             check(is_png(run / "plots" / name), f"'all' makes plots/{name}")
+        check(out.count("gradients of fields/fields_001000.h5: step 1000, t = 2, grid 8 x 6 x 4") == 1
+              and "longitudinal skewness: du/dx " in out and out.index("<|omega|^2> = ") < out.index("grid: "),
+              f"'all' prints the gradients block of the newest dump before the summary: {out!r}")
         check(post.scalar_names(post.load_spectra(run)) == ["b", "theta"], "the scalars of spectra.h5, by name")
         values = summary_values(out)
         check(values.get("grid", "").startswith("8 x 6 x 4"), f"summary grid: {values.get('grid')}")
@@ -937,6 +1143,7 @@ def main():
               and "final energy" in out, f"all into an unwritable place: code {code}, stderr {err.strip()!r}")
 
         check_poisson(scratch, post)
+        check_gradients(scratch, post)
 
     if failures:
         print(f"{len(failures)} check(s) failed")
