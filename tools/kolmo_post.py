@@ -69,7 +69,9 @@ Subcommands:
                                            with the dump's viscosity), <|omega|^2> / <|grad u|^2> (1 where
                                            div u = 0: <|grad u|^2> = <|omega|^2> + <(div u)^2> on a periodic
                                            box) and rms(div u) / rms(grad u) (round-off for a kolmo dump); a
-                                           dump without u, v, w (a Poisson run's) is refused
+                                           dump without u, v, w (a Poisson run's) is refused; not part of all:
+                                           it holds about seven fields of the dump in double precision at once
+                                           (7 GiB at 512^3)
     compare DIR REFERENCE [-o PNG]         the run's energy and dissipation rate -dE/dt against a reference
                                            time series (columns t, E, -dE/dt, enstrophy, '#' comments: the
                                            format of the high-order CFD workshop's Taylor-Green files, e.g.
@@ -86,9 +88,8 @@ Subcommands:
                                            by Obukhov-Corrsin and Kolmogorov scaling against k eta (means over
                                            time by the trapezoid rule: rows need not be evenly spaced)
     all DIR                                every plot that needs nothing but DIR (spectrum, scalars, series,
-                                           slice, mhd) into DIR/plots/, the gradients block and the summary;
-                                           plots whose input is missing (and gradients without a dump of u, v,
-                                           w) are skipped with a line saying so, and mixing, compare and
+                                           slice, mhd) into DIR/plots/ and the summary; plots whose input is
+                                           missing are skipped with a line saying so, and mixing, compare and
                                            tgmhd, which need more than DIR, are named with their command line;
                                            a Poisson run: slices of phi and f and its summary, nothing else
 
@@ -1602,11 +1603,6 @@ def _all(run):
         path, lines = result if isinstance(result, tuple) else (result, [])
         made.append(path)
         notes += lines
-    # The gradients block of the newest dump: text, printed with the other commands' lines.
-    try:
-        notes += gradient_lines(run)
-    except PostError as error:
-        print(f"kolmo_post: skipped gradients: {error}", file=sys.stderr)
     for line in _not_made(run):
         print(f"kolmo_post: {line}", file=sys.stderr)
     for path in made:
