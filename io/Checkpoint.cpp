@@ -270,10 +270,29 @@ std::filesystem::path previous_checkpoint_path(const std::filesystem::path& dire
 
 namespace {
 
+// A field dump given where a checkpoint belongs: what it is, and where it serves, instead of the first
+// checkpoint attribute it lacks ("missing attribute 'dt'"). A file that does not open is left to
+// why_unusable's words.
+void refuse_field_file(const std::filesystem::path& path, MPI_Comm comm) {
+  on_root(comm, [&] {
+    bool field_file = false;
+    try {
+      const File file = open_serial(path);
+      field_file = has_link(file.get(), "u") && !has_link(file.get(), kVelocityComponents[0]);
+    } catch (const Error&) {
+    }
+    KOLMO_REQUIRE(!field_file,
+                  path.string() +
+                      " is a field file (u, v, w), not a checkpoint (u_hat, v_hat, w_hat): a new "
+                      "run starts from it with initial.file");
+  });
+}
+
 RestartCheckpoint choose(const std::filesystem::path& directory, const std::filesystem::path& explicit_file,
                          const RestartRead& into, MPI_Comm comm) {
   RestartCheckpoint chosen;
   if (!explicit_file.empty()) {
+    refuse_field_file(explicit_file, comm);
     const std::string problem = why_unusable(explicit_file, comm, into, chosen.info, chosen.read);
     KOLMO_REQUIRE(problem.empty(), problem);
     chosen.path = explicit_file;

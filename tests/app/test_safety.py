@@ -377,6 +377,14 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("--checkpoint of a file that is not HDF5",
             run_and_check(work, "flow.yaml", "--checkpoint", "flow.yaml", "--set", "output.directory=new"),
             ["--checkpoint", "flow.yaml", "not an HDF5 file"], work, before)
+    # A field dump where a checkpoint belongs: what it is and where it serves, not "missing attribute 'dt'".
+    with h5py.File(root / "dump.h5", "w") as f:
+        for name in ("u", "v", "w"):
+            f[name] = np.zeros(GRID[::-1])
+    refused("--checkpoint of a field file",
+            run_and_check(work, "flow.yaml", "--checkpoint", str(root / "dump.h5"), "--set", "output.directory=new"),
+            ["--checkpoint: ", "dump.h5 is a field file (u, v, w), not a checkpoint (u_hat, v_hat, w_hat): a new run "
+             "starts from it with initial.file"], work, before)
     # Another run's checkpoint put into this run's checkpoints/ (same grid and fields, another seed, so another
     # adaptive dt): its step 4 lies at another time than the series' step 4. A restart from it would cut the
     # series there and splice the other history on, so it is refused, by run and check, changing nothing.
