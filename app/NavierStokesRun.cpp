@@ -326,13 +326,12 @@ class NavierStokesRun {
     }
   }
 
-  // A velocity file that is not divergence-free, or holds modes beyond the 2/3 rule's, loses them to the
-  // projection and the dealiasing that every state goes through: said when that takes more than 0.1 % of its
-  // energy, so that a user who meant the file's field knows the run starts from another.
   // What the run keeps of each field that it read (read_) against what its file held: a field file's
-  // velocity that is not divergence-free or holds modes the 2/3 rule drops, or a checkpoint resampled onto a
-  // coarser grid, loses part of it, which is said when more than kNoticedLoss goes. Collective (the kept
-  // amounts are reductions over the ranks); rank 0 warns.
+  // velocity that is not divergence-free or holds modes beyond the 2/3 rule's loses them to the projection
+  // and the dealiasing that every state goes through, and a checkpoint resampled onto a coarser grid loses
+  // the modes that grid cannot hold. Said when more than kNoticedLoss goes, so that a user who meant the
+  // file's field knows the run starts from another. Collective (the kept amounts are reductions over the
+  // ranks); rank 0 warns.
   void warn_of_removed_amounts() const {
     constexpr double kNoticedLoss = 1e-3;
     for (const ReadAmount& read : read_) {
