@@ -89,8 +89,8 @@ struct RestartCheckpoint {
 // The checkpoint a restart continues from, chosen and verified before the run writes anything. Collective
 // over comm; every rank gets the same answer or the same kolmo::Error.
 // - explicit_file given (--checkpoint): that file, or an error saying why it cannot be used (a directory: the
-//   newest checkpoint file in it or its checkpoints/ folder, to give instead; a field file of u, v, w: that it
-//   serves as initial.file).
+//   newest checkpoint file in it or its checkpoints/ folder, to give instead; a field file of u, v, w: that
+//   it serves as initial.file).
 // - otherwise (--restart): checkpoint.h5 in directory if usable, else checkpoint.prev.h5 with a note. Errors:
 //   neither exists, or both are unusable (one line naming both files and why).
 // Usable: it opens (in parallel, and serially on rank 0: a file whose writer was killed with it open keeps
