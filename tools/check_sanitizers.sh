@@ -5,8 +5,8 @@
 # Left out or changed under the sanitizers, and why:
 # - package_find_package: it links the installed static libraries into a consumer built without sanitizers,
 #   which cannot resolve their hooks;
-# - app_safety skips its memory check (KOLMO_SANITIZED): ASan pads every allocation and holds freed memory
-#   back, so the measured peak is not kolmo's;
+# - app_safety and app_resample skip their memory checks (KOLMO_SANITIZED): ASan pads every allocation and
+#   holds freed memory back, so the measured peak is not kolmo's;
 # - app_cli runs kolmo check on a configuration that made the loader loop without an address-space limit
 #   (KOLMO_SANITIZED): ASan's shadow memory reserves terabytes of addresses, which the limit refuses;
 # - leaks are not checked (detect_leaks=0): MPICH leaves 1016 bytes from a module it loads, in every program.
