@@ -22,14 +22,25 @@ std::string short_number(double x) {
   return number_text(x, 4);
 }
 
-// Relative room above the energy bounds for the truncation error of a stable time integration: over the run,
-// and in one step.
-constexpr double kEnergyMargin = 1.1;
-constexpr double kStepEnergyMargin = 1.01;
+// Relative room above the bounds of the energy and of the scalars' variances for the truncation error of a
+// stable time integration: over the run, and in one step.
+constexpr double kRunMargin = 1.1;
+constexpr double kStepMargin = 1.01;
 // A fixed step is refused beyond this many times the integrator's stability limit, and warned about when the
 // worst case grows by more than kWarnedGrowth per step.
 constexpr double kRefusedLimits = 3.0;
 constexpr double kWarnedGrowth = 1.01;
+// Mean squares at or below this are not judged: they hold values near the smallest normal numbers (of the
+// fields' precision, or of the double they are summed in), whose relative round-off no bound can take. A
+// scalar whose variance decays by diffusion alone reaches them: from 1, at diffusivity 1 and k = 1, by t =
+// 350.
+double round_off_floor(io::Precision precision) {
+  constexpr double kRoom = 1e3;
+  const double value =
+      precision == io::Precision::float32 ? kRoom * double(std::numeric_limits<float>::min()) : 0.0;
+  return std::max(kRoom * std::numeric_limits<double>::min(), value * value);
+}
+
 // The CFL number suggested instead: time.cfl's default.
 constexpr double kSuggestedCfl = 0.5;
 // The largest exponent D k^2 s h of an integrating factor run backward (diffusive_step_limit).
@@ -220,12 +231,23 @@ StartVerdict check_start(const io::RunConfig& config, double rate, double freque
   return verdict;
 }
 
-BlowUpCheck::BlowUpCheck(const io::RunConfig& config, double start_time, double start_energy)
+BlowUpCheck::BlowUpCheck(const io::RunConfig& config, double start_time, double start_energy,
+                         const std::vector<double>& start_variances)
     : config_(config),
       start_time_(start_time),
-      start_energy_(start_energy),
       previous_time_(start_time),
-      previous_energy_(start_energy) {}
+      floor_(round_off_floor(config.precision)),
+      energy_{"its energy", "the start and the forcing", "the forcing", start_energy, start_energy, {}} {
+  for (std::size_t i = 0; i < config.physics.scalars.size(); ++i) {
+    const double variance = i < start_variances.size() ? start_variances[i] : 0;
+    scalars_.push_back({"the variance of scalar '" + config.physics.scalars[i].name + "'",
+                        "its start and mean gradient",
+                        "its mean gradient",
+                        variance,
+                        variance,
+                        {}});
+  }
+}
 
 double BlowUpCheck::energy_bound(double energy, double elapsed) const {
   const auto& forcing = config_.physics.forcing;
@@ -254,50 +276,78 @@ void BlowUpCheck::checkpoint_kept(long step, double time) {
   newest_checkpoint_ = Moment{step, time};
 }
 
-std::optional<std::string> BlowUpCheck::problem(long step, double time, double rate, double energy,
-                                                const std::string& non_finite_scalar) {
-  const Moment now{step, time};
-  if (!(rate < std::numeric_limits<double>::infinity()))
-    return blown_up(now, "the velocity holds NaN or infinite values");
-  if (!non_finite_scalar.empty())
-    return blown_up(now, "the scalar '" + non_finite_scalar + "' holds NaN or infinite values");
-  const double run_bound = energy_bound(start_energy_, time - start_time_);
-  if (energy <= run_bound)
-    above_bound_since_.reset();
-  else if (!above_bound_since_)
-    above_bound_since_ = now;
-  if (!(energy <= kEnergyMargin * run_bound))
-    return blown_up(now, "its energy " + short_number(energy) +
-                             " exceeds what the start and the forcing allow (" + short_number(run_bound) +
-                             ")");
-  const double step_bound = energy_bound(previous_energy_, time - previous_time_);
-  if (!(energy <= kStepEnergyMargin * step_bound))
-    return blown_up(now, "its energy grew from " + short_number(previous_energy_) + " to " +
-                             short_number(energy) + " in one step, more than the forcing can add (to " +
-                             short_number(step_bound) + ")");
-  previous_time_ = time;
-  previous_energy_ = energy;
+std::optional<std::string> BlowUpCheck::exceeds(Watched& watched, const Moment& now, double value,
+                                                double run_bound, double step_bound) const {
+  if (value <= run_bound || value <= floor_)
+    watched.above_since.reset();
+  else if (!watched.above_since)
+    watched.above_since = now;
+  if (value <= floor_) return std::nullopt;
+  if (!(value <= kRunMargin * run_bound))
+    return watched.what + " " + short_number(value) + " exceeds what " + watched.allowed + " allow (" +
+           short_number(run_bound) + ")";
+  if (!(value <= kStepMargin * step_bound))
+    return watched.what + " grew from " + short_number(watched.previous) + " to " + short_number(value) +
+           " in one step, more than " + watched.adder + " can add (to " + short_number(step_bound) + ")";
   return std::nullopt;
 }
 
-// why; since when the energy has exceeded the run bound (S, if before now); and the checkpoint to continue
-// from: the newest unless it is from step S on, then checkpoint.prev.h5 unless it is too, then none.
+std::optional<std::string> BlowUpCheck::problem(long step, double time, double rate, double energy,
+                                                const std::vector<double>& variances) {
+  const Moment now{step, time};
+  if (!(rate < std::numeric_limits<double>::infinity()))
+    return blown_up(now, "the velocity holds NaN or infinite values");
+  for (std::size_t i = 0; i < scalars_.size(); ++i)
+    if (!std::isfinite(variances[i]))
+      return blown_up(now,
+                      "the scalar '" + config_.physics.scalars[i].name + "' holds NaN or infinite values");
+  const double elapsed = time - previous_time_;
+  if (auto why = exceeds(energy_, now, energy, energy_bound(energy_.start, time - start_time_),
+                         energy_bound(energy_.previous, elapsed)))
+    return blown_up(now, *why);
+  // sqrt(V) grows at most at |G| sqrt(2 E), E over the step at most the step margin times its ends' larger.
+  const double speed = std::sqrt(2 * kStepMargin * std::max(energy_.previous, energy));
+  stirring_ += speed * std::max(0.0, elapsed);
+  for (std::size_t i = 0; i < scalars_.size(); ++i) {
+    const auto& g = config_.physics.scalars[i].mean_gradient;
+    const double gradient = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    auto square = [](double x) { return x * x; };
+    if (auto why = exceeds(
+            scalars_[i], now, variances[i], square(std::sqrt(scalars_[i].start) + gradient * stirring_),
+            square(std::sqrt(scalars_[i].previous) + gradient * speed * std::max(0.0, elapsed))))
+      return blown_up(now, *why);
+  }
+  previous_time_ = time;
+  energy_.previous = energy;
+  for (std::size_t i = 0; i < scalars_.size(); ++i) scalars_[i].previous = variances[i];
+  return std::nullopt;
+}
+
+// why; since when a quantity has exceeded its run bound (S, if before now: the earliest of them); and the
+// checkpoint to continue from: the newest unless it is from step S on, then checkpoint.prev.h5 unless it is
+// too, then none.
 std::string BlowUpCheck::blown_up(const Moment& now, const std::string& why) const {
   std::string text = "the solution blew up at step " + std::to_string(now.step) +
                      ", t = " + short_number(now.time) + ": " + why;
-  const bool growing = above_bound_since_ && above_bound_since_->step < now.step;
+  const Watched* first = nullptr;
+  auto before_now = [&](const Watched& watched) {
+    return watched.above_since && watched.above_since->step < now.step;
+  };
+  if (before_now(energy_)) first = &energy_;
+  for (const Watched& scalar : scalars_)
+    if (before_now(scalar) && (first == nullptr || scalar.above_since->step < first->above_since->step))
+      first = &scalar;
+  const bool growing = first != nullptr;
+  const Moment since = growing ? *first->above_since : Moment{now.step, now.time};
   if (growing)
-    text += "; its energy first exceeded what the start and the forcing allow at " +
-            step_and_time(above_bound_since_->step, above_bound_since_->time) +
-            ", so checkpoints and field dumps from step " + std::to_string(above_bound_since_->step) +
-            " on hold a growing state";
+    text += "; " + first->what + " first exceeded what " + first->allowed + " allow at " +
+            step_and_time(since.step, since.time) + ", so checkpoints and field dumps from step " +
+            std::to_string(since.step) + " on hold a growing state";
   text += "; nothing of this state was written";
   const std::string change = " with " + smaller_step(config_);
   const std::string anew = "; start the run anew (output.overwrite: true)" + change;
   if (!newest_checkpoint_) return text + ", and no checkpoint" + anew;
-  auto grown = [&](const Moment& checkpoint) {
-    return growing && checkpoint.step >= above_bound_since_->step;
-  };
+  auto grown = [&](const Moment& checkpoint) { return growing && checkpoint.step >= since.step; };
   text +=
       ", the newest checkpoint holds " + step_and_time(newest_checkpoint_->step, newest_checkpoint_->time);
   if (!grown(*newest_checkpoint_)) return text + "; continue from it (--restart)" + change;

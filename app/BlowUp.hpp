@@ -13,11 +13,11 @@
 //   and k^2 = min_d k_max,d^2 is the least damping a mode advected that fast can have. The integrating
 //   factor makes the step of such a mode exactly R(-i k.u dt) exp(-nu k^2 dt).
 // - A state is blown up when (BlowUpCheck::problem), for every step:
-//     1. the velocity is not finite (the scan's rate is infinite), or a passive scalar is not (the caller
-//        names it: its variance, one reduction a step, is not finite). Passive scalars do not act on the
-//        velocity, so its checks never see them: rk3 at a fixed step far past diffusive_step_limit made a
-//        scalar of diffusivity 1000 NaN in its first step while u stayed sound, and the run ended "done"
-//        with NaN in its series, dumps and checkpoint (a scalar that grows but stays finite is not caught);
+//     1. the velocity is not finite (the scan's rate is infinite), or a passive scalar is not (its variance,
+//        one reduction a step, is not finite). Passive scalars do not act on the velocity, so the velocity's
+//        checks never see them: rk3 at a fixed step far past diffusive_step_limit made a scalar of
+//        diffusivity 1000 NaN in its first step while u stayed sound, and the run ended "done" with NaN in
+//        its series, dumps and checkpoint;
 //     2. its energy exceeds what the forcing can have injected: 1.1 times E(t0) + P (t - t0) for band forcing
 //        and linear forcing with power P, E(t0) exp(2 A (t - t0)) for linear forcing with coefficient A,
 //        E(t0) without forcing; or, in one step, 1.01 times the previous step's energy plus the step's
@@ -29,15 +29,25 @@
 //        With a Boussinesq buoyancy the energy is E + <b^2> / (2 |N2|) (the caller adds the second part):
 //        conserved by buoyancy for N2 > 0, so the bounds hold as they are; for N2 < 0 (convection) it grows
 //        at most as exp(4 sqrt(|N2|) t) (dE/dt <= <w b> and d<b^2>/2/dt <= |N2| <w b>, with
-//        |<w b>| <= sqrt(2 E <b^2>)), and the bounds carry that factor. Rotation does no work; passive
-//        scalars do not act on the velocity.
-//   The check also remembers the step S from which the energy has exceeded the run bound itself (E(t0)
-//   without forcing; no margin: an energy no solution has), and the message names it: the checkpoints and
-//   field dumps from S on hold a growing state, which a continued run would take up. A weak instability
-//   passes the margin long after S, with checkpoints written in between: rk2 at a fixed CFL number of 2.4
-//   (18 x 20 x 14, nu = 1e-4, an unforced random flow) grew the energy by 0.6-0.8 % every step from the
-//   first and was stopped at step 13, past two checkpoints of that growth. A stretch above the bound that
-//   ends (round-off, or a stable step's truncation error at the bound) is forgotten: S starts the last one.
+//        |<w b>| <= sqrt(2 E <b^2>)), and the bounds carry that factor. Rotation does no work;
+//     3. a passive scalar's variance V = <theta^2> exceeds what its start and its mean gradient G allow, with
+//        the same margins: 1.1 times (sqrt(V(t0)) + |G| I(t))^2 over the run, I the integral of sqrt(2 E)
+//        since t0, and 1.01 times (sqrt(V_prev) + |G| sqrt(2 E_step) h)^2 in a step of length h. Advection
+//        conserves V in the dealiased system (u solenoidal), diffusion only removes it, and the mean
+//        gradient's production -2 <theta u.G> is at most 2 |G| sqrt(2 E V), so d sqrt(V)/dt <= |G| sqrt(2 E).
+//        E over a step is taken as 1.01 times the larger of its ends' energies (the energy checked in 2,
+//        which bounds the kinetic energy), I summed from those. Without a mean gradient V may only fall: rk3
+//        at a fixed step past diffusive_step_limit made a scalar of diffusivity 80 (16^3) grow by 1e7 a step
+//        to 1e222 in 40 steps, and the run ended "done". Mean squares within 1e3 of the smallest normal
+//        numbers (a decaying scalar's, in the end) are not judged: their round-off is not relative.
+//   The check also remembers the step S from which the energy (or a scalar's variance) has exceeded the run
+//   bound itself (E(t0) without forcing; no margin: a value no solution has), and the message names it: the
+//   checkpoints and field dumps from S on hold a growing state, which a continued run would take up. A weak
+//   instability passes the margin long after S, with checkpoints written in between: rk2 at a fixed CFL
+//   number of 2.4 (18 x 20 x 14, nu = 1e-4, an unforced random flow) grew the energy by 0.6-0.8 % every step
+//   from the first and was stopped at step 13, past two checkpoints of that growth. A stretch above the
+//   bound that ends (round-off, or a stable step's truncation error at the bound) is forgotten: S starts the
+//   last one; of several quantities above their bounds, the earliest S counts.
 //   The message names the newest checkpoint (told by BlowUpCheck::checkpoint_kept) and advises continuing
 //   from it (--restart) only when it is from before S (or no S is known: the per-step criterion caught the
 //   growth below the run bound); else from checkpoint.prev.h5 if that one is (--checkpoint with its path),
@@ -82,6 +92,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "io/Config.hpp"
 
@@ -98,8 +109,10 @@ StartVerdict check_start(const io::RunConfig& config, double rate, double freque
 
 class BlowUpCheck {
  public:
-  // The state the run starts from (or continues from, after a restart): its time and energy.
-  BlowUpCheck(const io::RunConfig& config, double start_time, double start_energy);
+  // The state the run starts from (or continues from, after a restart): its time, its energy and the
+  // variances <theta^2> of its passive scalars (physics.scalars, in their order: the solver's first scalars).
+  BlowUpCheck(const io::RunConfig& config, double start_time, double start_energy,
+              const std::vector<double>& start_variances);
 
   // The most energy the forcing can add to `energy` in `elapsed` time.
   double energy_bound(double energy, double elapsed) const;
@@ -108,24 +121,37 @@ class BlowUpCheck {
   // checkpoint it continues from. A run that starts anew (an initial condition, or another run's checkpoint)
   // has none until it writes one.
   void checkpoint_kept(long step, double time);
-  // Why the state after step `step` (at time; rate and energy from velocity_scan()) must neither be written
-  // nor continued, or nothing when it is healthy (then it is the previous state of the next call). Called
-  // before anything of the state is written, which the text says, with the checkpoint to continue from.
-  // non_finite_scalar: the name of a passive scalar that holds NaN or infinite values, or empty.
+  // Why the state after step `step` (at time; rate and energy from velocity_scan(); the passive scalars'
+  // variances as at the start) must neither be written nor continued, or nothing when it is healthy (then it
+  // is the previous state of the next call). Called before anything of the state is written, which the text
+  // says, with the checkpoint to continue from.
   std::optional<std::string> problem(long step, double time, double rate, double energy,
-                                     const std::string& non_finite_scalar = "");
+                                     const std::vector<double>& variances);
 
  private:
   struct Moment {
     long step;
     double time;
   };
+  // A mean square with bounds over the run and per step: the energy, or a passive scalar's variance.
+  struct Watched {
+    std::string what;     // "its energy", "the variance of scalar 'c'"
+    std::string allowed;  // what bounds it over the run, "the start and the forcing"
+    std::string adder;    // what may add to it in a step, "the forcing"
+    double start = 0, previous = 0;
+    std::optional<Moment> above_since;  // S: the first step of the last stretch above the run bound
+  };
+  // Why `value` breaks its bounds, or nothing; keeps `watched.above_since`.
+  std::optional<std::string> exceeds(Watched& watched, const Moment& now, double value, double run_bound,
+                                     double step_bound) const;
   std::string blown_up(const Moment& now, const std::string& why) const;
 
   const io::RunConfig& config_;
-  double start_time_, start_energy_;
-  double previous_time_, previous_energy_;
-  std::optional<Moment> above_bound_since_;  // S: the first step of the last stretch above the run bound
+  double start_time_, previous_time_;
+  double floor_;  // mean squares at or below it are round-off near the precision's smallest numbers
+  Watched energy_;
+  std::vector<Watched> scalars_;  // physics.scalars' variances
+  double stirring_ = 0;           // I: the integral of sqrt(2 E) since the start, an upper bound
   std::optional<Moment> newest_checkpoint_, previous_checkpoint_;
 };
 

@@ -223,7 +223,7 @@ class NavierStokesRun {
         for (const auto& resampled : resampled_) options_.report("resampled " + resampled);
       return 0;
     }
-    blow_up_.emplace(config_, flow_.time(), blow_up_energy());
+    blow_up_.emplace(config_, flow_.time(), blow_up_energy(), passive_variances());
     if (restart) blow_up_->checkpoint_kept(flow_.step_count(), flow_.time());  // the one it continues from
 
     // From here on the directory is ours: its lock, held to the end, keeps other runs out.
@@ -505,13 +505,14 @@ class NavierStokesRun {
               solver::scalar_variance(flow_, j));
   }
 
-  // The first passive scalar whose variance is not finite (one reduction each), or empty: the blow-up check
-  // sees b and the magnetic field in blow_up_energy, but nothing of a passive scalar reaches the velocity.
-  std::string non_finite_passive_scalar() const {
-    for (int j = 0; j < flow_.scalar_count(); ++j)
-      if (!flow_.terms().buoyant(j) && !std::isfinite(solver::scalar_variance(flow_, j)))
-        return flow_.scalar_name(j);
-    return "";
+  // The variances <theta^2> of the passive scalars (physics.scalars: the solver's first scalars), one
+  // reduction each, for the blow-up check: it sees b and the magnetic field in blow_up_energy, but nothing of
+  // a passive scalar reaches the velocity.
+  std::vector<double> passive_variances() const {
+    std::vector<double> variances;
+    for (std::size_t j = 0; j < config_.physics.scalars.size(); ++j)
+      variances.push_back(solver::scalar_variance(flow_, int(j)));
+    return variances;
   }
 
   // Zero unless configured otherwise; files were read and checked before anything is written.
@@ -898,7 +899,7 @@ class NavierStokesRun {
       unit = flow_.cfl_dt(1.0, kInfinity);
       const auto& scan = flow_.velocity_scan();
       if (auto problem =
-              blow_up_->problem(step, flow_.time(), scan.rate, blow_up_energy(), non_finite_passive_scalar()))
+              blow_up_->problem(step, flow_.time(), scan.rate, blow_up_energy(), passive_variances()))
         throw Error(*problem);
       describe_second_stop_here();
       tolerance = clock_tolerance(flow_.time(), step, used.dt);

@@ -11,8 +11,9 @@
   their XDMF the scalars under their names; the dumped scalar is the checkpoint's, transformed (numpy).
 - A scalar's initial field read from a field dump and from a checkpoint reproduces it; initial.dataset names
   another field of a checkpoint as of a field dump.
-- Broken scalar input is refused before anything is written; a scalar that goes NaN stops the run before its
-  state is written.
+- Broken scalar input is refused before anything is written; a scalar that goes NaN, or grows beyond what its
+  start and mean gradient allow, stops the run before its state is written; one stirred at that bound (a
+  shear wave against a mean gradient, in closed form) runs on.
 - The buoyancy pushes a fluid at rest along up = -gravity / |gravity|: u = t P(b up) to first order in t.
 """
 import os
@@ -183,6 +184,56 @@ with tempfile.TemporaryDirectory() as tmp:
           written == ["fields_000000.h5", "series.h5", "spectra.h5"] and
           (blown / "out/status").read_text().startswith("failed: "),
           f"a scalar gone NaN stops the run before it is written ({r.returncode}, {errors}, {written}, {finite})")
+
+    # One that grows but stays finite is stopped too: at diffusivity 80 the same step multiplies theta's
+    # variance about 5-fold in the first step and by up to 1e7 a step after (1e222 by step 40, the run
+    # "done" before the variance was judged); no solution's variance exceeds (sqrt(V0) + |G| int sqrt(2 E))^2.
+    grows = root / "grows"
+    grows.mkdir()
+    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.integrator=rk3", "--set", "time.cfl=", "--set",
+              "time.dt=0.01", "--set", "time.steps=40", "--set", "physics.scalars[0].schmidt=", "--set",
+              "physics.scalars[0].diffusivity=80", "--set", "output.fields_every=0.01", "--set",
+              "output.checkpoint_every=0.01", cwd=grows)
+    errors = [line for line in r.stderr.splitlines() if "warning" not in line]
+    written = sorted(p.name for p in (grows / "out").rglob("*.h5"))
+    with h5py.File(grows / "out/series.h5", "r") as f:
+        variances = f["theta_variance"][...]
+    check(r.returncode == 1 and len(errors) == 1 and "blew up at step 1" in errors[0] and
+          "the variance of scalar 'theta'" in errors[0] and "exceeds what its start and mean gradient allow" in
+          errors[0] and written == ["fields_000000.h5", "series.h5", "spectra.h5"] and len(variances) == 1,
+          f"a scalar growing but finite stops the run before it is written ({r.returncode}, {errors}, {written})")
+
+    # The bound itself is reached by a sound run: w = A sin x alone (a steady shear wave but for viscosity)
+    # stirs a scalar from zero against a mean gradient g along z, theta = -g A t exp(-nu t) sin x (kappa = nu),
+    # so sqrt(V) = g A t exp(-nu t) / sqrt(2), while the bound is g int sqrt(2 E) dt = g A (1 - exp(-nu t)) /
+    # (nu sqrt(2)): V / bound^2 = (nu t / (exp(nu t) - 1))^2, 0.99 at t = 1 here. The run must go on, and its
+    # variance follow the closed form (a bound with sqrt(E) for sqrt(2 E) stops it at the first step).
+    edge = root / "edge"
+    edge.mkdir()
+    n, amplitude, g, nu = (16, 18, 12), 0.7, 3.0, 0.02
+    x = np.arange(n[0]) * 2 * np.pi / n[0]
+    with h5py.File(edge / "shear.h5", "w") as f:
+        f["u"], f["v"] = np.zeros(n), np.zeros(n)
+        f["w"] = np.broadcast_to(amplitude * np.sin(x)[:, None, None], n).copy()
+    (edge / "edge.yaml").write_text(f"""
+grid: {{n: [{n[0]}, {n[1]}, {n[2]}]}}
+precision: double
+backend: host
+physics:
+  viscosity: {nu}
+  scalars: [{{name: c, schmidt: 1.0, mean_gradient: [0, 0, {g}]}}]
+time: {{integrator: rk4, dt: 0.01, steps: 100}}
+initial: {{type: file, file: shear.h5}}
+output: {{directory: out, series_every: 1, progress_every: 0}}
+""")
+    r = kolmo(1, "run", "edge.yaml", cwd=edge)
+    with h5py.File(edge / "out/series.h5", "r") as f:
+        t, variance = f["time"][...], f["c_variance"][...]
+    expected = (g * amplitude * t * np.exp(-nu * t)) ** 2 / 2
+    check(r.returncode == 0 and len(t) == 101 and np.allclose(variance, expected, rtol=1e-9, atol=1e-15),
+          f"a scalar stirred at the bound runs on, its variance (g A t)^2 exp(-2 nu t) / 2 "
+          f"({r.returncode}, {r.stderr.strip()[:300]}, largest relative difference "
+          f"{np.max(np.abs(variance[1:] / expected[1:] - 1)) if len(t) == 101 else None})")
 
     # Buoyancy acts against physics.buoyancy.gravity, whatever its length: from rest, u(t) = t P(b up) to first
     # order in t, up = -gravity / |gravity|. The solver's tests give it the up vector itself; this checks the
