@@ -21,7 +21,52 @@ hsize_t chunk_rows(hid_t dataset, std::size_t dims) {
   return std::max<hsize_t>(1, chunk[0]);
 }
 
-// One collective H5Dread or H5Dwrite, then the ranks agree on its outcome.
+// Whether every chunk of a chunked dataset, or the storage of a contiguous one, has been written. kolmo
+// writes every chunk; another tool's file may leave some unwritten (h5py writing only the low modes of a
+// chunked dataset), and they read as the fill value. But this HDF5 (1.10) fails a collective read that
+// touches one on the ranks whose selection does ("displacements of filetype must be non-negative") while the
+// others wait in the collective call: 2 ranks hung so. Such datasets are read independently (every rank still
+// makes every call and agrees on its outcome). H5Dget_space_status cannot tell: it calls a checksummed
+// dataset partly allocated when every chunk is there (the checksums make it larger than its values).
+bool fully_written(hid_t dataset, std::size_t dims) {
+  PropertyList creation(KOLMO_CHECK_HDF5(H5Dget_create_plist(dataset)));
+  const H5D_layout_t layout = KOLMO_CHECK_HDF5(H5Pget_layout(creation.get()));
+  if (layout == H5D_COMPACT) return true;
+  if (layout != H5D_CHUNKED) {
+    H5D_space_status_t status{};
+    KOLMO_CHECK_HDF5(H5Dget_space_status(dataset, &status));
+    return status == H5D_SPACE_STATUS_ALLOCATED;
+  }
+  std::vector<hsize_t> chunk(dims), extent(dims);
+  KOLMO_CHECK_HDF5(H5Pget_chunk(creation.get(), static_cast<int>(dims), chunk.data()));
+  Dataspace space(KOLMO_CHECK_HDF5(H5Dget_space(dataset)));
+  KOLMO_CHECK_HDF5(H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr));
+  hsize_t chunks = 1, written = 0;
+  for (std::size_t d = 0; d < dims; ++d)
+    chunks *= (extent[d] + chunk[d] - 1) / std::max<hsize_t>(chunk[d], 1);
+  KOLMO_CHECK_HDF5(H5Dget_num_chunks(dataset, space.get(), &written));
+  return written == chunks;
+}
+
+// The transfer property list of a read or write: collective, or independent for a dataset with unwritten
+// storage (fully_written). The same on every rank, agreed.
+PropertyList transfer_list_for(hid_t dataset, std::size_t dims, Direction direction, MPI_Comm comm) {
+  bool collective = true;
+  std::string error;
+  try {
+    collective = direction == Direction::write || fully_written(dataset, dims);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  agree(comm, error);
+  int everywhere = collective ? 1 : 0;
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, comm));
+  return everywhere == 1 ? collective_transfer()
+                         : PropertyList(KOLMO_CHECK_HDF5(H5Pcreate(H5P_DATASET_XFER)));
+}
+
+// One H5Dread or H5Dwrite (collective, or independent: transfer_list_for), then the ranks agree on its
+// outcome.
 void transfer_once(hid_t dataset, hid_t memory_type, hid_t memory_space, hid_t file_space,
                    hid_t transfer_list, void* at, Direction direction, MPI_Comm comm) {
   const herr_t status = direction == Direction::write
@@ -67,7 +112,7 @@ void transfer(hid_t dataset, hid_t memory_type, const Block& block, const Calls&
   KOLMO_CHECK_MPI(MPI_Allreduce(&my_calls, &calls, 1, MPI_LONG, MPI_MAX, comm));
   calls = std::max(calls, 1L);  // every rank calls at least once, so empty blocks still join in
 
-  PropertyList transfer_list = collective_transfer();
+  PropertyList transfer_list = transfer_list_for(dataset, dims, direction, comm);
   for (long call = 0; call < calls; ++call) {
     const hsize_t first = std::min(rows, static_cast<hsize_t>(call) * split.rows_per_call);
     const hsize_t n = std::min(split.rows_per_call, rows - first);

@@ -7,7 +7,9 @@
 // MPI-IO call moves more than max_bytes_per_call per rank (ROMIO counts in int), every rank making the same
 // number of calls; in a chunked dataset the splits fall on chunk boundaries where one chunk's rows fit in a
 // call (a chunk written in two calls is read back, checksummed and written twice). HDF5 converts between the
-// memory type and the dataset's type (float <-> double).
+// memory type and the dataset's type (float <-> double). Storage never written (another tool's chunked
+// dataset with chunks left out, or a contiguous one never written) reads as the dataset's fill value: such
+// datasets are read by independent calls, which HDF5 1.10 serves where its collective ones fail.
 //
 // Failures: after every call the ranks agree on its outcome (io/Collective.hpp), so an error that only some
 // ranks meet (a chunk failing its checksum is read by one rank only; a write error may reach one rank only)
