@@ -166,42 +166,38 @@ with tempfile.TemporaryDirectory() as tmp:
           f"a negative Schmidt number is refused before anything is written ({r.stderr.strip()[:200]})")
 
     # A passive scalar that blows up stops the run as the velocity would, before anything of that state is
-    # written: rk3 at a fixed step far past its diffusive limit (a stage's integrating factor exp(+kappa k^2
-    # dt / 2) runs backward, exp(17000) here) makes theta NaN in the first step while u stays sound. The old
-    # code finished "done" with NaN in the series, the dumps and the checkpoint (which a restart refuses).
-    blown = root / "blown"
-    blown.mkdir()
-    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.integrator=rk3", "--set", "time.cfl=", "--set",
-              "time.dt=0.01", "--set", "time.steps=3", "--set", "physics.scalars[0].schmidt=", "--set",
-              "physics.scalars[0].diffusivity=1e5", "--set", "output.fields_every=0.01", "--set",
-              "output.checkpoint_every=0.01", cwd=blown)
-    errors = [line for line in r.stderr.splitlines() if "warning" not in line]
-    written = sorted(p.name for p in (blown / "out").rglob("*.h5"))
-    with h5py.File(blown / "out/series.h5", "r") as f:
-        finite = all(np.all(np.isfinite(f[name][...])) for name in f)
-    check(r.returncode == 1 and len(errors) == 1 and "blew up at step 1" in errors[0] and
-          "scalar 'theta' holds NaN or infinite values" in errors[0] and finite and
-          written == ["fields_000000.h5", "series.h5", "spectra.h5"] and
-          (blown / "out/status").read_text().startswith("failed: "),
-          f"a scalar gone NaN stops the run before it is written ({r.returncode}, {errors}, {written}, {finite})")
+    # written: rk3 at a fixed step past its diffusive limit (a stage's integrating factor exp(+kappa k^2 dt / 2)
+    # runs backward) makes theta grow while u stays sound.
+    def past_diffusive_limit(name, diffusivity, steps):
+        """Runs that step; returns the result, its error lines, the .h5 files written and the series."""
+        (root / name).mkdir()
+        r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.integrator=rk3", "--set", "time.cfl=", "--set",
+                  "time.dt=0.01", "--set", f"time.steps={steps}", "--set", "physics.scalars[0].schmidt=", "--set",
+                  f"physics.scalars[0].diffusivity={diffusivity}", "--set", "output.fields_every=0.01", "--set",
+                  "output.checkpoint_every=0.01", cwd=root / name)
+        errors = [line for line in r.stderr.splitlines() if "warning" not in line]
+        written = sorted(p.name for p in (root / name / "out").rglob("*.h5"))
+        with h5py.File(root / name / "out/series.h5", "r") as f:
+            series = {column: f[column][...] for column in f}
+        stopped = (r.returncode == 1 and len(errors) == 1 and "blew up at step 1" in errors[0] and
+                   written == ["fields_000000.h5", "series.h5", "spectra.h5"] and
+                   (root / name / "out/status").read_text().startswith("failed: "))
+        return stopped, errors, written, series
 
-    # One that grows but stays finite is stopped too: at diffusivity 80 the same step multiplies theta's
-    # variance about 5-fold in the first step and by up to 1e7 a step after (1e222 by step 40, the run
-    # "done" before the variance was judged); no solution's variance exceeds (sqrt(V0) + |G| int sqrt(2 E))^2.
-    grows = root / "grows"
-    grows.mkdir()
-    r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.integrator=rk3", "--set", "time.cfl=", "--set",
-              "time.dt=0.01", "--set", "time.steps=40", "--set", "physics.scalars[0].schmidt=", "--set",
-              "physics.scalars[0].diffusivity=80", "--set", "output.fields_every=0.01", "--set",
-              "output.checkpoint_every=0.01", cwd=grows)
-    errors = [line for line in r.stderr.splitlines() if "warning" not in line]
-    written = sorted(p.name for p in (grows / "out").rglob("*.h5"))
-    with h5py.File(grows / "out/series.h5", "r") as f:
-        variances = f["theta_variance"][...]
-    check(r.returncode == 1 and len(errors) == 1 and "blew up at step 1" in errors[0] and
-          "the variance of scalar 'theta'" in errors[0] and "exceeds what its start and mean gradient allow" in
-          errors[0] and written == ["fields_000000.h5", "series.h5", "spectra.h5"] and len(variances) == 1,
-          f"a scalar growing but finite stops the run before it is written ({r.returncode}, {errors}, {written})")
+    # exp(17000) makes theta NaN in the first step. The old code finished "done" with NaN in the series, the
+    # dumps and the checkpoint (which a restart refuses).
+    stopped, errors, written, series = past_diffusive_limit("blown", 1e5, 3)
+    finite = all(np.all(np.isfinite(values)) for values in series.values())
+    check(stopped and "scalar 'theta' holds NaN or infinite values" in errors[0] and finite,
+          f"a scalar gone NaN stops the run before it is written ({errors}, {written}, {finite})")
+
+    # At diffusivity 80 the variance grows about 5-fold in the first step and by up to 1e7 a step after, but
+    # stays finite (1e222 by step 40: the run ended "done" before the variance was judged); no solution's
+    # variance exceeds (sqrt(V0) + |G| int sqrt(2 E))^2.
+    stopped, errors, written, series = past_diffusive_limit("grows", 80, 40)
+    check(stopped and "the variance of scalar 'theta'" in errors[0] and
+          "exceeds what its start and mean gradient allow" in errors[0] and len(series["theta_variance"]) == 1,
+          f"a scalar growing but finite stops the run before it is written ({errors}, {written})")
 
     # The bound itself is reached by a sound run: w = A sin x alone (a steady shear wave but for viscosity)
     # stirs a scalar from zero against a mean gradient g along z, theta = -g A t exp(-nu t) sin x (kappa = nu),
