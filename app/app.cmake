@@ -35,6 +35,7 @@ if(KOLMO_BUILD_TESTS)
   kolmo_app_test(app_cli test_cli.py 300)
   kolmo_app_test(app_schedule test_schedule.py 300)
   kolmo_app_test(app_poisson test_poisson.py 300)
+  kolmo_app_test(app_rdt test_rdt.py 900)  # buoyancy and rotation against published rapid-distortion theory
   kolmo_app_test(app_paraview test_paraview.py 900 SKIP_RETURN_CODE 77)  # needs ParaView's pvbatch
 
   # Unit tests of the run's decisions that need neither a run nor a clock (app/Schedule.hpp), on one rank.
