@@ -31,10 +31,10 @@ except ImportError:  # pragma: no cover
     print("SKIPPED: /usr/bin/python3 lacks h5py or numpy")
     sys.exit(0)
 
+sys.dont_write_bytecode = True  # the imports below leave no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kolmo_test import args, check, finish, kolmo  # noqa: E402
 
-sys.dont_write_bytecode = True  # importing the tool leaves no __pycache__ in the source tree
 sys.path.insert(0, str(pathlib.Path(args.source) / "tools"))
 import kolmo_post  # noqa: E402
 import kolmo_rdt  # noqa: E402
