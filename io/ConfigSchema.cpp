@@ -463,6 +463,9 @@ constexpr ExampleConfig examples[] = {
      "a screened Poisson problem with a manufactured right-hand side on an uneven grid and box (its error at "
      "round-off)"},
     {"rotating_64.yaml", "decaying rotating turbulence, Omega = 2 along z, 64^3, minutes on a CPU"},
+    {"rotating_rdt.yaml",
+     "the published case of rotation: linear (Rossby number 4e-5) isotropic turbulence, Omega = 2, against "
+     "rapid-distortion theory (Cambon & Jacquin 1989), 48^3, seconds on a CPU"},
     {"scalar_mixing_256.yaml",
      "scalar_mixing_64.yaml at 256^3 on one GPU: the published-case comparison (normalised chi, flux "
      "correlation, E_theta(k))"},
@@ -471,6 +474,9 @@ constexpr ExampleConfig examples[] = {
      "a CPU"},
     {"stratified_64.yaml",
      "decaying stably stratified (Boussinesq) turbulence, N = 4, 64^3, minutes on a CPU"},
+    {"stratified_rdt.yaml",
+     "the published case of buoyancy: linear (Froude number 7e-5) isotropic turbulence, N = 2, against "
+     "rapid-distortion theory (Hanazaki & Hunt 1996), 48^3, seconds on a CPU"},
     {"taylor_green_re1600.yaml", "the Taylor-Green benchmark at Re = 1600, 256^3, to t = 20 (GPU)"},
     {"taylor_green_small.yaml",
      "the quick check: a 32^3 Taylor-Green vortex to t = 3, Re = 400, seconds on a CPU"},
