@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <span>
 
@@ -343,15 +344,18 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     targets.push_back({names[i], modes});
   }
   bool read = false;
+  std::map<std::string, double> stored_mean_squares;
   reading(option, [&] {
     // The named file, or the newest sound one of checkpoint.h5 and checkpoint.prev.h5, checksums verified:
-    // its fields are read into targets in that pass where its grid and fields are the run's.
+    // its fields are read into targets in that pass where its grid and fields are the run's, and their mean
+    // squares summed where its grid is another.
     io::RestartCheckpoint chosen =
         io::choose_restart_checkpoint<Real>(paths.checkpoints, options.checkpoint, layout, targets, comm);
     state.path = chosen.path;
     state.info = chosen.info;
     state.note = chosen.note;
     read = chosen.read;
+    stored_mean_squares = std::move(chosen.stored_mean_squares);
   });
   // Another grid is for a new run from the checkpoint: the run's own series and spectra (its shells) are
   // of the checkpoint's grid.
@@ -386,13 +390,15 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   // The fields were read in the pass that chose the file unless its grid (resampled here) or fields (refused
   // above) are not the run's.
   if (!read)
-    reading(option, [&] {
-      state.info =
-          io::read_checkpoint_resampled<Real>(state.path, layout, targets, comm, &state.stored_mean_squares);
-    });
-  if (state.resampled)
+    reading(option,
+            [&] { state.info = io::read_checkpoint_resampled<Real>(state.path, layout, targets, comm); });
+  if (state.resampled) {
     state.physics_changes.push_back("grid.n " + list_text(state.info.grid) + " -> " +
                                     list_text(config.grid.n) + " (modes resampled)");
+    // The file holds every name (refused above otherwise), and its grid is not the run's: the pass that chose
+    // it summed each one's mean square.
+    for (const std::string& name : names) state.stored_mean_squares.push_back(stored_mean_squares.at(name));
+  }
   for (std::size_t i = 0; i < names.size(); ++i)
     require_finite(modes_of(i), dataset_text(option, state.path.string(), names[i]), comm);
 

@@ -26,7 +26,8 @@
 //   another grid: its modes are resampled onto grid.n as for initial files, resampled is set, and
 //   physics_changes says "grid.n [32, 32, 32] -> [64, 64, 64] (modes resampled)". The caller then applies the
 //   2/3 rule of the new grid (a coarser grid keeps modes its rule drops). Resampled fields come with what the
-//   file held of them (stored_energy, stored_variance, stored_mean_squares: io::read_checkpoint_resampled),
+//   file held of them (stored_energy, stored_variance: io::read_checkpoint_resampled; stored_mean_squares:
+//   summed by io::choose_restart_checkpoint's verifying pass, so the file is read twice, not three times),
 //   for the run to say what a coarser grid removed.
 //   physics_changes lists what the configuration changes against it, one clause per key ("physics.viscosity
 //   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, from the configuration the

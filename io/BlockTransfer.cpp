@@ -102,10 +102,10 @@ Calls split_of(hid_t dataset, hid_t memory_type, const Block& block, std::size_t
   return split;
 }
 
-// reuse_buffer: every call reads into data's start (check_block_readable); otherwise each call's rows land
-// at their place in the block.
+// through: every call reads into data's start and hands its rows to through (read_block_through); otherwise
+// each call's rows land at their place in the block.
 void transfer(hid_t dataset, hid_t memory_type, const Block& block, const Calls& split, void* data,
-              Direction direction, MPI_Comm comm, bool reuse_buffer = false) {
+              Direction direction, MPI_Comm comm, const TakeRows* through = nullptr) {
   const std::size_t dims = block.count.size();
   const hsize_t rows = block.count[0];
   long my_calls = static_cast<long>((rows + split.rows_per_call - 1) / split.rows_per_call), calls = 0;
@@ -131,9 +131,10 @@ void transfer(hid_t dataset, hid_t memory_type, const Block& block, const Calls&
       KOLMO_CHECK_HDF5(H5Sselect_none(file_space.get()));
       KOLMO_CHECK_HDF5(H5Sselect_none(memory_space.get()));
     }
-    char* at = static_cast<char*>(data) + (reuse_buffer ? 0 : first * split.row_values * split.value_bytes);
+    char* at = static_cast<char*>(data) + (through ? 0 : first * split.row_values * split.value_bytes);
     transfer_once(dataset, memory_type, memory_space.get(), file_space.get(), transfer_list.get(), at,
                   direction, comm);
+    if (through && n > 0 && split.row_values > 0) (*through)(at, n);
   }
 }
 
@@ -152,13 +153,13 @@ void read_block(hid_t dataset, hid_t memory_type, const Block& block, void* data
            Direction::read, comm);
 }
 
-void check_block_readable(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
-                          std::size_t max_bytes_per_call) {
+void read_block_through(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
+                        std::size_t max_bytes_per_call, const TakeRows& take) {
   const Calls split = split_of(dataset, memory_type, block, max_bytes_per_call);
   const hsize_t rows = std::max<hsize_t>(1, std::min(split.rows_per_call, block.count.at(0)));
   std::vector<char> buffer;  // agreed, as the transfers are: the file is open on every rank
   resize_on_every_rank(comm, buffer, rows * split.row_bytes(), "the buffer that verifies its chunks");
-  transfer(dataset, memory_type, block, split, buffer.data(), Direction::read, comm, true);
+  transfer(dataset, memory_type, block, split, buffer.data(), Direction::read, comm, &take);
 }
 
 }  // namespace kolmo::io

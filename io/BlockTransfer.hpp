@@ -16,15 +16,17 @@
 // throws the same kolmo::Error on every rank, with HDF5's words for it, and no rank goes on to the next
 // collective call alone.
 //
-// check_block_readable() reads the block like read_block but through a buffer of at most max_bytes_per_call
-// per rank that it discards: it proves every chunk of the block readable (checksums verified) without the
-// memory to hold the block.
+// read_block_through() reads the block like read_block but through a buffer of at most max_bytes_per_call
+// per rank, handing each call's rows to take (at the buffer's start, C order; only where the call read some
+// values on that rank): it reads every chunk of the block (checksums verified) without the memory to hold
+// the block. take must not throw: every rank's next call is collective.
 #pragma once
 
 #include <hdf5.h>
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace kolmo::io {
@@ -40,7 +42,8 @@ void write_block(hid_t dataset, hid_t memory_type, const Block& block, const voi
                  std::size_t max_bytes_per_call = kMaxBytesPerCall);
 void read_block(hid_t dataset, hid_t memory_type, const Block& block, void* data, MPI_Comm comm,
                 std::size_t max_bytes_per_call = kMaxBytesPerCall);
-void check_block_readable(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
-                          std::size_t max_bytes_per_call = kMaxBytesPerCall);
+using TakeRows = std::function<void(const void* rows, hsize_t count)>;
+void read_block_through(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
+                        std::size_t max_bytes_per_call, const TakeRows& take);
 
 }  // namespace kolmo::io

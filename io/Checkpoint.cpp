@@ -195,52 +195,81 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::option
 
 // What the pass that verifies a checkpoint reads into the run's memory (choose_restart_checkpoint with
 // targets): where the file's grid is `grid`, dataset names[i] through read(dataset, i), collectively. The
-// other datasets, or all on another grid, are only checked; with no names, all are.
+// other datasets, or all on another grid, are only checked (and summed: stored_mean_square); with no names,
+// all are.
 struct RestartRead {
   std::array<long, 3> grid{};
   std::vector<std::string> names;
   std::function<void(hid_t dataset, std::size_t index)> read;
 };
 
-// What the verifying pass below reads per call where it only checks: 16 chunks of about 1 MiB. A whole ky
-// plane of the file's grid, as one call read before, held two planes per rank that the memory estimate,
-// which knows the run's grid only, does not count: a checkpoint of 4096 x 2 x 4096 continued on 16 x 2 x 16
-// peaked at 292 MiB per rank, estimated 96 MiB (67 MiB so).
+// What stored_mean_square below reads per call (the verifying pass where it only checks): 16 chunks of about
+// 1 MiB. A whole ky plane of the file's grid, as one call read before, held two planes per rank that the
+// memory estimate, which knows the run's grid only, does not count: a checkpoint of 4096 x 2 x 4096
+// continued on 16 x 2 x 16 peaked at 292 MiB per rank, estimated 96 MiB (67 MiB so).
 constexpr std::size_t kVerifyBytesPerCall = std::size_t(16) << 20;
+
+// <|q|^2> of one dataset on its own grid, over all its modes (Parseval: the half axis's kz that stand for
+// their conjugates count twice, kz = 0 and the Nyquist kz once), read in Real and summed in double: every
+// chunk read once (its checksums verified), one ky plane at a time (a chunk holds one ky plane) through a
+// buffer of kVerifyBytesPerCall, each rank its even share of the planes (the first ranks hold the most, the
+// others join their last calls with nothing); every rank gets the sum.
+template <class Real>
+double mean_square_in(hid_t dataset, const std::array<long, 3>& grid, MPI_Comm comm) {
+  int ranks = 1, rank = 0;
+  KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+  const Type type = complex_type<Real>();
+  const long nzc = grid[2] / 2 + 1;
+  double sum = 0;
+  const TakeRows add = [&](const void* rows, hsize_t count) {
+    const auto* values = static_cast<const Complex<Real>*>(rows);
+    for (long a = 0; a < long(count); ++a)
+      for (long c = 0; c < nzc; ++c)
+        sum += (c == 0 || 2 * c == grid[2] ? 1.0 : 2.0) * norm2_in_double(values[std::size_t(a * nzc + c)]);
+  };
+  const fft::Split ky{grid[1], ranks};
+  for (long j = 0; j < ky.count(0); ++j) {
+    const bool mine = j < ky.count(rank);
+    const Block plane = spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0);
+    read_block_through(dataset, type.get(), plane, comm, kVerifyBytesPerCall, add);
+  }
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
+  return sum;
+}
+
+// mean_square_in the precision the dataset stores (stored: its type), so that reading converts nothing.
+double stored_mean_square(hid_t dataset, hid_t stored, const std::array<long, 3>& grid, MPI_Comm comm) {
+  return KOLMO_CHECK_HDF5(H5Tget_size(stored)) <= sizeof(Complex<float>)
+             ? mean_square_in<float>(dataset, grid, comm)
+             : mean_square_in<double>(dataset, grid, comm);
+}
 
 // Why path cannot be restarted from ("" if it can): read_through on the file's own grid and every dataset
 // (the velocity's and the scalars'), reading every chunk once (its checksums verified): into the run's
-// memory where `into` takes the dataset, else one ky plane at a time (a chunk holds one ky plane) through a
-// buffer of kVerifyBytesPerCall, each rank its even share of the planes (the first ranks hold the most, the
-// others join their last calls with nothing). read: every dataset went into `into`, and it took all it names.
+// memory where `into` takes the dataset, else through stored_mean_square's buffer, whose sum is kept in
+// found.stored_mean_squares where the file's grid is not into's. found.read: every dataset went into `into`,
+// and it took all it names.
 std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, const RestartRead& into,
-                         CheckpointInfo& info, bool& read) {
-  read = false;
+                         RestartCheckpoint& found) {
+  found.read = false;
+  found.stored_mean_squares.clear();
   try {
-    int ranks = 1, rank = 0;
-    KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
-    KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
     std::size_t taken = 0;
     bool only_checked = false;
-    info = read_through(path, std::nullopt, {}, comm,
-                        [&](hid_t dataset, hid_t stored, std::size_t, const std::string& name,
-                            const std::array<long, 3>& grid) {
-                          const auto target = std::find(into.names.begin(), into.names.end(), name);
-                          if (grid == into.grid && target != into.names.end()) {
-                            into.read(dataset, std::size_t(target - into.names.begin()));
-                            ++taken;  // a file's dataset names differ, and so do the targets'
-                            return;
-                          }
-                          only_checked = true;
-                          const fft::Split ky{grid[1], ranks};
-                          for (long j = 0; j < ky.count(0); ++j) {
-                            const bool mine = j < ky.count(rank);
-                            check_block_readable(
-                                dataset, stored,
-                                spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0), comm,
-                                kVerifyBytesPerCall);
-                          }
-                        });
+    found.info = read_through(path, std::nullopt, {}, comm,
+                              [&](hid_t dataset, hid_t stored, std::size_t, const std::string& name,
+                                  const std::array<long, 3>& grid) {
+                                const auto target = std::find(into.names.begin(), into.names.end(), name);
+                                if (grid == into.grid && target != into.names.end()) {
+                                  into.read(dataset, std::size_t(target - into.names.begin()));
+                                  ++taken;  // a file's dataset names differ, and so do the targets'
+                                  return;
+                                }
+                                only_checked = true;
+                                const double square = stored_mean_square(dataset, stored, grid, comm);
+                                if (grid != into.grid) found.stored_mean_squares[name] = square;
+                              });
     // A file some writer left open (HDF5's consistency flags set, as a process killed while it held the file
     // open for writing leaves it) opens through MPI-IO but not serially, as the restart's own look at its
     // datasets opens it: such a file is not used, and the previous checkpoint is.
@@ -251,7 +280,7 @@ std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, const
         throw Error(path.string() + ": " + error.what());
       }
     });
-    read = !only_checked && taken == into.names.size();
+    found.read = !only_checked && taken == into.names.size();
     return {};
   } catch (const Error& error) {
     return error.what();
@@ -293,7 +322,7 @@ RestartCheckpoint choose(const std::filesystem::path& directory, const std::file
   RestartCheckpoint chosen;
   if (!explicit_file.empty()) {
     refuse_field_file(explicit_file, comm);
-    const std::string problem = why_unusable(explicit_file, comm, into, chosen.info, chosen.read);
+    const std::string problem = why_unusable(explicit_file, comm, into, chosen);
     KOLMO_REQUIRE(problem.empty(), problem);
     chosen.path = explicit_file;
     return chosen;
@@ -307,7 +336,7 @@ RestartCheckpoint choose(const std::filesystem::path& directory, const std::file
                     "output.checkpoint_every or output.checkpoint_wall_minutes is set)");
   std::string newest_problem = newest.string() + ": missing";
   if (have_newest) {
-    newest_problem = why_unusable(newest, comm, into, chosen.info, chosen.read);
+    newest_problem = why_unusable(newest, comm, into, chosen);
     if (newest_problem.empty()) {
       chosen.path = newest;
       return chosen;
@@ -315,7 +344,7 @@ RestartCheckpoint choose(const std::filesystem::path& directory, const std::file
   }
   std::string previous_problem = previous.string() + ": missing";
   if (have_previous) {
-    previous_problem = why_unusable(previous, comm, into, chosen.info, chosen.read);
+    previous_problem = why_unusable(previous, comm, into, chosen);
     if (previous_problem.empty()) {
       chosen.path = previous;
       chosen.note = "cannot restart from " + newest_problem + "; restarting from the previous checkpoint, " +
@@ -427,45 +456,6 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
       });
 }
 
-namespace {
-
-// <|q|^2> of one dataset on its own grid, over all its modes (Parseval: the half axis's kz that stand for
-// their conjugates count twice), each rank reading an even share of its ky planes in pieces of at most
-// kVerifyBytesPerCall (the first ranks hold the most planes, the others join their last calls with nothing);
-// every rank gets the sum.
-template <class Real>
-double stored_mean_square(hid_t dataset, hid_t type, const std::array<long, 3>& grid, MPI_Comm comm,
-                          const std::string& what) {
-  int ranks = 1, rank = 0;
-  KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
-  KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
-  const long nzc = grid[2] / 2 + 1;
-  const long rows =
-      std::clamp<long>(long(kVerifyBytesPerCall / (std::size_t(nzc) * sizeof(Complex<Real>))), 1, grid[0]);
-  std::vector<Complex<Real>> buffer;
-  resize_on_every_rank(comm, buffer, std::size_t(rows * nzc), what);
-  const fft::Split ky{grid[1], ranks};
-  double sum = 0;
-  for (long j = 0; j < ky.count(0); ++j) {
-    const bool mine = j < ky.count(rank);
-    for (long x = 0; x < grid[0]; x += rows) {
-      const long count = std::min(rows, grid[0] - x);
-      read_block(dataset, type,
-                 mine
-                     ? Block{{hsize_t(x), hsize_t(ky.offset(rank) + j), 0}, {hsize_t(count), 1, hsize_t(nzc)}}
-                     : Block{{0, 0, 0}, {0, 0, 0}},
-                 buffer.data(), comm);
-      for (long a = 0; a < count && mine; ++a)
-        for (long c = 0; c < nzc; ++c)
-          sum += (c == 0 || 2 * c == grid[2] ? 1.0 : 2.0) * norm2_in_double(buffer[std::size_t(a * nzc + c)]);
-    }
-  }
-  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
-  return sum;
-}
-
-}  // namespace
-
 template <class Real>
 CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                          const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm,
@@ -480,7 +470,8 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
   std::vector<Complex<Real>> box;
   return read_through(
       path, std::nullopt, names, comm,
-      [&](hid_t dataset, hid_t, std::size_t i, const std::string& name, const std::array<long, 3>& file) {
+      [&](hid_t dataset, hid_t stored, std::size_t i, const std::string& name,
+          const std::array<long, 3>& file) {
         Complex<Real>* modes = targets[i].modes.data();
         if (file == run) {
           read_block(dataset, type.get(), spectral_block(layout), modes, comm);
@@ -488,8 +479,7 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
         }
         if (stored_mean_squares != nullptr) {
           stored_mean_squares->resize(targets.size());
-          (*stored_mean_squares)[i] = stored_mean_square<Real>(dataset, type.get(), file, comm,
-                                                               path.string() + " dataset '" + name + "'");
+          (*stored_mean_squares)[i] = stored_mean_square(dataset, stored, file, comm);
         }
         std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
         // The file's boxes go through a buffer of kx planes in pieces of an eighth of the run's, so that the

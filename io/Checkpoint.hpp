@@ -33,6 +33,10 @@
 //   precision, so a caller that must refuse the change can. Box and viscosity are returned, not checked: a
 //   continued run may change them on purpose. read_checkpoint_resampled() reads a file of any grid onto the
 //   layout's (io/Resampling.hpp).
+// - choose_restart_checkpoint() verifies a restart's checkpoint by reading every chunk once; where the file's
+//   grid is the run's, that pass reads the fields, else it sums each field's mean square as it reads it
+//   (RestartCheckpoint::stored_mean_squares), so that a restart onto another grid reads the file twice:
+//   verified, then resampled.
 // - Errors throw kolmo::Error on every rank, one line naming the file (and dataset).
 #pragma once
 
@@ -41,6 +45,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -84,6 +89,10 @@ struct RestartCheckpoint {
   CheckpointInfo info;         // its attributes
   std::string note;            // empty, or one line: which checkpoint was unusable and why, which one is used
   bool read = false;           // the targets given hold its datasets (the overload with targets)
+  // Dataset name -> <|q|^2> of that field as the file holds it (all its modes, Parseval), summed as the
+  // verifying pass read it, for each dataset of a file whose grid is not the layout's (the overload without
+  // targets: of every file); empty otherwise. What read_checkpoint_resampled's stored_mean_squares gives.
+  std::map<std::string, double> stored_mean_squares;
 };
 
 // The checkpoint a restart continues from, chosen and verified before the run writes anything. Collective
@@ -96,9 +105,11 @@ struct RestartCheckpoint {
 // Usable: it opens (in parallel, and serially on rank 0: a file whose writer was killed with it open keeps
 // HDF5's consistency flags, which only the serial open refuses), holds the attributes above and the datasets
 // with the spectral shape of its own grid, and every chunk reads back with its checksums (each rank reads an
-// even share of the ky planes, one plane at a time, so this costs one read of the file and a buffer of one ky
-// plane). Whether its grid and precision suit the run is the caller's to judge, from info (read_checkpoint
-// refuses another grid).
+// even share of the ky planes, one plane at a time in pieces of at most 16 MiB, so this costs one read of the
+// file and a buffer of 16 MiB per rank). As it reads a dataset it sums the dataset's mean square, which
+// stored_mean_squares keeps, so that a restart onto another grid reads the file twice (this pass and
+// read_checkpoint_resampled without stored_mean_squares), not three times. Whether its grid and precision
+// suit the run is the caller's to judge, from info (read_checkpoint refuses another grid).
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file, MPI_Comm comm);
 
@@ -148,8 +159,9 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 // as said there), every other mode zero; a file on the layout's grid reads as read_checkpoint reads it. The
 // returned info holds the file's grid. The solver's 2/3 rule and projection are the caller's to apply.
 // stored_mean_squares, where given and the file's grid is not the layout's: for each target, the mean square
-// <|q|^2> of its field as the file holds it (all its modes, Parseval), so that the caller can say what the
-// new grid dropped; this reads the file once more (in pieces of 16 MiB per rank). Empty otherwise.
+// <|q|^2> of its field as the file holds it (all its modes, Parseval; read in the file's precision, summed in
+// double), so that the caller can say what the new grid dropped; this reads the file once more (in pieces of
+// 16 MiB per rank), so a restart takes them from choose_restart_checkpoint instead. Empty otherwise.
 template <class Real>
 CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                          const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm,

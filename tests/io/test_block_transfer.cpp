@@ -79,6 +79,22 @@ TEST_CASE("block transfers split into small calls place every plane, chunked or 
       read_block(dataset.get(), H5T_NATIVE_DOUBLE, block, back.data(), MPI_COMM_WORLD, read_limit);
     }
     CHECK(global_max(back == slab ? 0 : 1) == 0);
+    // Through a buffer of that limit: every plane handed on once, in order, no call more than the limit's
+    // planes (one where a plane outweighs it).
+    std::vector<double> through;
+    hsize_t most = 0;
+    {
+      File file = open_parallel(path, MPI_COMM_WORLD);
+      Dataset dataset = open_dataset(file.get(), "f");
+      read_block_through(dataset.get(), H5T_NATIVE_DOUBLE, block, MPI_COMM_WORLD, read_limit,
+                         [&](const void* planes, hsize_t count) {
+                           const auto* values = static_cast<const double*>(planes);
+                           through.insert(through.end(), values, values + count * n[1] * n[2]);
+                           most = std::max(most, count);
+                         });
+    }
+    CHECK(global_max(through == slab ? 0 : 1) == 0);
+    CHECK(global_max(double(most)) == double(std::max<std::size_t>(1, read_limit / plane_bytes)));
   }
 }
 

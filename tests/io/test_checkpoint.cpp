@@ -511,3 +511,78 @@ TEST_CASE("a restart reads its checkpoint's bytes once", "[io]") {
   CHECK(once < file * 1.3);
   CHECK(twice > file * 1.8);
 }
+
+TEMPLATE_TEST_CASE(
+    "a restart onto another grid reads its checkpoint twice: verifying it sums its mean squares", "[io]",
+    float, double) {
+  using Stored = TestType;
+  // 23 ky planes, split unevenly on 2, 3 and 4 ranks; an even Nz (its Nyquist kz counts once, as kz = 0) and
+  // an odd one (no Nyquist kz). The fields outweigh the file's metadata.
+  for (const std::array<long, 3>& grid :
+       {std::array<long, 3>{256, 23, 32}, std::array<long, 3>{256, 23, 33}}) {
+    INFO(grid[0] << " x " << grid[1] << " x " << grid[2] << " in " << precision_name<Stored>());
+    kolmo::testing::TemporaryDirectory directory;
+    const auto& dir = directory.path();
+    const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+    const fft::SlabLayout layout(grid, ranks, rank);
+    const Velocity<Stored> velocity(layout, 5), scalar(layout, 6);
+    std::vector<SpectralDataset<Stored>> datasets;
+    for (int c = 0; c < 3; ++c) datasets.push_back({kVelocityComponents[c], velocity.components[c]});
+    datasets.push_back({checkpoint_dataset("s"), scalar.components[0]});
+    const auto path = write_checkpoint<Stored>(dir, test_info(1), layout, datasets, MPI_COMM_WORLD);
+    const double file = double(std::filesystem::file_size(path));
+    // Each field's mean square as numpy would sum it: every stored mode, kz that stand for their conjugates
+    // twice.
+    std::vector<double> expected;
+    for (const auto& dataset : datasets) {
+      double sum = 0;
+      for (long i = 0; i < layout.nx(); ++i)
+        for (long j = 0; j < layout.y_count(); ++j)
+          for (long k = 0; k < layout.nzc(); ++k) {
+            const auto value = dataset.modes[std::size_t((i * layout.y_count() + j) * layout.nzc() + k)];
+            const double re = double(value.re), im = double(value.im);
+            sum += (k == 0 || 2 * k == grid[2] ? 1.0 : 2.0) * (re * re + im * im);
+          }
+      expected.push_back(kolmo::testing::global_sum(sum));
+    }
+
+    // A restart onto a coarser grid: the verifying pass, then the resampling, which need not sum again.
+    const fft::SlabLayout coarse({16, 12, 8}, ranks, rank);
+    auto back = Velocity<double>::empty(coarse);
+    std::vector<Complex<double>> back_scalar(coarse.spectral_size());
+    const auto targets = targets_of(back, &back_scalar);
+    RestartCheckpoint chosen;
+    const double verified = bytes_read_by(
+        [&] { chosen = choose_restart_checkpoint<double>(dir, {}, coarse, targets, MPI_COMM_WORLD); });
+    const double resampled =
+        bytes_read_by([&] { read_checkpoint_resampled<double>(path, coarse, targets, MPI_COMM_WORLD); });
+    // What a restart did before: the resampling summed them again.
+    std::vector<double> summed_again;
+    const double again = bytes_read_by(
+        [&] { read_checkpoint_resampled<double>(path, coarse, targets, MPI_COMM_WORLD, &summed_again); });
+    CHECK_FALSE(chosen.read);
+    CHECK(chosen.stored_mean_squares.size() == datasets.size());
+    REQUIRE(summed_again.size() == datasets.size());
+    for (std::size_t d = 0; d < datasets.size(); ++d) {
+      INFO(datasets[d].name << ": numpy's sum " << expected[d]);
+      const auto found = chosen.stored_mean_squares.find(datasets[d].name);
+      REQUIRE(found != chosen.stored_mean_squares.end());
+      CHECK(std::fabs(found->second / expected[d] - 1) < 1e-11);
+      CHECK(found->second == summed_again[d]);  // read_checkpoint_resampled's own sum, which it still gives
+      CHECK(global_max(found->second) == -global_max(-found->second));  // the same on every rank
+    }
+    INFO("file " << file << " bytes; read " << verified << " verifying, " << resampled << " resampling, "
+                 << again << " resampling and summing again");
+    CHECK(verified >= file * 0.9);
+    CHECK(verified < file * 1.3);
+    CHECK(again - resampled > file * 0.8);  // the measure sees the read the mean squares no longer take
+
+    // On the file's own grid the pass reads the fields instead, and sums nothing.
+    auto same = Velocity<double>::empty(layout);
+    std::vector<Complex<double>> same_scalar(layout.spectral_size());
+    chosen =
+        choose_restart_checkpoint<double>(dir, {}, layout, targets_of(same, &same_scalar), MPI_COMM_WORLD);
+    CHECK(chosen.read);
+    CHECK(chosen.stored_mean_squares.empty());
+  }
+}
