@@ -16,7 +16,8 @@ needs /usr/bin/python3 with h5py and numpy).
   of the old grid), nothing written.
 - A checkpoint of a much larger grid (4096 x 1 x 2048, 67 MiB a ky plane) continued on 16 x 1 x 16 peaks
   within kolmo check's memory estimate: the pass that verifies its checksums reads it in pieces, not a plane
-  of the file's grid at a time.
+  of the file's grid at a time; and it reads the file twice (that pass, which also sums the fields' mean
+  squares, and the resampling), not three times.
 """
 import os
 import pathlib
@@ -195,15 +196,23 @@ output: {directory: small, progress_every: 0}
         r = kolmo(1, "check", "small.yaml", "--checkpoint", str(big), cwd=root)
         found = re.search(r"# memory: host ([0-9.]+) MiB", r.stdout)
         estimated = float(found.group(1)) if found else float("nan")
-        probe = ("import resource, subprocess, sys\n"
-                 "r = subprocess.run(sys.argv[1:], capture_output=True)\n"
-                 "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
+        # The bytes it read, from /proc/PID/io of the exited run (WNOWAIT: not yet reaped, so still there).
+        probe = ("import os, resource, subprocess, sys\n"
+                 "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+                 "os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)\n"
+                 "io = dict(line.split(': ') for line in open(f'/proc/{p.pid}/io').read().splitlines())\n"
+                 "print(p.wait(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, io['rchar'])\n")
         out = subprocess.run([sys.executable, "-c", probe, args.kolmo, "run", "small.yaml", "--checkpoint", str(big)],
                              cwd=root, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
-        code, kib = out.stdout.split()
+        code, kib, rchar = out.stdout.split()
         measured = int(kib) / 1024 if code == "0" else float("nan")
         check(measured <= estimated, f"a 4096 x 1 x 2048 checkpoint continued on 16 x 1 x 16: peak {measured:.1f} MiB "
               f"against the estimate {estimated:.1f} MiB ({r.stderr.strip()[-200:]})")
+        # Twice: the pass that verifies it (summing the mean squares for the warnings), then the few chunks
+        # the resampling needs; summing them in a pass of their own read it a third time.
+        size, read = big.stat().st_size, int(rchar) if code == "0" else float("nan")
+        check(read < 1.5 * size, f"a 4096 x 1 x 2048 checkpoint continued on 16 x 1 x 16 is read twice, not three "
+              f"times: {read / 2**20:.1f} MiB read of a {size / 2**20:.1f} MiB file")
     big.unlink()
 
 finish()
