@@ -178,8 +178,9 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
   SpectralField<Real>& field = field_of(flow, target);
   auto u = field.vector_spectral();
   const bool quartic = shape == SpectrumShape::k4_exp;
-  // Streams 0-2 for the velocity; b's lie beyond every scalar's (3 + j).
+  // Streams 0-2 for the velocity's phases; b's lie beyond every scalar's (3 + j); the moduli's beyond both.
   const int first_stream = target == VectorField::velocity ? 0 : 1 << 20;
+  constexpr int kModulusStreams = 1 << 16;
   parallel_for(
       flow.device(), wavenumbers.size(), KOLMO_LAMBDA(long m) {
         bool conjugate = false;
@@ -191,12 +192,21 @@ void set_random_isotropic(NavierStokes<Real>& flow, double energy, double k0, st
           u[0][m] = u[1][m] = u[2][m] = C(0, 0);
           return;
         }
-        // Random phases on each component, then the part normal to k, scaled to the amplitude.
+        // Each component a complex Gaussian (Box-Muller: its phase from stream first_stream + d, its modulus
+        // from first_stream + kModulusStreams + d), then the part normal to k, scaled to the amplitude.
+        // Independent Gaussian components make the direction's distribution invariant under rotations, so
+        // the polarisation about k is isotropic: a fixed transverse direction's share of a mode's energy is
+        // uniform on [0, 1]. Components of unit modulus (random phases only, until 2026-11-29) were not: a
+        // mode along x split its energy half and half between y and z always, and a horizontal mode along a
+        // diagonal kept 1/sqrt(3) of it in its vertical part on average (0.538 of the near-horizontal modes'
+        // energy in the wave part of a stratified flow, against 1/2).
         double re[3], im[3];
         for (int d = 0; d < 3; ++d) {
           const double phase = kTwoPi * hashed_uniform(seed, n, first_stream + d);
-          re[d] = cos(phase);
-          im[d] = sin(phase);
+          const double modulus =
+              sqrt(-2 * log(1 - hashed_uniform(seed, n, first_stream + kModulusStreams + d)));
+          re[d] = modulus * cos(phase);
+          im[d] = modulus * sin(phase);
         }
         const double k_dot_re = (kx * re[0] + ky * re[1] + kz * re[2]) / k2;
         const double k_dot_im = (kx * im[0] + ky * im[1] + kz * im[2]) / k2;

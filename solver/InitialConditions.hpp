@@ -12,9 +12,11 @@
 //                    w = C sin(n th_y) + B cos(n th_x) (a Beltrami field, omega = n u in a 2 pi box).
 // - random_isotropic: every kept mode k != 0 gets amplitude |u^| proportional to |k| exp(-(|k|/k0)^2), so
 //   that the shell spectrum follows E(k) ~ k^4 exp(-2 (k/k0)^2), a random divergence-free direction and
-//   random phases, scaled to the given energy. The random numbers are a hash of (seed, global mode index,
-//   component), so the field does not depend on the number of ranks (up to the round-off of the one global
-//   energy sum).
+//   random phases, scaled to the given energy. The direction is isotropic: the projection normal to k of
+//   three independent complex Gaussians, so that the share of a mode's energy along any fixed direction
+//   normal to k is uniform on [0, 1] (toroidal and poloidal parts hold half the energy on average at every
+//   angle). The random numbers are a hash of (seed, global mode index, stream), so the field does not depend
+//   on the number of ranks (up to the round-off of the one global energy sum).
 // - random_scalar: scalar j gets the same spectral shape as random_isotropic's velocity (|theta^| from
 //   the shape at |k|, random phases from the hash with its own stream, k = 0 left zero), scaled to the given
 //   variance <theta^2>; also independent of the number of ranks.
