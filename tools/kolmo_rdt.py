@@ -26,7 +26,8 @@ Beside the published (isotropic) curve the tool prints this field's own exact li
 the first dump evolved as above. measured - this field is what the run adds (advection, kept small by
 u' k0 / N or u' k0 / (2 Omega) << 1, and the time step); this field - published is the finite sample: the
 grid's modes sample the sphere of directions unevenly (the kz = 0 plane carries a finite share), and
-kolmo's random field draws each mode's direction in its plane from random phases, not uniformly. The
+each mode of kolmo's random field draws one polarisation (its share along a direction normal to k is uniform
+on [0, 1]), which a few thousand modes average to 1/2 only approximately. The
 parameters default to the run's config.yaml; --n2, --gravity and --omega predict for others (the app test
 runs mutated physics against the stated parameters). Prints a table at the dump times and the largest
 deviations over every row; -o draws measured, this field and published against time.
