@@ -48,13 +48,15 @@ bool fully_written(hid_t dataset, std::size_t dims) {
   return written == chunks;
 }
 
-// The transfer property list of a read or write: collective, or independent for a dataset with unwritten
-// storage (fully_written). The same on every rank, agreed.
-PropertyList transfer_list_for(hid_t dataset, std::size_t dims, Direction direction, MPI_Comm comm) {
+// The transfer property list of a dataset's reads: collective, or independent where some of its storage is
+// unwritten (fully_written). The same on every rank, agreed.
+PropertyList read_list_for(hid_t dataset, MPI_Comm comm) {
   bool collective = true;
   std::string error;
   try {
-    collective = direction == Direction::write || fully_written(dataset, dims);
+    Dataspace space(KOLMO_CHECK_HDF5(H5Dget_space(dataset)));
+    const int dims = KOLMO_CHECK_HDF5(H5Sget_simple_extent_ndims(space.get()));
+    collective = fully_written(dataset, std::size_t(dims));
   } catch (const Error& e) {
     error = e.what();
   }
@@ -65,7 +67,7 @@ PropertyList transfer_list_for(hid_t dataset, std::size_t dims, Direction direct
                          : PropertyList(KOLMO_CHECK_HDF5(H5Pcreate(H5P_DATASET_XFER)));
 }
 
-// One H5Dread or H5Dwrite (collective, or independent: transfer_list_for), then the ranks agree on its
+// One H5Dread or H5Dwrite (collective, or independent: read_list_for), then the ranks agree on its
 // outcome.
 void transfer_once(hid_t dataset, hid_t memory_type, hid_t memory_space, hid_t file_space,
                    hid_t transfer_list, void* at, Direction direction, MPI_Comm comm) {
@@ -102,17 +104,16 @@ Calls split_of(hid_t dataset, hid_t memory_type, const Block& block, std::size_t
   return split;
 }
 
-// through: every call reads into data's start and hands its rows to through (read_block_through); otherwise
-// each call's rows land at their place in the block.
+// through: every call reads into data's start and hands its rows to through (BlockReader::read_through);
+// otherwise each call's rows land at their place in the block.
 void transfer(hid_t dataset, hid_t memory_type, const Block& block, const Calls& split, void* data,
-              Direction direction, MPI_Comm comm, const TakeRows* through = nullptr) {
+              Direction direction, hid_t transfer_list, MPI_Comm comm, const TakeRows* through = nullptr) {
   const std::size_t dims = block.count.size();
   const hsize_t rows = block.count[0];
   long my_calls = static_cast<long>((rows + split.rows_per_call - 1) / split.rows_per_call), calls = 0;
   KOLMO_CHECK_MPI(MPI_Allreduce(&my_calls, &calls, 1, MPI_LONG, MPI_MAX, comm));
   calls = std::max(calls, 1L);  // every rank calls at least once, so empty blocks still join in
 
-  PropertyList transfer_list = transfer_list_for(dataset, dims, direction, comm);
   for (long call = 0; call < calls; ++call) {
     const hsize_t first = std::min(rows, static_cast<hsize_t>(call) * split.rows_per_call);
     const hsize_t n = std::min(split.rows_per_call, rows - first);
@@ -132,8 +133,8 @@ void transfer(hid_t dataset, hid_t memory_type, const Block& block, const Calls&
       KOLMO_CHECK_HDF5(H5Sselect_none(memory_space.get()));
     }
     char* at = static_cast<char*>(data) + (through ? 0 : first * split.row_values * split.value_bytes);
-    transfer_once(dataset, memory_type, memory_space.get(), file_space.get(), transfer_list.get(), at,
-                  direction, comm);
+    transfer_once(dataset, memory_type, memory_space.get(), file_space.get(), transfer_list, at, direction,
+                  comm);
     if (through && n > 0 && split.row_values > 0) (*through)(at, n);
   }
 }
@@ -143,23 +144,29 @@ void transfer(hid_t dataset, hid_t memory_type, const Block& block, const Calls&
 void write_block(hid_t dataset, hid_t memory_type, const Block& block, const void* data, MPI_Comm comm,
                  std::size_t max_bytes_per_call) {
   const Calls split = split_of(dataset, memory_type, block, max_bytes_per_call);
+  const PropertyList collective = collective_transfer();
   // HDF5 only reads from the buffer on a write.
-  transfer(dataset, memory_type, block, split, const_cast<void*>(data), Direction::write, comm);
+  transfer(dataset, memory_type, block, split, const_cast<void*>(data), Direction::write, collective.get(),
+           comm);
 }
 
-void read_block(hid_t dataset, hid_t memory_type, const Block& block, void* data, MPI_Comm comm,
-                std::size_t max_bytes_per_call) {
-  transfer(dataset, memory_type, block, split_of(dataset, memory_type, block, max_bytes_per_call), data,
-           Direction::read, comm);
+BlockReader::BlockReader(hid_t dataset, MPI_Comm comm)
+    : dataset_(dataset), comm_(comm), transfer_(read_list_for(dataset, comm)) {}
+
+void BlockReader::read(hid_t memory_type, const Block& block, void* data,
+                       std::size_t max_bytes_per_call) const {
+  transfer(dataset_, memory_type, block, split_of(dataset_, memory_type, block, max_bytes_per_call), data,
+           Direction::read, transfer_.get(), comm_);
 }
 
-void read_block_through(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
-                        std::size_t max_bytes_per_call, const TakeRows& take) {
-  const Calls split = split_of(dataset, memory_type, block, max_bytes_per_call);
+void BlockReader::read_through(hid_t memory_type, const Block& block, std::size_t max_bytes_per_call,
+                               const TakeRows& take) const {
+  const Calls split = split_of(dataset_, memory_type, block, max_bytes_per_call);
   const hsize_t rows = std::max<hsize_t>(1, std::min(split.rows_per_call, block.count.at(0)));
   std::vector<char> buffer;  // agreed, as the transfers are: the file is open on every rank
-  resize_on_every_rank(comm, buffer, rows * split.row_bytes(), "the buffer that verifies its chunks");
-  transfer(dataset, memory_type, block, split, buffer.data(), Direction::read, comm, &take);
+  resize_on_every_rank(comm_, buffer, rows * split.row_bytes(), "the buffer that verifies its chunks");
+  transfer(dataset_, memory_type, block, split, buffer.data(), Direction::read, transfer_.get(), comm_,
+           &take);
 }
 
 }  // namespace kolmo::io

@@ -1,22 +1,25 @@
 // Collective reads and writes of each rank's block of a shared dataset.
 //
 // Contract: a rank's block is the box [start, start + count) of the dataset (slowest dimension first), stored
-// contiguously in memory in the same C order. read_block/write_block are collective over comm (the
-// communicator the file was opened with): every rank calls them, and a rank whose block is empty (count[0] =
-// 0) takes part with an empty selection. Transfers are split along the slowest dimension so that no single
-// MPI-IO call moves more than max_bytes_per_call per rank (ROMIO counts in int), every rank making the same
-// number of calls; in a chunked dataset the splits fall on chunk boundaries where one chunk's rows fit in a
-// call (a chunk written in two calls is read back, checksummed and written twice). HDF5 converts between the
-// memory type and the dataset's type (float <-> double). Storage never written (another tool's chunked
-// dataset with chunks left out, or a contiguous one never written) reads as the dataset's fill value: such
-// datasets are read by independent calls, which HDF5 1.10 serves where its collective ones fail.
+// contiguously in memory in the same C order. write_block, BlockReader's constructor and its reads are
+// collective over comm (the communicator the file was opened with): every rank calls them, and a rank whose
+// block is empty (count[0] = 0) takes part with an empty selection. Transfers are split along the slowest
+// dimension so that no single MPI-IO call moves more than max_bytes_per_call per rank (ROMIO counts in int),
+// every rank making the same number of calls; in a chunked dataset the splits fall on chunk boundaries where
+// one chunk's rows fit in a call (a chunk written in two calls is read back, checksummed and written twice).
+// HDF5 converts between the memory type and the dataset's type (float <-> double). Storage never written
+// (another tool's chunked dataset with chunks left out, or a contiguous one never written) reads as the
+// dataset's fill value: such datasets are read by independent calls, which HDF5 1.10 serves where its
+// collective ones fail. Finding them walks the dataset's chunk index (O(chunks)), so a BlockReader does it
+// once, at construction, for all the reads of its dataset that follow (a checkpoint's verifying pass reads
+// one ky plane a call).
 //
 // Failures: after every call the ranks agree on its outcome (io/Collective.hpp), so an error that only some
 // ranks meet (a chunk failing its checksum is read by one rank only; a write error may reach one rank only)
 // throws the same kolmo::Error on every rank, with HDF5's words for it, and no rank goes on to the next
 // collective call alone.
 //
-// read_block_through() reads the block like read_block but through a buffer of at most max_bytes_per_call
+// BlockReader::read_through() reads the block like read() but through a buffer of at most max_bytes_per_call
 // per rank, handing each call's rows to take (at the buffer's start, C order; only where the call read some
 // values on that rank): it reads every chunk of the block (checksums verified) without the memory to hold
 // the block. take must not throw: every rank's next call is collective.
@@ -29,6 +32,8 @@
 #include <functional>
 #include <vector>
 
+#include "io/Hdf5.hpp"
+
 namespace kolmo::io {
 
 inline constexpr std::size_t kMaxBytesPerCall = std::size_t(1) << 30;
@@ -40,10 +45,21 @@ struct Block {
 
 void write_block(hid_t dataset, hid_t memory_type, const Block& block, const void* data, MPI_Comm comm,
                  std::size_t max_bytes_per_call = kMaxBytesPerCall);
-void read_block(hid_t dataset, hid_t memory_type, const Block& block, void* data, MPI_Comm comm,
-                std::size_t max_bytes_per_call = kMaxBytesPerCall);
 using TakeRows = std::function<void(const void* rows, hsize_t count)>;
-void read_block_through(hid_t dataset, hid_t memory_type, const Block& block, MPI_Comm comm,
-                        std::size_t max_bytes_per_call, const TakeRows& take);
+
+// The reads of one open dataset's blocks (the dataset must outlive it).
+class BlockReader {
+ public:
+  BlockReader(hid_t dataset, MPI_Comm comm);
+  void read(hid_t memory_type, const Block& block, void* data,
+            std::size_t max_bytes_per_call = kMaxBytesPerCall) const;
+  void read_through(hid_t memory_type, const Block& block, std::size_t max_bytes_per_call,
+                    const TakeRows& take) const;
+
+ private:
+  hid_t dataset_;
+  MPI_Comm comm_;
+  PropertyList transfer_;  // collective, or independent where some storage is unwritten
+};
 
 }  // namespace kolmo::io

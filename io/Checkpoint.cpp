@@ -229,10 +229,11 @@ double mean_square_in(hid_t dataset, const std::array<long, 3>& grid, MPI_Comm c
         sum += (c == 0 || 2 * c == grid[2] ? 1.0 : 2.0) * norm2_in_double(values[std::size_t(a * nzc + c)]);
   };
   const fft::Split ky{grid[1], ranks};
+  const BlockReader reader(dataset, comm);
   for (long j = 0; j < ky.count(0); ++j) {
     const bool mine = j < ky.count(rank);
     const Block plane = spectral_block(grid, ky.offset(rank) + (mine ? j : 0), mine ? 1 : 0);
-    read_block_through(dataset, type.get(), plane, comm, kVerifyBytesPerCall, add);
+    reader.read_through(type.get(), plane, kVerifyBytesPerCall, add);
   }
   KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, comm));
   return sum;
@@ -373,7 +374,7 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
   for (const auto& target : targets) into.names.push_back(target.name);
   const Type type = complex_type<Real>();
   into.read = [&](hid_t dataset, std::size_t i) {
-    read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(), comm);
+    BlockReader(dataset, comm).read(type.get(), spectral_block(layout), targets[i].modes.data());
     // Damage the checksums cannot see reads as values no run writes: Fletcher-32 sums 16-bit words modulo
     // 65535, so a zero word turned to 0xffff (bytes of all ones over the zero modes the 2/3 rule leaves)
     // keeps its chunk's checksum, and the value reads as NaN. Such a file is unusable like one that fails
@@ -452,7 +453,7 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
   return read_through(
       path, layout.global(), names, comm,
       [&](hid_t dataset, hid_t, std::size_t i, const std::string&, const std::array<long, 3>&) {
-        read_block(dataset, type.get(), spectral_block(layout), targets[i].modes.data(), comm);
+        BlockReader(dataset, comm).read(type.get(), spectral_block(layout), targets[i].modes.data());
       });
 }
 
@@ -474,7 +475,7 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
           const std::array<long, 3>& file) {
         Complex<Real>* modes = targets[i].modes.data();
         if (file == run) {
-          read_block(dataset, type.get(), spectral_block(layout), modes, comm);
+          BlockReader(dataset, comm).read(type.get(), spectral_block(layout), modes);
           return;
         }
         if (stored_mean_squares != nullptr) {
@@ -487,8 +488,9 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
         const long piece = (run[0] + 7) / 8;
         resize_on_every_rank(comm, box, std::size_t(piece) * layout.spectral_size() / std::size_t(run[0]),
                              path.string() + " dataset '" + name + "'");
-        // Every rank walks the same boxes, so that each read_block (collective) is called as often on every
-        // rank; a rank whose ky planes a box misses reads nothing.
+        // Every rank walks the same boxes, so that each read (collective) is called as often on every rank; a
+        // rank whose ky planes a box misses reads nothing.
+        const BlockReader reader(dataset, comm);
         for (const AxisSegment& x : full_axis_segments(file[0], run[0]))
           for (long a0 = 0; a0 < x.count; a0 += piece)
             for (const AxisSegment& y : full_axis_segments(file[1], run[1]))
@@ -501,7 +503,7 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
                         ? Block{{0, 0, 0}, {0, 0, 0}}
                         : Block{{hsize_t(x.file + a0), hsize_t(y.file + first - y.run), hsize_t(z.file)},
                                 {hsize_t(planes), hsize_t(count), hsize_t(z.count)}};
-                read_block(dataset, type.get(), block, box.data(), comm);
+                reader.read(type.get(), block, box.data());
                 const Real scale = Real(x.scale * y.scale * z.scale);
                 for (long a = 0; a < planes && count > 0; ++a)
                   for (long b = 0; b < count; ++b)

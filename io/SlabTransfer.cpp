@@ -1,6 +1,7 @@
 #include "io/SlabTransfer.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/Error.hpp"
@@ -58,10 +59,12 @@ void transfer_zyx(hid_t dataset, const fft::SlabLayout& layout, Slab slab, MPI_C
   std::vector<Real> buffer;
   resize_on_every_rank(comm, buffer, std::size_t(per_block * ny * nx),
                        "the buffer that turns its z planes to and from x fastest");
+  std::optional<BlockReader> reader;
+  if constexpr (!Writing) reader.emplace(dataset, comm);
   for (long z0 = 0; z0 < nz; z0 += per_block) {
     const long zn = std::min(per_block, nz - z0);
     const Block block = zyx_block(layout, z0, zn);
-    if constexpr (!Writing) read_block(dataset, native_type<Real>(), block, buffer.data(), comm);
+    if constexpr (!Writing) reader->read(native_type<Real>(), block, buffer.data());
     for (long x = 0; x < nx; ++x)
       for (long y = 0; y < ny; ++y)
         for (long k = 0; k < zn; ++k) {
@@ -89,7 +92,8 @@ void write_slab(hid_t dataset, AxisOrder order, const fft::SlabLayout& layout, c
 template <class Real>
 void read_slab(hid_t dataset, AxisOrder order, const fft::SlabLayout& layout, Real* slab, MPI_Comm comm,
                std::size_t transpose_bytes) {
-  if (order == AxisOrder::xyz) return read_block(dataset, native_type<Real>(), xyz_block(layout), slab, comm);
+  if (order == AxisOrder::xyz)
+    return BlockReader(dataset, comm).read(native_type<Real>(), xyz_block(layout), slab);
   transfer_zyx<false, Real>(dataset, layout, slab, comm, transpose_bytes);
 }
 

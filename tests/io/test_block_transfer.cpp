@@ -76,7 +76,7 @@ TEST_CASE("block transfers split into small calls place every plane, chunked or 
     {
       File file = open_parallel(path, MPI_COMM_WORLD);
       Dataset dataset = open_dataset(file.get(), "f");
-      read_block(dataset.get(), H5T_NATIVE_DOUBLE, block, back.data(), MPI_COMM_WORLD, read_limit);
+      BlockReader(dataset.get(), MPI_COMM_WORLD).read(H5T_NATIVE_DOUBLE, block, back.data(), read_limit);
     }
     CHECK(global_max(back == slab ? 0 : 1) == 0);
     // Through a buffer of that limit: every plane handed on once, in order, no call more than the limit's
@@ -86,12 +86,12 @@ TEST_CASE("block transfers split into small calls place every plane, chunked or 
     {
       File file = open_parallel(path, MPI_COMM_WORLD);
       Dataset dataset = open_dataset(file.get(), "f");
-      read_block_through(dataset.get(), H5T_NATIVE_DOUBLE, block, MPI_COMM_WORLD, read_limit,
-                         [&](const void* planes, hsize_t count) {
-                           const auto* values = static_cast<const double*>(planes);
-                           through.insert(through.end(), values, values + count * n[1] * n[2]);
-                           most = std::max(most, count);
-                         });
+      BlockReader(dataset.get(), MPI_COMM_WORLD)
+          .read_through(H5T_NATIVE_DOUBLE, block, read_limit, [&](const void* planes, hsize_t count) {
+            const auto* values = static_cast<const double*>(planes);
+            through.insert(through.end(), values, values + count * n[1] * n[2]);
+            most = std::max(most, count);
+          });
     }
     CHECK(global_max(through == slab ? 0 : 1) == 0);
     CHECK(global_max(double(most)) == double(std::max<std::size_t>(1, read_limit / plane_bytes)));
@@ -190,14 +190,14 @@ TEST_CASE("a dataset with unwritten chunks reads them as zeros on every rank", "
     Dataset chunked = open_dataset(file.get(), "f"), contiguous = open_dataset(file.get(), "g");
     // One plane per call, so that calls of some ranks touch only unwritten chunks, of others only written
     // ones.
-    read_block(chunked.get(), H5T_NATIVE_DOUBLE, block, f.data(), MPI_COMM_WORLD,
-               sizeof(double) * n[1] * n[2]);
-    read_block(contiguous.get(), H5T_NATIVE_DOUBLE, block, g.data(), MPI_COMM_WORLD);
-    read_block_through(chunked.get(), H5T_NATIVE_DOUBLE, block, MPI_COMM_WORLD, sizeof(double) * n[1] * n[2],
-                       [&](const void* rows, hsize_t count) {
-                         const double* values = static_cast<const double*>(rows);
-                         through.insert(through.end(), values, values + count * n[1] * n[2]);
-                       });
+    const BlockReader reader(chunked.get(), MPI_COMM_WORLD);
+    reader.read(H5T_NATIVE_DOUBLE, block, f.data(), sizeof(double) * n[1] * n[2]);
+    BlockReader(contiguous.get(), MPI_COMM_WORLD).read(H5T_NATIVE_DOUBLE, block, g.data());
+    reader.read_through(H5T_NATIVE_DOUBLE, block, sizeof(double) * n[1] * n[2],
+                        [&](const void* rows, hsize_t count) {
+                          const double* values = static_cast<const double*>(rows);
+                          through.insert(through.end(), values, values + count * n[1] * n[2]);
+                        });
   }
   long wrong = 0;
   for (long i = 0; i < layout.x_count(); ++i)
