@@ -48,6 +48,16 @@ template std::vector<Complex<double>> read_whole_dataset<Complex<double>>(const 
                                                                           const std::string&,
                                                                           std::vector<hsize_t>&, hid_t);
 
+std::vector<Complex<double>> read_whole_complex(const std::filesystem::path& file, const std::string& name,
+                                                std::vector<hsize_t>& shape) {
+  hid_t complex = H5Tcreate(H5T_COMPOUND, sizeof(Complex<double>));
+  H5Tinsert(complex, "r", 0, H5T_NATIVE_DOUBLE);
+  H5Tinsert(complex, "i", sizeof(double), H5T_NATIVE_DOUBLE);
+  auto values = read_whole_dataset<Complex<double>>(file, name, shape, complex);
+  H5Tclose(complex);
+  return values;
+}
+
 namespace {
 
 // Runs damage on rank 0 and tells every rank whether it succeeded.

@@ -34,6 +34,9 @@ inline Complex<double> spectral_value(long kx, long ky, long kz, int c, long see
 template <class T>
 std::vector<T> read_whole_dataset(const std::filesystem::path& file, const std::string& name,
                                   std::vector<hsize_t>& shape, hid_t memory_type);
+// A complex dataset (stored as {r, i}) whole, as doubles: read_whole_dataset with its own compound type.
+std::vector<Complex<double>> read_whole_complex(const std::filesystem::path& file, const std::string& name,
+                                                std::vector<hsize_t>& shape);
 
 // Damage, done by rank 0 of MPI_COMM_WORLD (all ranks call; they wait for it). Each returns whether it found
 // what to damage.

@@ -175,12 +175,8 @@ TEMPLATE_TEST_CASE("checkpoints round-trip bit for bit and re-read on other rank
   // An independent look: rank 0 reads u_hat whole with plain HDF5 as {r, i} doubles.
   wrong = 0;
   if (rank == 0) {
-    hid_t complex = H5Tcreate(H5T_COMPOUND, sizeof(Complex<double>));
-    H5Tinsert(complex, "r", 0, H5T_NATIVE_DOUBLE);
-    H5Tinsert(complex, "i", sizeof(double), H5T_NATIVE_DOUBLE);
     std::vector<hsize_t> shape;
-    const auto all = kolmo::testing::read_whole_dataset<Complex<double>>(path, "u_hat", shape, complex);
-    H5Tclose(complex);
+    const auto all = kolmo::testing::read_whole_complex(path, "u_hat", shape);
     if (shape != std::vector<hsize_t>{8, 10, 4}) wrong += 1;
     for (long i = 0; i < 8 && wrong == 0; ++i)
       for (long j = 0; j < 10; ++j)
@@ -340,12 +336,8 @@ TEST_CASE("a checkpoint whose zero mode reads as NaN past its checksum is unusab
   // Plain HDF5 reads it without a checksum error, as NaN: the damage the checksums miss.
   double unseen = 0;
   if (rank == 0) {
-    hid_t complex = H5Tcreate(H5T_COMPOUND, sizeof(Complex<double>));
-    H5Tinsert(complex, "r", 0, H5T_NATIVE_DOUBLE);
-    H5Tinsert(complex, "i", sizeof(double), H5T_NATIVE_DOUBLE);
     std::vector<hsize_t> shape;
-    const auto all = kolmo::testing::read_whole_dataset<Complex<double>>(newest, "u_hat", shape, complex);
-    H5Tclose(complex);
+    const auto all = kolmo::testing::read_whole_complex(newest, "u_hat", shape);
     unseen = !all.empty() && std::isnan(all[0].re) && std::isnan(all[0].im) ? 1 : 0;
   }
   REQUIRE(global_max(unseen) == 1);
