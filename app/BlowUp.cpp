@@ -9,7 +9,7 @@
 
 #include "app/FlowFromConfig.hpp"
 #include "app/RunStatus.hpp"
-#include "app/Text.hpp"
+#include "core/Text.hpp"
 #include "io/Checkpoint.hpp"
 #include "io/OutputDirectory.hpp"
 #include "solver/Integrators.hpp"

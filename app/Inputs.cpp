@@ -8,8 +8,8 @@
 #include <span>
 
 #include "app/FlowFromConfig.hpp"
-#include "app/Text.hpp"
 #include "core/Error.hpp"
+#include "core/Text.hpp"
 #include "io/Collective.hpp"
 #include "io/FieldReader.hpp"
 #include "io/Hdf5.hpp"

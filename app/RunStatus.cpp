@@ -1,7 +1,7 @@
 #include "app/RunStatus.hpp"
 
-#include "app/Text.hpp"
 #include "core/Error.hpp"
+#include "core/Text.hpp"
 #include "io/TextFile.hpp"
 
 namespace kolmo::app {

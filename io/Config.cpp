@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "core/Error.hpp"
+#include "core/Text.hpp"
 #include "io/ConfigSchema.hpp"
 #include "solver/Wavenumbers.hpp"
 
@@ -56,16 +57,9 @@ std::string shown(const YAML::Node& node) {
   return "'" + text + "'";
 }
 
-// The shortest text that reads back as exactly x.
-std::string number_text(double x) {
-  char text[64];
-  auto result = std::to_chars(text, text + sizeof(text), x);
-  return std::string(text, result.ptr);
-}
-
 // A number for a YAML file: with a decimal point even when whole, so that it reads as a real number.
 std::string real_text(double x) {
-  std::string text = number_text(x);
+  std::string text = exact_text(x);
   if (text.find_first_of(".en") == std::string::npos) text += ".0";
   return text;
 }
@@ -426,7 +420,7 @@ void check_range(const SchemaKey& key, const Value& value, double x) {
   if (!inside)
     fail_at(value.where, named(key, value),
             "must be " + std::string(range.starts_with("(") ? "in " : "") + std::string(range) + ", got " +
-                number_text(x));
+                exact_text(x));
 }
 
 template <class Parse>
@@ -660,10 +654,6 @@ class Reader {
 // ---------------------------------------------------------------------------------------------------------------
 // The sections, with the checks that involve more than one key
 
-std::string list_text(const std::array<long, 3>& n) {
-  return "[" + std::to_string(n[0]) + ", " + std::to_string(n[1]) + ", " + std::to_string(n[2]) + "]";
-}
-
 // The box's wavenumbers and spacings must be numbers the solver can hold (solver/Wavenumbers.hpp): the unit
 // 2 pi / L_d and |k|^2 in the run's precision, squared by the projection, the integrating factor
 // exp(-nu k^2 dt) and the spectra, and the spacing L_d / N_d in double, by which the CFL step divides the
@@ -685,15 +675,15 @@ void check_box(Reader& in, const GridConfig& grid, Precision precision) {
     const double spacing = grid.box[d] / double(grid.n[d]);
     if (!std::isnormal(spacing))
       in.fail("grid.box",
-              box + ": along " + "xyz"[d] + " the spacing L / N = " + number_text(spacing) +
+              box + ": along " + "xyz"[d] + " the spacing L / N = " + exact_text(spacing) +
                   " is not a normal double (finite, at least 2.2e-308), and the CFL step divides by it",
               {"grid.n"});
     if (grid.n[d] < 2) continue;  // mode 0 alone: its wavenumber is 0 on any box
     const double unit = 2 * std::numbers::pi / grid.box[d];
     if (!(unit * unit >= smallest))
       in.fail("grid.box",
-              box + " is too large: along " + "xyz"[d] + " the wavenumber 2 pi / L = " + number_text(unit) +
-                  " squares to " + number_text(unit * unit) + ", below " + smallest_text +
+              box + " is too large: along " + "xyz"[d] + " the wavenumber 2 pi / L = " + exact_text(unit) +
+                  " squares to " + exact_text(unit * unit) + ", below " + smallest_text +
                   ", and the projection divides by k^2",
               {"precision"});
     const double k = unit * double(grid.n[d] / 2);
@@ -704,7 +694,7 @@ void check_box(Reader& in, const GridConfig& grid, Precision precision) {
             box + " is too small for grid.n = " + list_text(grid.n) +
                 ": its largest wavenumber squared, the sum over x, y, z of "
                 "(2 pi / L * floor(N / 2))^2, is " +
-                number_text(largest_k2) + ", beyond " + largest_text,
+                exact_text(largest_k2) + ", beyond " + largest_text,
             {"grid.n", "precision"});
 }
 
@@ -747,16 +737,9 @@ double length(const std::array<double, 3>& v) {
   return std::hypot(v[0], v[1], v[2]);
 }
 
-// Two significant digits, for bounds in messages: 1.9e+151.
-std::string rough_text(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2g", x);
-  return text;
-}
-
 // A vector as the user wrote it, each component to the digits that read back as it: [0, 0, 1e-300].
 std::string given_text(const std::array<double, 3>& v) {
-  return "[" + number_text(v[0]) + ", " + number_text(v[1]) + ", " + number_text(v[2]) + "]";
+  return "[" + exact_text(v[0]) + ", " + exact_text(v[1]) + ", " + exact_text(v[2]) + "]";
 }
 
 // How large the linear terms' coefficients may be. The solver forms them with the velocity in its real-space
@@ -794,10 +777,10 @@ void check_term(Reader& in, const std::string& key, const std::string& what, dou
                 const std::string& term, const TermBounds& bounds) {
   if (!(coefficient <= bounds.rate))
     in.fail(key,
-            what + " = " + number_text(coefficient) + " may overflow " + bounds.where + ": the term " + term +
+            what + " = " + exact_text(coefficient) + " may overflow " + bounds.where + ": the term " + term +
                 ", summed over the N^3 points by its transform, stays finite for every velocity " +
-                "the run takes (up to " + rough_text(bounds.velocity) + ") only when " + what +
-                " <= " + rough_text(bounds.rate),
+                "the run takes (up to " + number_text(bounds.velocity, 2) + ") only when " + what +
+                " <= " + number_text(bounds.rate, 2),
             {"grid.n", "grid.box", "precision"});
 }
 
@@ -822,9 +805,9 @@ void check_peak(Reader& in, const std::string& key, double k0, SpectrumShape sha
   const double largest = largest_kept_wavenumber(grid);
   if (k0 >= largest)
     in.fail(key,
-            "the peak " + number_text(k0) +
+            "the peak " + exact_text(k0) +
                 " must lie below the largest wavenumber that the 2/3 rule of grid.n = " + list_text(grid.n) +
-                " keeps, " + number_text(largest),
+                " keeps, " + exact_text(largest),
             {"grid.n", "grid.box"});
   double smallest = largest;
   for (int d = 0; d < 3; ++d)
@@ -838,9 +821,9 @@ void check_peak(Reader& in, const std::string& key, double k0, SpectrumShape sha
       std::log(single ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min());
   if (!(log_magnitude >= log_tiny && 2 * log_magnitude >= std::log(std::numeric_limits<double>::min())))
     in.fail(key,
-            "the peak " + number_text(k0) + " lies so far below the smallest wavenumber the grid keeps, " +
-                number_text(smallest) + ", that the spectrum there underflows " +
-                to_string(config.precision) + " precision: no mode would carry energy",
+            "the peak " + exact_text(k0) + " lies so far below the smallest wavenumber the grid keeps, " +
+                exact_text(smallest) + ", that the spectrum there underflows " + to_string(config.precision) +
+                " precision: no mode would carry energy",
             {"grid.n", "grid.box", "precision"});
 }
 
@@ -926,7 +909,7 @@ void check_quotient(Reader& in, const std::string& key, double viscosity, double
                     const std::string& what) {
   if (const double quotient = viscosity / ratio; !std::isfinite(quotient))
     in.fail(key,
-            what + " = physics.viscosity / " + number_text(ratio) + " = " + number_text(quotient) +
+            what + " = physics.viscosity / " + exact_text(ratio) + " = " + exact_text(quotient) +
                 " is not a finite number",
             {"physics.viscosity"});
 }
@@ -985,12 +968,12 @@ void read_band(Reader& in, const GridConfig& grid, const std::string& prefix, Fo
   forcing.power = in.get<double>(prefix + "power", "band forcing needs its injection rate");
   if (forcing.k_min >= forcing.k_max)
     in.fail(prefix + "k_min",
-            "must be below " + prefix + "k_max = " + number_text(forcing.k_max) + ", got " +
-                number_text(forcing.k_min),
+            "must be below " + prefix + "k_max = " + exact_text(forcing.k_max) + ", got " +
+                exact_text(forcing.k_min),
             {prefix + "k_max"});
   if (!shell_holds_a_mode(grid, forcing.k_min, forcing.k_max))
     in.fail(prefix + "k_max",
-            "the shell " + number_text(forcing.k_min) + " <= |k| <= " + number_text(forcing.k_max) +
+            "the shell " + exact_text(forcing.k_min) + " <= |k| <= " + exact_text(forcing.k_max) +
                 " holds no wavevector of the grid that the 2/3 rule keeps",
             {prefix + "k_min", "grid.n", "grid.box"});
 }
@@ -1014,10 +997,10 @@ void read_magnetic(Reader& in, RunConfig& config) {
   const TermBounds bounds = term_bounds(config.grid, config.precision);
   if (const double b0 = length(magnetic.background); !(b0 < bounds.velocity))
     in.fail(key + "background",
-            "|B0| = " + number_text(b0) + " may overflow " + bounds.where +
+            "|B0| = " + exact_text(b0) + " may overflow " + bounds.where +
                 ": B = B0 + b joins the velocity in the MHD products (j x B, u x B), whose transforms sum up "
                 "to about |B|^2 k_max N^3, past the largest number from |B0| = " +
-                rough_text(bounds.velocity) + "; use a smaller field (other units)",
+                number_text(bounds.velocity, 2) + "; use a smaller field (other units)",
             {"grid.n", "grid.box", "precision"});
   magnetic.forcing.type = in.choice<ForcingKind>(key + "forcing.type");  // none | band in the schema
   if (magnetic.forcing.type == ForcingKind::band)
