@@ -76,14 +76,19 @@ def stopped_cleanly(r, what, expected):
           f"{what}: one line holding {expected}: {lines[:3]}")
 
 
+def random_flow(work):
+    """A fresh folder work holding flow.yaml: FLOW from a random field."""
+    work.mkdir()
+    (work / "flow.yaml").write_text(FLOW + "initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 3}\n")
+    return work
+
+
 with tempfile.TemporaryDirectory(prefix="kolmo-rank-failures-") as tmp:
     root = pathlib.Path(tmp)
 
     # A dump at step 0 of a divergence-free flow, stored x fastest: the right-hand side of the Poisson case, and
     # transposed, the initial.file of the first case.
-    work = root / "initial"
-    work.mkdir()
-    (work / "flow.yaml").write_text(FLOW + "initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 3}\n")
+    work = random_flow(root / "initial")
     r = kolmo(3, "run", "flow.yaml", "--set", "output.fields_every=100", "--set", "output.directory=source",
               cwd=work, timeout=TIME_LIMIT)
     check(r.returncode == 0, f"a run on 3 ranks writes a field dump ({r.stderr.strip()[:300]})")
@@ -113,9 +118,7 @@ with tempfile.TemporaryDirectory(prefix="kolmo-rank-failures-") as tmp:
     check(snapshot(work) == before, "poisson.rhs.file: nothing written")
 
     # --- The same buffer writing the field dump of step 0.
-    work = root / "dump"
-    work.mkdir()
-    (work / "flow.yaml").write_text(FLOW + "initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 3}\n")
+    work = random_flow(root / "dump")
     r = with_rank2_failing(work, ["run", "flow.yaml", "--set", "output.fields_every=100"], SLAB_BYTES,
                            "fields_000000.h5.tmp")
     stopped_cleanly(r, "a field dump: rank 2 out of memory for the buffer that writes it",
@@ -127,9 +130,7 @@ with tempfile.TemporaryDirectory(prefix="kolmo-rank-failures-") as tmp:
     check(status.startswith("failed: ") and "out of memory: rank 2" in status, f"a field dump: status {status}")
 
     # --- The buffer that verifies the chunks of a checkpoint of another grid (--checkpoint).
-    work = root / "checkpoint"
-    work.mkdir()
-    (work / "flow.yaml").write_text(FLOW + "initial: {type: random, spectrum: {k0: 3, energy: 0.5}, seed: 3}\n")
+    work = random_flow(root / "checkpoint")
     r = kolmo(3, "run", "flow.yaml", "--set", "output.checkpoint_every=100", "--set", "output.directory=a",
               cwd=work, timeout=TIME_LIMIT)
     check(r.returncode == 0, f"a run on 3 ranks writes a checkpoint ({r.stderr.strip()[:300]})")
