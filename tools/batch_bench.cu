@@ -11,6 +11,13 @@
 // relative to the largest batch.
 //
 //   kolmo_batch_bench --n 512 --precision single --batches 16 32 64 128 256 512 [--full]
+//
+// With --x-slabs Y:K ...: instead, the dealiased x transforms of one spectral slab [kx][ky][kz] of n kx, Y ky
+// planes and n/2 + 1 kz, over its first K ky planes and the 2/3 rule's kz (kolmo's column FFTs, out of
+// place), for each Y:K given: a rank's x transforms (Y = K = its kept ky planes), the one GPU's (Y = n, K its
+// kept ky), and the rank's columns at the one GPU's stride (Y = n, K the rank's), to tell the stride along x
+// from the number of columns. Per launch and per column, the launches going round windows as above.
+//   kolmo_batch_bench --n 512 --precision single --x-slabs 512:341 512:44 44:44 48:44 84:84 512:84
 #include <cufft.h>
 #include <CLI/CLI.hpp>
 
@@ -149,6 +156,63 @@ int run(long n, const std::vector<long>& batches, bool full) {
   return 0;
 }
 
+// The x transforms of slabs of y ky planes, over their first k (--x-slabs).
+template <class Real>
+int run_x(long n, const std::vector<std::string>& slabs) {
+  using C = Complex<Real>;
+  const long nzc = n / 2 + 1;
+  const long kept_z = SlabLayout({1, n, n}, 1, 0).kept_z();
+  const std::shared_ptr<Device> device = Device::create(Backend::cuda);
+  auto s = static_cast<cudaStream_t>(device->stream());
+  Buffer<C> table(device, n);
+  table.assign_from_host(stockham_twiddles<Real>(n));
+  struct Slab {
+    long y, k;
+  };
+  std::vector<Slab> cases;
+  long most = 0;
+  for (const std::string& text : slabs) {
+    const auto colon = text.find(':');
+    KOLMO_REQUIRE(colon != std::string::npos, "--x-slabs " + text + ": give Y:K");
+    const Slab slab{std::stol(text.substr(0, colon)), std::stol(text.substr(colon + 1))};
+    KOLMO_REQUIRE(slab.k >= 1 && slab.k <= slab.y, "--x-slabs " + text + ": 1 <= K <= Y");
+    cases.push_back(slab);
+    most = std::max(most, slab.y);
+  }
+  // Room for at least 4 windows of the largest slab, so that a launch reads no data the one before left in
+  // L2 (50 MB on an H200).
+  const std::size_t values = 4 * std::size_t(n) * most * nzc;
+  Buffer<C> in(device, values), out(device, values);
+  in.fill_zero();
+  out.fill_zero();
+  const bool single = sizeof(Real) == 4;
+  std::printf(
+      "kolmo_batch_bench: x transforms of %ld points, %s precision, %ld kz columns a ky plane; "
+      "us per launch (50 back to back), ns per column\n",
+      n, single ? "single" : "double", kept_z);
+  double reference = 0;
+  for (const Slab& slab : cases) {
+    ColumnSet x;
+    x.n = n;
+    x.stride = slab.y * nzc;
+    x.outer_stride = nzc;
+    x.outer_count[0] = slab.k;
+    x.inner = x.computed = kept_z;
+    x.kept_below = x.kept_from = n;
+    const std::size_t window = std::size_t(n) * slab.y * nzc;
+    const long windows = long(values / window);
+    const double us = per_launch_us(s, windows, [&](long w) {
+      column_fft<Real>(x, in.data() + w * window, out.data() + w * window, table.data(), -1, s);
+    });
+    KOLMO_CHECK_CUDA(cudaGetLastError());
+    const double per_column = 1e3 * us / double(slab.k * kept_z);
+    if (reference == 0) reference = per_column;
+    std::printf("RESULT x n=%ld precision=%s y=%ld kept=%ld us=%.2f ns_per_column=%.3f relative=%.3f\n", n,
+                single ? "single" : "double", slab.y, slab.k, us, per_column, per_column / reference);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -161,11 +225,15 @@ int main(int argc, char** argv) {
   app.add_option("--batches", batches, "numbers of planes")->check(at_least_one<long>());
   bool full = false;
   app.add_flag("--full", full, "every kz mode and column (the full plane transforms), not the 2/3 rule's");
+  std::vector<std::string> x_slabs;
+  app.add_option("--x-slabs", x_slabs,
+                 "instead: the x transforms of slabs of Y ky planes over their first K (Y:K)");
   CLI11_PARSE(app, argc, argv);
   try {
     KOLMO_REQUIRE(
         row_fft_supports(n) && column_fft_supports(n),
         "--n " + std::to_string(n) + ": the row and column FFTs take powers of two from 16 to 2048");
+    if (!x_slabs.empty()) return precision == "single" ? run_x<float>(n, x_slabs) : run_x<double>(n, x_slabs);
     return precision == "single" ? run<float>(n, batches, full) : run<double>(n, batches, full);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kolmo_batch_bench: %s\n", e.what());
