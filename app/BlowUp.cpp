@@ -10,6 +10,7 @@
 #include "app/FlowFromConfig.hpp"
 #include "app/RunStatus.hpp"
 #include "core/Text.hpp"
+#include "core/Vector3.hpp"
 #include "io/Checkpoint.hpp"
 #include "io/OutputDirectory.hpp"
 #include "solver/Integrators.hpp"
@@ -309,8 +310,7 @@ std::optional<std::string> BlowUpCheck::problem(long step, double time, double r
   const double speed = std::sqrt(2 * kStepMargin * std::max(energy_.previous, energy));
   stirring_ += speed * std::max(0.0, elapsed);
   for (std::size_t i = 0; i < scalars_.size(); ++i) {
-    const auto& g = config_.physics.scalars[i].mean_gradient;
-    const double gradient = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+    const double gradient = length(config_.physics.scalars[i].mean_gradient);
     auto square = [](double x) { return x * x; };
     if (auto why = exceeds(
             scalars_[i], now, variances[i], square(std::sqrt(scalars_[i].start) + gradient * stirring_),

@@ -22,6 +22,7 @@
 
 #include "core/Error.hpp"
 #include "core/Text.hpp"
+#include "core/Vector3.hpp"
 #include "io/ConfigSchema.hpp"
 #include "solver/Wavenumbers.hpp"
 
@@ -730,11 +731,6 @@ bool shell_holds_a_mode(const GridConfig& grid, double k_min, double k_max) {
         if (k > 0 && k >= k_min && k <= k_max) return true;
       }
   return false;
-}
-
-// |v| without overflow or underflow on the way (std::hypot scales): [0, 0, 1e300] has length 1e300, not inf.
-double length(const std::array<double, 3>& v) {
-  return std::hypot(v[0], v[1], v[2]);
 }
 
 // A vector as the user wrote it, each component to the digits that read back as it: [0, 0, 1e-300].

@@ -4,9 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <set>
-#include <sstream>
 
 #include "core/Error.hpp"
+#include "core/Text.hpp"
+#include "core/Vector3.hpp"
 #include "solver/FlowParameters.hpp"
 
 namespace kolmo::solver {
@@ -15,16 +16,6 @@ namespace {
 
 double dot(const std::array<double, 3>& a, const std::array<double, 3>& b) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-// Scaled on the way (std::hypot): a vector of finite components has a finite length up to 1.8e308.
-double length(const std::array<double, 3>& a) {
-  return std::hypot(a[0], a[1], a[2]);
-}
-
-std::string text(const std::array<double, 3>& v) {
-  std::ostringstream out;
-  out << "[" << v[0] << ", " << v[1] << ", " << v[2] << "]";
-  return out.str();
 }
 
 }  // namespace
@@ -70,7 +61,7 @@ TermCoefficients fold_terms(const std::vector<ScalarParameters>& scalars, const 
   for (const Term& term : terms) {
     const std::string what = to_string(term.kind) + " term";
     KOLMO_REQUIRE(std::isfinite(length(term.vector)),
-                  what + ": vector " + text(term.vector) + " is not finite");
+                  what + ": vector " + list_text(term.vector) + " is not finite");
     if (term.kind == TermKind::coriolis) {
       for (int d = 0; d < 3; ++d) c.two_omega[d] += 2 * term.vector[d];
       continue;
@@ -99,7 +90,7 @@ int add_boussinesq(FlowParameters& parameters, double n2, double prandtl, std::a
   // length of [1e300, 0, 1e300] is finite only through hypot's scaling, that of [0, 0, 1e-320] not normal.
   const double largest = std::max({std::abs(up[0]), std::abs(up[1]), std::abs(up[2])});
   KOLMO_REQUIRE(largest > 0 && std::isfinite(largest),
-                "buoyancy: the up direction " + text(up) + " has no length");
+                "buoyancy: the up direction " + list_text(up) + " has no length");
   for (auto& x : up) x /= largest;
   const double norm = length(up);
   for (auto& x : up) x /= norm;
