@@ -574,8 +574,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
     // The times, on the device's stream, of each direction in each candidate, on planes of their own (at
     // most 64 groups of a quarter of L2 each, a few GiB where L2 is 50 MiB): not where they would take more
     // than half the free memory. (Placing forward transforms also store the own rows into `arrived`, which
-    // holds nothing yet at construction.)
-    const std::size_t real_count = std::size_t(planes) * ny_ * nz_,
+    // holds nothing yet at construction. Placing backward ones load the own rows from their output, which
+    // holds the spectral slab there: that buffer is a slab's size, whichever is the larger.)
+    const std::size_t real_count = std::max(std::size_t(planes) * ny_ * nz_,
+                                            arrived ? 2 * std::size_t(layout_.spectral_size()) : 0),
                       spectral_count = std::size_t(planes) * ny_ * nzc_;
     std::size_t free = 0, total = 0;
     KOLMO_CHECK_CUDA(cudaMemGetInfo(&free, &total));

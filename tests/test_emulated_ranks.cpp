@@ -457,6 +457,35 @@ TEMPLATE_TEST_CASE("GPU: plane transforms in groups give the results of one grou
     }
 }
 
+// The construction times plane groups (FftOptions::plane_groups = 0) on buffers of its own where the planes
+// are large against L2, as 128 planes of 256^2 are. Placing backward transforms load the own rows from their
+// output, a spectral slab there, which on the last ranks reaches beyond the planes' real size: the timing's
+// buffer once ended there, and the reads beyond it (an illegal address on an H200, rank 3 of 8 at 512^3)
+// are what compute-sanitizer's memcheck stage (tools/device_sanitizer_check.sh) finds in this case. The last
+// rank of 2 (both directions' placing planes are made and timed, full and dealiased): its full pair returns
+// the field.
+TEMPLATE_TEST_CASE("GPU: the last rank's construction times its plane groups within their buffers",
+                   "[fft][gpu]", float, double) {
+  auto gpu = kolmo::testing::gpu_or_skip("plane groups timed on the GPU");
+  if (!gpu || kolmo::testing::world_size() > 1) return;
+  const std::array<long, 3> n{256, 256, 256};
+  FftOptions options = emulated(2, 1, Packing::strided);
+  options.own_rows = OwnRows::placed;
+  SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, options);
+  INFO(fft.planning_report());
+  const auto& l = fft.layout();
+  const auto f = slab_of<TestType>(l, random_field);
+  auto data = fft.make_real(), back = fft.make_real();
+  data.assign_from_host(f);
+  auto spectral = fft.make_spectral();
+  fft.forward(data.data(), spectral.data());
+  fft.backward(spectral.data(), back.data());
+  auto g = back.host_copy();
+  std::vector<TestType> scaled(f);
+  for (auto& v : scaled) v *= TestType(double(n[0]) * n[1] * n[2]);
+  CHECK(relative_difference(g, scaled, l.real_size()) < 10 * tolerance<TestType>());
+}
+
 TEST_CASE("a transform names the route its options chose", "[fft]") {
   auto host = Device::create(Backend::host);
   const std::array<long, 3> n{12, 10, 8};
