@@ -28,7 +28,8 @@
 //   refuses it as FftOptions::exchange otherwise): one process stands for one rank of several and sends
 //   every chunk to itself. The own chunk arrives as in a real exchange; in place of the chunk that peer q
 //   would send, the receive region of q gets this rank's chunk for q (its first min(send, receive) bytes, the
-//   rest zero): the same bytes moved on the device, of values that are this rank's own.
+//   rest zero): the same bytes moved on the device, of values that are this rank's own. Made with moves =
+//   false, it moves nothing (FftOptions::emulated_exchange_moves: timing the computation alone).
 #pragma once
 
 #include <mpi.h>
@@ -121,6 +122,6 @@ void copy_own_chunk(Device& device, char* recv, const char* send, const Chunks& 
 std::unique_ptr<Exchange> make_exchange(ExchangeMethod method, MPI_Comm comm,
                                         const std::shared_ptr<Device>& device, bool cuda_aware_mpi,
                                         std::size_t max_bytes, std::size_t max_message_bytes = 0);
-std::unique_ptr<Exchange> make_loopback_exchange(const std::shared_ptr<Device>& device);
+std::unique_ptr<Exchange> make_loopback_exchange(const std::shared_ptr<Device>& device, bool moves = true);
 
 }  // namespace kolmo::fft

@@ -11,13 +11,14 @@ namespace {
 
 class LoopbackExchange final : public Exchange {
  public:
-  explicit LoopbackExchange(const std::shared_ptr<Device>& device) : device_(device) {}
+  LoopbackExchange(const std::shared_ptr<Device>& device, bool moves) : device_(device), moves_(moves) {}
 
   ExchangeMethod method() const override { return ExchangeMethod::loopback; }
 
   bool moves_blocks() const override { return true; }
 
   void run(const void* send, void* recv, const Chunks& chunks) override {
+    if (!moves_) return;
     const char* from = static_cast<const char*>(send);
     char* to = static_cast<char*>(recv);
     if (chunks.strided()) {
@@ -56,12 +57,13 @@ class LoopbackExchange final : public Exchange {
   }
 
   std::shared_ptr<Device> device_;
+  bool moves_;
 };
 
 }  // namespace
 
-std::unique_ptr<Exchange> make_loopback_exchange(const std::shared_ptr<Device>& device) {
-  return std::make_unique<LoopbackExchange>(device);
+std::unique_ptr<Exchange> make_loopback_exchange(const std::shared_ptr<Device>& device, bool moves) {
+  return std::make_unique<LoopbackExchange>(device, moves);
 }
 
 }  // namespace kolmo::fft

@@ -303,7 +303,7 @@ SlabFFT<Real>::SlabFFT(std::array<long, 3> n, MPI_Comm comm, std::shared_ptr<Dev
         make_host_transforms<Real>(layout_, device_, options_.fftw_planning, options_.fftw_wisdom_directory);
   make_chunks();
   const std::size_t max_bytes = layout_.alloc_complex() * sizeof(C);
-  exchange_ = options_.emulated_ranks > 0 ? make_loopback_exchange(device_)
+  exchange_ = options_.emulated_ranks > 0 ? make_loopback_exchange(device_, options_.emulated_exchange_moves)
                                           : make_exchange(options_.exchange, comm_.get(), device_,
                                                           options_.cuda_aware_mpi, max_bytes);
   scratch_ = Buffer<C>(device_, layout_.alloc_complex());
@@ -359,7 +359,8 @@ std::string SlabFFT<Real>::problem() const {
   std::string text = "v2 kolmo " + build_identity() + " " + to_string(device_->backend()) + " " +
                      device_->model() + " (" + library + ") " +
                      (std::is_same_v<Real, float> ? "float" : "double") + " " + layout_.describe() +
-                     " emulated " + std::to_string(o.emulated_ranks) + "/" + std::to_string(o.emulated_rank);
+                     " emulated " + std::to_string(o.emulated_ranks) + "/" + std::to_string(o.emulated_rank) +
+                     (o.emulated_exchange_moves ? "" : " idle");
   for (const auto& field : option_fields(o)) {
     text += ' ';
     text += std::to_string(field.second);

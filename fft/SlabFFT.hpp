@@ -155,6 +155,10 @@ struct FftOptions {
   // real rank only where they do not depend on the other ranks' data.
   int emulated_ranks = 0;
   int emulated_rank = 0;
+  // Emulated ranks: false makes the all-to-all move nothing, so that the computation alone can be timed where
+  // phases overlap and cannot be timed apart (several transforms in flight on several streams, in
+  // tools/fft_bench.cpp); the results are then garbage. For benchmarks only.
+  bool emulated_exchange_moves = true;
   // How the spectral slab's ky planes are shared among the ranks (fft/SpectralSplit.hpp; layout() says
   // which this rank holds): even, or balanced by the kept rows of dealiased transforms (their exchange and
   // x FFTs then even across ranks; the middle ranks' slabs wider, 1.33 x the even one on 4 ranks, 2 x on 8,

@@ -20,6 +20,10 @@
 // With --pieces k the exchange goes in k pieces (the local work of the pieces then counts as exchange, and
 // their copies run one after the other on the one GPU: the pair, compute + exchange, is what it costs).
 //
+// --fields F...: instead, F fields' pairs queued at once, on one stream and on a stream each (a transform
+// object each), the emulated exchanges moving nothing, against F times the one GPU's pair / P
+// (fields_in_flight below).
+//
 //   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
 //   kolmo_fft_bench --n 512 --backend cuda --emulate-ranks 4 8 --routes strided --spectral-split even
 //   kept_rows
@@ -47,6 +51,7 @@
 #include "tools/FftwReference.hpp"
 #if defined(KOLMO_HAVE_CUDA)
 #include "tools/CufftReference.hpp"
+#include "tools/HeldStreams.hpp"
 #endif
 
 using namespace kolmo;
@@ -65,6 +70,7 @@ struct Settings {
   bool fused = true, realigned = true, unheld = false;
   int warmup = 3, reps = 10, pieces = 1, plane_groups = 0;
   std::vector<int> emulate;  // emulated rank counts
+  std::vector<int> fields;   // emulated ranks: fields in flight (--fields)
   std::vector<std::string> routes{"copies", "fused", "realigned", "strided", "placed"},
       modes{"full", "dealiased"};
   std::string own_rows = "auto";
@@ -530,6 +536,106 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   return 0;
 }
 
+#if defined(KOLMO_HAVE_CUDA)
+// --fields F...: F fields' pairs (forward + backward, each field its own transform object and buffers) queued
+// at once, all on one stream or each on a stream of its own (a Device each, on the same GPU), timed on the
+// device from the release of the held streams to the end of the last (tools/HeldStreams.hpp), the medians of
+// --reps after --warmup. Emulated ranks' exchanges move nothing (FftOptions::emulated_exchange_moves), so
+// that the time is the computation alone, the phases of the fields overlapping where they have streams of
+// their own. The ratio is against F times the one GPU's pair on one stream / P, timed the same way in the
+// same run, and, in_flight, against the one GPU's F fields on as many streams / P.
+template <class Real>
+int fields_in_flight(const Settings& s, std::array<long, 3> n, const std::shared_ptr<Device>& device) {
+  FILE* log = s.log.empty() ? nullptr : std::fopen(s.log.c_str(), "a");
+  if (!s.log.empty() && log == nullptr) throw Error("cannot open the log file " + s.log);
+  const int most = *std::max_element(s.fields.begin(), s.fields.end());
+  std::vector<std::shared_ptr<Device>> devices{device};
+  while (static_cast<int>(devices.size()) < most) devices.push_back(Device::create(Backend::cuda, 0));
+  std::printf(
+      "kolmo slab FFT %ld x %ld x %ld, %s, on %s: F fields' pairs queued at once, on one stream or F, "
+      "emulated ranks' exchanges moving nothing; device ms of all F pairs, medians of %d after %d warm-up\n",
+      n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
+  auto modes_of = [](const std::string& name) { return name == "dealiased" ? Modes::dealiased : Modes::all; };
+  double hold_ms = 2;
+  // The device time of F fields' pairs, on one stream or F.
+  auto time_fields = [&](const FftOptions& options, Modes modes, int fields, bool streams) {
+    std::vector<std::unique_ptr<SlabFFT<Real>>> ffts;
+    std::vector<Buffer<Real>> data;
+    std::vector<Buffer<Complex<Real>>> spectra;
+    std::vector<void*> used{device->stream()};
+    for (int f = 0; f < fields; ++f) {
+      const auto& on = devices[streams ? f : 0];
+      if (streams && f > 0) used.push_back(on->stream());
+      ffts.push_back(std::make_unique<SlabFFT<Real>>(n, MPI_COMM_SELF, on, options));
+      data.push_back(ffts.back()->make_real());
+      spectra.push_back(ffts.back()->make_spectral());
+      fill_random(data.back(), f, data.back().size());
+    }
+    std::vector<double> ms;
+    for (int r = 0; r < s.warmup + s.reps; ++r) {
+      const tools::HeldTime t = tools::time_held_streams(
+          used,
+          [&] {
+            for (int f = 0; f < fields; ++f) {
+              ffts[f]->forward(data[f].data(), spectra[f].data(), modes);
+              ffts[f]->backward(spectra[f].data(), data[f].data(), modes);
+            }
+          },
+          hold_ms);
+      if (t.queued_ms > 0.5 * hold_ms) {  // the host may have been late: hold longer and time again
+        hold_ms = 2 * t.queued_ms + 1;
+        --r;
+        continue;
+      }
+      if (r >= s.warmup) ms.push_back(t.device_ms);
+    }
+    return median(ms);
+  };
+  for (const std::string& mode_name : s.modes) {
+    const Modes modes = modes_of(mode_name);
+    FftOptions base;
+    base.plane_groups = s.plane_groups;
+    const double one_pair = time_fields(base, modes, 1, false);
+    std::map<int, double> one_gpu_in_flight;
+    for (int fields : s.fields) one_gpu_in_flight[fields] = time_fields(base, modes, fields, true);
+    for (const std::string& route : s.routes)
+      for (const std::string& split_name : s.splits)
+        for (int ranks : s.emulate)
+          for (int rank : emulated_ranks_of(n, ranks, parse_spectral_split(split_name), modes))
+            for (int fields : s.fields)
+              for (bool streams : {false, true}) {
+                if (streams && fields == 1) continue;
+                FftOptions options = base;
+                options.emulated_ranks = ranks;
+                options.emulated_rank = rank;
+                options.emulated_exchange_moves = false;
+                options.spectral_split = parse_spectral_split(split_name);
+                options.pack_in_ffts = route == "fused" || route == "realigned";
+                options.realigned_planes = route == "realigned";
+                const bool strided = route == "strided" || route == "placed";
+                options.strided_exchange = strided ? StridedExchange::always : StridedExchange::never;
+                options.own_rows = route == "placed" ? OwnRows::placed : OwnRows::copied;
+                const double ms = time_fields(options, modes, fields, streams);
+                const double share = fields * one_pair / ranks;
+                const double in_flight = (fields == 1 ? one_pair : one_gpu_in_flight[fields]) / ranks;
+                char text[512];
+                std::snprintf(text, sizeof(text),
+                              "FIELDS n=%ld precision=%s modes=%s ranks=%d rank=%d route=%s split=%s "
+                              "fields=%d streams=%d ms=%.4f one_gpu_pair_ms=%.4f one_gpu_fields_ms=%.4f "
+                              "ratio=%.4f ratio_in_flight=%.4f hold_ms=%.1f",
+                              n[0], s.precision.c_str(), mode_name.c_str(), ranks, rank, route.c_str(),
+                              split_name.c_str(), fields, streams ? fields : 1, ms, one_pair,
+                              in_flight * ranks, ms / share, ms / in_flight, hold_ms);
+                std::printf("%s\n", text);
+                if (log != nullptr) std::fprintf(log, "%s\n", text);
+                std::fflush(nullptr);
+              }
+  }
+  if (log != nullptr) std::fclose(log);
+  return 0;
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -574,6 +680,11 @@ int main(int argc, char** argv) {
                  "or auto (dealiased placed, full by timing)")
       ->check(CLI::IsMember({"auto", "placed", "copied"}));
   app.add_option("--emulate-ranks", s.emulate, "one rank's work of transforms over these rank counts, here")
+      ->check(at_least_one<int>());
+  app.add_option(
+         "--fields", s.fields,
+         "GPU, emulated ranks: instead of the phases, these many fields' pairs queued at once, on one "
+         "stream and on a stream each, the exchanges moving nothing (the computation alone)")
       ->check(at_least_one<int>());
   app.add_option("--routes", s.routes,
                  "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
@@ -639,7 +750,16 @@ int main(int argc, char** argv) {
                      gpu_option);
       return 1;
     }
-    if (!s.emulate.empty())
+    if (!s.fields.empty() && (s.emulate.empty() || device->backend() != Backend::cuda)) {
+      if (rank == 0) std::fprintf(stderr, "kolmo_fft_bench: --fields needs --emulate-ranks on a GPU\n");
+      return 1;
+    }
+    if (!s.fields.empty()) {
+#if defined(KOLMO_HAVE_CUDA)
+      status = s.precision == "double" ? fields_in_flight<double>(s, n, device)
+                                       : fields_in_flight<float>(s, n, device);
+#endif
+    } else if (!s.emulate.empty())
       status = s.precision == "double" ? emulate<double>(s, n, device) : emulate<float>(s, n, device);
     else
       status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)
