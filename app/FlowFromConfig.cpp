@@ -17,6 +17,7 @@ solver::FlowParameters flow_parameters(const io::RunConfig& config) {
   p.box = {config.grid.box[0], config.grid.box[1], config.grid.box[2]};
   p.integrator = config.time.integrator;
   p.nonlinear_form = physics.nonlinear_form;
+  p.transform_lanes = static_cast<int>(config.fft.lanes);
   const auto& f = physics.forcing;
   p.forcing.kind = f.type;
   if (f.type == solver::ForcingKind::band) p.forcing = {f.type, f.power.value_or(0), f.k_min, f.k_max, 0};

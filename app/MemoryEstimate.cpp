@@ -11,6 +11,7 @@
 #include "core/Error.hpp"
 #include "fft/LocalTransforms.hpp"
 #include "fft/SlabLayout.hpp"
+#include "fft/TransformLanes.hpp"
 #include "io/SlabTransfer.hpp"
 
 namespace kolmo::app {
@@ -150,14 +151,19 @@ MemoryEstimate estimate_for(const io::RunConfig& config, const fft::SlabLayout& 
   // + the FFT's scratch slab; on several GPU ranks the slab chunks arrive in when cuFFT's kernels pack
   // (FftOptions::pack_in_ffts, on by default); and p2p's landing slab (fft/P2pExchange.cu) when the exchange
   // receives into memory its peers cannot write (a backward transform's output).
+  // Navier-Stokes holds all of that once a transform lane (fft.lanes; fft/TransformLanes.hpp).
   const double receive = backend == Backend::cuda && ranks > 1 ? slab : 0;
   const double landing = exchange == fft::ExchangeMethod::p2p ? slab : 0;
-  estimate.solver = fields + slab + receive + landing + pieces_bytes(config, layout, complex_bytes, exchange);
+  const int lanes = config.problem != io::Problem::navier_stokes ? 1
+                    : config.fft.lanes > 0                       ? static_cast<int>(config.fft.lanes)
+                                           : fft::automatic_lanes(backend, ranks, exchange);
+  estimate.solver =
+      fields + lanes * (slab + receive + landing + pieces_bytes(config, layout, complex_bytes, exchange));
   const bool mpi = exchange == fft::ExchangeMethod::isend_irecv || exchange == fft::ExchangeMethod::alltoallv;
   const bool staged = backend == Backend::cuda && mpi && !config.fft.cuda_aware_mpi;
   estimate.host = host_slabs + (staged ? 2 * slab : 0) + kProgramAllowance;
   if (backend == Backend::cuda)
-    estimate.device = estimate.solver + kGpuLibraryReserve + cufft_work_bytes(config, layout);
+    estimate.device = estimate.solver + kGpuLibraryReserve + lanes * cufft_work_bytes(config, layout);
   else
     estimate.host += estimate.solver;
   return estimate;
@@ -219,6 +225,21 @@ MemoryAvailable check_memory(const io::RunConfig& config, const MemoryEstimate& 
                 " are free per rank (the GPU's free memory shared by " + std::to_string(sharing_gpu) +
                 " rank(s))" + advice);
   return available;
+}
+
+long choose_lanes(const io::RunConfig& config, int ranks, Device& device, fft::ExchangeMethod exchange,
+                  io::StartFrom start, MPI_Comm comm) {
+  if (config.fft.lanes > 0 || config.problem != io::Problem::navier_stokes) return config.fft.lanes;
+  io::RunConfig trial = config;
+  trial.fft.lanes = 1;
+  const MemoryAvailable available =
+      check_memory(trial, estimate_memory(trial, ranks, device.backend(), exchange, start), device, comm);
+  for (long lanes = fft::automatic_lanes(device.backend(), ranks, exchange); lanes > 1; --lanes) {
+    trial.fft.lanes = lanes;
+    const MemoryEstimate estimate = estimate_memory(trial, ranks, device.backend(), exchange, start);
+    if (estimate.host <= available.host && estimate.device <= available.device) return lanes;
+  }
+  return 1;
 }
 
 std::string describe(const MemoryEstimate& estimate, const MemoryAvailable& available, Backend backend) {

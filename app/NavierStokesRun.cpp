@@ -689,6 +689,8 @@ class NavierStokesRun {
                 io::to_string(config_.precision).c_str());
     std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
     std::printf("  exchange  %s; %s\n", fft_.exchange_pieces_report().c_str(), fft_.strided_report().c_str());
+    std::printf("  lanes     %d: fields transformed at once, each lane a transform of its own (fft.lanes)\n",
+                flow_.transform_lanes());
     if (!fft_.planning_report().empty()) std::printf("  plans     %s\n", fft_.planning_report().c_str());
     if (!fft_.route_choices_report().empty())
       std::printf("  choices   %s\n", fft_.route_choices_report().c_str());

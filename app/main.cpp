@@ -362,6 +362,16 @@ int main(int argc, char** argv) {
                   io::to_string(config.backend) + " chose " + to_string(device->backend()) + " here" +
                   io::sources_text(config, {"backend"}));
     }
+    // fft.exchange auto may choose nccl here, which takes one lane only (the loader refuses nccl by name).
+    if (exchange == fft::ExchangeMethod::nccl && config.fft.lanes > 1) {
+      const auto given = config.sources.where.find("fft.lanes");
+      throw Error(
+          (given == config.sources.where.end() ? config_path : given->second) +
+          ": fft.lanes: " + std::to_string(config.fft.lanes) +
+          " with the nccl exchange (fft.exchange auto chose it here), whose communicators may deadlock "
+          "when used at once: 1 lane, or fft.exchange p2p inside a node");
+    }
+    config.fft.lanes = app::choose_lanes(config, ranks, *device, exchange, start, MPI_COMM_WORLD);
     const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange, start);
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());

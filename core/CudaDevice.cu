@@ -1,7 +1,10 @@
 // The CUDA Device: one GPU, one non-blocking stream, cudaMalloc'd memory.
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "core/CudaCheck.hpp"
+#include "core/CudaEvent.hpp"
 #include "core/Device.hpp"
 #include "core/StridedCopy.hpp"
 #include "core/UniqueHandle.hpp"
@@ -70,6 +73,15 @@ class CudaDevice final : public Device {
   void synchronize() override { KOLMO_CHECK_CUDA(cudaStreamSynchronize(stream_.get())); }
   void* stream() const override { return stream_.get(); }
   int index() const override { return index_; }
+  std::shared_ptr<Device> sibling() const override { return std::make_shared<CudaDevice>(index_); }
+  void wait_for(Device& other) override {
+    if (other.stream() == stream() || other.stream() == nullptr) return;  // itself, or the host: done
+    // An event of its own each time: destroying it right after the wait is legal (CUDA frees it once the
+    // wait has passed), and ordering a few transforms' forks and joins costs microseconds.
+    const Event done = new_event(cudaEventDisableTiming);
+    KOLMO_CHECK_CUDA(cudaEventRecord(done.get(), static_cast<cudaStream_t>(other.stream())));
+    KOLMO_CHECK_CUDA(cudaStreamWaitEvent(stream_.get(), done.get()));
+  }
 
  private:
   int index_;

@@ -11,6 +11,11 @@
 //   arrived (they synchronise), because the host is about to read or the source is about to change.
 //   copy_2d and copy_3d take memory the device addresses (on a GPU: its own, a peer's with peer access,
 //   pinned host memory), not overlapping; a GPU runs them as a kernel (core/StridedCopy.hpp).
+// - sibling() is another Device on the same GPU with a stream of its own, for work that runs beside this
+//   one's (several transforms in flight, fft/TransformLanes.hpp); memory either allocates serves both.
+//   wait_for(other) orders them: what is queued here afterwards waits for everything queued on other so far.
+//   On the host a sibling is another host Device, and waiting is nothing: every call has finished when it
+//   returns.
 // - With several ranks on a node, each rank takes GPU (node-local rank mod GPU count).
 #pragma once
 
@@ -69,6 +74,8 @@ class Device {
   virtual void copy_to_host(void* host, const void* src, std::size_t bytes) = 0;
   virtual void copy_from_host(void* dst, const void* host, std::size_t bytes) = 0;
   virtual void synchronize() = 0;
+  virtual std::shared_ptr<Device> sibling() const = 0;
+  virtual void wait_for(Device& other) = 0;
 
   // The CUDA stream (cudaStream_t) as an opaque pointer; nullptr for the host.
   virtual void* stream() const { return nullptr; }

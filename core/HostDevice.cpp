@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "core/Device.hpp"
@@ -84,6 +85,10 @@ class HostDevice final : public Device {
     copy(dst, host, bytes);
   }
   void synchronize() override {}
+  std::shared_ptr<Device> sibling() const override {
+    return std::make_shared<HostDevice>();
+  }
+  void wait_for(Device&) override {}
 };
 
 }  // namespace

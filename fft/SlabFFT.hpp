@@ -255,6 +255,7 @@ class SlabFFT {
   Device& device() const { return *device_; }
   const std::shared_ptr<Device>& device_handle() const { return device_; }
   MPI_Comm comm() const { return comm_.get(); }
+  const FftOptions& options() const { return options_; }
   ExchangeMethod exchange_method() const { return exchange_->method(); }
   // Bytes this object holds on the device: the scratch slab (two with FftOptions::pack_in_ffts on several
   // GPU ranks), the FFT library's work area, the piece buffer, the host's buffers of a block of planes.

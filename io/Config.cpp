@@ -1215,6 +1215,7 @@ RunConfig read_config(Reader& in, const std::string& name) {
   config.fft.exchange = fft::parse_exchange(in.choice_name("fft.exchange"));
   config.fft.cuda_aware_mpi = in.get<bool>("fft.cuda_aware_mpi");
   config.fft.exchange_pieces = in.get<long>("fft.exchange_pieces");
+  config.fft.lanes = in.get<long>("fft.lanes");
   config.fft.spectral_split = in.choice<fft::SpectralSplit>("fft.spectral_split");
   config.fft.planning = in.choice<fft::FftwPlanning>("fft.planning");
   if (config.fft.exchange_pieces > config.grid.n[0])
@@ -1227,6 +1228,12 @@ RunConfig read_config(Reader& in, const std::string& name) {
       config.backend == BackendChoice::host)
     in.fail("fft.exchange", fft::to_string(exchange) + " needs the cuda backend, but backend is host",
             {"backend"});
+  if (exchange == fft::ExchangeMethod::nccl && config.fft.lanes > 1)
+    in.fail("fft.lanes",
+            std::to_string(config.fft.lanes) +
+                " with the nccl exchange, whose communicators (one a lane) may deadlock when used at once: "
+                "1 lane, or the p2p exchange inside a node",
+            {"fft.exchange"});
   config.problem = in.choice<Problem>("problem");
   if (config.problem == Problem::navier_stokes) {
     read_physics(in, config);
@@ -1435,6 +1442,7 @@ Writer written(const RunConfig& config) {
   out.put("fft.exchange", fft::to_string(config.fft.exchange));
   out.put("fft.cuda_aware_mpi", boolean_text(config.fft.cuda_aware_mpi));
   out.put("fft.exchange_pieces", integer_text(config.fft.exchange_pieces));
+  out.put("fft.lanes", integer_text(config.fft.lanes));
   out.put("fft.spectral_split", fft::to_string(config.fft.spectral_split));
   out.put("fft.planning", name_of("fft.planning", static_cast<int>(config.fft.planning)));
   out.put("problem", to_string(config.problem));

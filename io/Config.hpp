@@ -87,6 +87,7 @@ struct FftConfig {
   fft::ExchangeMethod exchange{};
   bool cuda_aware_mpi{};
   long exchange_pieces{};
+  long lanes{};  // 0: automatic (fft/TransformLanes.hpp)
   fft::SpectralSplit spectral_split{};
   fft::FftwPlanning planning{};
   bool operator==(const FftConfig&) const = default;

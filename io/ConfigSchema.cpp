@@ -34,6 +34,13 @@ constexpr std::array keys = {
     SchemaKey{"fft.exchange_pieces", integer, "1", ">= 0", "",
               "several ranks: split each all-to-all into this many pieces so that FFTs and packing overlap "
               "the exchange (with p2p, one spectral slab more); 0: chosen at start by timing 1, 2, 4 and 8"},
+    SchemaKey{"fft.lanes", integer, "0", ">= 0", "",
+              "Navier-Stokes: a stage's fields are transformed this many at once, each lane a transform "
+              "of its own on a stream of its own, which on several GPU ranks brings each rank's computation "
+              "near its share of one GPU's (every lane beyond the first holds its own scratch slab, and on "
+              "several GPU ranks a receive slab, with p2p a landing slab, and the exchange-in-pieces "
+              "buffer); 0: 3 on cuda with several ranks exchanging by p2p (fewer where memory is short), 1 "
+              "otherwise; nccl takes 1 only (NCCL's communicators may deadlock when used at once)"},
     SchemaKey{"fft.spectral_split", choice, "even", "even | kept_rows", "",
               "several ranks: how the ky planes of the spectral slab are shared: even, or balanced by the "
               "planes dealiased transforms keep (|n_y| < Ny/3), which evens out their exchange and x FFTs "

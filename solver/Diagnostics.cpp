@@ -139,7 +139,7 @@ double max_current(NavierStokes<Real>& flow) {
   if (!flow.magnetic()) return 0;
   flow.curl_to_stage(flow.magnetic_field());  // j = curl b, in the stage field: scratch()
   auto& scratch = flow.scratch();
-  flow.transform_to_real(scratch);
+  flow.transform_to_real({&scratch});
   const auto j = std::as_const(scratch).vector_real();
   const double local = max_of(
       flow.device(), flow.points().size(), KOLMO_LAMBDA(long p) {

@@ -43,6 +43,9 @@ struct FlowParameters {
   // Form the divergence form's products between the row FFTs where the FFT splits its transforms there
   // (NavierStokes.hpp, "Products between the rows"); false: always in real slabs (for comparisons).
   bool row_products = true;
+  // The transform lanes the fields of a stage go through together (fft/TransformLanes.hpp): 0 for
+  // TransformLanes::automatic_lanes (3 on several GPU ranks that exchange by copy engines, 1 elsewhere).
+  int transform_lanes = 0;
 };
 
 // The Boussinesq buoyancy: appends a scalar "b" with diffusivity viscosity / prandtl and the terms

@@ -29,6 +29,9 @@ Vector3<Real> vector3(const std::array<double, 3>& v) {
 template <class Real>
 NavierStokes<Real>::NavierStokes(fft::SlabFFT<Real>& fft, const FlowParameters& parameters)
     : fft_(fft),
+      lanes_(std::make_unique<fft::TransformLanes<Real>>(
+          fft, parameters.transform_lanes > 0 ? parameters.transform_lanes
+                                              : fft::TransformLanes<Real>::automatic_lanes(fft))),
       parameters_(parameters),
       terms_(fold_terms(parameters.scalars, parameters.terms)),
       wavenumbers_(Wavenumbers<Real>::make(fft.layout(), parameters.box)),
@@ -134,9 +137,9 @@ void NavierStokes<Real>::build_scalar_table() {
 template <class Real>
 std::size_t NavierStokes<Real>::bytes_held() const {
   std::size_t bytes = velocity_.bytes() + stage_.bytes() + extra_.bytes() + accumulator_.bytes() +
-                      forcing_.bytes() + scalar_table_.bytes() + fft_.workspace_bytes() + magnetic_.bytes() +
-                      magnetic_stage_.bytes() + magnetic_accumulator_.bytes() + velocity_input_.bytes() +
-                      magnetic_forcing_.bytes();
+                      forcing_.bytes() + scalar_table_.bytes() + fft_.workspace_bytes() +
+                      lanes_->workspace_bytes() + magnetic_.bytes() + magnetic_stage_.bytes() +
+                      magnetic_accumulator_.bytes() + velocity_input_.bytes() + magnetic_forcing_.bytes();
   for (const auto& s : scalars_)
     bytes += s.state.bytes() + s.accumulator.bytes() + s.gradient.bytes() + s.input.bytes();
   return bytes;
@@ -226,8 +229,7 @@ double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
     rows_->to_rows(0, rows_->scanned());
     prepared_ = Prepared::velocity_rows;
   } else if (prepared_ == Prepared::spectral_input) {
-    transform_to_real(stage_);
-    if (magnetic()) transform_to_real(magnetic_stage_);
+    transform_to_real(magnetic() ? std::vector{&stage_, &magnetic_stage_} : std::vector{&stage_});
     prepared_ = Prepared::real_velocity;
   }
   const double rate =
@@ -284,18 +286,20 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
     rows_->form(coefficients);
     rows_->from_rows();
   } else {
-    if (!divergence) transform_to_real(extra_);  // omega
+    std::vector<SpectralField<Real>*> to_real, to_spectral{&stage_}, firsts;
+    if (!divergence) to_real.push_back(&extra_);  // omega
     if (!(first_stage && prepared_ == Prepared::real_velocity)) {
-      transform_to_real(stage_);
-      if (magnetic()) transform_to_real(magnetic_stage_);
+      to_real.push_back(&stage_);
+      if (magnetic()) to_real.push_back(&magnetic_stage_);
     }
-    for (auto& s : scalars_) transform_to_real(s.gradient);
+    for (auto& s : scalars_) to_real.push_back(&s.gradient);
+    transform_to_real(to_real);
     prepared_ = Prepared::nothing;
     real_space_products(coefficients, with_terms);
-    transform_to_spectral(stage_);
-    if (divergence) transform_to_spectral(extra_);           // T_xz, T_yz
-    if (magnetic()) transform_to_spectral(magnetic_stage_);  // E = u x B
-    for (auto& s : scalars_) fft_.forward(s.gradient.real(0), s.gradient.spectral(0), forward_modes());
+    if (divergence) to_spectral.push_back(&extra_);           // T_xz, T_yz
+    if (magnetic()) to_spectral.push_back(&magnetic_stage_);  // E = u x B
+    for (auto& s : scalars_) firsts.push_back(&s.gradient);   // each scalar's term, in its first component
+    transform_to_spectral(to_spectral, firsts);
   }
   // Band forcing joins the unnormalised transform; the projection leaves it (divergence-free) unchanged. In
   // the divergence form it joins T as a stress whose -i k.F is the forcing (Forcing.hpp).
@@ -424,24 +428,31 @@ fft::Modes NavierStokes<Real>::forward_modes() const {
 }
 
 template <class Real>
-void NavierStokes<Real>::transform_to_real(SpectralField<Real>& field) {
-  for (int d = 0; d < field.components(); ++d)
-    fft_.backward(field.spectral(d), field.real(d), backward_modes());
+void NavierStokes<Real>::transform_to_real(const std::vector<SpectralField<Real>*>& fields) {
+  std::vector<std::pair<const C*, Real*>> components;
+  for (SpectralField<Real>* field : fields)
+    for (int d = 0; d < field->components(); ++d) components.push_back({field->spectral(d), field->real(d)});
+  lanes_->backward(components, backward_modes());
 }
 
 template <class Real>
-void NavierStokes<Real>::transform_to_spectral(SpectralField<Real>& field) {
-  for (int d = 0; d < field.components(); ++d)
-    fft_.forward(field.real(d), field.spectral(d), forward_modes());
+void NavierStokes<Real>::transform_to_spectral(const std::vector<SpectralField<Real>*>& fields,
+                                               const std::vector<SpectralField<Real>*>& firsts) {
+  std::vector<std::pair<const Real*, C*>> components;
+  for (SpectralField<Real>* field : fields)
+    for (int d = 0; d < field->components(); ++d) components.push_back({field->real(d), field->spectral(d)});
+  for (SpectralField<Real>* field : firsts) components.push_back({field->real(0), field->spectral(0)});
+  lanes_->forward(components, forward_modes());
 }
 
 template <class Real>
 double NavierStokes<Real>::transform_velocity_to_stage() {
   prepared_ = Prepared::nothing;
-  for (int d = 0; d < 3; ++d) fft_.backward(velocity_.spectral(d), stage_.real(d), backward_modes());
+  std::vector<std::pair<const C*, Real*>> components;
+  for (int d = 0; d < 3; ++d) components.push_back({velocity_.spectral(d), stage_.real(d)});
   if (magnetic())
-    for (int d = 0; d < 3; ++d)
-      fft_.backward(magnetic_.spectral(d), magnetic_stage_.real(d), backward_modes());
+    for (int d = 0; d < 3; ++d) components.push_back({magnetic_.spectral(d), magnetic_stage_.real(d)});
+  lanes_->backward(components, backward_modes());
   return velocity_rate_of_stage();
 }
 
@@ -528,7 +539,9 @@ void NavierStokes<Real>::set_magnetic_from_scratch() {
 
 template <class Real>
 void NavierStokes<Real>::set_vector_from_scratch(SpectralField<Real>& field) {
-  for (int d = 0; d < 3; ++d) fft_.forward(stage_.real(d), field.spectral(d));
+  lanes_->forward({{stage_.real(0), field.spectral(0)},
+                   {stage_.real(1), field.spectral(1)},
+                   {stage_.real(2), field.spectral(2)}});
   const auto u = field.vector_spectral();
   const Real scale = Real(1 / wavenumbers_.points());
   parallel_for(
@@ -597,9 +610,11 @@ void NavierStokes<Real>::vector_to_host(const SpectralField<Real>& field, bool t
   prepared_ = Prepared::nothing;
   if (take_curl) {
     curl_to_stage(field);
-    transform_to_real(stage_);
+    transform_to_real({&stage_});
   } else {
-    for (int d = 0; d < 3; ++d) fft_.backward(field.spectral(d), stage_.real(d));
+    lanes_->backward({{field.spectral(0), stage_.real(0)},
+                      {field.spectral(1), stage_.real(1)},
+                      {field.spectral(2), stage_.real(2)}});
   }
   std::vector<Real>* slabs[3] = {&x, &y, &z};
   for (int d = 0; d < 3; ++d) {

@@ -41,6 +41,9 @@
 //   and leaves them for the first stage. The fields are the same to round-off (another order of
 //   operations); FlowParameters::row_products = false keeps the real slabs; products_between_rows() says
 //   which is used.
+// - Transforms: a stage's fields go to real space together and come back together, through transform lanes
+//   (fft/TransformLanes.hpp; FlowParameters::transform_lanes), which on several GPU ranks run up to three
+//   fields' transforms at once on streams of their own; the fields are the same to round-off.
 // - Time stepping (Integrators.hpp): each field's diffusion exactly through exp(-D k^2 t), rk2, rk3, rk4,
 //   lsrk3 or lsrk4
 //   for R. step(dt) advances time by dt and the step counter by one. Each stage makes one pass over spectral
@@ -87,6 +90,7 @@
 
 #include "core/Buffer.hpp"
 #include "fft/SlabFFT.hpp"
+#include "fft/TransformLanes.hpp"
 #include "solver/FlowParameters.hpp"
 #include "solver/Forcing.hpp"
 #include "solver/Integrators.hpp"
@@ -221,6 +225,8 @@ class NavierStokes {
   }
   // Whether the stage forms its products between the row FFTs ("Products between the rows" above).
   bool products_between_rows() const { return rows_ != nullptr; }
+  // How many fields' transforms run at once (FlowParameters::transform_lanes, resolved).
+  int transform_lanes() const { return lanes_->lanes(); }
   // Device bytes held by this object and its FFT (fields, FFT scratch and work area, forcing list, table).
   std::size_t bytes_held() const;
 
@@ -234,8 +240,11 @@ class NavierStokes {
                       std::vector<Real>& y, std::vector<Real>& z);
   void vector_to_stage(const std::vector<Real>& x, const std::vector<Real>& y, const std::vector<Real>& z,
                        const std::string& what, const std::array<const char*, 3>& names);
-  void transform_to_real(SpectralField<Real>& field);
-  void transform_to_spectral(SpectralField<Real>& field);
+  // Every component of each field, in place, all at once through the lanes; transform_to_spectral also the
+  // first component alone of each of `firsts` (a scalar's advection term, in its gradient field).
+  void transform_to_real(const std::vector<SpectralField<Real>*>& fields);
+  void transform_to_spectral(const std::vector<SpectralField<Real>*>& fields,
+                             const std::vector<SpectralField<Real>*>& firsts = {});
   ProductCoefficients<Real> product_coefficients(Real linear_forcing, bool with_terms) const;
   void real_space_products(const ProductCoefficients<Real>& coefficients, bool with_terms);
   void finish_nonlinear_terms();
@@ -254,6 +263,7 @@ class NavierStokes {
   };
 
   fft::SlabFFT<Real>& fft_;
+  std::unique_ptr<fft::TransformLanes<Real>> lanes_;
   FlowParameters parameters_;
   TermCoefficients terms_;
   Wavenumbers<Real> wavenumbers_;

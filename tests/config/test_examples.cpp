@@ -209,7 +209,8 @@ TEST_CASE("every option round-trips through to_yaml", "[config]") {
   const std::vector<std::string> variants = {
       "time: {dt: 0.001, steps: 20, integrator: rk2}\nprecision: single\nbackend: host",
       "time: {cfl: 1.2, max_dt: 0.05, t_end: 0.1, steps: 7, integrator: rk3}\nbackend: cuda\n"
-      "fft: {exchange: nccl, cuda_aware_mpi: true, exchange_pieces: 4}",
+      "fft: {exchange: nccl, cuda_aware_mpi: true, exchange_pieces: 4, lanes: 1}",
+      "time: {t_end: 1}\nfft: {exchange: p2p, lanes: 2}\nbackend: cuda",
       "time: {t_end: 1}\nphysics: {forcing: {type: linear, power: 0.3}}\nfft: {exchange: alltoallv, "
       "exchange_pieces: 0}",
       "time: {t_end: 1}\nphysics: {forcing: {type: linear, coefficient: 0.7}}\nfft: {exchange: isend_irecv}",

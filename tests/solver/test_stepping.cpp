@@ -156,3 +156,42 @@ TEMPLATE_TEST_CASE("steps with the ky planes split by kept rows equal the steps 
   CHECK(compute_diagnostics(*distributed).energy ==
         Approx(compute_diagnostics(*alone).energy).epsilon(10 * testing::round_off<TestType>()));
 }
+
+// A stage's fields through three transform lanes (FlowParameters::transform_lanes; on the host they run one
+// after another, on several GPU ranks at once) give the steps of one lane: the divergence form with a
+// scalar, and MHD (the rotational form, b's fields joining u's), on every rank count; and the lanes'
+// workspace counts in the memory held.
+TEST_CASE("steps through three transform lanes equal the steps of one", "[solver]") {
+  const std::array<long, 3> n{16, 12, 10};
+  FlowParameters fluid;
+  fluid.viscosity = 0.02;
+  fluid.scalars = {{"c", 0.05}};
+  const FlowParameters conducting = testing::mhd_parameters(0.02, 0.03, {0.1, 0, 0.2});
+  for (const FlowParameters& base : {fluid, conducting}) {
+    const bool mhd = base.magnetic.enabled;
+    std::vector<testing::HostField<double>> fields[2];
+    for (int lanes : {1, 3}) {
+      FlowParameters parameters = base;
+      parameters.transform_lanes = lanes;
+      auto flow = testing::make_flow<double>(n, parameters);
+      set_random_isotropic(*flow, 0.8, 2.5, 17);
+      if (mhd) set_random_isotropic(*flow, 0.3, 2.0, 19, SpectrumShape::k4_exp, VectorField::magnetic);
+      if (!mhd) set_random_scalar(*flow, 0, 0.4, 2.0, 23);
+      for (int s = 0; s < 3; ++s) flow->step(flow->cfl_dt(0.5, 0.02));
+      auto& out = fields[lanes == 3];
+      out.push_back(testing::host_copy(*flow, flow->velocity()));
+      out.push_back(mhd ? testing::host_copy(*flow, flow->magnetic_field())
+                        : testing::host_copy(*flow, flow->scalar(0)));
+      if (lanes == 3) {
+        auto one = testing::make_flow<double>(n, base);
+        CHECK(flow->bytes_held() == one->bytes_held() + 2 * flow.fft->workspace_bytes());
+      }
+    }
+    for (std::size_t f = 0; f < 2; ++f) {
+      INFO((mhd ? "MHD" : "a scalar") << ", field " << f << " (0: velocity)");
+      const double scale = testing::max_magnitude(fields[0][f]);
+      CHECK(scale > 0);
+      CHECK(testing::max_difference(fields[1][f], fields[0][f]) / scale < 1e-13);
+    }
+  }
+}
