@@ -2,8 +2,8 @@
 // own, so that one field's passes run beside another's. A rank's share of a transform over P GPUs is small
 // (one field of a rank of 8 at 512^3 is 64 planes and 44 kept ky planes), and its passes then cost more per
 // column than the one GPU's, from their ramps and tails; with two or three fields in flight they fill each
-// other's, and on one H200 the slowest rank of 8 took 0.97-1.04 of its share where one field alone took up to
-// 1.21 (docs/results/fields_in_flight_h200.log, README: "One rank's share").
+// other's: on one H200 every rank timed of 2, 4 and 8 at 512^3 took 0.97-1.04 of its share, where one field
+// alone took up to 1.21 (docs/results/fields_in_flight_h200.log; README: "One rank's share").
 //
 // Contract:
 // - TransformLanes<Real>(first, lanes): lane 0 is `first`, the caller's transform, on its device; lanes 1 to

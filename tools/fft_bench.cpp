@@ -538,9 +538,9 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
 
 #if defined(KOLMO_HAVE_CUDA)
 // --fields F...: F fields' pairs (forward + backward, each field its own transform object and buffers) queued
-// at once, all on one stream or each on a stream of its own (a Device each, on the same GPU), timed on the
-// device from the release of the held streams to the end of the last (tools/HeldStreams.hpp), the medians of
-// --reps after --warmup. Emulated ranks' exchanges move nothing (FftOptions::emulated_exchange_moves), so
+// at once, all on one stream or each on a stream of its own (a sibling Device each), timed on the device
+// from the release of the held streams to the end of the last (tools/HeldStreams.hpp), the medians of --reps
+// after --warmup. Emulated ranks' exchanges move nothing (FftOptions::emulated_exchange_moves), so
 // that the time is the computation alone, the phases of the fields overlapping where they have streams of
 // their own. The ratio is against F times the one GPU's pair on one stream / P, timed the same way in the
 // same run, and, in_flight, against the one GPU's F fields on as many streams / P.
@@ -550,7 +550,7 @@ int fields_in_flight(const Settings& s, std::array<long, 3> n, const std::shared
   if (!s.log.empty() && log == nullptr) throw Error("cannot open the log file " + s.log);
   const int most = *std::max_element(s.fields.begin(), s.fields.end());
   std::vector<std::shared_ptr<Device>> devices{device};
-  while (static_cast<int>(devices.size()) < most) devices.push_back(Device::create(Backend::cuda, 0));
+  while (static_cast<int>(devices.size()) < most) devices.push_back(device->sibling());
   std::printf(
       "kolmo slab FFT %ld x %ld x %ld, %s, on %s: F fields' pairs queued at once, on one stream or F, "
       "emulated ranks' exchanges moving nothing; device ms of all F pairs, medians of %d after %d warm-up\n",
