@@ -363,7 +363,7 @@ int main(int argc, char** argv) {
                   io::sources_text(config, {"backend"}));
     }
     // fft.exchange auto may choose nccl here, which takes one lane only (the loader refuses nccl by name).
-    if (exchange == fft::ExchangeMethod::nccl && config.fft.lanes > 1) {
+    if (exchange == fft::ExchangeMethod::nccl && ranks > 1 && config.fft.lanes > 1) {
       const auto given = config.sources.where.find("fft.lanes");
       throw Error(
           (given == config.sources.where.end() ? config_path : given->second) +

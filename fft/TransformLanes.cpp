@@ -29,7 +29,7 @@ TransformLanes<Real>::TransformLanes(SlabFFT<Real>& first, int lanes) : first_(f
   require_agreement(first.comm(), lanes);
   KOLMO_REQUIRE(lanes >= 1, "transform lanes must be 1 or more, not " + std::to_string(lanes));
   KOLMO_REQUIRE(
-      lanes == 1 || first.exchange_method() != ExchangeMethod::nccl,
+      lanes == 1 || first.layout().ranks() == 1 || first.exchange_method() != ExchangeMethod::nccl,
       "transform lanes: " + std::to_string(lanes) +
           " with the nccl exchange, whose communicators (one a lane) may deadlock when used at once; "
           "use 1 lane, or the p2p exchange inside a node");

@@ -10,8 +10,8 @@
 //   lanes - 1 are SlabFFTs constructed as first was (its grid, communicator and options) on siblings of its
 //   device (core/Device.hpp: the same GPU, a stream each). Collective over first's communicator, as SlabFFT's
 //   construction is; every rank asks for the same count. lanes < 1 throws kolmo::Error on every rank, and so
-//   does lanes > 1 with the nccl exchange (NCCL's communicators, one a lane, may deadlock when their
-//   collectives run at once: NCCL's guide, "Using multiple NCCL communicators concurrently").
+//   does lanes > 1 with the nccl exchange across ranks (NCCL's communicators, one a lane, may deadlock when
+//   their collectives run at once: NCCL's guide, "Using multiple NCCL communicators concurrently").
 // - automatic_lanes(backend, ranks, exchange): the count that pays, 3 (a vector field's components) on
 //   several GPU ranks whose exchange needs no kernel of its own and no host waiting on the device (p2p
 //   inside a node; loopback, the emulated ranks of benchmarks), 1 elsewhere: one GPU gains 3 % for a slab
