@@ -394,6 +394,25 @@ PairProfile profile_pairs(SlabFFT<Real>& fft, Modes modes, Real* data, Complex<R
   return result;
 }
 
+Modes modes_of(const std::string& name) {
+  return name == "dealiased" ? Modes::dealiased : Modes::all;
+}
+
+// Rank `rank`'s work of a transform over `ranks` emulated, by a route of --routes: copies, fused (callbacks
+// in the plane FFTs), realigned, strided (the own rows copied) or placed.
+FftOptions emulated_route(FftOptions options, const std::string& route, const std::string& split, int ranks,
+                          int rank) {
+  options.emulated_ranks = ranks;
+  options.emulated_rank = rank;
+  options.spectral_split = parse_spectral_split(split);
+  options.pack_in_ffts = route == "fused" || route == "realigned";
+  options.realigned_planes = route == "realigned";
+  const bool strided = route == "strided" || route == "placed";
+  options.strided_exchange = strided ? StridedExchange::always : StridedExchange::never;
+  options.own_rows = route == "placed" ? OwnRows::placed : OwnRows::copied;
+  return options;
+}
+
 // The ranks whose work an emulation times: rank 0, the rank with the most ky planes, and in dealiased
 // transforms the rank with the most kept ky planes (whose x transforms and exchange carry the most rows:
 // with the kept-row split rounded to sectors, not the widest), each the first of them, each once.
@@ -442,7 +461,6 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   const SlabLayout whole(n, 1, 0);
   Buffer<Real> data(device, 2 * whole.alloc_complex());
   Buffer<Complex<Real>> spectral(device, whole.alloc_complex());
-  auto modes_of = [](const std::string& name) { return name == "dealiased" ? Modes::dealiased : Modes::all; };
   std::map<std::string, double> one_gpu;  // the one-device pair by modes
   for (const std::string& mode_name : s.modes) {
     fill_random(data, 0, data.size());
@@ -469,17 +487,10 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
             try {
               const Modes modes = modes_of(mode_name);
               const double one_gpu_ms = one_gpu[mode_name];
-              FftOptions options = profiling;
-              options.emulated_ranks = ranks;
-              options.emulated_rank = rank;
+              FftOptions options = emulated_route(profiling, route, split_name, ranks, rank);
               options.exchange_pieces = s.pieces;
-              options.spectral_split = parse_spectral_split(split_name);
-              const bool packing_route = route == "fused" || route == "realigned";
-              options.pack_in_ffts = packing_route;
-              options.realigned_planes = route == "realigned";
-              const bool strided = route == "strided" || route == "placed";
-              options.strided_exchange = strided ? StridedExchange::always : StridedExchange::never;
-              options.own_rows = route == "placed" ? OwnRows::placed : OwnRows::copied;
+              const bool packing_route = options.pack_in_ffts;
+              const bool strided = options.strided_exchange == StridedExchange::always;
               if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
               SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
               fill_random(data, 0, 2 * fft.layout().alloc_complex());
@@ -555,7 +566,6 @@ int fields_in_flight(const Settings& s, std::array<long, 3> n, const std::shared
       "kolmo slab FFT %ld x %ld x %ld, %s, on %s: F fields' pairs queued at once, on one stream or F, "
       "emulated ranks' exchanges moving nothing; device ms of all F pairs, medians of %d after %d warm-up\n",
       n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
-  auto modes_of = [](const std::string& name) { return name == "dealiased" ? Modes::dealiased : Modes::all; };
   double hold_ms = 2;
   // The device time of F fields' pairs, on one stream or F.
   auto time_fields = [&](const FftOptions& options, Modes modes, int fields, bool streams) {
@@ -605,16 +615,8 @@ int fields_in_flight(const Settings& s, std::array<long, 3> n, const std::shared
             for (int fields : s.fields)
               for (bool streams : {false, true}) {
                 if (streams && fields == 1) continue;
-                FftOptions options = base;
-                options.emulated_ranks = ranks;
-                options.emulated_rank = rank;
+                FftOptions options = emulated_route(base, route, split_name, ranks, rank);
                 options.emulated_exchange_moves = false;
-                options.spectral_split = parse_spectral_split(split_name);
-                options.pack_in_ffts = route == "fused" || route == "realigned";
-                options.realigned_planes = route == "realigned";
-                const bool strided = route == "strided" || route == "placed";
-                options.strided_exchange = strided ? StridedExchange::always : StridedExchange::never;
-                options.own_rows = route == "placed" ? OwnRows::placed : OwnRows::copied;
                 const double ms = time_fields(options, modes, fields, streams);
                 const double share = fields * one_pair / ranks;
                 const double in_flight = (fields == 1 ? one_pair : one_gpu_in_flight[fields]) / ranks;
