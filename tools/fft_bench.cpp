@@ -20,9 +20,8 @@
 // With --pieces k the exchange goes in k pieces (the local work of the pieces then counts as exchange, and
 // their copies run one after the other on the one GPU: the pair, compute + exchange, is what it costs).
 //
-// --fields F...: instead, F fields' pairs queued at once, on one stream and on a stream each (a transform
-// object each), the emulated exchanges moving nothing, against F times the one GPU's pair / P
-// (fields_in_flight below).
+// --fields F...: instead, F fields' pairs in transform lanes, one lane and F (fft/TransformLanes.hpp), the
+// emulated exchanges moving nothing, against F times the one GPU's pair / P (fields_in_flight below).
 //
 //   kolmo_fft_bench --n 512 --precision single --backend cuda --emulate-ranks 2 4 8 --log phases.log
 //   kolmo_fft_bench --n 512 --backend cuda --emulate-ranks 4 8 --routes strided --spectral-split even
@@ -46,18 +45,20 @@
 #include "core/Buffer.hpp"
 #include "core/Communicator.hpp"
 #include "core/Error.hpp"
+#include "fft/PhaseClock.hpp"
 #include "fft/SlabFFT.hpp"
+#include "fft/TransformLanes.hpp"
 #include "tools/BenchSupport.hpp"
 #include "tools/FftwReference.hpp"
 #if defined(KOLMO_HAVE_CUDA)
 #include "tools/CufftReference.hpp"
-#include "tools/HeldStreams.hpp"
 #endif
 
 using namespace kolmo;
 using namespace kolmo::fft;
 
 using kolmo::tools::at_least_one;
+using kolmo::tools::emulated_ranks_of;
 using kolmo::tools::median;
 
 namespace {
@@ -413,25 +414,6 @@ FftOptions emulated_route(FftOptions options, const std::string& route, const st
   return options;
 }
 
-// The ranks whose work an emulation times: rank 0, the rank with the most ky planes, and in dealiased
-// transforms the rank with the most kept ky planes (whose x transforms and exchange carry the most rows:
-// with the kept-row split rounded to sectors, not the widest), each the first of them, each once.
-std::vector<int> emulated_ranks_of(std::array<long, 3> n, int ranks, SpectralSplit split, Modes modes) {
-  const SlabLayout layout(n, ranks, 0, split);
-  std::vector<int> chosen{0};
-  auto add = [&](int q) {
-    if (std::find(chosen.begin(), chosen.end(), q) == chosen.end()) chosen.push_back(q);
-  };
-  add(layout.widest_spectral_rank());
-  if (modes == Modes::dealiased) {
-    int most_kept = 0;
-    for (int q = 1; q < ranks; ++q)
-      if (layout.kept_y_count(q) > layout.kept_y_count(most_kept)) most_kept = q;
-    add(most_kept);
-  }
-  return chosen;
-}
-
 template <class Real>
 int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device) {
   FILE* log = s.log.empty() ? nullptr : std::fopen(s.log.c_str(), "a");
@@ -461,11 +443,12 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   const SlabLayout whole(n, 1, 0);
   Buffer<Real> data(device, 2 * whole.alloc_complex());
   Buffer<Complex<Real>> spectral(device, whole.alloc_complex());
+  Complex<Real>* spectrum = s.in_place ? reinterpret_cast<Complex<Real>*>(data.data()) : spectral.data();
   std::map<std::string, double> one_gpu;  // the one-device pair by modes
   for (const std::string& mode_name : s.modes) {
     fill_random(data, 0, data.size());
     SlabFFT<Real> one(n, MPI_COMM_SELF, device, profiling);
-    const PairProfile p = profile_pairs(one, modes_of(mode_name), data.data(), spectral.data(), s);
+    const PairProfile p = profile_pairs(one, modes_of(mode_name), data.data(), spectrum, s);
     one_gpu[mode_name] = p.compute_ms + p.exchange_ms;
     std::snprintf(text, sizeof(text),
                   "ONEGPU n=%ld precision=%s modes=%s held=%d pair_ms=%.4f wall_ms=%.4f queued_ms=%.4f", n[0],
@@ -494,7 +477,7 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
               if (route == "realigned" && modes == Modes::dealiased) continue;  // the same as fused
               SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
               fill_random(data, 0, 2 * fft.layout().alloc_complex());
-              const PairProfile p = profile_pairs(fft, modes, data.data(), spectral.data(), s);
+              const PairProfile p = profile_pairs(fft, modes, data.data(), spectrum, s);
               const bool fused = fft.packs_in_ffts(modes);
               if (fused != packing_route)
                 std::printf("  (%s %s P=%d: the copies, %s)\n", mode_name.c_str(), route.c_str(), ranks,
@@ -512,14 +495,14 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
               const double ideal = one_gpu_ms / ranks;
               std::snprintf(text, sizeof(text),
                             "PHASES n=%ld precision=%s modes=%s ranks=%d rank=%d route=%s split=%s "
-                            "y_count=%ld kept_y=%ld pieces=%d held=%d "
+                            "y_count=%ld kept_y=%ld pieces=%d held=%d in_place=%d "
                             "fused=%d one_gpu_pair_ms=%.4f compute_ms=%.4f exchange_ms=%.4f wall_ms=%.4f "
                             "queued_ms=%.4f first_pair_ms=%.1f "
                             "ratio=%.4f sent_bytes=%.0f",
                             n[0], s.precision.c_str(), mode_name.c_str(), ranks, rank, route.c_str(),
                             split_name.c_str(), l.y_count(), l.kept_y_count(), fft.exchange_pieces(modes),
-                            s.unheld ? 0 : 1, fused ? 1 : 0, one_gpu_ms, p.compute_ms, p.exchange_ms,
-                            p.wall_ms, p.queued_ms, p.first_ms, p.compute_ms / ideal, sent);
+                            s.unheld ? 0 : 1, int(s.in_place), fused ? 1 : 0, one_gpu_ms, p.compute_ms,
+                            p.exchange_ms, p.wall_ms, p.queued_ms, p.first_ms, p.compute_ms / ideal, sent);
               if (log != nullptr) std::fprintf(log, "%s%s\n", text, phase_fields(p).c_str());
               auto phases = [](const double* t) {
                 char row[128];
@@ -547,57 +530,49 @@ int emulate(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> de
   return 0;
 }
 
-#if defined(KOLMO_HAVE_CUDA)
-// --fields F...: F fields' pairs (forward + backward, each field its own transform object and buffers) queued
-// at once, all on one stream or each on a stream of its own (a sibling Device each), timed on the device
-// from the release of the held streams to the end of the last (tools/HeldStreams.hpp), the medians of --reps
-// after --warmup. Emulated ranks' exchanges move nothing (FftOptions::emulated_exchange_moves), so
-// that the time is the computation alone, the phases of the fields overlapping where they have streams of
-// their own. The ratio is against F times the one GPU's pair on one stream / P, timed the same way in the
-// same run, and, in_flight, against the one GPU's F fields on as many streams / P.
+// --fields F...: F fields' pairs (each field's forward, then each field's backward, as a solver's stage sends
+// them) through the library's transform lanes (fft/TransformLanes.hpp): one lane, the fields one after
+// another on one stream, or F lanes, a stream each. Each round is timed on the device by a held PhaseClock
+// (fft/PhaseClock.hpp: the device starts once the host has queued the round), the medians of --reps after
+// --warmup. Emulated ranks' exchanges move nothing (FftOptions::emulated_exchange_moves), so that the time is
+// the computation alone, the phases of the fields overlapping where they have lanes of their own. The ratio
+// is against F times the one GPU's pair in one lane / P, timed the same way in the same run, and, in_flight,
+// against the one GPU's F fields in F lanes / P.
 template <class Real>
 int fields_in_flight(const Settings& s, std::array<long, 3> n, const std::shared_ptr<Device>& device) {
   FILE* log = s.log.empty() ? nullptr : std::fopen(s.log.c_str(), "a");
   if (!s.log.empty() && log == nullptr) throw Error("cannot open the log file " + s.log);
-  const int most = *std::max_element(s.fields.begin(), s.fields.end());
-  std::vector<std::shared_ptr<Device>> devices{device};
-  while (static_cast<int>(devices.size()) < most) devices.push_back(device->sibling());
   std::printf(
-      "kolmo slab FFT %ld x %ld x %ld, %s, on %s: F fields' pairs queued at once, on one stream or F, "
-      "emulated ranks' exchanges moving nothing; device ms of all F pairs, medians of %d after %d warm-up\n",
+      "kolmo slab FFT %ld x %ld x %ld, %s, on %s: F fields' pairs in 1 or F transform lanes, emulated ranks' "
+      "exchanges moving nothing; device ms of all F pairs, medians of %d after %d warm-up\n",
       n[0], n[1], n[2], s.precision.c_str(), device->name().c_str(), s.reps, s.warmup);
-  double hold_ms = 2;
-  // The device time of F fields' pairs, on one stream or F.
-  auto time_fields = [&](const FftOptions& options, Modes modes, int fields, bool streams) {
-    std::vector<std::unique_ptr<SlabFFT<Real>>> ffts;
+  // The device time of F fields' pairs in `lanes` lanes.
+  auto time_fields = [&](const FftOptions& options, Modes modes, int fields, int lanes) {
+    SlabFFT<Real> first(n, MPI_COMM_SELF, device, options);
+    TransformLanes<Real> in_lanes(first, lanes);
     std::vector<Buffer<Real>> data;
     std::vector<Buffer<Complex<Real>>> spectra;
-    std::vector<void*> used{device->stream()};
+    std::vector<std::pair<const Real*, Complex<Real>*>> forward;
+    std::vector<std::pair<const Complex<Real>*, Real*>> backward;
     for (int f = 0; f < fields; ++f) {
-      const auto& on = devices[streams ? f : 0];
-      if (streams && f > 0) used.push_back(on->stream());
-      ffts.push_back(std::make_unique<SlabFFT<Real>>(n, MPI_COMM_SELF, on, options));
-      data.push_back(ffts.back()->make_real());
-      spectra.push_back(ffts.back()->make_spectral());
+      data.push_back(first.make_real());
+      if (!s.in_place) spectra.push_back(first.make_spectral());
       fill_random(data.back(), f, data.back().size());
+      Complex<Real>* spectrum =
+          s.in_place ? reinterpret_cast<Complex<Real>*>(data.back().data()) : spectra.back().data();
+      forward.emplace_back(data.back().data(), spectrum);
+      backward.emplace_back(spectrum, data.back().data());
     }
+    PhaseClock clock(device, true);
     std::vector<double> ms;
     for (int r = 0; r < s.warmup + s.reps; ++r) {
-      const tools::HeldTime t = tools::time_held_streams(
-          used,
-          [&] {
-            for (int f = 0; f < fields; ++f) {
-              ffts[f]->forward(data[f].data(), spectra[f].data(), modes);
-              ffts[f]->backward(spectra[f].data(), data[f].data(), modes);
-            }
-          },
-          hold_ms);
-      if (t.queued_ms > 0.5 * hold_ms) {  // the host may have been late: hold longer and time again
-        hold_ms = 2 * t.queued_ms + 1;
-        --r;
-        continue;
-      }
-      if (r >= s.warmup) ms.push_back(t.device_ms);
+      clock.start();
+      in_lanes.forward(forward, modes);
+      in_lanes.backward(backward, modes);
+      clock.lap(0);
+      double seconds = 0;
+      clock.add_to(&seconds);
+      if (r >= s.warmup) ms.push_back(1e3 * seconds);
     }
     return median(ms);
   };
@@ -605,29 +580,29 @@ int fields_in_flight(const Settings& s, std::array<long, 3> n, const std::shared
     const Modes modes = modes_of(mode_name);
     FftOptions base;
     base.plane_groups = s.plane_groups;
-    const double one_pair = time_fields(base, modes, 1, false);
+    const double one_pair = time_fields(base, modes, 1, 1);
     std::map<int, double> one_gpu_in_flight;
-    for (int fields : s.fields) one_gpu_in_flight[fields] = time_fields(base, modes, fields, true);
+    for (int fields : s.fields)
+      one_gpu_in_flight[fields] = fields == 1 ? one_pair : time_fields(base, modes, fields, fields);
     for (const std::string& route : s.routes)
       for (const std::string& split_name : s.splits)
         for (int ranks : s.emulate)
           for (int rank : emulated_ranks_of(n, ranks, parse_spectral_split(split_name), modes))
             for (int fields : s.fields)
-              for (bool streams : {false, true}) {
-                if (streams && fields == 1) continue;
+              for (int lanes : fields == 1 ? std::vector<int>{1} : std::vector<int>{1, fields}) {
                 FftOptions options = emulated_route(base, route, split_name, ranks, rank);
                 options.emulated_exchange_moves = false;
-                const double ms = time_fields(options, modes, fields, streams);
+                const double ms = time_fields(options, modes, fields, lanes);
                 const double share = fields * one_pair / ranks;
-                const double in_flight = (fields == 1 ? one_pair : one_gpu_in_flight[fields]) / ranks;
+                const double in_flight = one_gpu_in_flight[fields] / ranks;
                 char text[512];
                 std::snprintf(text, sizeof(text),
                               "FIELDS n=%ld precision=%s modes=%s ranks=%d rank=%d route=%s split=%s "
-                              "fields=%d streams=%d ms=%.4f one_gpu_pair_ms=%.4f one_gpu_fields_ms=%.4f "
-                              "ratio=%.4f ratio_in_flight=%.4f hold_ms=%.1f",
+                              "in_place=%d fields=%d lanes=%d ms=%.4f one_gpu_pair_ms=%.4f "
+                              "one_gpu_fields_ms=%.4f ratio=%.4f ratio_in_flight=%.4f",
                               n[0], s.precision.c_str(), mode_name.c_str(), ranks, rank, route.c_str(),
-                              split_name.c_str(), fields, streams ? fields : 1, ms, one_pair,
-                              in_flight * ranks, ms / share, ms / in_flight, hold_ms);
+                              split_name.c_str(), int(s.in_place), fields, lanes, ms, one_pair,
+                              in_flight * ranks, ms / share, ms / in_flight);
                 std::printf("%s\n", text);
                 if (log != nullptr) std::fprintf(log, "%s\n", text);
                 std::fflush(nullptr);
@@ -636,7 +611,6 @@ int fields_in_flight(const Settings& s, std::array<long, 3> n, const std::shared
   if (log != nullptr) std::fclose(log);
   return 0;
 }
-#endif
 
 }  // namespace
 
@@ -651,7 +625,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "cuda"}));
   app.add_option("--exchange", s.exchange, "auto, isend_irecv, alltoallv or nccl");
   app.add_flag("--cuda-aware", s.cuda_aware, "the MPI library accepts GPU pointers");
-  app.add_flag("--in-place", s.in_place, "transform in place");
+  app.add_flag("--in-place", s.in_place, "transform in place (also emulated ranks' phases and --fields)");
   app.add_flag("--single-wire", s.single_wire, "double precision sent as single through the all-to-all");
   app.add_flag("--dealiased", s.dealiased, "dealiased transforms (2/3-rule modes only; the peer stays full)");
   app.add_option("--one-rank-way", s.one_rank_way, "one rank: how dealiased transforms drop modes")
@@ -685,8 +659,8 @@ int main(int argc, char** argv) {
       ->check(at_least_one<int>());
   app.add_option(
          "--fields", s.fields,
-         "GPU, emulated ranks: instead of the phases, these many fields' pairs queued at once, on one "
-         "stream and on a stream each, the exchanges moving nothing (the computation alone)")
+         "emulated ranks: instead of the phases, these many fields' pairs in one transform lane and in "
+         "one lane each, the exchanges moving nothing (the computation alone)")
       ->check(at_least_one<int>());
   app.add_option("--routes", s.routes,
                  "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
@@ -752,16 +726,14 @@ int main(int argc, char** argv) {
                      gpu_option);
       return 1;
     }
-    if (!s.fields.empty() && (s.emulate.empty() || device->backend() != Backend::cuda)) {
-      if (rank == 0) std::fprintf(stderr, "kolmo_fft_bench: --fields needs --emulate-ranks on a GPU\n");
+    if (!s.fields.empty() && s.emulate.empty()) {
+      if (rank == 0) std::fprintf(stderr, "kolmo_fft_bench: --fields needs --emulate-ranks\n");
       return 1;
     }
-    if (!s.fields.empty()) {
-#if defined(KOLMO_HAVE_CUDA)
+    if (!s.fields.empty())
       status = s.precision == "double" ? fields_in_flight<double>(s, n, device)
                                        : fields_in_flight<float>(s, n, device);
-#endif
-    } else if (!s.emulate.empty())
+    else if (!s.emulate.empty())
       status = s.precision == "double" ? emulate<double>(s, n, device) : emulate<float>(s, n, device);
     else
       status = s.precision == "double" ? run<double>(s, n, device, rank, ranks)

@@ -79,6 +79,8 @@ def read_phases(paths, split="even"):
                 case = numbers(line)
                 if case.get("split", "even") != split or case.get("pieces", "1") not in ("1", 1.0):
                     continue
+                if case.get("in_place", 0) not in (0, 0.0, "0"):  # the model's pairs are out of place
+                    continue
                 key = (int(case["n"]), case["precision"], case["modes"], int(case["ranks"]), case["route"])
                 ranks.setdefault(key, {})[case.get("rank", "0")] = case
         for key, timed in ranks.items():

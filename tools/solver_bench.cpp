@@ -17,10 +17,15 @@
 //                                                          where the FFT splits at its rows
 //                                                          (NavierStokes.hpp)
 //   kolmo_solver_bench --n 512 --cfl                       each timed step with cfl_dt before it, as runs do
+//   kolmo_solver_bench --n 512 --emulate-ranks 2 4 8 --lanes 1 3
+//                                                          one rank's step of a run over P ranks against the
+//                                                          one device's step / P (emulate below)
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <vector>
 
 #include "core/Communicator.hpp"
@@ -32,6 +37,7 @@
 using namespace kolmo;
 
 using kolmo::tools::at_least_one;
+using kolmo::tools::emulated_ranks_of;
 using kolmo::tools::median;
 
 namespace {
@@ -41,15 +47,12 @@ struct Settings {
   std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic",
               form = "divergence", row_products = "on";
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
+  std::string split = "even";
+  std::vector<int> lanes{0}, emulate;
   bool boussinesq = false, rotation = false, mhd = false, cfl = false;
 };
 
-template <class Real>
-void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int ranks) {
-  fft::FftOptions options;
-  options.one_rank_dealiasing = fft::parse_one_rank_dealiasing(s.one_rank_way);
-  options.exchange_pieces = s.pieces;
-  fft::SlabFFT<Real> fft({s.n, s.n, s.n}, MPI_COMM_WORLD, device, options);
+solver::FlowParameters flow_parameters(const Settings& s, int lanes) {
   solver::FlowParameters parameters;
   parameters.viscosity = 1.0 / 1600;
   parameters.integrator = solver::parse_integrator(s.integrator);
@@ -62,7 +65,20 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   if (s.rotation) parameters.terms.push_back(solver::coriolis({0, 0, 1}));
   if (s.mhd) parameters.magnetic = {true, parameters.viscosity, {0, 0, 0}};
   parameters.row_products = s.row_products == "on";
-  solver::NavierStokes<Real> flow(fft, parameters);
+  parameters.transform_lanes = lanes;
+  return parameters;
+}
+
+fft::FftOptions fft_options(const Settings& s) {
+  fft::FftOptions options;
+  options.one_rank_dealiasing = fft::parse_one_rank_dealiasing(s.one_rank_way);
+  options.exchange_pieces = s.pieces;
+  options.spectral_split = fft::parse_spectral_split(s.split);
+  return options;
+}
+
+template <class Real>
+void set_initial_fields(solver::NavierStokes<Real>& flow, const Settings& s) {
   if (s.mhd) {
     solver::set_orszag_tang(flow, 1.0, solver::VectorField::velocity);
     solver::set_orszag_tang(flow, 0.8, solver::VectorField::magnetic);
@@ -70,39 +86,146 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     solver::set_taylor_green(flow, 1.0);
   }
   for (int j = 0; j < flow.scalar_count(); ++j) solver::set_random_scalar(flow, j, 1.0, 4.0, 7);
+}
+
+// The wall time of work between synchronisations of the device and the ranks.
+double wall_ms_of(const std::function<void()>& work, Device& device, MPI_Comm comm) {
   auto clock = [&] {
-    device->synchronize();
-    MPI_Barrier(MPI_COMM_WORLD);
+    device.synchronize();
+    MPI_Barrier(comm);
     return MPI_Wtime();
   };
+  const double start = clock();
+  work();
+  return (clock() - start) * 1e3;
+}
+
+// The median wall time of --steps steps after --warmup, each timed alone.
+template <class Real>
+double median_step_ms(solver::NavierStokes<Real>& flow, const Settings& s,
+                      const std::shared_ptr<Device>& device, MPI_Comm comm) {
   const double dt = 1e-3;
   std::vector<double> step_ms;
   for (int i = 0; i < s.warmup + s.steps; ++i) {
-    const double start = clock();
-    if (s.cfl) flow.cfl_dt(0.5, dt);  // the step stays dt: the same work whatever the flow does
-    flow.step(dt);
-    const double ms = (clock() - start) * 1e3;
+    const double ms = wall_ms_of(
+        [&] {
+          if (s.cfl) flow.cfl_dt(0.5, dt);  // the step stays dt: the same work whatever the flow does
+          flow.step(dt);
+        },
+        *device, comm);
     if (i >= s.warmup) step_ms.push_back(ms);
   }
-  // The FFTs of one step on their own, in the step's mode (NavierStokes::..._transforms_per_stage).
-  const int transforms_per_stage = flow.transforms_per_stage(),
-            stage_count = solver::stages(parameters.integrator);
+  return median(step_ms);
+}
+
+// The median wall time of a step's transforms alone (stages x, per stage, `backward.first` backward and
+// `forward.first` forward transforms in their modes), one after another on the FFT's stream, in place (as
+// the step's) or out of place.
+template <class Real>
+double median_transforms_ms(fft::SlabFFT<Real>& fft, const Settings& s, MPI_Comm comm, int stages,
+                            std::pair<int, fft::Modes> backward, std::pair<int, fft::Modes> forward,
+                            bool in_place) {
   auto a = fft.make_spectral();
   auto b = fft.make_real();
   a.fill_zero();
+  Real* real = in_place ? reinterpret_cast<Real*>(a.data()) : b.data();
+  std::vector<double> ms;
+  for (int i = 0; i < s.warmup + s.steps; ++i) {
+    const double t = wall_ms_of(
+        [&] {
+          for (int stage = 0; stage < stages; ++stage) {
+            for (int k = 0; k < backward.first; ++k) fft.backward(a.data(), real, backward.second);
+            for (int k = 0; k < forward.first; ++k) fft.forward(real, a.data(), forward.second);
+          }
+        },
+        fft.device(), comm);
+    if (i >= s.warmup) ms.push_back(t);
+  }
+  return median(ms);
+}
+
+// --emulate-ranks P...: one rank's step of a run over P ranks (the FFT's emulated ranks: rank 0, the widest,
+// and the one with the most kept ky planes; exchanges moving nothing, so the time is the rank's computation
+// alone), in each of --lanes, against the one device's step / P measured in the same run (in one lane; and
+// in as many as the rank), and the step's transforms alone (one lane) against the one device's / P. One
+// device forms its products between the row FFTs where it can (rows=1; --row-products off: in real slabs,
+// as ranks do). The fields are garbage after the first step (nothing is exchanged); the work is not.
+template <class Real>
+void emulate(const Settings& s, const std::shared_ptr<Device>& device) {
+  const std::array<long, 3> n{s.n, s.n, s.n};
+  struct Timed {
+    double step_ms = 0, transforms_ms = 0, out_of_place_ms = 0;
+    int lanes = 1;
+    bool rows = false;
+  };
+  auto timed = [&](const fft::FftOptions& options, int lanes) {
+    fft::SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
+    const solver::FlowParameters parameters = flow_parameters(s, lanes);
+    solver::NavierStokes<Real> flow(fft, parameters);
+    set_initial_fields(flow, s);
+    Timed t;
+    t.lanes = flow.transform_lanes();
+    t.rows = flow.products_between_rows();
+    t.step_ms = median_step_ms(flow, s, device, MPI_COMM_SELF);
+    const int stages = solver::stages(parameters.integrator);
+    const std::pair<int, fft::Modes> backward{flow.backward_transforms_per_stage(), flow.backward_modes()},
+        forward{flow.forward_transforms_per_stage(), flow.forward_modes()};
+    t.transforms_ms = median_transforms_ms(fft, s, MPI_COMM_SELF, stages, backward, forward, true);
+    t.out_of_place_ms = median_transforms_ms(fft, s, MPI_COMM_SELF, stages, backward, forward, false);
+    return t;
+  };
+  std::printf(
+      "%s step %ld^3 %s %s on %s: one rank's step of P (its FFTs' exchanges moving nothing) against the one "
+      "device's step / P; medians of %d steps after %d\n",
+      s.mhd ? "MHD" : "Navier-Stokes", s.n, s.precision.c_str(), s.integrator.c_str(), device->name().c_str(),
+      s.steps, s.warmup);
+  std::map<int, Timed> one_device;  // by lanes
+  auto add_one_device = [&](int lanes) {
+    const Timed t = timed(fft_options(s), lanes);
+    one_device[t.lanes] = t;
+    std::printf(
+        "  RANKSTEP n=%ld precision=%s ranks=1 rank=0 lanes=%d rows=%d step_ms=%.3f transforms_ms=%.3f "
+        "out_of_place_ms=%.3f\n",
+        s.n, s.precision.c_str(), t.lanes, int(t.rows), t.step_ms, t.transforms_ms, t.out_of_place_ms);
+  };
+  for (int lanes : s.lanes) add_one_device(lanes);
+  if (one_device.count(1) == 0) add_one_device(1);
+  const Timed& one = one_device[1];
+  for (int ranks : s.emulate)
+    for (int rank : emulated_ranks_of(n, ranks, fft::parse_spectral_split(s.split), fft::Modes::dealiased))
+      for (int lanes : s.lanes) {
+        fft::FftOptions options = fft_options(s);
+        options.emulated_ranks = ranks;
+        options.emulated_rank = rank;
+        options.emulated_exchange_moves = false;
+        const Timed t = timed(options, lanes);
+        const auto same = one_device.find(t.lanes);
+        std::printf(
+            "  RANKSTEP n=%ld precision=%s ranks=%d rank=%d split=%s lanes=%d rows=%d step_ms=%.3f "
+            "transforms_ms=%.3f out_of_place_ms=%.3f one_device_ms=%.3f ratio=%.3f ratio_same_lanes=%.3f "
+            "transforms_ratio=%.3f out_of_place_ratio=%.3f\n",
+            s.n, s.precision.c_str(), ranks, rank, s.split.c_str(), t.lanes, int(t.rows), t.step_ms,
+            t.transforms_ms, t.out_of_place_ms, one.step_ms, t.step_ms / (one.step_ms / ranks),
+            same == one_device.end() ? 0.0 : t.step_ms / (same->second.step_ms / ranks),
+            t.transforms_ms / (one.transforms_ms / ranks), t.out_of_place_ms / (one.out_of_place_ms / ranks));
+        std::fflush(nullptr);
+      }
+}
+
+template <class Real>
+void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int ranks) {
+  fft::SlabFFT<Real> fft({s.n, s.n, s.n}, MPI_COMM_WORLD, device, fft_options(s));
+  const solver::FlowParameters parameters = flow_parameters(s, s.lanes.front());
+  solver::NavierStokes<Real> flow(fft, parameters);
+  set_initial_fields(flow, s);
+  const double step = median_step_ms(flow, s, device, MPI_COMM_WORLD);
+  // The FFTs of one step on their own, in the step's mode (NavierStokes::..._transforms_per_stage).
+  const int transforms_per_stage = flow.transforms_per_stage(),
+            stage_count = solver::stages(parameters.integrator);
   auto time_ffts = [&](fft::Modes backward_modes, fft::Modes forward_modes, int backward_per_stage,
                        int forward_per_stage) {
-    std::vector<double> fft_ms;
-    for (int i = 0; i < s.warmup + s.steps; ++i) {
-      const double start = clock();
-      for (int stage = 0; stage < stage_count; ++stage) {
-        for (int t = 0; t < backward_per_stage; ++t) fft.backward(a.data(), b.data(), backward_modes);
-        for (int t = 0; t < forward_per_stage; ++t) fft.forward(b.data(), a.data(), forward_modes);
-      }
-      const double ms = (clock() - start) * 1e3;
-      if (i >= s.warmup) fft_ms.push_back(ms);
-    }
-    return median(fft_ms);
+    return median_transforms_ms(fft, s, MPI_COMM_WORLD, stage_count, {backward_per_stage, backward_modes},
+                                {forward_per_stage, forward_modes}, false);
   };
   const int backward = flow.backward_transforms_per_stage(), forward = flow.forward_transforms_per_stage();
   const double its_ffts = time_ffts(flow.backward_modes(), flow.forward_modes(), backward, forward);
@@ -131,17 +254,16 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
     std::printf(
         "  step %.3f ms (median of %d); its %d FFTs (%s) alone %.3f ms, ratio %.3f; as many full FFTs "
         "%.3f ms, ratio %.3f; the rotational form's %d full FFTs %.3f ms, ratio %.3f\n",
-        median(step_ms), s.steps, transforms_per_stage * stage_count, mode.c_str(), its_ffts,
-        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts,
-        (plain_backward + plain_forward) * stage_count, plain_ffts, median(step_ms) / plain_ffts);
+        step, s.steps, transforms_per_stage * stage_count, mode.c_str(), its_ffts, step / its_ffts, full_ffts,
+        step / full_ffts, (plain_backward + plain_forward) * stage_count, plain_ffts, step / plain_ffts);
     std::printf(
         "  RESULT step n=%ld %s %s ranks=%d step %.3f ms ffts(%s) %.3f ms ratio %.3f full_ffts %.3f ms "
         "ratio_full %.3f plain_ffts %.3f ms ratio_plain %.3f form=%s scalars=%d boussinesq=%d rotation=%d "
         "mhd=%d rows=%d cfl=%d memory_fields %.2f\n",
-        s.n, s.precision.c_str(), s.integrator.c_str(), ranks, median(step_ms), mode.c_str(), its_ffts,
-        median(step_ms) / its_ffts, full_ffts, median(step_ms) / full_ffts, plain_ffts,
-        median(step_ms) / plain_ffts, solver::to_string(flow.nonlinear_form()).c_str(), flow.scalar_count(),
-        int(s.boussinesq), int(s.rotation), int(s.mhd), int(flow.products_between_rows()), int(s.cfl),
+        s.n, s.precision.c_str(), s.integrator.c_str(), ranks, step, mode.c_str(), its_ffts, step / its_ffts,
+        full_ffts, step / full_ffts, plain_ffts, step / plain_ffts,
+        solver::to_string(flow.nonlinear_form()).c_str(), flow.scalar_count(), int(s.boussinesq),
+        int(s.rotation), int(s.mhd), int(flow.products_between_rows()), int(s.cfl),
         flow.bytes_held() / field);
   }
 }
@@ -173,6 +295,14 @@ int main(int argc, char** argv) {
   app.add_option("--row-products", s.row_products, "on: products between the row FFTs where the FFT allows")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_flag("--cfl", s.cfl, "time cfl_dt with each step (its scan), as runs call it");
+  app.add_option("--spectral-split", s.split, "how the ranks share the ky planes: even or kept_rows")
+      ->check(CLI::IsMember({"even", "kept_rows"}));
+  app.add_option("--lanes", s.lanes,
+                 "transform lanes (0: automatic); several with --emulate-ranks, each timed in turn")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--emulate-ranks", s.emulate,
+                 "one rank: instead, one rank's step of these rank counts, the exchanges moving nothing")
+      ->check(at_least_one<int>());
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--steps", s.steps, "timed steps")->check(at_least_one<int>());
   try {
@@ -188,11 +318,22 @@ int main(int argc, char** argv) {
                    "kolmo_solver_bench: --form rotational: MHD (--mhd) runs in its divergence form only\n");
     return 1;
   }
+  if (s.lanes.size() > 1 && s.emulate.empty()) {
+    if (rank == 0) std::fprintf(stderr, "kolmo_solver_bench: --lanes: several only with --emulate-ranks\n");
+    return 1;
+  }
+  if (!s.emulate.empty() && ranks > 1) {
+    if (rank == 0)
+      std::fprintf(stderr, "kolmo_solver_bench: --emulate-ranks runs on one rank, not %d\n", ranks);
+    return 1;
+  }
   try {
     share_node_cores(MPI_COMM_WORLD);
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
-    if (s.precision == "double")
+    if (!s.emulate.empty())
+      s.precision == "double" ? emulate<double>(s, device) : emulate<float>(s, device);
+    else if (s.precision == "double")
       run<double>(s, device, rank, ranks);
     else
       run<float>(s, device, rank, ranks);

@@ -86,12 +86,35 @@ with tempfile.TemporaryDirectory() as work:
     check(result[0] == 0 and "PHASES" not in result[1] and "FFTW_MEASURE" in result[1]
           and "FFTW_ESTIMATE" not in result[1], f"fft_bench --emulate-ranks on the host: plans measured: {result}")
 
+    # Several fields in transform lanes on the host: a line for one lane and for one lane each.
+    result = run(fft + ["--n", "8", "--emulate-ranks", "2", "--routes", "copies", "--modes", "full",
+                        "--fields", "1", "3"])
+    fields = [line for line in result[1].splitlines() if line.startswith("FIELDS ")]
+    check(result[0] == 0 and [line.split(" lanes=")[0].split(" fields=")[1] + "/" + line.split(" lanes=")[1].split()[0]
+                              for line in fields] == ["1/1", "3/1", "3/3"],
+          f"fft_bench --fields 1 3 on the host: one FIELDS line for 1 field, two for 3: {result}")
+    result = run(fft + ["--n", "8", "--fields", "2"])
+    check(refused(result, "--fields needs --emulate-ranks"), f"fft_bench --fields without emulated ranks: {result}")
+
     if args.solver_bench:
         # MHD has its own divergence form: a step timed with --form rotational ran the other form silently.
         result = run([args.solver_bench, "--backend", "host", "--n", "8", "--mhd", "--form", "rotational",
                       "--warmup", "0", "--steps", "1"])
         check(refused(result, "--form rotational") and "ratio" not in result[1],
               f"solver_bench --mhd --form rotational refused on one line: {result}")
+        # One rank's step of 2 (the FFT's emulated ranks) in 1 and 3 lanes against the one device's.
+        solver = [args.solver_bench, "--backend", "host", "--n", "8", "--warmup", "0", "--steps", "1"]
+        result = run(solver + ["--emulate-ranks", "2", "--lanes", "1", "3"])
+        steps = [" ".join(w for w in line.split() if w.split("=")[0] in ("ranks", "lanes"))
+                 for line in result[1].splitlines() if line.strip().startswith("RANKSTEP ")]
+        expected = ["ranks=1 lanes=1", "ranks=1 lanes=3", "ranks=2 lanes=1", "ranks=2 lanes=3"]
+        check(result[0] == 0 and steps == expected,
+              f"solver_bench --emulate-ranks 2 --lanes 1 3: the one device's and the rank's steps: {result}")
+        result = run(solver + ["--lanes", "1", "3"])
+        check(refused(result, "--lanes: several only with --emulate-ranks"), f"solver_bench --lanes 1 3: {result}")
+        result = run([args.mpiexec, "-n", "2"] + solver + ["--emulate-ranks", "2"])
+        check(refused(result, "--emulate-ranks runs on one rank"),
+              f"solver_bench --emulate-ranks on 2 ranks: {result}")
 
     io = [args.io_bench, "--n", "8", "--directory", work]
     # --repeats 0 took the median of no writes: a segmentation fault.
