@@ -23,7 +23,10 @@
 //                       planes -> scratch, exchange -> out, x in place; plane transforms that place the own
 //                       rows store them where they arrive instead of own_chunk. Backward: x (in -> out; own
 //                       rows placed into scratch) | own_chunk?, exchange (out -> scratch) | zero? | planes
-//                       (scratch -> out)
+//                       (scratch -> out). Forward in place: planes (in -> receive) | own_chunk?, exchange
+//                       (receive -> scratch) | x (scratch -> out); without a receive slab planes (in ->
+//                       scratch) | pack (the rows sent, scratch -> out) | own_chunk, exchange (out ->
+//                       scratch) | x (scratch -> out)
 //   fused (several GPU ranks): planes (cuFFT packs into the send slab) | own_chunk?, exchange (send ->
 //                       receive) | x (cuFFT reads what arrived); backward: x | own_chunk?, exchange | planes
 //   in pieces (fft/SlabFFTPieces.cpp): exchange (planes, pack and exchange of each piece) | x [| unpack];
@@ -396,8 +399,9 @@ void SlabFFT<Real>::make_executors() {
       // it overwrites, and runs in one group).
       if (placing_planes_[1]) placing_x_ = transforms_->placing_x(scratch_.data());
     }
-    // Dealiased forward transforms that place the own rows run the placing planes, never the pruned ones.
-    make_pruned(!placing_planes_[1]);
+    // Dealiased forward transforms that place the own rows run the placing planes; the pruned ones only in
+    // place without a receive slab (forward_strided).
+    make_pruned(!placing_planes_[1] || receive_.size() == 0);
   }
   const bool runs = layout_.ranks() > 1
                         ? strided() && !pruned_x_
@@ -451,7 +455,7 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_route(bool dealiased
     return forward_strided_in_pieces(dealiased);
   if (in_pieces(modes) && (!in_place || packed_fits)) return forward_in_pieces(dealiased);
   if (layout_.ranks() == 1 && dealiased) return forward_one_rank(dealias_.forward, in_place);
-  if (strided_routes_[dealiased] && !in_place) return forward_strided(dealiased);
+  if (strided_routes_[dealiased]) return forward_strided(dealiased, in_place);
   const FusedRoute route = fused_route(dealiased);
   if (layout_.ranks() > 1 && !in_pieces(modes) &&
       fused_executors(route, true, route == FusedRoute::full_realigned || !in_place))
@@ -590,20 +594,48 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_full() {
 // arrive in out instead and the x transforms run there. Dealiased: the kept ky rows arrive at their places in
 // the full slab, and the x transforms run over them alone (the runs' first columns may belong to a dropped
 // row, holding what the slab held; the forward transform leaves the dropped modes unspecified).
+//
+// Where the x transforms run out of place (GPUs) the chunks arrive in the scratch slab, and the planes wait
+// elsewhere to be sent: in out (its input is read by then) out of place; in place in the receive slab
+// (FftOptions::pack_in_ffts holds it for the fused route, which forward transforms in place took before: a
+// solver's step's transforms then took 1.5-1.6 x their time out of place on a rank of 2 and of 8 at 512^3
+// on one H200, docs/results/rank_step_h200.log), since the plane transforms cannot write over their input
+// (its rows, Nz reals apart, are narrower than theirs, Nzc complex apart: each plane's rows would land on
+// rows not yet read). Without a receive slab, in place, the planes go to the scratch slab and a copy brings
+// back to out the ky rows that the exchange sends (dealiased: the kept ones, whole), the own rows copied, not
+// placed. Where the x transforms run in place (FFTW) the route works in place as it is.
 template <class Real>
-typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided(bool dealiased) {
+typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided(bool dealiased, bool in_place) {
   const bool in_out = transforms_->x_faster_in_place();
-  const Slot planes = in_out ? Slot::scratch : Slot::out;
-  const Slot arrived = in_out ? Slot::out : Slot::scratch;
+  const bool copied_back = in_place && !in_out && receive_.size() == 0;
+  const Slot planes = in_out || copied_back ? Slot::scratch : in_place ? Slot::receive : Slot::out;
+  const Slot arrived = in_out ? Slot::out : Slot::scratch, sent = copied_back ? Slot::out : planes;
   // Dealiased, kolmo's column FFTs where they exist: the plane transforms write only the kept ky of the kept
   // kz columns, the x transforms only the kept columns.
-  const bool placed = own_rows_placed_[dealiased];
-  PlaneTransform<Real>* plane_transform = strided_planes(dealiased);
+  const bool placed = own_rows_placed_[dealiased] && !copied_back;
+  PlaneTransform<Real>* plane_transform = strided_planes(dealiased, placed);
   ForwardRoute route;
   route.add(Phase::planes, [plane_transform, this, planes](const Real* in, C* out) {
     plane_transform->forward(in, at(planes, out));
   });
-  add_exchange(route, planes, arrived, forward_blocks_[dealiased], placed);
+  if (copied_back) {
+    // The rows sent, by runs of ky: [0, Ny) or the kept [0, a) and [b, Ny), in each x plane [x][y][kz].
+    const long ny = layout_.ny(), nzc = layout_.nzc();
+    long a = ny, b = ny;
+    if (dealiased) {
+      a = 0;
+      while (a < ny && SlabLayout::kept(a, ny)) ++a;
+      while (b > a && SlabLayout::kept(b - 1, ny)) --b;
+    }
+    route.add(Phase::pack, [this, a, b, ny, nzc](const Real*, C* out) {
+      const std::size_t plane = ny * nzc * sizeof(C), row = nzc * sizeof(C), planes = layout_.x_count();
+      for (auto [first, count] : {std::pair{0L, a}, std::pair{b, ny - b}})
+        if (count > 0 && planes > 0)
+          device_->copy_2d(out + first * nzc, plane, scratch_.data() + first * nzc, plane, count * row,
+                           planes);
+    });
+  }
+  add_exchange(route, sent, arrived, forward_blocks_[dealiased], placed);
   route.add(Phase::x, [this, arrived, x = strided_x(dealiased, true)](const Real*, C* out) {
     x(at(arrived, out), out);
   });
@@ -621,7 +653,8 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
   const bool placed = own_rows_placed_[dealiased];
   // Dealiased, own rows placed: by the x transforms into the planes the pruned plane transforms read.
   const bool placed_by_x = placed && dealiased && placing_x_;
-  PlaneTransform<Real>* plane_transform = placed_by_x ? pruned_planes_.get() : strided_planes(dealiased);
+  PlaneTransform<Real>* plane_transform =
+      placed_by_x ? pruned_planes_.get() : strided_planes(dealiased, own_rows_placed_[dealiased]);
   std::function<void(const C*, C*)> x = strided_x(dealiased, false);
   if (placed_by_x) x = [placing = placing_x_.get()](const C* in, C* out) { placing->backward(in, out); };
   route.add(Phase::x, [x](const C* in, Real* out) { x(in, reinterpret_cast<C*>(out)); });
@@ -638,11 +671,11 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
   return route;
 }
 
-// The strided route's plane transforms: those that place the own rows where chosen, else the pruned ones
-// (dealiased, where they exist) or cuFFT's (FFTW's).
+// The strided route's plane transforms: those that place the own rows where they do (placed), else the
+// pruned ones (dealiased, where they exist) or cuFFT's (FFTW's).
 template <class Real>
-PlaneTransform<Real>* SlabFFT<Real>::strided_planes(bool dealiased) const {
-  if (own_rows_placed_[dealiased]) return placing_planes_[dealiased].get();
+PlaneTransform<Real>* SlabFFT<Real>::strided_planes(bool dealiased, bool placed) const {
+  if (placed) return placing_planes_[dealiased].get();
   if (dealiased && pruned_x_) return pruned_planes_.get();
   return planes_.get();
 }

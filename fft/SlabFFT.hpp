@@ -26,7 +26,8 @@
 //   are the same. On several GPU ranks cuFFT's own kernels do the packing and unpacking
 //   (FftOptions::pack_in_ffts), or, where the exchange copies strided blocks (p2p, emulated ranks), nothing
 //   is packed: the exchange copies each peer's rows between the two layouts (FftOptions::strided_exchange),
-//   whole or in pieces.
+//   whole or in pieces (in place and whole, forward transforms on GPUs keep their planes in the receive slab
+//   of FftOptions::pack_in_ffts, or without it copy them once more; fft/SlabFFT.cpp).
 // - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
 //   alone, for benchmarks and tests; the communicator is not used then. Emulated objects on some ranks only
 //   are fine (each works alone), but not in place of real ones: where some ranks of a communicator construct
@@ -133,7 +134,9 @@ struct FftOptions {
   // of passes of packing, unpacking and copying; dealiased transforms read and write their kept modes in
   // place. Used for transforms in one piece (not with single_precision_wire); in place, forward transforms
   // with the callbacks in the plane transforms copy the own chunk (cuFFT's intermediate planes need the
-  // receive slab). Costs one more slab of memory. false: always the copies (for comparison).
+  // receive slab). Costs one more slab of memory, where the strided route's forward transforms in place also
+  // keep their planes. false: always the copies (for comparison), or the strided route (which then copies
+  // in-place forward transforms' planes once more).
   bool pack_in_ffts = true;
   // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
   // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
@@ -347,9 +350,9 @@ class SlabFFT {
   void choose_strided();
   // Piece j of `pieces` (one piece: the whole exchange).
   Chunks strided_chunks(bool dealiased, int piece = 0, int pieces = 1) const;
-  ForwardRoute forward_strided(bool dealiased);
+  ForwardRoute forward_strided(bool dealiased, bool in_place);
   BackwardRoute backward_strided(bool dealiased);
-  PlaneTransform<Real>* strided_planes(bool dealiased) const;
+  PlaneTransform<Real>* strided_planes(bool dealiased, bool placed) const;
   // Its x transforms of one direction, from the first argument to the second.
   std::function<void(const C*, C*)> strided_x(bool dealiased, bool forward) const;
   std::string own_rows_report() const;

@@ -29,7 +29,7 @@ double tolerance() {
 
 // The routes of several ranks: copies, or packing in cuFFT's kernels with callbacks in the plane transforms
 // or with realigned planes (full transforms; dealiased ones take the plane callbacks either way), or the
-// strided exchange (out-of-place forward and every backward transform; in-place forward ones by copies).
+// strided exchange.
 enum class Packing { copies, plane_callbacks, realigned, strided };
 
 FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks,
@@ -304,7 +304,10 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
   auto gpu = kolmo::testing::gpu_or_skip("emulated ranks on the GPU");
   if (!gpu) return;
   // Two grids, two splits, first and last rank: each makes its own plans (cuFFT links the callbacks then).
-  for (auto n : {kUnevenGrids[0], kUnevenGrids[1]})
+  // And two whose Ny and Nx the column FFTs take: the strided route's planes by kolmo's column FFTs, pruned
+  // where dealiased, along z by the row FFTs (Nz = 32) or cuFFT's (Nz = 24).
+  for (auto n :
+       {kUnevenGrids[0], kUnevenGrids[1], std::array<long, 3>{32, 32, 32}, std::array<long, 3>{16, 32, 24}})
     for (int ranks : {2, 3})
       for (int rank : {0, ranks - 1}) {
         SlabFFT<TestType> copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::copies)),
@@ -373,6 +376,49 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
           check_rank_zero_alone(fft, in_place);
         }
       }
+}
+
+// The strided route's forward transforms in place (their planes in the receive slab of pack_in_ffts, or
+// without it in the scratch slab and copied back) against the same object's out of place, whose loopback
+// hands every peer the same stand-ins: the first and last rank of 2 and 3 (uneven slabs), on grids whose
+// planes are cuFFT's, or kolmo's column FFTs placing the own rows (pruned where dealiased) along z by the
+// row FFTs (Nz = 32) or cuFFT's (Nz = 24); full and dealiased (the kept modes).
+TEMPLATE_TEST_CASE("GPU: the strided route's forward transforms in place equal those out of place",
+                   "[fft][gpu]", float, double) {
+  auto gpu = kolmo::testing::gpu_or_skip("the strided route in place on the GPU");
+  if (!gpu) return;
+  for (auto n : {kUnevenGrids[0], std::array<long, 3>{32, 32, 32}, std::array<long, 3>{16, 32, 24}})
+    for (int ranks : {2, 3})
+      for (int rank : {0, ranks - 1})
+        for (bool receive_slab : {true, false}) {
+          FftOptions options = emulated(ranks, rank, Packing::strided);
+          options.pack_in_ffts = receive_slab;
+          SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, options);
+          const auto& l = fft.layout();
+          const auto f = slab_of<TestType>(l, random_field);
+          for (Modes modes : {Modes::all, Modes::dealiased}) {
+            INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << rank << " of " << ranks
+                         << ", receive slab " << receive_slab << ", dealiased " << (modes == Modes::dealiased)
+                         << ", route " << fft.route_name(modes));
+            auto data = fft.make_real(), in_place = fft.make_real();
+            data.assign_from_host(f);
+            in_place.assign_from_host(f);
+            auto spectral = fft.make_spectral();
+            fft.forward(data.data(), spectral.data(), modes);
+            fft.forward(in_place.data(), reinterpret_cast<Complex<TestType>*>(in_place.data()), modes);
+            std::vector<Complex<TestType>> out_of_place(l.spectral_size()), in(l.spectral_size());
+            gpu->copy_to_host(out_of_place.data(), spectral.data(), in.size() * sizeof(Complex<TestType>));
+            gpu->copy_to_host(in.data(), in_place.data(), in.size() * sizeof(Complex<TestType>));
+            if (modes == Modes::dealiased)  // dealiased forward transforms promise only the kept modes
+              for (long i = 0; i < l.nx(); ++i)
+                for (long j = 0; j < l.y_count(); ++j)
+                  for (long k = 0; k < l.nzc(); ++k)
+                    if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
+                      in[(i * l.y_count() + j) * l.nzc() + k] =
+                          out_of_place[(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+            CHECK(relative_difference(in, out_of_place, in.size()) < tolerance<TestType>());
+          }
+        }
 }
 
 // Full transforms by kolmo's row FFTs along z and column FFTs along y (which FftOptions::plane_groups > 0

@@ -91,8 +91,8 @@ std::vector<Case> host_cases() {
     for (bool in_place : {false, true})
       cases.push_back({host, ExchangeMethod::isend_irecv, in_place, pieces});
   cases.push_back({host, ExchangeMethod::isend_irecv, false, 0});  // count chosen by timing
-  // The strided route, the blocks moved by MPI datatypes (in place, forward transforms go by copies), whole
-  // and in pieces (3: empty pieces on the small grids).
+  // The strided route, the blocks moved by MPI datatypes (in place in pieces, forward transforms go by
+  // copies), whole and in pieces (3: empty pieces on the small grids).
   for (int pieces : {1, 2, 3})
     for (bool in_place : {false, true}) {
       Case strided{host, ExchangeMethod::isend_irecv, in_place, pieces};
@@ -154,18 +154,19 @@ std::vector<Case> gpu_cases(const std::string& name) {
       kept_rows_pieces.split = SpectralSplit::kept_rows;
       cases.push_back(kept_rows_pieces);
     }
-  // The strided route (out of place: forward in place takes another) with the own rows placed by the plane
-  // transforms (where Ny is a power of two) on both splits, and copied, whatever a timing would choose.
+  // The strided route with the own rows placed by the plane transforms (where Ny is a power of two; out of
+  // place, in place they are copied) on both splits, and copied, whatever a timing would choose.
   if (kolmo::testing::world_size() > 1)
     for (OwnRows own_rows : {OwnRows::placed, OwnRows::copied})
-      for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows}) {
-        if (own_rows == OwnRows::copied && split == SpectralSplit::kept_rows) continue;
-        Case strided{gpu, ExchangeMethod::p2p, false};
-        strided.strided = StridedExchange::always;
-        strided.own_rows = own_rows;
-        strided.split = split;
-        cases.push_back(strided);
-      }
+      for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows})
+        for (bool in_place : {false, true}) {
+          if (own_rows == OwnRows::copied && split == SpectralSplit::kept_rows) continue;
+          Case strided{gpu, ExchangeMethod::p2p, in_place};
+          strided.strided = StridedExchange::always;
+          strided.own_rows = own_rows;
+          strided.split = split;
+          cases.push_back(strided);
+        }
   return cases;
 }
 
