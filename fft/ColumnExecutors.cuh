@@ -56,9 +56,7 @@ inline ColumnSets full_columns(const SlabLayout& layout) {
 // The pruned route's: y along the kept kz columns, x along the kept (ky, kz) columns.
 inline ColumnSets pruned_columns(const SlabLayout& layout) {
   const long ny = layout.ny(), nzc = layout.nzc(), kept_z = layout.kept_z();
-  long a = 0, b = ny;  // the kept ky of every plane: [0, a) and [b, Ny)
-  while (a < ny && SlabLayout::kept(a, ny)) ++a;
-  while (b > a && SlabLayout::kept(b - 1, ny)) --b;
+  const auto [a, b] = SlabLayout::kept_bounds(ny);  // the kept ky of every plane: [0, a) and [b, Ny)
   ColumnSets columns = full_columns(layout);
   // y: along each kept kz column of every x plane. Forward writes only the kept ky; backward reads only
   // them and writes zeros to the dropped kz columns, which cuFFT's C2R along z reads (kolmo's row FFTs do

@@ -619,17 +619,15 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_strided(bool dealias
     plane_transform->forward(in, at(planes, out));
   });
   if (copied_back) {
-    // The rows sent, by runs of ky: [0, Ny) or the kept [0, a) and [b, Ny), in each x plane [x][y][kz].
-    const long ny = layout_.ny(), nzc = layout_.nzc();
-    long a = ny, b = ny;
-    if (dealiased) {
-      a = 0;
-      while (a < ny && SlabLayout::kept(a, ny)) ++a;
-      while (b > a && SlabLayout::kept(b - 1, ny)) --b;
-    }
-    route.add(Phase::pack, [this, a, b, ny, nzc](const Real*, C* out) {
+    // The ky rows sent, in each x plane [x][y][kz]: all of them, or dealiased the kept [0, a) and [b, Ny).
+    const long ny = layout_.ny();
+    const SlabLayout::KeptBounds sent_rows =
+        dealiased ? SlabLayout::kept_bounds(ny) : SlabLayout::KeptBounds{ny, ny};
+    route.add(Phase::pack, [this, sent_rows, ny](const Real*, C* out) {
+      const long nzc = layout_.nzc();
       const std::size_t plane = ny * nzc * sizeof(C), row = nzc * sizeof(C), planes = layout_.x_count();
-      for (auto [first, count] : {std::pair{0L, a}, std::pair{b, ny - b}})
+      for (auto [first, count] :
+           {std::pair{0L, sent_rows.below}, std::pair{sent_rows.from, ny - sent_rows.from}})
         if (count > 0 && planes > 0)
           device_->copy_2d(out + first * nzc, plane, scratch_.data() + first * nzc, plane, count * row,
                            planes);

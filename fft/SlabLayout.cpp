@@ -75,6 +75,13 @@ bool SlabLayout::kept(long index, long n) {
   return 3 * (signed_index < 0 ? -signed_index : signed_index) < n;
 }
 
+SlabLayout::KeptBounds SlabLayout::kept_bounds(long n) {
+  KeptBounds bounds{0, n};
+  while (bounds.below < n && kept(bounds.below, n)) ++bounds.below;
+  while (bounds.from > bounds.below && kept(bounds.from - 1, n)) --bounds.from;
+  return bounds;
+}
+
 std::size_t SlabLayout::alloc_complex() const {
   // Real data (unpadded) fit in planes_size() complex values, since 2 * Nzc >= Nz.
   return std::max(planes_size(), spectral_size());

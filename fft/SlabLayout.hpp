@@ -108,7 +108,12 @@ class SlabLayout {
   struct Run {
     long start, count;  // global ky index of the first plane, number of planes
   };
-  static bool kept(long index, long n);              // is mode index (0..n-1) kept by the 2/3 rule
+  static bool kept(long index, long n);  // is mode index (0..n-1) kept by the 2/3 rule
+  // The kept indices of a whole axis of n: [0, below) and [from, n), from = n where none above are kept.
+  struct KeptBounds {
+    long below, from;
+  };
+  static KeptBounds kept_bounds(long n);
   long kept_z() const { return (nz_ - 1) / 3 + 1; }  // kz with 3 kz < Nz
   const std::vector<Run>& kept_runs(int q) const { return kept_runs_[q]; }
   // One rank: the columns (index ky * nzc + kz of a [ky][kz] plane) that x transforms of the kept ky rows

@@ -85,6 +85,16 @@ double relative_difference(const std::vector<Complex<Real>>& a, const std::vecto
   return difference / std::max(scale, 1e-300);
 }
 
+// Dealiased forward transforms promise only the kept modes: the others of a spectral slab set to zero.
+template <class Real>
+void zero_dropped_modes(const SlabLayout& l, std::vector<Complex<Real>>& spectrum) {
+  for (long i = 0; i < l.nx(); ++i)
+    for (long j = 0; j < l.y_count(); ++j)
+      for (long k = 0; k < l.nzc(); ++k)
+        if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
+          spectrum[(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+}
+
 // Rank 0 of P, a field living on rank 0's planes alone that does not vary in y, against serial FFTW of the
 // whole field (zero elsewhere): forward (full, and dealiased at the kept modes) and back.
 template <class Real>
@@ -127,11 +137,7 @@ void check_rank_zero_alone(SlabFFT<Real>& fft, bool in_place) {
     CHECK(global_max(error / scale) < tolerance<Real>());
     // Back (dealiased: the field's dealiased part, so compare with the full backward of the dealiased
     // spectrum, zeros put in by hand).
-    if (modes == Modes::dealiased)
-      for (long i = 0; i < n[0]; ++i)
-        for (long j = 0; j < l.y_count(); ++j)
-          for (long k = 0; k < nzc; ++k)
-            if (!(SlabLayout::kept(j, n[1]) && k < l.kept_z())) F[(i * l.y_count() + j) * nzc + k] = {0, 0};
+    if (modes == Modes::dealiased) zero_dropped_modes(l, F);
     auto full = fft.make_spectral();
     full.assign_from_host(F);
     auto expected_back = fft.make_real(), back = fft.make_real();
@@ -343,13 +349,7 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
               backs[w].resize(l.real_size());
               gpu->copy_to_host(backs[w].data(), in_place ? data.data() : back.data(),
                                 backs[w].size() * sizeof(TestType));
-              // Dealiased forward transforms promise only the kept modes.
-              if (modes == Modes::dealiased)
-                for (long i = 0; i < l.nx(); ++i)
-                  for (long j = 0; j < l.y_count(); ++j)
-                    for (long k = 0; k < l.nzc(); ++k)
-                      if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
-                        spectra[w][(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+              if (modes == Modes::dealiased) zero_dropped_modes(l, spectra[w]);
               // The loopback hands each peer's receive region this rank's chunk for that peer. The copies and
               // the plane callbacks order chunks alike ([x][y][kz]); realigned planes order them [y][x][kz],
               // which differs where a chunk sent and the one received have different shapes (uneven
@@ -409,13 +409,10 @@ TEMPLATE_TEST_CASE("GPU: the strided route's forward transforms in place equal t
             std::vector<Complex<TestType>> out_of_place(l.spectral_size()), in(l.spectral_size());
             gpu->copy_to_host(out_of_place.data(), spectral.data(), in.size() * sizeof(Complex<TestType>));
             gpu->copy_to_host(in.data(), in_place.data(), in.size() * sizeof(Complex<TestType>));
-            if (modes == Modes::dealiased)  // dealiased forward transforms promise only the kept modes
-              for (long i = 0; i < l.nx(); ++i)
-                for (long j = 0; j < l.y_count(); ++j)
-                  for (long k = 0; k < l.nzc(); ++k)
-                    if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
-                      in[(i * l.y_count() + j) * l.nzc() + k] =
-                          out_of_place[(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+            if (modes == Modes::dealiased) {
+              zero_dropped_modes(l, in);
+              zero_dropped_modes(l, out_of_place);
+            }
             CHECK(relative_difference(in, out_of_place, in.size()) < tolerance<TestType>());
           }
         }
@@ -485,11 +482,7 @@ TEMPLATE_TEST_CASE("GPU: plane transforms in groups give the results of one grou
         fft.forward(data.data(), spectral, Modes::dealiased);
         spectrum.resize(l.spectral_size());
         gpu->copy_to_host(spectrum.data(), spectral, spectrum.size() * sizeof(Complex<TestType>));
-        for (long i = 0; i < l.nx(); ++i)
-          for (long j = 0; j < l.y_count(); ++j)
-            for (long k = 0; k < l.nzc(); ++k)
-              if (!(SlabLayout::kept(l.y_offset() + j, l.ny()) && k < l.kept_z()))
-                spectrum[(i * l.y_count() + j) * l.nzc() + k] = {0, 0};
+        zero_dropped_modes(l, spectrum);
         fft.backward(spectral, way.in_place ? data.data() : out.data(), Modes::dealiased);
         back.resize(l.real_size());
         gpu->copy_to_host(back.data(), way.in_place ? data.data() : out.data(),

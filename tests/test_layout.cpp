@@ -267,6 +267,28 @@ TEST_CASE("impossible grids are refused with a message naming the problem", "[la
   CHECK(message({1L << 20, 1L << 10, 1L << 10}, 1).empty());  // 2^40 points: large, not impossible
 }
 
+TEST_CASE("the kept bounds of an axis hold exactly the indices the 2/3 rule keeps, as one rank's kept runs",
+          "[layout]") {
+  for (long n = 1; n <= 300; ++n) {
+    const auto [below, from] = SlabLayout::kept_bounds(n);
+    REQUIRE(0 < below);
+    REQUIRE(below <= from);
+    REQUIRE(from <= n);
+    for (long index = 0; index < n; ++index)
+      if (SlabLayout::kept(index, n) != (index < below || index >= from))
+        FAIL("n = " << n << ", index " << index);
+    std::vector<SlabLayout::Run> runs{{0, below}};
+    if (from < n) runs.push_back({from, n - from});
+    const SlabLayout layout({1, n, 1}, 1, 0);
+    const auto& one_rank = layout.kept_runs(0);
+    REQUIRE(one_rank.size() == runs.size());
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      CHECK(one_rank[r].start == runs[r].start);
+      CHECK(one_rank[r].count == runs[r].count);
+    }
+  }
+}
+
 TEST_CASE("the division-free divisor of the cuFFT mask equals integer division below 2^31", "[layout]") {
   std::mt19937 random(5);
   std::uniform_int_distribution<unsigned> numerator(0, (1U << 31) - 1);
