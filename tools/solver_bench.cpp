@@ -20,6 +20,10 @@
 //   kolmo_solver_bench --n 512 --emulate-ranks 2 4 8 --lanes 1 3
 //                                                          one rank's step of a run over P ranks against the
 //                                                          one device's step / P (emulate below)
+//   ncu --profile-from-start off --metrics gpu__time_duration.sum kolmo_solver_bench ... --profile-step
+//                                                          the kernels of one step: the last timed one (with
+//                                                          --emulate-ranks, each rank's), between
+//                                                          cudaProfilerStart and cudaProfilerStop
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -33,6 +37,10 @@
 #include "solver/InitialConditions.hpp"
 #include "solver/NavierStokes.hpp"
 #include "tools/BenchSupport.hpp"
+
+#ifdef KOLMO_HAVE_CUDA
+#include <cuda_profiler_api.h>
+#endif
 
 using namespace kolmo;
 
@@ -49,8 +57,20 @@ struct Settings {
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
   std::string split = "even";
   std::vector<int> lanes{0}, emulate;
-  bool boussinesq = false, rotation = false, mhd = false, cfl = false;
+  bool boussinesq = false, rotation = false, mhd = false, cfl = false, profile_step = false;
 };
+
+// --profile-step: a profiler's range around the work (where built with CUDA; nothing otherwise).
+void profiled(bool on, const std::function<void()>& work) {
+#ifdef KOLMO_HAVE_CUDA
+  if (on) cudaProfilerStart();
+  work();
+  if (on) cudaProfilerStop();
+#else
+  (void)on;
+  work();
+#endif
+}
 
 solver::FlowParameters flow_parameters(const Settings& s, int lanes) {
   solver::FlowParameters parameters;
@@ -77,15 +97,18 @@ fft::FftOptions fft_options(const Settings& s) {
   return options;
 }
 
+// An emulated rank's scalars stay zero: a random scalar's variance is checked over the rank's modes alone,
+// and a middle rank of the kept-row split has none below k0 (the step's work does not depend on the values).
 template <class Real>
-void set_initial_fields(solver::NavierStokes<Real>& flow, const Settings& s) {
+void set_initial_fields(solver::NavierStokes<Real>& flow, const Settings& s, bool emulated = false) {
   if (s.mhd) {
     solver::set_orszag_tang(flow, 1.0, solver::VectorField::velocity);
     solver::set_orszag_tang(flow, 0.8, solver::VectorField::magnetic);
   } else {
     solver::set_taylor_green(flow, 1.0);
   }
-  for (int j = 0; j < flow.scalar_count(); ++j) solver::set_random_scalar(flow, j, 1.0, 4.0, 7);
+  if (!emulated)
+    for (int j = 0; j < flow.scalar_count(); ++j) solver::set_random_scalar(flow, j, 1.0, 4.0, 7);
 }
 
 // The wall time of work between synchronisations of the device and the ranks.
@@ -100,17 +123,20 @@ double wall_ms_of(const std::function<void()>& work, Device& device, MPI_Comm co
   return (clock() - start) * 1e3;
 }
 
-// The median wall time of --steps steps after --warmup, each timed alone.
+// The median wall time of --steps steps after --warmup, each timed alone; the last in a profiler's range
+// where profile.
 template <class Real>
 double median_step_ms(solver::NavierStokes<Real>& flow, const Settings& s,
-                      const std::shared_ptr<Device>& device, MPI_Comm comm) {
+                      const std::shared_ptr<Device>& device, MPI_Comm comm, bool profile) {
   const double dt = 1e-3;
   std::vector<double> step_ms;
   for (int i = 0; i < s.warmup + s.steps; ++i) {
     const double ms = wall_ms_of(
         [&] {
-          if (s.cfl) flow.cfl_dt(0.5, dt);  // the step stays dt: the same work whatever the flow does
-          flow.step(dt);
+          profiled(profile && i + 1 == s.warmup + s.steps, [&] {
+            if (s.cfl) flow.cfl_dt(0.5, dt);  // the step stays dt: the same work whatever the flow does
+            flow.step(dt);
+          });
         },
         *device, comm);
     if (i >= s.warmup) step_ms.push_back(ms);
@@ -162,11 +188,11 @@ void emulate(const Settings& s, const std::shared_ptr<Device>& device) {
     fft::SlabFFT<Real> fft(n, MPI_COMM_SELF, device, options);
     const solver::FlowParameters parameters = flow_parameters(s, lanes);
     solver::NavierStokes<Real> flow(fft, parameters);
-    set_initial_fields(flow, s);
+    set_initial_fields(flow, s, options.emulated_ranks > 1);
     Timed t;
     t.lanes = flow.transform_lanes();
     t.rows = flow.products_between_rows();
-    t.step_ms = median_step_ms(flow, s, device, MPI_COMM_SELF);
+    t.step_ms = median_step_ms(flow, s, device, MPI_COMM_SELF, s.profile_step && options.emulated_ranks > 1);
     const int stages = solver::stages(parameters.integrator);
     const std::pair<int, fft::Modes> backward{flow.backward_transforms_per_stage(), flow.backward_modes()},
         forward{flow.forward_transforms_per_stage(), flow.forward_modes()};
@@ -218,7 +244,7 @@ void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int
   const solver::FlowParameters parameters = flow_parameters(s, s.lanes.front());
   solver::NavierStokes<Real> flow(fft, parameters);
   set_initial_fields(flow, s);
-  const double step = median_step_ms(flow, s, device, MPI_COMM_WORLD);
+  const double step = median_step_ms(flow, s, device, MPI_COMM_WORLD, s.profile_step);
   // The FFTs of one step on their own, in the step's mode (NavierStokes::..._transforms_per_stage).
   const int transforms_per_stage = flow.transforms_per_stage(),
             stage_count = solver::stages(parameters.integrator);
@@ -303,6 +329,9 @@ int main(int argc, char** argv) {
   app.add_option("--emulate-ranks", s.emulate,
                  "one rank: instead, one rank's step of these rank counts, the exchanges moving nothing")
       ->check(at_least_one<int>());
+  app.add_flag("--profile-step", s.profile_step,
+               "the last timed step (with --emulate-ranks: each rank's) in a profiler's range (ncu "
+               "--profile-from-start off)");
   app.add_option("--warmup", s.warmup, "untimed steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--steps", s.steps, "timed steps")->check(at_least_one<int>());
   try {

@@ -112,6 +112,13 @@ with tempfile.TemporaryDirectory() as work:
               f"solver_bench --emulate-ranks 2 --lanes 1 3: the one device's and the rank's steps: {result}")
         result = run(solver + ["--lanes", "1", "3"])
         check(refused(result, "--lanes: several only with --emulate-ranks"), f"solver_bench --lanes 1 3: {result}")
+        # A scalar on the kept-row split's ranks (emulated ranks leave it zero: a middle rank may hold no mode a
+        # random scalar's variance could be checked on), the step in a profiler's range (a no-op unprofiled).
+        result = run(solver + ["--emulate-ranks", "3", "--spectral-split", "kept_rows", "--scalars", "1",
+                               "--profile-step"])
+        ranks = [line for line in result[1].splitlines() if line.split()[:1] == ["RANKSTEP"] and " ranks=3 " in line]
+        check(result[0] == 0 and len(ranks) >= 2 and all("split=kept_rows" in line for line in ranks),
+              f"solver_bench --emulate-ranks 3 --spectral-split kept_rows --scalars 1 --profile-step: {result}")
         result = run([args.mpiexec, "-n", "2"] + solver + ["--emulate-ranks", "2"])
         check(refused(result, "--emulate-ranks runs on one rank"),
               f"solver_bench --emulate-ranks on 2 ranks: {result}")
