@@ -175,13 +175,13 @@ MemoryEstimate estimate_memory(const io::RunConfig& config, int ranks, Backend b
                                fft::ExchangeMethod exchange, io::StartFrom start) {
   // Rank 0 holds the most x planes, and with the even split the most ky planes too; with the kept-row split
   // a middle rank may hold more ky planes (fft/SpectralSplit.hpp): the larger need of the two.
-  const fft::SlabLayout first(config.grid.n, ranks, 0, config.fft.spectral_split);
+  const fft::SpectralSplit split = spectral_split(config, ranks);
+  const fft::SlabLayout first(config.grid.n, ranks, 0, split);
   const int widest = first.widest_spectral_rank();
   MemoryEstimate estimate = estimate_for(config, first, backend, exchange, start);
   if (widest != 0) {
     const MemoryEstimate other =
-        estimate_for(config, fft::SlabLayout(config.grid.n, ranks, widest, config.fft.spectral_split),
-                     backend, exchange, start);
+        estimate_for(config, fft::SlabLayout(config.grid.n, ranks, widest, split), backend, exchange, start);
     estimate.solver = std::max(estimate.solver, other.solver);
     estimate.device = std::max(estimate.device, other.device);
     estimate.host = std::max(estimate.host, other.host);
@@ -227,17 +227,66 @@ MemoryAvailable check_memory(const io::RunConfig& config, const MemoryEstimate& 
   return available;
 }
 
-long choose_lanes(const io::RunConfig& config, int ranks, Device& device, fft::ExchangeMethod exchange,
-                  io::StartFrom start, MPI_Comm comm) {
+io::RunConfig least_demanding(const io::RunConfig& config) {
+  io::RunConfig least = config;
+  if (least.fft.spectral_split == io::SpectralSplitChoice::automatic)
+    least.fft.spectral_split = io::SpectralSplitChoice::even;
+  if (least.fft.lanes == 0) least.fft.lanes = 1;
+  return least;
+}
+
+fft::SpectralSplit spectral_split(const io::RunConfig& config, int ranks) {
+  switch (config.fft.spectral_split) {
+    case io::SpectralSplitChoice::even:
+      return fft::SpectralSplit::even;
+    case io::SpectralSplitChoice::kept_rows:
+      return fft::SpectralSplit::kept_rows;
+    case io::SpectralSplitChoice::automatic:
+      break;
+  }
+  return fft::automatic_spectral_split(ranks, config.problem == io::Problem::navier_stokes);
+}
+
+namespace {
+
+bool fits(const MemoryEstimate& estimate, const MemoryAvailable& available) {
+  return estimate.host <= available.host && estimate.device <= available.device;
+}
+
+}  // namespace
+
+SplitChoice choose_spectral_split(const io::RunConfig& config, int ranks, Backend backend,
+                                  fft::ExchangeMethod exchange, io::StartFrom start,
+                                  const MemoryAvailable& available) {
+  const fft::SpectralSplit split = spectral_split(config, ranks);
+  const std::string name = fft::to_string(split);
+  if (config.fft.spectral_split != io::SpectralSplitChoice::automatic)
+    return {config.fft.spectral_split, name + " (fft.spectral_split)"};
+  const std::string why = "fft.spectral_split auto: ";
+  if (split == fft::SpectralSplit::even)
+    return {io::SpectralSplitChoice::even,
+            name + " (" + why +
+                (config.problem != io::Problem::navier_stokes ? "full transforms"
+                                                              : std::to_string(ranks) + " rank(s)") +
+                ")"};
+  io::RunConfig trial = least_demanding(config);
+  trial.fft.spectral_split = io::SpectralSplitChoice::kept_rows;
+  const MemoryEstimate kept = estimate_memory(trial, ranks, backend, exchange, start);
+  if (fits(kept, available))
+    return {io::SpectralSplitChoice::kept_rows,
+            name + " (" + why + "dealiased transforms on " + std::to_string(ranks) + " ranks)"};
+  return {io::SpectralSplitChoice::even, "even (" + why + "kept_rows would need " +
+                                             describe(kept, available, backend) +
+                                             ", more than is available)"};
+}
+
+long choose_lanes(const io::RunConfig& config, int ranks, Backend backend, fft::ExchangeMethod exchange,
+                  io::StartFrom start, const MemoryAvailable& available) {
   if (config.fft.lanes > 0 || config.problem != io::Problem::navier_stokes) return config.fft.lanes;
   io::RunConfig trial = config;
-  trial.fft.lanes = 1;
-  const MemoryAvailable available =
-      check_memory(trial, estimate_memory(trial, ranks, device.backend(), exchange, start), device, comm);
-  for (long lanes = fft::automatic_lanes(device.backend(), ranks, exchange); lanes > 1; --lanes) {
+  for (long lanes = fft::automatic_lanes(backend, ranks, exchange); lanes > 1; --lanes) {
     trial.fft.lanes = lanes;
-    const MemoryEstimate estimate = estimate_memory(trial, ranks, device.backend(), exchange, start);
-    if (estimate.host <= available.host && estimate.device <= available.device) return lanes;
+    if (fits(estimate_memory(trial, ranks, backend, exchange, start), available)) return lanes;
   }
   return 1;
 }

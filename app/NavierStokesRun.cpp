@@ -178,7 +178,7 @@ class NavierStokesRun {
         options_(options),
         comm_(comm),
         device_(std::move(device)),
-        fft_(config.grid.n, comm, device_, fft_options(config)),
+        fft_(config.grid.n, comm, device_, fft_options(config, comm)),
         flow_(fft_, flow_parameters(config)),
         paths_(io::output_paths(config.output.directory)) {
     MPI_Comm_rank(comm, &rank_);
@@ -689,6 +689,8 @@ class NavierStokesRun {
                 io::to_string(config_.precision).c_str());
     std::printf("  dealias   %s\n", fft_.dealiasing_report().c_str());
     std::printf("  exchange  %s; %s\n", fft_.exchange_pieces_report().c_str(), fft_.strided_report().c_str());
+    if (ranks_ > 1 && !options_.split_report.empty())
+      std::printf("  split     ky planes: %s\n", options_.split_report.c_str());
     std::printf("  lanes     %d: fields transformed at once, each lane a transform of its own (fft.lanes)\n",
                 flow_.transform_lanes());
     if (!fft_.planning_report().empty()) std::printf("  plans     %s\n", fft_.planning_report().c_str());

@@ -33,7 +33,7 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
                 MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  fft::SlabFFT<Real> fft(config.grid.n, comm, device, fft_options(config));
+  fft::SlabFFT<Real> fft(config.grid.n, comm, device, fft_options(config, comm));
   const auto& layout = fft.layout();
   const auto& box = config.grid.box;
   solver::Poisson<Real> poisson(fft, solver::Box{box[0], box[1], box[2]});
@@ -120,6 +120,8 @@ int run_poisson(const io::RunConfig& config, const RunOptions& options, std::sha
       std::printf("kolmo %s: Poisson problem lap(phi) - %g phi = f on %s, %s backend, %s precision\n",
                   build_identity().c_str(), lambda, layout.describe().c_str(),
                   to_string(device->backend()).c_str(), io::to_string(config.precision).c_str());
+      if (layout.ranks() > 1 && !options.split_report.empty())
+        std::printf("  split     ky planes: %s\n", options.split_report.c_str());
       std::printf("  memory    estimated: %s\n", options.memory_report.c_str());
       if (config.poisson.subtract_mean)
         std::printf("  rhs       mean %.6g subtracted (poisson.subtract_mean)\n", subtracted_mean);

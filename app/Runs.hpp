@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "app/MemoryEstimate.hpp"
 #include "fft/SlabFFT.hpp"
 #include "io/Config.hpp"
 #include "io/OutputDirectory.hpp"
@@ -27,6 +28,7 @@ struct RunOptions {
   std::string checkpoint;     // or from this checkpoint file
   std::string config_text;    // the resolved configuration, saved as config.yaml and in every checkpoint
   std::string memory_report;  // the memory estimate per rank and what is available, for the header
+  std::string split_report;   // fft.spectral_split as settled, and why (app::choose_spectral_split)
   bool dry_run = false;       // kolmo check: everything a run does before it writes, then return 0
   // kolmo check: takes, on rank 0, each line its dry run has to say beyond its checks (what changed since the
   // checkpoint, which a run's header says), for the summary printed after the configuration.
@@ -39,13 +41,15 @@ struct RunOptions {
   bool continues_in(const std::string& directory) const;
 };
 
-// The FFT options a configuration asks for (fft.*).
-inline fft::FftOptions fft_options(const io::RunConfig& config) {
+// The FFT options a configuration asks for (fft.*), for a run over comm.
+inline fft::FftOptions fft_options(const io::RunConfig& config, MPI_Comm comm) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
   fft::FftOptions options;
   options.exchange = config.fft.exchange;
   options.cuda_aware_mpi = config.fft.cuda_aware_mpi;
   options.exchange_pieces = static_cast<int>(config.fft.exchange_pieces);
-  options.spectral_split = config.fft.spectral_split;
+  options.spectral_split = spectral_split(config, ranks);
   options.fftw_planning = config.fft.planning;
   options.fftw_wisdom_directory = fft::default_cache_directory();
   options.route_choices_directory = fft::default_cache_directory();

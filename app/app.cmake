@@ -38,10 +38,16 @@ if(KOLMO_BUILD_TESTS)
   kolmo_app_test(app_rdt test_rdt.py 900)  # buoyancy and rotation against published rapid-distortion theory
   kolmo_app_test(app_paraview test_paraview.py 900 SKIP_RETURN_CODE 77)  # needs ParaView's pvbatch
 
-  # Unit tests of the run's decisions that need neither a run nor a clock (app/Schedule.hpp), on one rank.
+  # Unit tests of the run's decisions that need neither a run nor a clock (app/Schedule.hpp), on one rank,
+  # and the automatic split of the ky planes within the memory there is (app/MemoryEstimate.hpp).
   add_executable(kolmo_app_tests ${PROJECT_SOURCE_DIR}/tests/app/test_schedule_units.cpp
-                                 ${PROJECT_SOURCE_DIR}/app/Schedule.cpp)
-  target_link_libraries(kolmo_app_tests PRIVATE kolmo_test_main kolmo_options)
+                                 ${PROJECT_SOURCE_DIR}/tests/app/test_split_choice.cpp
+                                 ${PROJECT_SOURCE_DIR}/app/Schedule.cpp
+                                 ${PROJECT_SOURCE_DIR}/app/MemoryEstimate.cpp
+                                 ${PROJECT_SOURCE_DIR}/app/FlowFromConfig.cpp)
+  target_link_libraries(kolmo_app_tests PRIVATE kolmo_test_main kolmo_solver kolmo_io kolmo_config kolmo_fft
+                                                kolmo_options)
+  target_include_directories(kolmo_app_tests PRIVATE ${PROJECT_SOURCE_DIR})
   add_test(NAME app_units COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:kolmo_app_tests>
                                   "[app]")
   set_tests_properties(app_units PROPERTIES TIMEOUT 60)

@@ -371,8 +371,18 @@ int main(int argc, char** argv) {
           " with the nccl exchange (fft.exchange auto chose it here), whose communicators may deadlock "
           "when used at once: 1 lane, or fft.exchange p2p inside a node");
     }
-    config.fft.lanes = app::choose_lanes(config, ranks, *device, exchange, start, MPI_COMM_WORLD);
-    const auto estimate = app::estimate_memory(config, ranks, device->backend(), exchange, start);
+    // The automatic choices (fft.spectral_split, fft.lanes) settle within the memory there is
+    // (app/MemoryEstimate.hpp); a run that does not fit at their least is refused here.
+    const Backend backend = device->backend();
+    const io::RunConfig least = app::least_demanding(config);
+    const auto shares = app::check_memory(least, app::estimate_memory(least, ranks, backend, exchange, start),
+                                          *device, MPI_COMM_WORLD);
+    const app::SplitChoice split =
+        app::choose_spectral_split(config, ranks, backend, exchange, start, shares);
+    config.fft.spectral_split = split.split;
+    options.split_report = split.report;
+    config.fft.lanes = app::choose_lanes(config, ranks, backend, exchange, start, shares);
+    const auto estimate = app::estimate_memory(config, ranks, backend, exchange, start);
     const auto available = app::check_memory(config, estimate, *device, MPI_COMM_WORLD);
     options.memory_report = app::describe(estimate, available, device->backend());
     options.dry_run = check->parsed();
@@ -398,9 +408,10 @@ int main(int argc, char** argv) {
   }
   if (options.dry_run && rank == 0)
     std::printf(
-        "%s# memory: %s\n%s# %s: configuration OK for %d rank(s); input files and the initial state "
+        "%s# memory: %s\n%s%s# %s: configuration OK for %d rank(s); input files and the initial state "
         "checked\n",
-        options.config_text.c_str(), options.memory_report.c_str(), report.c_str(), config_path.c_str(),
-        ranks);
+        options.config_text.c_str(), options.memory_report.c_str(),
+        ranks > 1 ? ("# split of the ky planes: " + options.split_report + "\n").c_str() : "", report.c_str(),
+        config_path.c_str(), ranks);
   return status;
 }

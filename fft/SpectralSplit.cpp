@@ -157,6 +157,10 @@ std::vector<long> spectral_starts(SpectralSplit split, long ny, int ranks, long 
   return even_starts(ny, ranks);
 }
 
+SpectralSplit automatic_spectral_split(int ranks, bool dealiased) {
+  return dealiased && ranks >= 3 && ranks <= 8 ? SpectralSplit::kept_rows : SpectralSplit::even;
+}
+
 long sector_granule(long nzc) {
   long granule = 4;  // 4 single-precision complex values make a sector
   while (granule > 1 && nzc % 2 == 0) granule /= 2, nzc /= 2;

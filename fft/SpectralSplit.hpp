@@ -26,6 +26,16 @@
 // - spectral_starts(split, ny, ranks, granule): the first plane of each rank, then ny (ranks + 1 values), the
 //   same on every rank, each rank at least one plane; requires 1 <= ranks <= ny (SlabLayout checks), granule
 //   >= 1. O(Ny + ranks), and O(Ny + 2^ranks ranks) with a granule.
+// - automatic_spectral_split(ranks, dealiased): the split for a transform used mostly in the given mode:
+//   kept_rows for dealiased transforms (a Navier-Stokes run's) on 3 to 8 ranks, even otherwise (2 ranks: the
+//   two are the same; full transforms: even balances them). Why: with the even split the first and last
+//   ranks hold 1.5 x the average kept planes from 3 ranks on, and a step's dealiased work follows the kept
+//   planes (the x FFTs, the exchange, the stage's update of the kept modes), so those ranks set the pace. One
+//   rank's Navier-Stokes step, one H200, 512^3 RK4, the slowest rank of each split against the one GPU's step
+//   / P (kolmo_solver_bench --emulate-ranks, 1 lane / 3 lanes; docs/results/spectral_split_step_h200.log):
+//   single precision, even -> kept_rows, 3 ranks 1.28 / 1.24 -> 1.08 / 1.01, 4 ranks 1.21 / 1.13 -> 1.10 /
+//   1.02, 8 ranks 1.29 / 1.16 -> 1.20 / 1.08; on 16 ranks 1.41 / 1.20 -> 1.36 / 1.22, no better, for middle
+//   ranks 3.3 x as wide (memory), so more ranks keep the even split.
 // - sector_granule(nzc): the least g (1, 2 or 4) with g Nzc single-precision complex values a whole number of
 //   32-byte sectors (SlabLayout's granule for kept_rows).
 #pragma once
@@ -43,6 +53,7 @@ SpectralSplit parse_spectral_split(const std::string& name);
 const std::string& to_string(SpectralSplit split);
 
 std::vector<long> spectral_starts(SpectralSplit split, long ny, int ranks, long granule = 1);
+SpectralSplit automatic_spectral_split(int ranks, bool dealiased);
 long sector_granule(long nzc);
 
 }  // namespace kolmo::fft

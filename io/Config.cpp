@@ -1216,7 +1216,7 @@ RunConfig read_config(Reader& in, const std::string& name) {
   config.fft.cuda_aware_mpi = in.get<bool>("fft.cuda_aware_mpi");
   config.fft.exchange_pieces = in.get<long>("fft.exchange_pieces");
   config.fft.lanes = in.get<long>("fft.lanes");
-  config.fft.spectral_split = in.choice<fft::SpectralSplit>("fft.spectral_split");
+  config.fft.spectral_split = in.choice<SpectralSplitChoice>("fft.spectral_split");
   config.fft.planning = in.choice<fft::FftwPlanning>("fft.planning");
   if (config.fft.exchange_pieces > config.grid.n[0])
     in.fail("fft.exchange_pieces",
@@ -1443,7 +1443,7 @@ Writer written(const RunConfig& config) {
   out.put("fft.cuda_aware_mpi", boolean_text(config.fft.cuda_aware_mpi));
   out.put("fft.exchange_pieces", integer_text(config.fft.exchange_pieces));
   out.put("fft.lanes", integer_text(config.fft.lanes));
-  out.put("fft.spectral_split", fft::to_string(config.fft.spectral_split));
+  out.put("fft.spectral_split", to_string(config.fft.spectral_split));
   out.put("fft.planning", name_of("fft.planning", static_cast<int>(config.fft.planning)));
   out.put("problem", to_string(config.problem));
 
@@ -1651,6 +1651,9 @@ std::string to_string(Precision value) {
 }
 std::string to_string(BackendChoice value) {
   return name_of("backend", static_cast<int>(value));
+}
+std::string to_string(SpectralSplitChoice value) {
+  return name_of("fft.spectral_split", static_cast<int>(value));
 }
 std::string to_string(Problem value) {
   return name_of("problem", static_cast<int>(value));

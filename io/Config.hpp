@@ -64,6 +64,8 @@ namespace kolmo::io {
 // the same names.
 enum class Precision { float32, float64 };  // "single", "double"
 enum class BackendChoice { automatic, host, cuda };
+// fft.spectral_split: automatic is settled per run (app::choose_spectral_split), the others are fft's.
+enum class SpectralSplitChoice { automatic, even, kept_rows };
 enum class Problem { navier_stokes, poisson };
 enum class InitialType { taylor_green, abc, random, file, orszag_tang };
 enum class ScalarInitialType { zero, random, file };
@@ -88,7 +90,7 @@ struct FftConfig {
   bool cuda_aware_mpi{};
   long exchange_pieces{};
   long lanes{};  // 0: automatic (fft/TransformLanes.hpp)
-  fft::SpectralSplit spectral_split{};
+  SpectralSplitChoice spectral_split{};
   fft::FftwPlanning planning{};
   bool operator==(const FftConfig&) const = default;
 };
@@ -292,6 +294,7 @@ Backend resolve(BackendChoice choice);
 // The names used in the YAML file.
 std::string to_string(Precision value);
 std::string to_string(BackendChoice value);
+std::string to_string(SpectralSplitChoice value);
 std::string to_string(Problem value);
 std::string to_string(InitialType value);
 std::string to_string(ScalarInitialType value);

@@ -41,13 +41,16 @@ constexpr std::array keys = {
               "several GPU ranks a receive slab, with p2p a landing slab, and the exchange-in-pieces "
               "buffer); 0: 3 on cuda with several ranks exchanging by p2p (fewer where memory is short), 1 "
               "otherwise; nccl takes 1 only (NCCL's communicators may deadlock when used at once)"},
-    SchemaKey{"fft.spectral_split", choice, "even", "even | kept_rows", "",
+    SchemaKey{"fft.spectral_split", choice, "auto", "auto | even | kept_rows", "",
               "several ranks: how the ky planes of the spectral slab are shared: even, or balanced by the "
-              "planes dealiased transforms keep (|n_y| < Ny/3), which evens out their exchange and x FFTs "
-              "(the even split gives the first and last ranks all of them) but widens the middle ranks' "
-              "slabs (memory and spectral work there: about 1.33 x the even slab on 4 ranks, 2 x on 8); "
-              "where Nz/2 + 1 is odd and each rank keeps 32 planes or more, each starts on a multiple of 4 "
-              "planes (whole memory sectors for its x FFTs), the kept counts then within 4 planes"},
+              "planes dealiased transforms keep (|n_y| < Ny/3), which evens out their exchange, x FFTs and "
+              "spectral updates (the even split gives the first and last ranks all of them) but widens the "
+              "middle ranks' slabs (memory and spectral work there: about 1.33 x the even slab on 4 ranks, "
+              "2 x on 8); where Nz/2 + 1 is odd and each rank keeps 32 planes or more, each starts on a "
+              "multiple of 4 planes (whole memory sectors for its x FFTs), the kept counts then within 4 "
+              "planes; auto: kept_rows for Navier-Stokes on 3 to 8 ranks where its memory estimate fits "
+              "(the slowest rank's step 7-18 % shorter, emulated on one H200), even otherwise (Poisson's "
+              "full transforms, 2 ranks, 9 or more)"},
     SchemaKey{"fft.planning", choice, "auto", "auto | estimate | measure", "",
               "host: FFTW picks its algorithms by timing them (measure; kept in $XDG_CACHE_HOME/kolmo or "
               "~/.cache/kolmo, so later runs plan at once) or by its heuristics (estimate: instant, up to 2x "

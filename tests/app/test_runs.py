@@ -190,14 +190,17 @@ with tempfile.TemporaryDirectory() as tmp:
             r = kolmo(1, "check", str(root / "run.yaml"), "--set", f"output.directory={directory}", cwd=root)
             check(r.returncode != 0 and "output.directory" in r.stderr and "/proc is not writable" in r.stderr,
                   f"kolmo check refuses output.directory={directory} ({r.stderr.strip()[:200]})")
-    # And on 4 ranks with the ky planes split by kept rows (fft.spectral_split; 18 ky planes keep 11, which
-    # the even split shares 5, 1, 1, 4 and this one 2 or 3 each): checkpoints hold the global spectrum.
+    # And on 4 ranks with the ky planes split by kept rows (fft.spectral_split auto chooses it for Navier-Stokes
+    # on 3 to 8 ranks; 18 ky planes keep 11, which the even split shares 5, 1, 1, 4 and this one 2 or 3 each):
+    # checkpoints hold the global spectrum.
     four = root / "four"
     four.mkdir()
     r = kolmo(1, "run", str(root / "run.yaml"), "--set", "time.steps=6", cwd=four)
-    r = kolmo(4, "run", str(root / "run.yaml"), "--set", "fft.spectral_split=kept_rows", "--restart", cwd=four)
-    check(r.returncode == 0 and "(2-3 kept)" in r.stdout,
-          f"restart of a 1-rank run on 4 ranks, ky planes split by kept rows ({r.stderr.strip()[:200]})")
+    r = kolmo(4, "run", str(root / "run.yaml"), "--restart", cwd=four)
+    check(r.returncode == 0 and "(2-3 kept)" in r.stdout
+          and "ky planes: kept_rows (fft.spectral_split auto: dealiased transforms on 4 ranks)" in r.stdout,
+          f"restart of a 1-rank run on 4 ranks, ky planes split by kept rows, chosen by auto "
+          f"({r.stderr.strip()[:200]})")
     c, step_c, _ = velocity(four / "out/checkpoints/checkpoint.h5")
     difference = max(np.abs(x - y).max() for x, y in zip(a, c))
     check(step_c == 12 and difference <= 1e-10 * scale,
