@@ -55,7 +55,7 @@ struct Settings {
   std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic",
               form = "divergence", row_products = "on";
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
-  std::string split = "even";
+  std::string split = "auto";
   std::vector<int> lanes{0}, emulate;
   bool boussinesq = false, rotation = false, mhd = false, cfl = false, profile_step = false;
 };
@@ -89,11 +89,17 @@ solver::FlowParameters flow_parameters(const Settings& s, int lanes) {
   return parameters;
 }
 
-fft::FftOptions fft_options(const Settings& s) {
+// --spectral-split on `ranks` ranks: auto as the kolmo command takes it for Navier-Stokes (its rule, not its
+// fallback where memory is short: fft::automatic_spectral_split), or as given.
+fft::SpectralSplit spectral_split(const Settings& s, int ranks) {
+  return s.split == "auto" ? fft::automatic_spectral_split(ranks, true) : fft::parse_spectral_split(s.split);
+}
+
+fft::FftOptions fft_options(const Settings& s, int ranks) {
   fft::FftOptions options;
   options.one_rank_dealiasing = fft::parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
-  options.spectral_split = fft::parse_spectral_split(s.split);
+  options.spectral_split = spectral_split(s, ranks);
   return options;
 }
 
@@ -207,7 +213,7 @@ void emulate(const Settings& s, const std::shared_ptr<Device>& device) {
       s.steps, s.warmup);
   std::map<int, Timed> one_device;  // by lanes
   auto add_one_device = [&](int lanes) {
-    const Timed t = timed(fft_options(s), lanes);
+    const Timed t = timed(fft_options(s, 1), lanes);
     one_device[t.lanes] = t;
     std::printf(
         "  RANKSTEP n=%ld precision=%s ranks=1 rank=0 lanes=%d rows=%d step_ms=%.3f transforms_ms=%.3f "
@@ -218,9 +224,9 @@ void emulate(const Settings& s, const std::shared_ptr<Device>& device) {
   if (one_device.count(1) == 0) add_one_device(1);
   const Timed& one = one_device[1];
   for (int ranks : s.emulate)
-    for (int rank : emulated_ranks_of(n, ranks, fft::parse_spectral_split(s.split), fft::Modes::dealiased))
+    for (int rank : emulated_ranks_of(n, ranks, spectral_split(s, ranks), fft::Modes::dealiased))
       for (int lanes : s.lanes) {
-        fft::FftOptions options = fft_options(s);
+        fft::FftOptions options = fft_options(s, ranks);
         options.emulated_ranks = ranks;
         options.emulated_rank = rank;
         options.emulated_exchange_moves = false;
@@ -230,8 +236,9 @@ void emulate(const Settings& s, const std::shared_ptr<Device>& device) {
             "  RANKSTEP n=%ld precision=%s ranks=%d rank=%d split=%s lanes=%d rows=%d step_ms=%.3f "
             "transforms_ms=%.3f out_of_place_ms=%.3f one_device_ms=%.3f ratio=%.3f ratio_same_lanes=%.3f "
             "transforms_ratio=%.3f out_of_place_ratio=%.3f\n",
-            s.n, s.precision.c_str(), ranks, rank, s.split.c_str(), t.lanes, int(t.rows), t.step_ms,
-            t.transforms_ms, t.out_of_place_ms, one.step_ms, t.step_ms / (one.step_ms / ranks),
+            s.n, s.precision.c_str(), ranks, rank, fft::to_string(spectral_split(s, ranks)).c_str(), t.lanes,
+            int(t.rows), t.step_ms, t.transforms_ms, t.out_of_place_ms, one.step_ms,
+            t.step_ms / (one.step_ms / ranks),
             same == one_device.end() ? 0.0 : t.step_ms / (same->second.step_ms / ranks),
             t.transforms_ms / (one.transforms_ms / ranks), t.out_of_place_ms / (one.out_of_place_ms / ranks));
         std::fflush(nullptr);
@@ -240,7 +247,7 @@ void emulate(const Settings& s, const std::shared_ptr<Device>& device) {
 
 template <class Real>
 void run(const Settings& s, const std::shared_ptr<Device>& device, int rank, int ranks) {
-  fft::SlabFFT<Real> fft({s.n, s.n, s.n}, MPI_COMM_WORLD, device, fft_options(s));
+  fft::SlabFFT<Real> fft({s.n, s.n, s.n}, MPI_COMM_WORLD, device, fft_options(s, ranks));
   const solver::FlowParameters parameters = flow_parameters(s, s.lanes.front());
   solver::NavierStokes<Real> flow(fft, parameters);
   set_initial_fields(flow, s);
@@ -321,8 +328,10 @@ int main(int argc, char** argv) {
   app.add_option("--row-products", s.row_products, "on: products between the row FFTs where the FFT allows")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_flag("--cfl", s.cfl, "time cfl_dt with each step (its scan), as runs call it");
-  app.add_option("--spectral-split", s.split, "how the ranks share the ky planes: even or kept_rows")
-      ->check(CLI::IsMember({"even", "kept_rows"}));
+  app.add_option("--spectral-split", s.split,
+                 "how the ranks share the ky planes: auto (as kolmo's fft.spectral_split for Navier-Stokes), "
+                 "even or kept_rows")
+      ->check(CLI::IsMember({"auto", "even", "kept_rows"}));
   app.add_option("--lanes", s.lanes,
                  "transform lanes (0: automatic); several with --emulate-ranks, each timed in turn")
       ->check(CLI::NonNegativeNumber);
