@@ -652,7 +652,7 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
   // Dealiased, own rows placed: by the x transforms into the planes the pruned plane transforms read.
   const bool placed_by_x = placed && dealiased && placing_x_;
   PlaneTransform<Real>* plane_transform =
-      placed_by_x ? pruned_planes_.get() : strided_planes(dealiased, own_rows_placed_[dealiased]);
+      placed_by_x ? pruned_planes_.get() : strided_planes(dealiased, placed);
   std::function<void(const C*, C*)> x = strided_x(dealiased, false);
   if (placed_by_x) x = [placing = placing_x_.get()](const C* in, C* out) { placing->backward(in, out); };
   route.add(Phase::x, [x](const C* in, Real* out) { x(in, reinterpret_cast<C*>(out)); });
