@@ -129,25 +129,29 @@ double wall_ms_of(const std::function<void()>& work, Device& device, MPI_Comm co
   return (clock() - start) * 1e3;
 }
 
-// The median wall time of --steps steps after --warmup, each timed alone; the last in a profiler's range
-// where profile.
+// The median wall time of work(last) over --steps runs after --warmup, each timed alone; last is true for
+// the last run.
+double median_wall_ms(const Settings& s, Device& device, MPI_Comm comm,
+                      const std::function<void(bool)>& work) {
+  std::vector<double> ms;
+  for (int i = 0; i < s.warmup + s.steps; ++i) {
+    const double t = wall_ms_of([&] { work(i + 1 == s.warmup + s.steps); }, device, comm);
+    if (i >= s.warmup) ms.push_back(t);
+  }
+  return median(ms);
+}
+
+// The median wall time of a step; the last in a profiler's range where profile.
 template <class Real>
 double median_step_ms(solver::NavierStokes<Real>& flow, const Settings& s,
                       const std::shared_ptr<Device>& device, MPI_Comm comm, bool profile) {
   const double dt = 1e-3;
-  std::vector<double> step_ms;
-  for (int i = 0; i < s.warmup + s.steps; ++i) {
-    const double ms = wall_ms_of(
-        [&] {
-          profiled(profile && i + 1 == s.warmup + s.steps, [&] {
-            if (s.cfl) flow.cfl_dt(0.5, dt);  // the step stays dt: the same work whatever the flow does
-            flow.step(dt);
-          });
-        },
-        *device, comm);
-    if (i >= s.warmup) step_ms.push_back(ms);
-  }
-  return median(step_ms);
+  return median_wall_ms(s, *device, comm, [&](bool last) {
+    profiled(profile && last, [&] {
+      if (s.cfl) flow.cfl_dt(0.5, dt);  // the step stays dt: the same work whatever the flow does
+      flow.step(dt);
+    });
+  });
 }
 
 // The median wall time of a step's transforms alone (stages x, per stage, `backward.first` backward and
@@ -161,19 +165,12 @@ double median_transforms_ms(fft::SlabFFT<Real>& fft, const Settings& s, MPI_Comm
   auto b = fft.make_real();
   a.fill_zero();
   Real* real = in_place ? reinterpret_cast<Real*>(a.data()) : b.data();
-  std::vector<double> ms;
-  for (int i = 0; i < s.warmup + s.steps; ++i) {
-    const double t = wall_ms_of(
-        [&] {
-          for (int stage = 0; stage < stages; ++stage) {
-            for (int k = 0; k < backward.first; ++k) fft.backward(a.data(), real, backward.second);
-            for (int k = 0; k < forward.first; ++k) fft.forward(real, a.data(), forward.second);
-          }
-        },
-        fft.device(), comm);
-    if (i >= s.warmup) ms.push_back(t);
-  }
-  return median(ms);
+  return median_wall_ms(s, fft.device(), comm, [&](bool) {
+    for (int stage = 0; stage < stages; ++stage) {
+      for (int k = 0; k < backward.first; ++k) fft.backward(a.data(), real, backward.second);
+      for (int k = 0; k < forward.first; ++k) fft.forward(real, a.data(), forward.second);
+    }
+  });
 }
 
 // --emulate-ranks P...: one rank's step of a run over P ranks (the FFT's emulated ranks: rank 0, the widest,
