@@ -277,31 +277,48 @@ class PrunedLines final : public XTransform<Real> {
   cudaStream_t stream_;
 };
 
-// The pruned route split at its rows along z (one rank; fft/RowSplit.hpp): its x transforms (PrunedLines)
-// and y column FFTs in place on the spectral slab. On one rank the planes [x][y][kz] are the slab's own
-// shape, so after the x transforms of the kept columns the y transforms run on the same memory.
+// The pruned route split at its rows along z (fft/RowSplit.hpp): its x transforms (PrunedLines) and y
+// column FFTs of the kept kz columns. On one rank the planes [x][y][kz] are the slab's own shape, so after
+// the x transforms of the kept columns the y transforms run on the same memory. Across ranks the exchange
+// runs between them: backward the x transforms in place, the exchange to the planes in exchange.arrived, the
+// y transforms from there into the slab's memory; forward the y transforms in place (the own rows stored to
+// arrived where the column FFTs place them), the exchange to the spectral slab in arrived, the x transforms
+// from there into the slab.
 template <class Real>
 class PrunedRowSplit final : public RowSplit<Real> {
   using C = Complex<Real>;
 
  public:
   PrunedRowSplit(std::unique_ptr<XTransform<Real>> x, const ColumnSets& columns, const RowSet& rows,
-                 const C* y_twiddles, const C* z_twiddles, cudaStream_t stream)
+                 const C* y_twiddles, const C* z_twiddles, cudaStream_t stream, RowExchange<Real> exchange)
       : x_(std::move(x)),
         columns_(columns),
         rows_(rows),
         y_twiddles_(y_twiddles),
         z_twiddles_(z_twiddles),
-        stream_(stream) {}
+        stream_(stream),
+        exchange_(std::move(exchange)) {}
   void backward_to_rows(C* slab) override {
     KOLMO_REQUIRE(slab != nullptr, "RowSplit::backward_to_rows: `slab` is a null pointer");
     x_->backward(slab, slab);
-    column_fft<Real>(columns_.y_backward, slab, slab, y_twiddles_, CUFFT_INVERSE, stream_);
+    const C* planes = slab;
+    if (exchange_.to_planes) {
+      exchange_.to_planes(slab);
+      planes = exchange_.arrived;
+    }
+    column_fft<Real>(columns_.y_backward, planes, slab, y_twiddles_, CUFFT_INVERSE, stream_);
   }
   void forward_from_rows(C* slab) override {
     KOLMO_REQUIRE(slab != nullptr, "RowSplit::forward_from_rows: `slab` is a null pointer");
-    column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_);
-    x_->forward(slab, slab);
+    const bool places = exchange_.places_own_rows;
+    column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_,
+                     places ? &columns_.own_forward : nullptr, places ? exchange_.arrived : nullptr);
+    const C* spectral = slab;
+    if (exchange_.to_slab) {
+      exchange_.to_slab(slab);
+      spectral = exchange_.arrived;
+    }
+    x_->forward(spectral, slab);
   }
   const RowSet& rows() const override { return rows_; }
   const C* twiddles() const override { return z_twiddles_; }
@@ -312,6 +329,7 @@ class PrunedRowSplit final : public RowSplit<Real> {
   RowSet rows_;
   const C *y_twiddles_, *z_twiddles_;
   cudaStream_t stream_;
+  RowExchange<Real> exchange_;
 };
 
 // The x transforms of a compact slab of no column (a rank that keeps no ky plane): nothing to do.

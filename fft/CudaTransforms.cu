@@ -356,13 +356,18 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return std::make_unique<PrunedLines<Real>>(pruned_columns(layout_).x, own_rows_by_x(layout_), planes,
                                                twiddles(nx_), stream_);
   }
-  std::unique_ptr<RowSplit<Real>> row_split() override {
-    if (!prunable() || !row_fft_supports(nz_) || layout_.ranks() != 1) return nullptr;
+  // One rank's split, or (with exchange.to_planes) a split across ranks.
+  std::unique_ptr<RowSplit<Real>> row_split(RowExchange<Real> exchange) override {
+    const bool across = static_cast<bool>(exchange.to_planes);
+    if (!prunable() || !row_fft_supports(nz_) || across != (layout_.ranks() > 1)) return nullptr;
+    if (exchange.places_own_rows && !places_own_rows(layout_, true)) return nullptr;
     ColumnSets columns = pruned_columns(layout_);
     columns.y_backward.inner = layout_.kept_z();
-    return std::make_unique<PrunedRowSplit<Real>>(pruned_x(), columns,
+    if (exchange.places_own_rows) place_own_rows(columns, layout_);
+    auto x = exchange.places_own_rows ? placing_x(exchange.arrived) : pruned_x();
+    return std::make_unique<PrunedRowSplit<Real>>(std::move(x), columns,
                                                   rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_),
-                                                  twiddles(nz_), stream_);
+                                                  twiddles(nz_), stream_, std::move(exchange));
   }
 
   bool enable_fused(C* send, C* receive) override {

@@ -37,9 +37,10 @@
 //   places in the planes [x][y][kz] at `planes` (fixed when made: where the plane transforms read), the rest
 //   to out; forward as pruned_x. The strided route's dealiased backward transforms then read every row from
 //   the planes, and their plane transforms are the pruned ones. nullptr where there are none.
-// - row_split() (CUDA, one rank): the pruned route split at its rows along z (fft/RowSplit.hpp); nullptr
-//   where the pruned route has no row FFTs (Nz not a power of two from 16 to 4096) or there are several
-//   ranks (their planes arrive in another buffer than the spectral slab).
+// - row_split(exchange) (CUDA): the pruned route split at its rows along z (fft/RowSplit.hpp), with no
+//   exchange on one rank, across ranks with the RowExchange SlabFFT gives (its places_own_rows only where
+//   placing_x exists); nullptr where the pruned route has no row FFTs (Nz not a power of two from 16 to
+//   4096) or the exchange does not match the rank count.
 // - enable_fused(send, receive): names the two slabs the fused executors use, once; false where there are
 //   none (the host, one rank, slabs too large for the callbacks' 32-bit offsets). Then fused_planes(route,
 //   forward, own_direct) and fused_x(route, forward, &own_placed) make the executors of one direction of a
@@ -109,7 +110,7 @@ class LocalTransforms {
     return nullptr;
   }
   virtual std::unique_ptr<XTransform<Real>> placing_x(C* /*planes*/) { return nullptr; }
-  virtual std::unique_ptr<RowSplit<Real>> row_split() { return nullptr; }
+  virtual std::unique_ptr<RowSplit<Real>> row_split(RowExchange<Real> /*exchange*/) { return nullptr; }
   virtual bool enable_fused(C* /*send*/, C* /*receive*/) { return false; }
   virtual std::unique_ptr<PlaneTransform<Real>> fused_planes(FusedRoute, bool /*forward*/,
                                                              bool /*own_direct*/) {

@@ -402,6 +402,7 @@ void SlabFFT<Real>::make_executors() {
     // Dealiased forward transforms that place the own rows run the placing planes; the pruned ones only in
     // place without a receive slab (forward_strided).
     make_pruned(!placing_planes_[1] || receive_.size() == 0);
+    if (pruned_x_) row_split_ = transforms_->row_split(row_exchange());
   }
   const bool runs = layout_.ranks() > 1
                         ? strided() && !pruned_x_
@@ -415,7 +416,7 @@ void SlabFFT<Real>::make_executors() {
   KOLMO_REQUIRE(masked_x_ || way != OneRankDealiasing::masked_x,
                 "masked dealiasing requested, but these transforms have no cuFFT mask");
   if (gpu_automatic || way == OneRankDealiasing::pruned) make_pruned(true);
-  if (pruned_x_) row_split_ = transforms_->row_split();
+  if (pruned_x_) row_split_ = transforms_->row_split({});
   KOLMO_REQUIRE(
       pruned_x_ || way != OneRankDealiasing::pruned,
       "pruned dealiasing requested, but it runs only on a GPU with Nx and Ny powers of two from 8 to "
@@ -667,6 +668,26 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
   route.add(Phase::planes,
             [plane_transform, scratch](const C*, Real* out) { plane_transform->backward(scratch, out); });
   return route;
+}
+
+// The exchange of a split at the rows across ranks (fft/RowSplit.hpp): the dealiased strided route's, whole,
+// between the slab (send) and the scratch slab (receive), the own rows left to the column FFTs where the x
+// transforms can place them (placing_x_; the y transforms then place them forward).
+template <class Real>
+RowExchange<Real> SlabFFT<Real>::row_exchange() {
+  RowExchange<Real> exchange;
+  exchange.arrived = scratch_.data();
+  exchange.places_own_rows = placing_x_ != nullptr;
+  auto steps = [this, placed = exchange.places_own_rows](const Chunks& blocks) {
+    auto route = std::make_shared<Route<C, C>>();
+    add_exchange(*route, Slot::out, Slot::scratch, blocks, placed);
+    return [route](C* slab) {
+      for (const auto& step : route->steps) step.run(slab, slab);
+    };
+  };
+  exchange.to_planes = steps(backward_blocks_[1]);
+  exchange.to_slab = steps(forward_blocks_[1]);
+  return exchange;
 }
 
 // The strided route's plane transforms: those that place the own rows where they do (placed), else the

@@ -295,10 +295,11 @@ class SlabFFT {
   const std::string& route_choices_report() const;
 
   // The dealiased transforms split at their rows along z (fft/RowSplit.hpp), for a solver that forms its
-  // real-space products between the rows' transforms (fft/RowProducts.cuh) instead of in real slabs: one
-  // rank on a GPU where the pruned route has kolmo's row FFTs (Nx and Ny powers of two from 8 to 2048, Nz
-  // from 16 to 4096) and the options leave it to be used (one_rank_dealiasing automatic or pruned); null
-  // elsewhere.
+  // real-space products between the rows' transforms (fft/RowProducts.cuh) instead of in real slabs: on a
+  // GPU where the pruned executors have kolmo's row FFTs (Nx and Ny powers of two from 8 to 2048, Nz from 16
+  // to 4096), on one rank where the options leave the pruned route to be used (one_rank_dealiasing
+  // automatic or pruned), on several where the exchange moves strided blocks (the strided route: p2p, the
+  // loopback of emulated ranks; its exchange whole, whatever exchange_pieces says); null elsewhere.
   RowSplit<Real>* row_split() const { return row_split_.get(); }
 
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.
@@ -379,6 +380,8 @@ class SlabFFT {
   // options ask for it.
   template <class In, class Out>
   void add_exchange(Route<In, Out>& route, Slot send, Slot receive, const Chunks& chunks, bool own_in_place);
+  // The exchange of row_split() across ranks (fft/RowSplit.hpp).
+  RowExchange<Real> row_exchange();
   // The exchange in pieces (fft/SlabFFTPieces.cpp): chunk tables per piece, the routes, the choice.
   // piece_chunks(j, pieces, dealiased): piece j of the forward all-to-all; one piece is the whole exchange.
   Chunks piece_chunks(int piece, int pieces, bool dealiased) const;

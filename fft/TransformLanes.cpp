@@ -22,6 +22,13 @@ void require_agreement(MPI_Comm comm, int lanes) {
                 std::to_string(high) + "): every rank must ask for the same");
 }
 
+// A lane's split at its rows; every lane has one where the first has (the same construction).
+template <class Real>
+RowSplit<Real>& split_of(SlabFFT<Real>& fft) {
+  KOLMO_REQUIRE(fft.row_split(), "internal: rows of a transform that has no split at its rows");
+  return *fft.row_split();
+}
+
 }  // namespace
 
 template <class Real>
@@ -80,6 +87,18 @@ void TransformLanes<Real>::backward(const std::vector<std::pair<const C*, Real*>
   in_lanes(fields.size(), [&](SlabFFT<Real>& fft, std::size_t f) {
     fft.backward(fields[f].first, fields[f].second, modes);
   });
+}
+
+template <class Real>
+void TransformLanes<Real>::backward_to_rows(const std::vector<C*>& slabs) {
+  in_lanes(slabs.size(),
+           [&](SlabFFT<Real>& fft, std::size_t f) { split_of(fft).backward_to_rows(slabs[f]); });
+}
+
+template <class Real>
+void TransformLanes<Real>::forward_from_rows(const std::vector<C*>& slabs) {
+  in_lanes(slabs.size(),
+           [&](SlabFFT<Real>& fft, std::size_t f) { split_of(fft).forward_from_rows(slabs[f]); });
 }
 
 template class TransformLanes<float>;

@@ -24,6 +24,10 @@
 //   field's (each may be in place). Results are each lane's SlabFFT's, the same transform as first's up to
 //   the choices each lane's construction timed (equal bit for bit where the choices are kept,
 //   FftOptions::route_choices_directory).
+// - row_split(): first's split at the rows (SlabFFT::row_split; null where it has none), whose rows() and
+//   twiddles() are every lane's. backward_to_rows(slabs), forward_from_rows(slabs): RowSplit's calls of
+//   each slab, in the lanes as the transforms go (slab f to lane f mod lanes), where first has a split
+//   (an internal error otherwise); no slab may overlap another.
 // - workspace_bytes(): what the lanes beyond the first hold on the device (SlabFFT::workspace_bytes each).
 #pragma once
 
@@ -54,6 +58,10 @@ class TransformLanes {
 
   void forward(const std::vector<std::pair<const Real*, C*>>& fields, Modes modes = Modes::all);
   void backward(const std::vector<std::pair<const C*, Real*>>& fields, Modes modes = Modes::all);
+
+  RowSplit<Real>* row_split() const { return first_.row_split(); }
+  void backward_to_rows(const std::vector<C*>& slabs);
+  void forward_from_rows(const std::vector<C*>& slabs);
 
  private:
   SlabFFT<Real>& lane(std::size_t f) { return f % lanes() == 0 ? first_ : *others_[f % lanes() - 1]; }

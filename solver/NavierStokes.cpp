@@ -94,8 +94,9 @@ void NavierStokes<Real>::make_products_between_rows() {
   const ProductKind kind = magnetic()                           ? ProductKind::magnetic
                            : form_ == NonlinearForm::divergence ? ProductKind::stress
                                                                 : ProductKind::rotational;
-  fft::RowSplit<Real>* split = fft_.row_split();
-  if (!parameters_.row_products || !split || !ProductsInRows<Real>::serves(kind, scalar_count())) return;
+  if (!parameters_.row_products || !lanes_->row_split() ||
+      !ProductsInRows<Real>::serves(kind, scalar_count()))
+    return;
   std::vector<C*> in, out;
   for (int d = 0; d < 3; ++d) {
     in.push_back(stage_.spectral(d));
@@ -109,7 +110,7 @@ void NavierStokes<Real>::make_products_between_rows() {
     for (int d = 0; d < 3; ++d) in.push_back(s.gradient.spectral(d));
     out.push_back(s.gradient.spectral(0));
   }
-  rows_ = std::make_unique<ProductsInRows<Real>>(*split, kind, scalar_count(), std::move(in), std::move(out),
+  rows_ = std::make_unique<ProductsInRows<Real>>(*lanes_, kind, scalar_count(), std::move(in), std::move(out),
                                                  device().stream());
 }
 

@@ -33,7 +33,8 @@
 //   stage. b may have band forcing of its own (MagneticParameters::forcing; magnetic_forcing()), joined to
 //   E as a field whose curl it is (Forcing.hpp).
 // - Products between the rows: where the FFT splits its dealiased transforms at their rows along z
-//   (SlabFFT::row_split: one rank on a GPU, Nx and Ny powers of two from 8 to 2048, Nz from 16 to 4096),
+//   (SlabFFT::row_split: a GPU, Nx and Ny powers of two from 8 to 2048, Nz from 16 to 4096; one rank, or
+//   several exchanging strided blocks, p2p),
 //   the stage takes its inputs' rows back to real values, forms the real-space pass's products and
 //   transforms them forward row by row in one kernel (ProductsInRows.hpp, fft/RowProducts.cuh), so that no
 //   real slab is written or read: the divergence form with no scalar or one, the rotational form and MHD

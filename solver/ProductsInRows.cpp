@@ -85,36 +85,37 @@ void form_rows(const fft::RowSplit<Real>& split, const std::vector<Complex<Real>
 }  // namespace
 
 template <class Real>
-ProductsInRows<Real>::ProductsInRows(fft::RowSplit<Real>& split, ProductKind kind, int scalars,
+ProductsInRows<Real>::ProductsInRows(fft::TransformLanes<Real>& lanes, ProductKind kind, int scalars,
                                      std::vector<C*> inputs, std::vector<C*> outputs, void* stream)
-    : split_(split),
+    : lanes_(lanes),
       kind_(kind),
       scalars_(scalars),
       inputs_(std::move(inputs)),
       outputs_(std::move(outputs)),
       stream_(stream) {
-  KOLMO_REQUIRE(serves(kind, scalars) && int(inputs_.size()) == product_inputs(kind, scalars) &&
-                    int(outputs_.size()) == product_outputs(kind, scalars),
-                "internal: products between the rows for " + std::to_string(scalars) + " scalar(s) with " +
-                    std::to_string(inputs_.size()) + " inputs and " + std::to_string(outputs_.size()) +
-                    " outputs");
+  KOLMO_REQUIRE(
+      lanes.row_split() && serves(kind, scalars) && int(inputs_.size()) == product_inputs(kind, scalars) &&
+          int(outputs_.size()) == product_outputs(kind, scalars),
+      "internal: products between the rows for " + std::to_string(scalars) + " scalar(s) with " +
+          std::to_string(inputs_.size()) + " inputs and " + std::to_string(outputs_.size()) + " outputs");
 }
 
 template <class Real>
 void ProductsInRows<Real>::to_rows(int first, int end) {
-  for (int i = first; i < end; ++i) split_.backward_to_rows(inputs_[i]);
+  lanes_.backward_to_rows({inputs_.begin() + first, inputs_.begin() + end});
 }
 
 template <class Real>
 void ProductsInRows<Real>::from_rows() {
-  for (C* slab : outputs_) split_.forward_from_rows(slab);
+  lanes_.forward_from_rows(outputs_);
 }
 
 template <class Real>
 void ProductsInRows<Real>::form(const ProductCoefficients<Real>& c) {
 #if defined(__CUDACC__)
   const auto run = [&](auto kind, auto scalars) {
-    form_rows<Real, decltype(kind)::value, decltype(scalars)::value>(split_, inputs_, outputs_, c, stream_);
+    form_rows<Real, decltype(kind)::value, decltype(scalars)::value>(*lanes_.row_split(), inputs_, outputs_,
+                                                                     c, stream_);
   };
   using Kind = ProductKind;
   using std::integral_constant;
@@ -139,7 +140,8 @@ template <class Real>
 MaxAndSum ProductsInRows<Real>::scan(const InverseSpacing& inverse, const Vector3<double>& background) {
 #if defined(__CUDACC__)
   const auto run = [&](auto op) {
-    return fft::row_scan<Real>(split_.rows(), split_.twiddles(), fields<Real, decltype(op)::inputs>(inputs_),
+    const fft::RowSplit<Real>& split = *lanes_.row_split();
+    return fft::row_scan<Real>(split.rows(), split.twiddles(), fields<Real, decltype(op)::inputs>(inputs_),
                                op, static_cast<cudaStream_t>(stream_));
   };
   if (kind_ == ProductKind::magnetic) return run(RateOperation<Real, true>{inverse, background});

@@ -11,13 +11,17 @@
 //   outputs: stress: T_xx, T_yy, T_xy into u's slabs and T_xz, T_yz into the extra field's first two;
 //            rotational: u x (omega + 2 Omega) + a u into u's; MHD: T as stress, then E = u x B into b's;
 //            then each scalar's -u.(grad theta_j + G_j) into its gradient's first slab.
-// - to_rows(first, end): RowSplit::backward_to_rows of the inputs [first, end) (cfl_dt takes the leading
-//   ones, u or u and b, to rows for its scan and leaves them for the first stage); inputs() counts them.
-//   form(coefficients): the kernel, in place. from_rows(): RowSplit::forward_from_rows of the outputs. All
-//   queued on the device's stream.
+// - lanes: the solver's transform lanes (fft/TransformLanes.hpp), whose first transform has a split at its
+//   rows (fft/RowSplit.hpp; one rank, or several on the strided route): the fields go to rows and back in
+//   the lanes, as their transforms do.
+// - to_rows(first, end): backward_to_rows of the inputs [first, end) (cfl_dt takes the leading ones, u or u
+//   and b, to rows for its scan and leaves them for the first stage); inputs() counts them.
+//   form(coefficients): the kernel, in place. from_rows(): forward_from_rows of the outputs. All queued on
+//   the device's stream (the lanes fork from it and join back).
 // - scanned(): how many leading inputs cfl_dt's scan reads (u; MHD u and b). scan(inverse, background):
 //   their rows (after to_rows) read back to real values, max_and_sum's result over the rank of
-//   rate_and_energy (VelocityRate.hpp) with b + B0 for the Alfven speed; the rows stay. Synchronises.
+//   rate_and_energy (VelocityRate.hpp) with b + B0 for the Alfven speed; the rows stay. Synchronises. (The
+//   caller reduces over ranks.)
 // - Only CUDA builds form anything (the split exists only there); elsewhere the calls throw an internal
 //   error.
 #pragma once
@@ -25,7 +29,7 @@
 #include <vector>
 
 #include "core/Complex.hpp"
-#include "fft/RowSplit.hpp"
+#include "fft/TransformLanes.hpp"
 #include "solver/Wavenumbers.hpp"
 
 namespace kolmo::solver {
@@ -65,7 +69,7 @@ class ProductsInRows {
   static constexpr int most_scalars(ProductKind kind) {
     return kind == ProductKind::stress ? kMaxRowScalars : sizeof(Real) == 4 ? 1 : 0;
   }
-  ProductsInRows(fft::RowSplit<Real>& split, ProductKind kind, int scalars, std::vector<C*> inputs,
+  ProductsInRows(fft::TransformLanes<Real>& lanes, ProductKind kind, int scalars, std::vector<C*> inputs,
                  std::vector<C*> outputs, void* stream);
   int inputs() const { return static_cast<int>(inputs_.size()); }
   void to_rows(int first, int end);
@@ -75,7 +79,7 @@ class ProductsInRows {
   MaxAndSum scan(const InverseSpacing& inverse, const Vector3<double>& background);
 
  private:
-  fft::RowSplit<Real>& split_;
+  fft::TransformLanes<Real>& lanes_;
   ProductKind kind_;
   int scalars_;
   std::vector<C*> inputs_, outputs_;

@@ -176,9 +176,10 @@ double median_transforms_ms(fft::SlabFFT<Real>& fft, const Settings& s, MPI_Comm
 // --emulate-ranks P...: one rank's step of a run over P ranks (the FFT's emulated ranks: rank 0, the widest,
 // and the one with the most kept ky planes; exchanges moving nothing, so the time is the rank's computation
 // alone), in each of --lanes, against the one device's step / P measured in the same run (in one lane; and
-// in as many as the rank), and the step's transforms alone (one lane) against the one device's / P. One
-// device forms its products between the row FFTs where it can (rows=1; --row-products off: in real slabs,
-// as ranks do). The fields are garbage after the first step (nothing is exchanged); the work is not.
+// in as many as the rank), and the step's transforms alone (one lane) against the one device's / P. The one
+// device and the ranks form their products between the row FFTs where they can (rows=1; --row-products
+// off: in real slabs, both). The fields are garbage after the first step (nothing is exchanged); the work is
+// not.
 template <class Real>
 void emulate(const Settings& s, const std::shared_ptr<Device>& device) {
   const std::array<long, 3> n{s.n, s.n, s.n};
