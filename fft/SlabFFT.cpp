@@ -681,9 +681,7 @@ RowExchange<Real> SlabFFT<Real>::row_exchange() {
   auto steps = [this, placed = exchange.places_own_rows](const Chunks& blocks) {
     auto route = std::make_shared<Route<C, C>>();
     add_exchange(*route, Slot::out, Slot::scratch, blocks, placed);
-    return [route](C* slab) {
-      for (const auto& step : route->steps) step.run(slab, slab);
-    };
+    return [this, route](C* slab) { walk(*route, slab, slab); };
   };
   exchange.to_planes = steps(backward_blocks_[1]);
   exchange.to_slab = steps(forward_blocks_[1]);
