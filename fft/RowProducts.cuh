@@ -14,10 +14,12 @@
 //   the kept modes of the row of output j become the R2C of p[j] along the row (as row_fft_r2c), the
 //   others are left as they are. in and out may name the same slabs: a block reads its rows whole before it
 //   writes any, and no two blocks share a row.
-// - row_scan(rows, twiddles, in, scan, stream): Scan::inputs fields in. At each point scan(a) gives a
-//   Scan::Result; returns them all combined by Scan::combine (a host and device function whose identity is
-//   Scan::Result{}), per block and then over the blocks in block order on the host, so that a run repeats
-//   bit for bit. Synchronises the stream.
+// - row_products(rows, twiddles, in, out, op, stream, scan): the same, and a scan of the leading
+//   Scan::inputs inputs (at most Op::inputs) in the same kernel: at each point scan(a) of their real values
+//   gives a Scan::Result; returns them all combined by Scan::combine (a host and device function whose
+//   identity is Scan::Result{}), per block and then over the blocks in block order on the host, so that a
+//   run repeats bit for bit. Synchronises the stream. Without a scan (NoScan) nothing is returned and
+//   nothing synchronised.
 // - op and scan are plain values, copied to the kernels.
 #pragma once
 
@@ -58,16 +60,43 @@ __device__ __forceinline__ void real_rows(Complex<Real>* mine, const RowFields<R
   }
 }
 
-template <class Real, int Log2M, class Op>
+template <class Real, int Log2M, class Op, class Scan>
 __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
     row_products_kernel(RowSet set, RowFields<Real, Op::inputs> in, RowFields<Real, Op::outputs> out,
-                        const Complex<Real>* __restrict__ table, Op op) {
+                        const Complex<Real>* __restrict__ table, Op op, [[maybe_unused]] Scan scan,
+                        [[maybe_unused]] typename Scan::Result* partial) {
   using S = RowTile<Real, Log2M>;
   __shared__ Complex<Real> shared[S::rows * S::pitch];
   const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
   const long offset = (live ? row : 0) * set.row_pitch_complex;
   Complex<Real> a[Op::inputs][S::V];
   real_rows<Real, Log2M>(mine, in, offset, live ? set.kept : 0, table, t, a);
+  if constexpr (Scan::inputs > 0) {
+    static_assert(Scan::inputs <= Op::inputs, "a scan reads the leading inputs");
+    using Result = typename Scan::Result;
+    __shared__ Result results[S::threads];
+    Result local{};
+    if (live) {
+      KOLMO_UNROLL
+      for (int q = 0; q < S::V; ++q) {
+        Real even[Scan::inputs], odd[Scan::inputs];
+        KOLMO_UNROLL
+        for (int k = 0; k < Scan::inputs; ++k) {
+          even[k] = a[k][q].re;
+          odd[k] = a[k][q].im;
+        }
+        local = Scan::combine(Scan::combine(local, scan(even)), scan(odd));
+      }
+    }
+    results[threadIdx.x] = local;
+    __syncthreads();
+    for (int stride = S::threads / 2; stride > 0; stride /= 2) {
+      if (int(threadIdx.x) < stride)
+        results[threadIdx.x] = Scan::combine(results[threadIdx.x], results[threadIdx.x + stride]);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) partial[blockIdx.x] = results[0];
+  }
   KOLMO_UNROLL
   for (int j = 0; j < Op::outputs; ++j) {
     // Pass 0 syncs after its loads, before it writes `mine`: the last output's pairing has read it by then.
@@ -90,41 +119,6 @@ __global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
   }
 }
 
-template <class Real, int Log2M, class Scan>
-__global__ void __launch_bounds__(RowTile<Real, Log2M>::threads)
-    row_scan_kernel(RowSet set, RowFields<Real, Scan::inputs> in, const Complex<Real>* __restrict__ table,
-                    Scan scan, typename Scan::Result* partial) {
-  using S = RowTile<Real, Log2M>;
-  using Result = typename Scan::Result;
-  __shared__ Complex<Real> shared[S::rows * S::pitch];
-  __shared__ Result results[S::threads];
-  const auto [t, row, live, mine] = RowPlace<Real, Log2M>(shared, set.rows);
-  Complex<Real> a[Scan::inputs][S::V];
-  real_rows<Real, Log2M>(mine, in, (live ? row : 0) * set.row_pitch_complex, live ? set.kept : 0, table, t,
-                         a);
-  Result local{};
-  if (live) {
-    KOLMO_UNROLL
-    for (int q = 0; q < S::V; ++q) {
-      Real even[Scan::inputs], odd[Scan::inputs];
-      KOLMO_UNROLL
-      for (int k = 0; k < Scan::inputs; ++k) {
-        even[k] = a[k][q].re;
-        odd[k] = a[k][q].im;
-      }
-      local = Scan::combine(Scan::combine(local, scan(even)), scan(odd));
-    }
-  }
-  results[threadIdx.x] = local;
-  __syncthreads();
-  for (int stride = S::threads / 2; stride > 0; stride /= 2) {
-    if (int(threadIdx.x) < stride)
-      results[threadIdx.x] = Scan::combine(results[threadIdx.x], results[threadIdx.x + stride]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partial[blockIdx.x] = results[0];
-}
-
 inline void check_rows(const RowSet& rows) {
   KOLMO_REQUIRE(row_length_supported(rows.n) && rows.rows >= 0 && rows.kept >= 1 &&
                     rows.kept <= rows.n / 2 + 1 && rows.row_pitch_complex >= rows.n / 2 + 1,
@@ -135,25 +129,19 @@ inline void check_rows(const RowSet& rows) {
 
 }  // namespace detail
 
-template <class Real, class Op>
-void row_products(const RowSet& rows, const Complex<Real>* twiddles, RowFields<Real, Op::inputs> in,
-                  RowFields<Real, Op::outputs> out, Op op, cudaStream_t stream) {
-  detail::check_rows(rows);
-  with_row_length(rows.n, [&](auto log2m) {
-    constexpr int L = decltype(log2m)::value;
-    using S = RowTile<Real, L>;
-    const long blocks = (rows.rows + S::rows - 1) / S::rows;
-    if (blocks == 0) return;
-    detail::row_products_kernel<Real, L, Op>
-        <<<unsigned(blocks), S::threads, 0, stream>>>(rows, in, out, twiddles, op);
-    KOLMO_CHECK_LAUNCH("row_products_kernel");
-  });
-}
+// No scan: the products alone.
+struct NoScan {
+  static constexpr int inputs = 0;
+  struct Result {};
+  static Result combine(Result, Result) { return {}; }
+};
 
-template <class Real, class Scan>
-typename Scan::Result row_scan(const RowSet& rows, const Complex<Real>* twiddles,
-                               RowFields<Real, Scan::inputs> in, Scan scan, cudaStream_t stream) {
+template <class Real, class Op, class Scan = NoScan>
+typename Scan::Result row_products(const RowSet& rows, const Complex<Real>* twiddles,
+                                   RowFields<Real, Op::inputs> in, RowFields<Real, Op::outputs> out, Op op,
+                                   cudaStream_t stream, Scan scan = {}) {
   using Result = typename Scan::Result;
+  constexpr bool scanning = Scan::inputs > 0;
   detail::check_rows(rows);
   Result total{};
   with_row_length(rows.n, [&](auto log2m) {
@@ -162,10 +150,11 @@ typename Scan::Result row_scan(const RowSet& rows, const Complex<Real>* twiddles
     const long blocks = (rows.rows + S::rows - 1) / S::rows;
     if (blocks == 0) return;
     Result* partial = nullptr;
-    KOLMO_CHECK_CUDA(cudaMallocAsync(&partial, sizeof(Result) * blocks, stream));
-    detail::row_scan_kernel<Real, L, Scan>
-        <<<unsigned(blocks), S::threads, 0, stream>>>(rows, in, twiddles, scan, partial);
-    KOLMO_CHECK_LAUNCH("row_scan_kernel");
+    if (scanning) KOLMO_CHECK_CUDA(cudaMallocAsync(&partial, sizeof(Result) * blocks, stream));
+    detail::row_products_kernel<Real, L, Op, Scan>
+        <<<unsigned(blocks), S::threads, 0, stream>>>(rows, in, out, twiddles, op, scan, partial);
+    KOLMO_CHECK_LAUNCH("row_products_kernel");
+    if (!scanning) return;
     std::vector<Result> host(static_cast<std::size_t>(blocks));
     KOLMO_CHECK_CUDA(
         cudaMemcpyAsync(host.data(), partial, sizeof(Result) * blocks, cudaMemcpyDeviceToHost, stream));

@@ -195,7 +195,8 @@ StageFields<Real> NavierStokes<Real>::stage_fields() {
 // (or cfl_dt after it) left it there.
 template <class Real>
 void NavierStokes<Real>::prepare_first_input() {
-  if (prepared_ != Prepared::nothing) return;
+  // cfl_dt's first stage (first_rhs) has overwritten the input with its right-hand side.
+  if (prepared_ != Prepared::nothing && prepared_ != Prepared::first_rhs) return;
   const StageFields<Real> f = stage_fields();
   if (magnetic())
     parallel_for(
@@ -212,7 +213,7 @@ void NavierStokes<Real>::prepare_first_input() {
 template <class Real>
 void NavierStokes<Real>::step(double dt) {
   KOLMO_REQUIRE(dt > 0 && std::isfinite(dt), "time step dt = " + std::to_string(dt) + " must be positive");
-  prepare_first_input();
+  if (prepared_ != Prepared::first_rhs) prepare_first_input();
   integrating_factor_step(parameters_.integrator, dt, stage_fields(), device(),
                           [this](bool first) { return evaluate_rhs(first, true, true); });
   time_ += dt;
@@ -225,17 +226,23 @@ template <class Real>
 double NavierStokes<Real>::cfl_dt(double cfl, double max_dt) {
   KOLMO_REQUIRE(cfl > 0, "cfl = " + std::to_string(cfl) + " must be positive");
   KOLMO_REQUIRE(max_dt > 0, "max_dt = " + std::to_string(max_dt) + " must be positive");
-  prepare_first_input();
-  if (prepared_ == Prepared::spectral_input && rows_) {
-    rows_->to_rows(0, rows_->scanned());
-    prepared_ = Prepared::velocity_rows;
-  } else if (prepared_ == Prepared::spectral_input) {
-    transform_to_real(magnetic() ? std::vector{&stage_, &magnetic_stage_} : std::vector{&stage_});
-    prepared_ = Prepared::real_velocity;
+  if (rows_ && prepared_ != Prepared::first_rhs) {
+    // The first stage's products between the rows, which do not depend on dt, with the scan of u's (and
+    // b's) real values in the same kernel; step(dt) takes them.
+    prepare_first_input();
+    MaxAndSum local{};
+    first_rate_ = evaluate_rhs(true, true, true, &local);
+    record_scan(local);
+    prepared_ = Prepared::first_rhs;
+  } else if (!rows_) {
+    prepare_first_input();
+    if (prepared_ == Prepared::spectral_input) {
+      transform_to_real(magnetic() ? std::vector{&stage_, &magnetic_stage_} : std::vector{&stage_});
+      prepared_ = Prepared::real_velocity;
+    }
+    velocity_rate_of_stage();
   }
-  const double rate =
-      (prepared_ == Prepared::velocity_rows ? velocity_rate_of_rows() : velocity_rate_of_stage()) +
-      terms_.wave_frequency_bound + forcing_rate();
+  const double rate = scan_.rate + terms_.wave_frequency_bound + forcing_rate();
   return rate > 0 ? std::fmin(max_dt, cfl / rate) : max_dt;
 }
 
@@ -262,7 +269,14 @@ double NavierStokes<Real>::largest_forcing_amplitude(ForcingKind kind) const {
 // (the advective terms alone, for transfer spectra). Returns the linear forcing's a when the stage update
 // applies it (MHD: StageFields::add_input_terms), 0 otherwise.
 template <class Real>
-double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms) {
+double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms,
+                                        MaxAndSum* scan) {
+  if (first_stage && prepared_ == Prepared::first_rhs) {
+    // cfl_dt formed it, as step asks for it (the diagnostics' calls prepare their input anew).
+    KOLMO_REQUIRE(with_forcing && with_terms && !scan, "internal: the first stage's right-hand side reused");
+    prepared_ = Prepared::nothing;
+    return first_rate_;
+  }
   const ForcingKind forcing = with_forcing ? forcing_.kind() : ForcingKind::none;
   // The forcing amplitudes belong to the input fields, which the transforms below overwrite.
   const SpectralField<Real>& input = first_stage ? velocity_ : stage_;
@@ -281,10 +295,14 @@ double NavierStokes<Real>::evaluate_rhs(bool first_stage, bool with_forcing, boo
   const ProductCoefficients<Real> coefficients = product_coefficients(
       forcing == ForcingKind::linear && !linear_in_update ? Real(amplitude) : Real(0), with_terms);
   if (rows_) {
-    rows_->to_rows(first_stage && prepared_ == Prepared::velocity_rows ? rows_->scanned() : 0,
-                   rows_->inputs());
+    rows_->to_rows();
     prepared_ = Prepared::nothing;
-    rows_->form(coefficients);
+    if (scan) {
+      const auto& b0 = parameters_.magnetic.background;
+      *scan = rows_->form_and_scan(coefficients, inverse_spacing(), Vector3<double>{b0[0], b0[1], b0[2]});
+    } else {
+      rows_->form(coefficients);
+    }
     rows_->from_rows();
   } else {
     std::vector<SpectralField<Real>*> to_real, to_spectral{&stage_}, firsts;
@@ -476,14 +494,6 @@ double NavierStokes<Real>::velocity_rate_of_stage() {
         return rate_and_energy(u[0][p], u[1][p], u[2][p], bx, by, bz, inverse);
       });
   return record_scan(local);
-}
-
-// The same from u's rows between the transforms along z (cfl_dt left them in the stage field), with no real
-// slab written.
-template <class Real>
-double NavierStokes<Real>::velocity_rate_of_rows() {
-  const auto& b0 = parameters_.magnetic.background;
-  return record_scan(rows_->scan(inverse_spacing(), Vector3<double>{b0[0], b0[1], b0[2]}));
 }
 
 template <class Real>

@@ -38,10 +38,11 @@
 //   the stage takes its inputs' rows back to real values, forms the real-space pass's products and
 //   transforms them forward row by row in one kernel (ProductsInRows.hpp, fft/RowProducts.cuh), so that no
 //   real slab is written or read: the divergence form with no scalar or one, the rotational form and MHD
-//   without scalars (more scalars keep the real slabs). cfl_dt's scan reads u's rows (and b's) the same way
-//   and leaves them for the first stage. The fields are the same to round-off (another order of
-//   operations); FlowParameters::row_products = false keeps the real slabs; products_between_rows() says
-//   which is used.
+//   without scalars (more scalars keep the real slabs). cfl_dt forms the first stage's products there (they
+//   do not depend on dt), its scan reading u's (and b's) real values in the same kernel, and step(dt) takes
+//   them unless something changed the state or used the stage fields in between. The fields are the same to
+//   round-off (another order of operations); FlowParameters::row_products = false keeps the real slabs;
+//   products_between_rows() says which is used.
 // - Transforms: a stage's fields go to real space together and come back together, through transform lanes
 //   (fft/TransformLanes.hpp; FlowParameters::transform_lanes), which on several GPU ranks run up to three
 //   fields' transforms at once on streams of their own; the fields are the same to round-off.
@@ -58,7 +59,8 @@
 //   real-space velocity is kept for the next step's first stage, so calling it every step costs no extra
 //   transform. The same pass fills velocity_scan(): that maximum (+infinity for a velocity that is not
 //   finite; W not included) and the energy 1/2 <|u|^2> (kinetic_energy() up to round-off), for blow-up
-//   checks every step at no extra cost. (With the products between the rows it keeps u's rows instead.)
+//   checks every step at no extra cost. (With the products between the rows it keeps the first stage's
+//   right-hand side instead.)
 // - largest_forcing_amplitude(kind): the largest forcing amplitude a step can apply in the precision: the
 //   largest Real, over the point count for band forcing (which joins the unnormalised transforms). A larger
 //   one, as a constant power needs on forced modes of little energy, makes the first stage infinite.
@@ -232,7 +234,8 @@ class NavierStokes {
   std::size_t bytes_held() const;
 
   // Implementation steps, public only because CUDA device lambdas may not live in private members.
-  double evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms);
+  // scan: between the rows, also cfl_dt's scan of u (and b) in the products' kernel (rows_ only).
+  double evaluate_rhs(bool first_stage, bool with_forcing, bool with_terms, MaxAndSum* scan = nullptr);
   StageFields<Real> stage_fields();
   void prepare_first_input();
   double transform_velocity_to_stage();
@@ -250,7 +253,6 @@ class NavierStokes {
   void real_space_products(const ProductCoefficients<Real>& coefficients, bool with_terms);
   void finish_nonlinear_terms();
   double velocity_rate_of_stage();
-  double velocity_rate_of_rows();
   double record_scan(const MaxAndSum& local);
   void make_products_between_rows();
   InverseSpacing inverse_spacing() const;
@@ -285,7 +287,9 @@ class NavierStokes {
   // in spectral space (left by step), or the velocity already in real space with the rest still spectral
   // (left by cfl_dt), or u's rows between the transforms along z (cfl_dt where rows_ is set); or nothing of
   // use.
-  enum class Prepared { nothing, spectral_input, real_velocity, velocity_rows };
+  // first_rhs: cfl_dt formed the first stage's right-hand side between the rows (first_rate_ its return).
+  enum class Prepared { nothing, spectral_input, real_velocity, first_rhs };
+  double first_rate_ = 0;
   // The products between the rows along z where the stage forms them there, null otherwise.
   std::unique_ptr<ProductsInRows<Real>> rows_;
   Prepared prepared_ = Prepared::nothing;

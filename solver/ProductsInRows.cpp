@@ -44,7 +44,7 @@ struct RowOperation {
   }
 };
 
-// row_scan's operation: cfl_dt's rate and energy from u (and b + B0 where WithB).
+// The scan of form_and_scan: cfl_dt's rate and energy from u (and b + B0 where WithB).
 template <class Real, bool WithB>
 struct RateOperation {
   static constexpr int inputs = WithB ? 6 : 3;
@@ -73,12 +73,38 @@ fft::RowFields<Real, K> fields(const std::vector<Complex<Real>*>& slabs) {
   return f;
 }
 
-template <class Real, ProductKind K, int S>
-void form_rows(const fft::RowSplit<Real>& split, const std::vector<Complex<Real>*>& inputs,
-               const std::vector<Complex<Real>*>& outputs, const ProductCoefficients<Real>& c, void* stream) {
-  using Op = RowOperation<Real, K, S>;
-  fft::row_products<Real>(split.rows(), split.twiddles(), fields<Real, Op::inputs>(inputs),
-                          fields<Real, Op::outputs>(outputs), Op{c}, static_cast<cudaStream_t>(stream));
+// The products of a kind of flow and its scalars (the kernel of its inputs and outputs), with scan (NoScan:
+// none) of the leading inputs in the same kernel.
+template <class Real, class Scan>
+typename Scan::Result form_rows(ProductKind kind, int scalars, const fft::RowSplit<Real>& split,
+                                const std::vector<Complex<Real>*>& inputs,
+                                const std::vector<Complex<Real>*>& outputs,
+                                const ProductCoefficients<Real>& c, void* stream, Scan scan) {
+  typename Scan::Result result{};
+  const auto run = [&](auto k, auto s) {
+    using Op = RowOperation<Real, decltype(k)::value, decltype(s)::value>;
+    // MHD's scan (u and b) runs with MHD's products, the velocity's with the others: no other pair is made.
+    constexpr bool magnetic = decltype(k)::value == ProductKind::magnetic;
+    if constexpr (Scan::inputs == 0 || (Scan::inputs == 6) == magnetic)
+      result = fft::row_products<Real>(split.rows(), split.twiddles(), fields<Real, Op::inputs>(inputs),
+                                       fields<Real, Op::outputs>(outputs), Op{c},
+                                       static_cast<cudaStream_t>(stream), scan);
+    else
+      throw Error("internal: a scan of other fields than the products read");
+  };
+  using std::integral_constant;
+  const auto of_kind = [&](auto k) {
+    constexpr int most = ProductsInRows<Real>::most_scalars(decltype(k)::value);
+    if (scalars == 0) run(k, integral_constant<int, 0>());
+    if constexpr (most >= 1)
+      if (scalars == 1) run(k, integral_constant<int, 1>());
+    if constexpr (most >= 2)
+      if (scalars == 2) run(k, integral_constant<int, 2>());
+  };
+  if (kind == ProductKind::stress) of_kind(integral_constant<ProductKind, ProductKind::stress>());
+  if (kind == ProductKind::rotational) of_kind(integral_constant<ProductKind, ProductKind::rotational>());
+  if (kind == ProductKind::magnetic) of_kind(integral_constant<ProductKind, ProductKind::magnetic>());
+  return result;
 }
 #endif
 
@@ -101,8 +127,8 @@ ProductsInRows<Real>::ProductsInRows(fft::TransformLanes<Real>& lanes, ProductKi
 }
 
 template <class Real>
-void ProductsInRows<Real>::to_rows(int first, int end) {
-  lanes_.backward_to_rows({inputs_.begin() + first, inputs_.begin() + end});
+void ProductsInRows<Real>::to_rows() {
+  lanes_.backward_to_rows(inputs_);
 }
 
 template <class Real>
@@ -113,23 +139,7 @@ void ProductsInRows<Real>::from_rows() {
 template <class Real>
 void ProductsInRows<Real>::form(const ProductCoefficients<Real>& c) {
 #if defined(__CUDACC__)
-  const auto run = [&](auto kind, auto scalars) {
-    form_rows<Real, decltype(kind)::value, decltype(scalars)::value>(*lanes_.row_split(), inputs_, outputs_,
-                                                                     c, stream_);
-  };
-  using Kind = ProductKind;
-  using std::integral_constant;
-  const auto kind = [&](auto k) {
-    constexpr int most = most_scalars(decltype(k)::value);
-    if (scalars_ == 0) run(k, integral_constant<int, 0>());
-    if constexpr (most >= 1)
-      if (scalars_ == 1) run(k, integral_constant<int, 1>());
-    if constexpr (most >= 2)
-      if (scalars_ == 2) run(k, integral_constant<int, 2>());
-  };
-  if (kind_ == Kind::stress) kind(integral_constant<Kind, Kind::stress>());
-  if (kind_ == Kind::rotational) kind(integral_constant<Kind, Kind::rotational>());
-  if (kind_ == Kind::magnetic) kind(integral_constant<Kind, Kind::magnetic>());
+  form_rows<Real>(kind_, scalars_, *lanes_.row_split(), inputs_, outputs_, c, stream_, fft::NoScan{});
 #else
   (void)c;
   throw Error("internal: products between row FFTs in a build without CUDA");  // no split there
@@ -137,19 +147,20 @@ void ProductsInRows<Real>::form(const ProductCoefficients<Real>& c) {
 }
 
 template <class Real>
-MaxAndSum ProductsInRows<Real>::scan(const InverseSpacing& inverse, const Vector3<double>& background) {
+MaxAndSum ProductsInRows<Real>::form_and_scan(const ProductCoefficients<Real>& c,
+                                              const InverseSpacing& inverse,
+                                              const Vector3<double>& background) {
 #if defined(__CUDACC__)
-  const auto run = [&](auto op) {
-    const fft::RowSplit<Real>& split = *lanes_.row_split();
-    return fft::row_scan<Real>(split.rows(), split.twiddles(), fields<Real, decltype(op)::inputs>(inputs_),
-                               op, static_cast<cudaStream_t>(stream_));
+  const auto run = [&](auto scan) {
+    return form_rows<Real>(kind_, scalars_, *lanes_.row_split(), inputs_, outputs_, c, stream_, scan);
   };
   if (kind_ == ProductKind::magnetic) return run(RateOperation<Real, true>{inverse, background});
   return run(RateOperation<Real, false>{inverse, background});
 #else
+  (void)c;
   (void)inverse;
   (void)background;
-  throw Error("internal: a scan between row FFTs in a build without CUDA");  // no split there
+  throw Error("internal: products between row FFTs in a build without CUDA");  // no split there
 #endif
 }
 

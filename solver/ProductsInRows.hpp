@@ -14,14 +14,14 @@
 // - lanes: the solver's transform lanes (fft/TransformLanes.hpp), whose first transform has a split at its
 //   rows (fft/RowSplit.hpp; one rank, or several on the strided route): the fields go to rows and back in
 //   the lanes, as their transforms do.
-// - to_rows(first, end): backward_to_rows of the inputs [first, end) (cfl_dt takes the leading ones, u or u
-//   and b, to rows for its scan and leaves them for the first stage); inputs() counts them.
-//   form(coefficients): the kernel, in place. from_rows(): forward_from_rows of the outputs. All queued on
-//   the device's stream (the lanes fork from it and join back).
-// - scanned(): how many leading inputs cfl_dt's scan reads (u; MHD u and b). scan(inverse, background):
-//   their rows (after to_rows) read back to real values, max_and_sum's result over the rank of
-//   rate_and_energy (VelocityRate.hpp) with b + B0 for the Alfven speed; the rows stay. Synchronises. (The
-//   caller reduces over ranks.)
+// - to_rows(): backward_to_rows of the inputs. form(coefficients): the kernel, in place. from_rows():
+//   forward_from_rows of the outputs. All queued on the device's stream (the lanes fork from it and join
+//   back).
+// - form_and_scan(coefficients, inverse, background): form, and in the same kernel cfl_dt's scan of the
+//   leading inputs (u; MHD u and b) as the kernel has them in real space: max_and_sum's result over the
+//   rank of rate_and_energy (VelocityRate.hpp) with b + B0 for the Alfven speed. Synchronises. (The caller
+//   reduces over ranks.) So cfl_dt forms the first stage's products, which do not depend on dt, and the
+//   scan reads u's rows once.
 // - Only CUDA builds form anything (the split exists only there); elsewhere the calls throw an internal
 //   error.
 #pragma once
@@ -71,12 +71,11 @@ class ProductsInRows {
   }
   ProductsInRows(fft::TransformLanes<Real>& lanes, ProductKind kind, int scalars, std::vector<C*> inputs,
                  std::vector<C*> outputs, void* stream);
-  int inputs() const { return static_cast<int>(inputs_.size()); }
-  void to_rows(int first, int end);
+  void to_rows();
   void form(const ProductCoefficients<Real>& coefficients);
+  MaxAndSum form_and_scan(const ProductCoefficients<Real>& coefficients, const InverseSpacing& inverse,
+                          const Vector3<double>& background);
   void from_rows();
-  int scanned() const { return kind_ == ProductKind::magnetic ? 6 : 3; }
-  MaxAndSum scan(const InverseSpacing& inverse, const Vector3<double>& background);
 
  private:
   fft::TransformLanes<Real>& lanes_;
