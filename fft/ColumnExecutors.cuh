@@ -1,14 +1,15 @@
 // The executors (fft/Executors.hpp) that kolmo's own row and column FFTs make on a GPU (fft/RowFft.hpp,
 // fft/ColumnFft.hpp), for fft/CudaTransforms.cu: the pruned dealiased route's plane and x transforms, the
 // strided route's plane transforms that place the rank's own rows, the plane transforms in groups on two
-// streams, and the one-rank row split. A private header of fft/CudaTransforms.cu, which alone includes it.
+// streams, the fused route's dealiased transforms (the chunks loaded and stored by the column FFTs), and
+// the row split. A private header of fft/CudaTransforms.cu, which alone includes it.
 //
 // Contract (CUDA builds; everything is queued on the streams given):
 // - ColumnSets: the column sets of one route's y transforms (forward, backward) and x transforms;
 //   full_columns and pruned_columns make them from a layout, place_own_rows adds the own rows' moves.
-// - RowPlanes, ColumnPlanes, GroupedPlanes (PlaneTransform), PrunedLines, NoLines (XTransform),
-//   PrunedRowSplit (RowSplit): each keeps the device pointers it is given (twiddle tables, the slab the own
-//   rows go to), which must outlive it.
+// - RowPlanes, ColumnPlanes, GroupedPlanes, RoutedPlanes (PlaneTransform), PrunedLines, RoutedLines,
+//   NoLines (XTransform), PrunedRowSplit (RowSplit): each keeps the device pointers it is given (twiddle
+//   tables, the slab the own rows go to), which must outlive it.
 #pragma once
 
 #include <cufft.h>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/Buffer.hpp"
 #include "core/Complex.hpp"
 #include "core/CudaCheck.hpp"
 #include "core/CudaEvent.hpp"
@@ -330,6 +332,81 @@ class PrunedRowSplit final : public RowSplit<Real> {
   const C *y_twiddles_, *z_twiddles_;
   cudaStream_t stream_;
   RowExchange<Real> exchange_;
+};
+
+// The fused route's dealiased transforms by kolmo's kernels (several ranks, an exchange of contiguous
+// chunks: NCCL or MPI): the pruned route's work, with the all-to-all's packing in the column FFTs' own loads
+// and stores (ElementRoute, fft/ColumnFft.hpp), as cuFFT's callbacks pack it for the full 2D transforms
+// (fft/ChunkRoutes.hpp's layouts, the same chunks). Each holds its route's rows in device memory.
+//
+// RoutedPlanes: the transforms along z of every row (z), then the y column FFTs of the kept kz columns;
+// forward stores each kept ky row's values along the route (PlaneRoute's rows: the packed send buffer, the
+// own rows where the x transforms read them), backward loads them along it into the planes [x][y][kz] at
+// `in`, which the transforms along z then read. One direction each, the route's.
+template <class Real>
+class RoutedPlanes final : public PlaneTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  RoutedPlanes(std::unique_ptr<PlaneTransform<Real>> z, const ColumnSets& columns, ElementRoute route,
+               Buffer<PlaneRow> rows, const C* twiddles, cudaStream_t stream)
+      : z_(std::move(z)),
+        columns_(columns),
+        route_(route),
+        rows_(std::move(rows)),
+        twiddles_(twiddles),
+        stream_(stream) {
+    route_.rows = rows_.data();
+  }
+  void forward(const Real* in, C* out) override {
+    KOLMO_REQUIRE(!route_.loads, "internal: routed plane transforms run the other way");
+    z_->forward(in, out);
+    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_, route_);
+  }
+  void backward(C* in, Real* out) override {
+    KOLMO_REQUIRE(route_.loads, "internal: routed plane transforms run the other way");
+    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_, route_);
+    z_->backward(in, out);
+  }
+
+ private:
+  std::unique_ptr<PlaneTransform<Real>> z_;
+  ColumnSets columns_;
+  ElementRoute route_;
+  Buffer<PlaneRow> rows_;
+  const C* twiddles_;
+  cudaStream_t stream_;
+};
+
+// RoutedLines: the x transforms of the kept (ky, kz) columns of the spectral slab, each kx row of the
+// compact [kx][kept ky][kept kz] slab (column by its compact place) along the route: forward loaded from
+// what arrived, backward stored to the send buffer, the own rows to their packed receive place. in
+// (forward) and out (backward) are the route's, not the call's.
+template <class Real>
+class RoutedLines final : public XTransform<Real> {
+  using C = Complex<Real>;
+
+ public:
+  RoutedLines(const ColumnSet& columns, ElementRoute route, Buffer<PlaneRow> rows, const C* twiddles,
+              cudaStream_t stream)
+      : columns_(columns), route_(route), rows_(std::move(rows)), twiddles_(twiddles), stream_(stream) {
+    route_.rows = rows_.data();
+  }
+  void forward(const C* in, C* out) override {
+    KOLMO_REQUIRE(route_.loads, "internal: routed x transforms run the other way");
+    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_FORWARD, stream_, route_);
+  }
+  void backward(const C* in, C* out) override {
+    KOLMO_REQUIRE(!route_.loads, "internal: routed x transforms run the other way");
+    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_INVERSE, stream_, route_);
+  }
+
+ private:
+  ColumnSet columns_;
+  ElementRoute route_;
+  Buffer<PlaneRow> rows_;
+  const C* twiddles_;
+  cudaStream_t stream_;
 };
 
 // The x transforms of a compact slab of no column (a rank that keeps no ky plane): nothing to do.

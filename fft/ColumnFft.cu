@@ -86,6 +86,40 @@ struct MovedColumnAccess : ColumnAccess<Real> {
   }
 };
 
+// The same with one side routed (ElementRoute): the loads (Loads) or the stores elsewhere, element by
+// element; `index` the outer index the route takes, i the column's inner index.
+template <class Real, bool Loads>
+struct RoutedColumnAccess : ColumnAccess<Real> {
+  const PlaneRow* rows;
+  // The route's buffers, named apart: an array indexed at run time put the whole access object in local
+  // memory (88 bytes of stack a thread).
+  Complex<Real>*first, *second;
+  long index, i;
+
+  __device__ Complex<Real>* at(long e) const {
+    const PlaneRow r = rows[e];
+    if (r.buffer < 0) return nullptr;
+    return (r.buffer == 0 ? first : second) + (r.base + index * r.pitch + i);
+  }
+  __device__ Complex<Real> load(long e) const {
+    if constexpr (!Loads) {
+      return ColumnAccess<Real>::load(e);
+    } else {
+      if (!this->read || (this->load_kept_only && !this->kept(e))) return Complex<Real>(0, 0);
+      const Complex<Real>* from = at(e);
+      return from ? *from : Complex<Real>(0, 0);
+    }
+  }
+  __device__ void store(long e, Complex<Real> value) const {
+    if constexpr (Loads) {
+      ColumnAccess<Real>::store(e, value);
+    } else {
+      if (!this->write || (this->store_kept_only && !this->kept(e))) return;
+      if (Complex<Real>* to = at(e)) *to = value;
+    }
+  }
+};
+
 // Pass P and the ones after it: gather (pass 0 from global memory), twiddle, DFT, scatter (the last pass to
 // global memory).
 template <class Real, int Log2N, int P, class Access>
@@ -122,10 +156,11 @@ __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V],
 // row of the tile takes column i of outer index o.
 template <class Real, int Log2N>
 struct TileColumn {
-  long o, i;
+  long o, i, compact;
   __device__ explicit TileColumn(const ColumnSet& set) {
     using S = Tile<Real, Log2N>;
     const long q = blockIdx.y;
+    compact = set.compact_first + q;
     o = q < set.outer_count[0] ? set.outer_first[0] + q : set.outer_first[1] + (q - set.outer_count[0]);
     const long origin = o * set.outer_stride;
     i = long(blockIdx.x) * S::C - origin % S::C + long(threadIdx.x % S::C);
@@ -176,6 +211,26 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
                          int(threadIdx.x % S::C), int(threadIdx.x / S::C));
 }
 
+// With one side routed: a kernel of its own, as the moved one has.
+template <class Real, int Log2N, bool Loads>
+__global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
+    routed_column_fft_kernel(ColumnSet set, ElementRoute route, const Complex<Real>* in, Complex<Real>* out,
+                             const Complex<Real>* table, int sign, Dependence dependence) {
+  follow(dependence);
+  using S = Tile<Real, Log2N>;
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
+  const TileColumn<Real, Log2N> column(set);
+  const RoutedColumnAccess<Real, Loads> x{column.access(set, in, out),
+                                          route.rows,
+                                          static_cast<Complex<Real>*>(route.buffers[0]),
+                                          static_cast<Complex<Real>*>(route.buffers[1]),
+                                          route.by_compact ? column.compact : column.o,
+                                          column.i};
+  Complex<Real> v[S::V];
+  passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign,
+                         int(threadIdx.x % S::C), int(threadIdx.x / S::C));
+}
+
 // The outer indices [first, first + count) of a set, in the order of its two ranges.
 ColumnSet outer_part(const ColumnSet& set, long first, long count) {
   ColumnSet part = set;
@@ -184,6 +239,7 @@ ColumnSet outer_part(const ColumnSet& set, long first, long count) {
   part.outer_count[0] = std::min(end, in_first) - std::min(first, in_first);
   part.outer_first[1] = set.outer_first[1] + std::max(first, in_first) - in_first;
   part.outer_count[1] = std::max(end, in_first) - std::max(first, in_first);
+  part.compact_first = set.compact_first + first;
   return part;
 }
 
@@ -195,7 +251,7 @@ constexpr long kMaxOuterPerLaunch = 65535;
 template <class Real, int Log2N>
 void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
             int sign, cudaStream_t stream, const ColumnMoves* moves, Complex<Real>* moved,
-            Dependence dependence) {
+            const ElementRoute* route, Dependence dependence) {
   using S = Tile<Real, Log2N>;
   const long outer = set.outer_count[0] + set.outer_count[1];
   const long tiles = (set.inner + 2 * S::C - 2) / S::C;  // the columns and an alignment shift of up to C - 1
@@ -205,7 +261,8 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
       const long count = std::min(kMaxOuterPerLaunch, outer - first);
       const Dependence part{first == 0 ? dependence.waits : true,
                             first + count == outer ? dependence.releases_early : false};
-      launch<Real, Log2N>(outer_part(set, first, count), in, out, table, sign, stream, moves, moved, part);
+      launch<Real, Log2N>(outer_part(set, first, count), in, out, table, sign, stream, moves, moved, route,
+                          part);
     }
     return;
   }
@@ -215,7 +272,17 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
   auto allow = [&](auto kernel) {
     KOLMO_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   };
-  if (moves != nullptr && moves->count > 0) {
+  if (route != nullptr) {
+    auto run = [&](auto kernel) {
+      allow(kernel);
+      launch_dependent(kernel, grid, S::threads, shared, stream, set, *route, in, out, table, sign,
+                       dependence);
+    };
+    if (route->loads)
+      run(routed_column_fft_kernel<Real, Log2N, true>);
+    else
+      run(routed_column_fft_kernel<Real, Log2N, false>);
+  } else if (moves != nullptr && moves->count > 0) {
     auto run = [&](auto kernel) {
       allow(kernel);
       launch_dependent(kernel, grid, S::threads, shared, stream, set, *moves, in, out, table, sign, moved,
@@ -237,11 +304,11 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
 template <class Real, int Log2N = kStockhamMinLog2>
 void dispatch(int log2n, const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
               const Complex<Real>* table, int sign, cudaStream_t stream, const ColumnMoves* moves,
-              Complex<Real>* moved, Dependence dependence) {
+              Complex<Real>* moved, const ElementRoute* route, Dependence dependence) {
   if constexpr (Log2N <= kStockhamMaxLog2) {
     if (log2n == Log2N)
-      return launch<Real, Log2N>(set, in, out, table, sign, stream, moves, moved, dependence);
-    dispatch<Real, Log2N + 1>(log2n, set, in, out, table, sign, stream, moves, moved, dependence);
+      return launch<Real, Log2N>(set, in, out, table, sign, stream, moves, moved, route, dependence);
+    dispatch<Real, Log2N + 1>(log2n, set, in, out, table, sign, stream, moves, moved, route, dependence);
   }
 }
 
@@ -251,15 +318,29 @@ bool column_fft_supports(long n) {
   return n >= (1L << kStockhamMinLog2) && n <= (1L << kStockhamMaxLog2) && (n & (n - 1)) == 0;
 }
 
+static int log2_of_supported(long n) {
+  KOLMO_REQUIRE(column_fft_supports(n),
+                "internal: column FFTs of length " + std::to_string(n) + " are not supported");
+  int log2n = 0;
+  while ((1L << log2n) < n) ++log2n;
+  return log2n;
+}
+
 template <class Real>
 void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
                 const Complex<Real>* twiddles, int sign, cudaStream_t stream, const ColumnMoves* moves,
                 Complex<Real>* moved, Dependence dependence) {
-  KOLMO_REQUIRE(column_fft_supports(set.n),
-                "internal: column FFTs of length " + std::to_string(set.n) + " are not supported");
-  int log2n = 0;
-  while ((1L << log2n) < set.n) ++log2n;
-  dispatch<Real>(log2n, set, in, out, twiddles, sign, stream, moves, moved, dependence);
+  dispatch<Real>(log2_of_supported(set.n), set, in, out, twiddles, sign, stream, moves, moved, nullptr,
+                 dependence);
+}
+
+template <class Real>
+void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
+                const Complex<Real>* twiddles, int sign, cudaStream_t stream, const ElementRoute& route,
+                Dependence dependence) {
+  KOLMO_REQUIRE(route.rows != nullptr, "internal: a routed column FFT without its rows");
+  dispatch<Real>(log2_of_supported(set.n), set, in, out, twiddles, sign, stream, nullptr, nullptr, &route,
+                 dependence);
 }
 
 template void column_fft<float>(const ColumnSet&, const Complex<float>*, Complex<float>*,
@@ -268,5 +349,9 @@ template void column_fft<float>(const ColumnSet&, const Complex<float>*, Complex
 template void column_fft<double>(const ColumnSet&, const Complex<double>*, Complex<double>*,
                                  const Complex<double>*, int, cudaStream_t, const ColumnMoves*,
                                  Complex<double>*, Dependence);
+template void column_fft<float>(const ColumnSet&, const Complex<float>*, Complex<float>*,
+                                const Complex<float>*, int, cudaStream_t, const ElementRoute&, Dependence);
+template void column_fft<double>(const ColumnSet&, const Complex<double>*, Complex<double>*,
+                                 const Complex<double>*, int, cudaStream_t, const ElementRoute&, Dependence);
 
 }  // namespace kolmo::fft

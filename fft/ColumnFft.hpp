@@ -2,7 +2,8 @@
 // layout cannot name: the kept (ky, kz) columns of a one-rank dealiased transform are a box of two batch
 // indices, and one cuFFT plan has one. These kernels make the pruned one-rank route (fft/ColumnExecutors.cuh,
 // OneRankDealiasing::pruned): x transforms of 4/9 of the columns, y transforms of 2/3, instead of all; and
-// across ranks the strided route's y transforms (placing the rank's own rows) and dealiased x transforms.
+// across ranks the strided route's y transforms (placing the rank's own rows) and dealiased x transforms,
+// and the fused route's dealiased ones, which load and store the all-to-all's chunks (ElementRoute).
 //
 // Contract (CUDA builds; calls are queued on `stream`):
 // - ColumnSet: column (o, i) is the values at base + o outer_stride + i + e stride, e < n, for o in the
@@ -20,6 +21,14 @@
 //   (e - first) stride. loads: the loads read them there and the stores write them to out as usual;
 //   otherwise the loads read in and the stores write them there only. The elements it names are none of
 //   those in and out hold for the transform.
+// - ElementRoute (optional, instead of ColumnMoves): one side of the transform, its loads or its stores, in
+//   other buffers, element by element (the all-to-all's chunks, so that no packing pass is needed: the
+//   fused route's dealiased transforms, fft/ColumnExecutors.cuh). Element e of column (o, i) is at
+//   buffers[rows[e].buffer] + rows[e].base + index rows[e].pitch + i, index = o, or with by_compact the
+//   outer index's place among the set's outer indices (0, 1, ... over its ranges in order). Rows with
+//   buffer < 0 hold no element: stores skip them, loads give zero. loads: the loads come from there (the
+//   stores go to out as usual), otherwise the stores go there (the loads come from in). rows: n entries in
+//   device memory (PlaneRow, fft/ChunkRoutes.hpp).
 // - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
 //   device.
 // - dependence: on the kernel before it on `stream` (core/DependentLaunch.cuh): by default it waits for it.
@@ -33,6 +42,7 @@
 
 #include "core/Complex.hpp"
 #include "core/Dependence.hpp"
+#include "fft/ChunkRoutes.hpp"
 
 namespace kolmo::fft {
 
@@ -45,11 +55,18 @@ struct ColumnSet {
   long computed = 0;
   long kept_below = 0, kept_from = 0;
   bool load_kept_only = false, store_kept_only = false;
+  long compact_first = 0;  // the place of the first outer index among all (launches in parts set it)
 };
 
 struct ColumnMoves {
   long first = 0, count = 0, offset = 0, outer_stride = 0, stride = 0;
   bool loads = false;
+};
+
+struct ElementRoute {
+  const PlaneRow* rows = nullptr;
+  void* buffers[2] = {nullptr, nullptr};
+  bool by_compact = false, loads = false;
 };
 
 bool column_fft_supports(long n);
@@ -58,6 +75,10 @@ template <class Real>
 void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
                 const Complex<Real>* twiddles, int sign, cudaStream_t stream,
                 const ColumnMoves* moves = nullptr, Complex<Real>* moved = nullptr,
+                Dependence dependence = {});
+template <class Real>
+void column_fft(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out,
+                const Complex<Real>* twiddles, int sign, cudaStream_t stream, const ElementRoute& route,
                 Dependence dependence = {});
 
 }  // namespace kolmo::fft

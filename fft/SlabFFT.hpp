@@ -24,10 +24,12 @@
 //   no transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the
 //   all-to-all goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results
 //   are the same. On several GPU ranks cuFFT's own kernels do the packing and unpacking
-//   (FftOptions::pack_in_ffts), or, where the exchange copies strided blocks (p2p, emulated ranks), nothing
-//   is packed: the exchange copies each peer's rows between the two layouts (FftOptions::strided_exchange),
-//   whole or in pieces (in place and whole, forward transforms on GPUs keep their planes in the receive slab
-//   of FftOptions::pack_in_ffts, or without it copy them once more; fft/SlabFFT.cpp).
+//   (FftOptions::pack_in_ffts; dealiased, where Nx and Ny are lengths kolmo's column FFTs take, those
+//   instead, loading and storing the chunks themselves: fft/ColumnExecutors.cuh), or, where the exchange
+//   copies strided blocks (p2p, emulated ranks), nothing is packed: the exchange copies each peer's rows
+//   between the two layouts (FftOptions::strided_exchange), whole or in pieces (in place and whole, forward
+//   transforms on GPUs keep their planes in the receive slab of FftOptions::pack_in_ffts, or without it copy
+//   them once more; fft/SlabFFT.cpp).
 // - Emulated ranks (FftOptions::emulated_ranks): one object does one rank's work of a transform over P ranks
 //   alone, for benchmarks and tests; the communicator is not used then. Emulated objects on some ranks only
 //   are fine (each works alone), but not in place of real ones: where some ranks of a communicator construct
