@@ -279,46 +279,67 @@ class PrunedLines final : public XTransform<Real> {
   cudaStream_t stream_;
 };
 
-// The pruned route split at its rows along z (fft/RowSplit.hpp): its x transforms (PrunedLines) and y
-// column FFTs of the kept kz columns. On one rank the planes [x][y][kz] are the slab's own shape, so after
-// the x transforms of the kept columns the y transforms run on the same memory. Across ranks the exchange
-// runs between them: backward the x transforms in place, the exchange to the planes in exchange.arrived, the
-// y transforms from there into the slab's memory; forward the y transforms in place (the own rows stored to
-// arrived where the column FFTs place them), the exchange to the spectral slab in arrived, the x transforms
-// from there into the slab.
+// The y column FFTs' routes of a split whose exchange moves the fused route's chunks (RowExchange::routed):
+// forward the stores into the chunks, backward the loads from them (RoutedPlanes' routes), with their rows.
+struct YRoutes {
+  ElementRoute forward, backward;
+  Buffer<PlaneRow> forward_rows, backward_rows;
+};
+
+// The pruned route split at its rows along z (fft/RowSplit.hpp): its x transforms (PrunedLines; routed:
+// RoutedLines, one a direction) and y column FFTs of the kept kz columns. On one rank the planes [x][y][kz]
+// are the slab's own shape, so after the x transforms of the kept columns the y transforms run on the same
+// memory. Across ranks the exchange runs between them: backward the x transforms in place, the exchange to
+// the planes in exchange.arrived, the y transforms from there into the slab's memory; forward the y
+// transforms in place (the own rows stored to arrived where the column FFTs place them), the exchange to the
+// spectral slab in arrived, the x transforms from there into the slab. Routed (y_routes): the x transforms
+// backward and the y transforms forward store into the chunks, the exchange moves them, and the y transforms
+// backward and the x transforms forward load from what arrived.
 template <class Real>
 class PrunedRowSplit final : public RowSplit<Real> {
   using C = Complex<Real>;
 
  public:
   PrunedRowSplit(std::unique_ptr<XTransform<Real>> x, const ColumnSets& columns, const RowSet& rows,
-                 const C* y_twiddles, const C* z_twiddles, cudaStream_t stream, RowExchange<Real> exchange)
+                 const C* y_twiddles, const C* z_twiddles, cudaStream_t stream, RowExchange<Real> exchange,
+                 std::unique_ptr<XTransform<Real>> x_backward = nullptr,
+                 std::unique_ptr<YRoutes> y_routes = nullptr)
       : x_(std::move(x)),
+        x_backward_(std::move(x_backward)),
         columns_(columns),
         rows_(rows),
         y_twiddles_(y_twiddles),
         z_twiddles_(z_twiddles),
         stream_(stream),
-        exchange_(std::move(exchange)) {}
+        exchange_(std::move(exchange)),
+        y_routes_(std::move(y_routes)) {}
   void backward_to_rows(C* slab) override {
     KOLMO_REQUIRE(slab != nullptr, "RowSplit::backward_to_rows: `slab` is a null pointer");
-    x_->backward(slab, slab);
+    (x_backward_ ? *x_backward_ : *x_).backward(slab, slab);
     const C* planes = slab;
     if (exchange_.to_planes) {
       exchange_.to_planes(slab);
-      planes = exchange_.arrived;
+      if (exchange_.arrived) planes = exchange_.arrived;
     }
-    column_fft<Real>(columns_.y_backward, planes, slab, y_twiddles_, CUFFT_INVERSE, stream_);
+    if (y_routes_)
+      column_fft<Real>(columns_.y_backward, planes, slab, y_twiddles_, CUFFT_INVERSE, stream_,
+                       y_routes_->backward);
+    else
+      column_fft<Real>(columns_.y_backward, planes, slab, y_twiddles_, CUFFT_INVERSE, stream_);
   }
   void forward_from_rows(C* slab) override {
     KOLMO_REQUIRE(slab != nullptr, "RowSplit::forward_from_rows: `slab` is a null pointer");
     const bool places = exchange_.places_own_rows;
-    column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_,
-                     places ? &columns_.own_forward : nullptr, places ? exchange_.arrived : nullptr);
+    if (y_routes_)
+      column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_,
+                       y_routes_->forward);
+    else
+      column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_,
+                       places ? &columns_.own_forward : nullptr, places ? exchange_.arrived : nullptr);
     const C* spectral = slab;
     if (exchange_.to_slab) {
       exchange_.to_slab(slab);
-      spectral = exchange_.arrived;
+      if (exchange_.arrived) spectral = exchange_.arrived;
     }
     x_->forward(spectral, slab);
   }
@@ -326,12 +347,13 @@ class PrunedRowSplit final : public RowSplit<Real> {
   const C* twiddles() const override { return z_twiddles_; }
 
  private:
-  std::unique_ptr<XTransform<Real>> x_;
+  std::unique_ptr<XTransform<Real>> x_, x_backward_;  // x_backward_: routed, the other direction's
   ColumnSets columns_;
   RowSet rows_;
   const C *y_twiddles_, *z_twiddles_;
   cudaStream_t stream_;
   RowExchange<Real> exchange_;
+  std::unique_ptr<YRoutes> y_routes_;
 };
 
 // The fused route's dealiased transforms by kolmo's kernels (several ranks, an exchange of contiguous

@@ -363,6 +363,18 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (exchange.places_own_rows && !places_own_rows(layout_, true)) return nullptr;
     ColumnSets columns = pruned_columns(layout_);
     columns.y_backward.inner = layout_.kept_z();
+    if (exchange.routed) {
+      // The fused route's chunks, loaded and stored as its dealiased transforms do (routed_planes, routed_x).
+      if (send_ == nullptr) return nullptr;  // the same on every rank (a rank of no kept ky transforms none)
+      auto routes = std::make_unique<YRoutes>();
+      routes->forward_rows = device_rows(plane_route(layout_, true, true).rows);
+      routes->backward_rows = device_rows(plane_route(layout_, true, false).rows);
+      routes->forward = {routes->forward_rows.data(), {send_, receive_}, false, false};
+      routes->backward = {routes->backward_rows.data(), {receive_, receive_}, false, true};
+      return std::make_unique<PrunedRowSplit<Real>>(
+          routed_x(true), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_), twiddles(nz_),
+          stream_, std::move(exchange), routed_x(false), std::move(routes));
+    }
     if (exchange.places_own_rows) place_own_rows(columns, layout_);
     auto x = exchange.places_own_rows ? placing_x(exchange.arrived) : pruned_x();
     return std::make_unique<PrunedRowSplit<Real>>(std::move(x), columns,

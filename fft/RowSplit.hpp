@@ -5,7 +5,8 @@
 //
 // Contract (made by SlabFFT where it can: a GPU, kolmo's column FFTs along x and y and row FFTs along z, that
 // is Nx and Ny powers of two from 8 to 2048 and Nz from 16 to 4096; one rank on the pruned route, several on
-// the strided route; SlabFFT::row_split() is null elsewhere):
+// the strided route or, where the exchange moves contiguous chunks (NCCL, MPI), on the fused route; SlabFFT::
+// row_split() is null elsewhere):
 // - RowSet: the rows of the rank's x planes. Row r < rows is the n reals at r row_pitch_real of a real
 //   array, or its n/2 + 1 modes along z at r row_pitch_complex of a complex one, of which the first `kept`
 //   (the 2/3 rule's kz) are the ones read and written.
@@ -28,7 +29,10 @@
 //   [x][y][kz] in `arrived` (SlabFFT's scratch slab), to_slab the other way, from planes in the slab to the
 //   spectral slab in `arrived`. places_own_rows: the column FFTs move the rank's own rows themselves (the x
 //   transforms backward into the planes in arrived, the y transforms forward into the spectral slab there),
-//   and the exchange leaves them. Empty (no to_planes) on one rank.
+//   and the exchange leaves them. routed: the fused route's chunks instead (to_planes and to_slab move
+//   them between SlabFFT's send and receive slabs, arrived is null): the column FFTs store and load them
+//   themselves (the x transforms backward and the y transforms forward storing the own rows where they
+//   arrive), as the fused route's dealiased transforms do. Empty (no to_planes) on one rank.
 #pragma once
 
 #include <functional>
@@ -58,7 +62,7 @@ class RowSplit {
 template <class Real>
 struct RowExchange {
   Complex<Real>* arrived = nullptr;
-  bool places_own_rows = false;
+  bool places_own_rows = false, routed = false;
   std::function<void(Complex<Real>*)> to_planes, to_slab;
 };
 

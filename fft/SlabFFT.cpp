@@ -403,6 +403,9 @@ void SlabFFT<Real>::make_executors() {
     // place without a receive slab (forward_strided).
     make_pruned(!placing_planes_[1] || receive_.size() == 0);
     if (pruned_x_) row_split_ = transforms_->row_split(row_exchange());
+  } else if (layout_.ranks() > 1 && receive_.size() > 0) {
+    // The fused route's chunks (NCCL, MPI), where its dealiased transforms are kolmo's kernels.
+    row_split_ = transforms_->row_split(row_exchange());
   }
   const bool runs = layout_.ranks() > 1
                         ? strided() && !pruned_x_
@@ -672,19 +675,28 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_strided(bool deali
 
 // The exchange of a split at the rows across ranks (fft/RowSplit.hpp): the dealiased strided route's, whole,
 // between the slab (send) and the scratch slab (receive), the own rows left to the column FFTs where the x
-// transforms can place them (placing_x_; the y transforms then place them forward).
+// transforms can place them (placing_x_; the y transforms then place them forward). Where the exchange
+// moves contiguous chunks, the fused route's (routed), between the send and receive slabs.
 template <class Real>
 RowExchange<Real> SlabFFT<Real>::row_exchange() {
   RowExchange<Real> exchange;
-  exchange.arrived = scratch_.data();
+  exchange.routed = !strided();
+  exchange.arrived = exchange.routed ? nullptr : scratch_.data();
   exchange.places_own_rows = placing_x_ != nullptr;
-  auto steps = [this, placed = exchange.places_own_rows](const Chunks& blocks) {
+  auto steps = [this](const Chunks& chunks, Slot send, Slot receive, bool own_placed) {
     auto route = std::make_shared<Route<C, C>>();
-    add_exchange(*route, Slot::out, Slot::scratch, blocks, placed);
+    add_exchange(*route, send, receive, chunks, own_placed);
     return [this, route](C* slab) { walk(*route, slab, slab); };
   };
-  exchange.to_planes = steps(backward_blocks_[1]);
-  exchange.to_slab = steps(forward_blocks_[1]);
+  if (exchange.routed) {
+    // The fused route's: from the send slab (scratch) to the receive slab, the own rows stored where they
+    // arrive by the column FFTs.
+    exchange.to_planes = steps(backward_kept_chunks_, Slot::scratch, Slot::receive, true);
+    exchange.to_slab = steps(forward_kept_chunks_, Slot::scratch, Slot::receive, true);
+  } else {
+    exchange.to_planes = steps(backward_blocks_[1], Slot::out, Slot::scratch, exchange.places_own_rows);
+    exchange.to_slab = steps(forward_blocks_[1], Slot::out, Slot::scratch, exchange.places_own_rows);
+  }
   return exchange;
 }
 

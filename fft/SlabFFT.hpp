@@ -301,7 +301,8 @@ class SlabFFT {
   // GPU where the pruned executors have kolmo's row FFTs (Nx and Ny powers of two from 8 to 2048, Nz from 16
   // to 4096), on one rank where the options leave the pruned route to be used (one_rank_dealiasing
   // automatic or pruned), on several where the exchange moves strided blocks (the strided route: p2p, the
-  // loopback of emulated ranks; its exchange whole, whatever exchange_pieces says); null elsewhere.
+  // loopback of emulated ranks) or, with pack_in_ffts at full precision on the wire, contiguous chunks (the
+  // fused route's: NCCL, MPI); its exchange whole, whatever exchange_pieces says; null elsewhere.
   RowSplit<Real>* row_split() const { return row_split_.get(); }
 
   // Allocation helpers: a buffer of alloc_complex() complex values, or the same bytes as Reals.

@@ -145,21 +145,17 @@ TEMPLATE_TEST_CASE("GPU: steps, diagnostics, spectra and outputs equal the host'
 // (Nz = 24; three scalars), which the flag must report. On several ranks (sharing the GPU) the device's
 // transforms exchange by p2p, so that they take the strided route, whose split runs the exchange between
 // the x and y transforms, in the three lanes that p2p gets (the host's by MPI, in real slabs), the rank's own
-// rows placed by the column FFTs and copied by the exchange in turn; with 3 ranks the slabs are uneven and
-// with 4 the Nx = 8 grids leave each rank 2 x planes.
+// rows placed by the column FFTs and copied by the exchange in turn, and every third case by MPI, whose
+// split moves the fused route's chunks (one lane); with 3 ranks the slabs are uneven and with 4 the Nx = 8
+// grids leave each rank 2 x planes.
 TEMPLATE_TEST_CASE("GPU: the products between the row FFTs equal the host's real-space pass", "[solver][gpu]",
                    float, double) {
   auto gpu = testing::gpu_or_skip("products between row FFTs");
   if (!gpu) return;
   using Real = TestType;
   fft::FftOptions options;
-  if (testing::world_size() > 1) {
-    options.exchange = fft::ExchangeMethod::p2p;
-    // Less timed at construction (each lane's would be): the strided route, one group; the cases take in
-    // turn the rank's own rows placed by the column FFTs and copied by the exchange.
-    options.strided_exchange = fft::StridedExchange::always;
-    options.plane_groups = 1;
-  }
+  // Less timed at construction (each lane's would be): one group; the cases take their exchange in turn.
+  if (testing::world_size() > 1) options.plane_groups = 1;
   int case_index = 0;
   const double tolerance = std::is_same_v<Real, double> ? 1e-11 : 3e-4;
   enum class Physics {
@@ -196,13 +192,19 @@ TEMPLATE_TEST_CASE("GPU: the products between the row FFTs equal the host's real
                         Case{{8, 16, 128}, Integrator::rk4, Physics::mhd_scalar, true},
                         Case{{16, 16, 24}, Integrator::rk4, Physics::none, false},
                         Case{{16, 16, 32}, Integrator::rk4, Physics::three_scalars, false}}) {
-    if (testing::world_size() > 1)
-      options.own_rows = case_index++ % 2 == 0 ? fft::OwnRows::placed : fft::OwnRows::copied;
+    std::string route;
+    if (testing::world_size() > 1) {
+      // In turn: p2p with the own rows placed, p2p with them copied, MPI (the fused route's chunks).
+      const int way = case_index++ % 3;
+      options.exchange = way < 2 ? fft::ExchangeMethod::p2p : fft::ExchangeMethod::isend_irecv;
+      options.strided_exchange = way < 2 ? fft::StridedExchange::always : fft::StridedExchange::never;
+      options.own_rows = way == 0 ? fft::OwnRows::placed : fft::OwnRows::copied;
+      route = way == 0   ? ", p2p, own rows placed"
+              : way == 1 ? ", p2p, own rows copied"
+                         : ", MPI, fused route";
+    }
     INFO("grid " << c.n[0] << " x " << c.n[1] << " x " << c.n[2] << ", " << to_string(c.integrator) << ", "
-                 << names[static_cast<int>(c.physics)]
-                 << (testing::world_size() > 1 && options.own_rows == fft::OwnRows::copied
-                         ? ", own rows copied"
-                         : ""));
+                 << names[static_cast<int>(c.physics)] << route);
     FlowParameters parameters;
     parameters.viscosity = 0.02;
     parameters.integrator = c.integrator;
