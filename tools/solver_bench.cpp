@@ -55,7 +55,7 @@ struct Settings {
   std::string precision = "single", backend = "auto", integrator = "rk4", one_rank_way = "automatic",
               form = "divergence", row_products = "on";
   int warmup = 2, steps = 10, pieces = 1, scalars = 0;
-  std::string split = "auto";
+  std::string split = "auto", strided = "auto";
   std::vector<int> lanes{0}, emulate;
   bool boussinesq = false, rotation = false, mhd = false, cfl = false, profile_step = false;
 };
@@ -100,6 +100,8 @@ fft::FftOptions fft_options(const Settings& s, int ranks) {
   options.one_rank_dealiasing = fft::parse_one_rank_dealiasing(s.one_rank_way);
   options.exchange_pieces = s.pieces;
   options.spectral_split = spectral_split(s, ranks);
+  // never: emulated ranks take the route of exchanges that move contiguous chunks (NCCL, MPI), the fused one.
+  if (s.strided == "never") options.strided_exchange = fft::StridedExchange::never;
   return options;
 }
 
@@ -318,6 +320,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(fft::one_rank_dealiasing_names()));
   app.add_option("--pieces", s.pieces, "several ranks: all-to-all in this many pieces (0: chosen by timing)")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--strided", s.strided,
+                 "several ranks: never takes the fused route, as exchanges of contiguous chunks (NCCL, MPI) "
+                 "do, not the strided one of p2p and emulated ranks (auto)")
+      ->check(CLI::IsMember({"auto", "never"}));
   app.add_option("--scalars", s.scalars, "passive scalars, each with a mean gradient along z")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--boussinesq", s.boussinesq, "a Boussinesq buoyancy b (N^2 = 1, Pr = 1, up = z)");
