@@ -34,7 +34,7 @@
 //   E as a field whose curl it is (Forcing.hpp).
 // - Products between the rows: where the FFT splits its dealiased transforms at their rows along z
 //   (SlabFFT::row_split: a GPU, Nx and Ny powers of two from 8 to 2048, Nz from 16 to 4096; one rank, or
-//   several exchanging strided blocks, p2p),
+//   several exchanging strided blocks, p2p, or contiguous chunks on the fused route, NCCL or MPI),
 //   the stage takes its inputs' rows back to real values, forms the real-space pass's products and
 //   transforms them forward row by row in one kernel (ProductsInRows.hpp, fft/RowProducts.cuh), so that no
 //   real slab is written or read: the divergence form with no scalar or one, the rotational form and MHD

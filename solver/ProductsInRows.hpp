@@ -12,8 +12,8 @@
 //            rotational: u x (omega + 2 Omega) + a u into u's; MHD: T as stress, then E = u x B into b's;
 //            then each scalar's -u.(grad theta_j + G_j) into its gradient's first slab.
 // - lanes: the solver's transform lanes (fft/TransformLanes.hpp), whose first transform has a split at its
-//   rows (fft/RowSplit.hpp; one rank, or several on the strided route): the fields go to rows and back in
-//   the lanes, as their transforms do.
+//   rows (fft/RowSplit.hpp; one rank, or several on the strided or the fused route): the fields go to rows
+//   and back in the lanes, as their transforms do.
 // - to_rows(): backward_to_rows of the inputs. form(coefficients): the kernel, in place. from_rows():
 //   forward_from_rows of the outputs. All queued on the device's stream (the lanes fork from it and join
 //   back).
