@@ -133,6 +133,13 @@ ColumnRouteTable own_rows_route(const SlabLayout& layout, bool dealiased);
 // Compact columns [kx][kept ky][kept kz] of this rank to and from the spectral slab [kx][ky][kz].
 ColumnRouteTable spread_route(const SlabLayout& layout);
 
+// The rows of kolmo's x column FFTs on the fused route's dealiased transforms (ElementRoute with by_compact,
+// fft/ColumnFft.hpp): row kx of the compact slab [kx][kept ky][kept kz], its kept ky places pitch kept kz
+// apart. Forward: in buffer 0, the receive slab, where the chunks arrived (compact_chunk_offset's places).
+// Backward: in buffer 0, the send slab, at the same places (each peer's chunk its x planes), but the own x
+// planes' rows in buffer 1, the receive slab, at their packed place (own_rows_route's, dealiased).
+std::vector<PlaneRow> compact_line_rows(const SlabLayout& layout, bool forward);
+
 struct LineRouteTable {
   LineRoute route;
   std::vector<LineRow> rows;
