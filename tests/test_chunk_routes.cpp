@@ -46,6 +46,21 @@ bool fills_in_order(const std::vector<Place>& places, int buffer, long long firs
   return true;
 }
 
+// Each rank's layout of every grid on 1 to 4 ranks (as many as the grid can split), both spectral splits.
+template <class Each>
+void for_each_layout(Each each) {
+  for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows})
+    for (auto n : kGrids)
+      for (int p = 1; p <= 4; ++p)
+        for (int r = 0; r < p; ++r) {
+          if (p > n[0] || p > n[1]) continue;
+          const SlabLayout l(n, p, r, split);
+          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << r << " of " << p << ", split "
+                       << to_string(split));
+          each(l);
+        }
+}
+
 }  // namespace
 
 TEST_CASE("plane routes put each element in its peer's chunk, each chunk filled once in order", "[layout]") {
@@ -104,52 +119,46 @@ TEST_CASE("plane routes put each element in its peer's chunk, each chunk filled 
 
 TEST_CASE("column routes send own rows to their packed place and spread compact columns to kept modes",
           "[layout]") {
-  for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows})
-    for (auto n : kGrids)
-      for (int p = 1; p <= 4; ++p)
-        for (int r = 0; r < p; ++r) {
-          if (p > n[0] || p > n[1]) continue;
-          const SlabLayout l(n, p, r, split);
-          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << r << " of " << p << ", split "
-                       << to_string(split));
-          Slabs slabs(l);  // the x transforms' output (slab 0) and the receive slab (1)
-          C* slab = slabs.slab[0].data();
-          for (bool dealiased : {false, true}) {
-            ColumnRouteTable table = own_rows_route(l, dealiased);
-            table.route.own = slabs.slab[1].data();
-            const long columns = dealiased ? l.kept_y_count() * l.kept_z() : l.y_count() * l.nzc();
-            std::vector<Place> own_places;
-            bool others_stay = true;
-            for (long kx = 0; kx < l.nx(); ++kx)
-              for (long column = 0; column < columns; ++column) {
-                const std::size_t offset = kx * columns + column;
-                const C* place = table.route.own_row_address(slab, offset);
-                const bool own_row = kx >= l.x_offset() && kx < l.x_offset() + l.x_count();
-                if (own_row)
-                  own_places.push_back(slabs.place(place));
-                else
-                  others_stay = others_stay && place == slab + offset;
-              }
-            CHECK(others_stay);
-            const long long first = dealiased ? l.compact_packed_offset(r) : l.packed_offset(r);
-            const long long count = dealiased ? l.compact_packed_count(r) : l.packed_count(r);
-            CHECK(fills_in_order(own_places, 1, first, count));
-          }
-          // Spread: compact [kx][kept ky][kept kz] onto exactly the kept modes of [kx][ky][kz], in order.
-          ColumnRouteTable table = spread_route(l);
-          table.route.row_offset = table.row_offset.data();
-          const long columns = l.kept_y_count() * l.kept_z();
-          std::vector<long long> kept_modes, spread_to;
-          for (long kx = 0; kx < l.nx(); ++kx)
-            for (long j = 0; j < l.y_count(); ++j)
-              for (long kz = 0; kz < l.nzc(); ++kz)
-                if (SlabLayout::kept(l.y_offset() + j, l.ny()) && kz < l.kept_z())
-                  kept_modes.push_back((kx * l.y_count() + j) * l.nzc() + kz);
-          for (long kx = 0; kx < l.nx(); ++kx)
-            for (long column = 0; column < columns; ++column)
-              spread_to.push_back(table.route.spread_address(slab, kx * columns + column) - slab);
-          CHECK(spread_to == kept_modes);
+  for_each_layout([](const SlabLayout& l) {
+    const int r = l.rank();
+    Slabs slabs(l);  // the x transforms' output (slab 0) and the receive slab (1)
+    C* slab = slabs.slab[0].data();
+    for (bool dealiased : {false, true}) {
+      ColumnRouteTable table = own_rows_route(l, dealiased);
+      table.route.own = slabs.slab[1].data();
+      const long columns = dealiased ? l.kept_y_count() * l.kept_z() : l.y_count() * l.nzc();
+      std::vector<Place> own_places;
+      bool others_stay = true;
+      for (long kx = 0; kx < l.nx(); ++kx)
+        for (long column = 0; column < columns; ++column) {
+          const std::size_t offset = kx * columns + column;
+          const C* place = table.route.own_row_address(slab, offset);
+          const bool own_row = kx >= l.x_offset() && kx < l.x_offset() + l.x_count();
+          if (own_row)
+            own_places.push_back(slabs.place(place));
+          else
+            others_stay = others_stay && place == slab + offset;
         }
+      CHECK(others_stay);
+      const long long first = dealiased ? l.compact_packed_offset(r) : l.packed_offset(r);
+      const long long count = dealiased ? l.compact_packed_count(r) : l.packed_count(r);
+      CHECK(fills_in_order(own_places, 1, first, count));
+    }
+    // Spread: compact [kx][kept ky][kept kz] onto exactly the kept modes of [kx][ky][kz], in order.
+    ColumnRouteTable table = spread_route(l);
+    table.route.row_offset = table.row_offset.data();
+    const long columns = l.kept_y_count() * l.kept_z();
+    std::vector<long long> kept_modes, spread_to;
+    for (long kx = 0; kx < l.nx(); ++kx)
+      for (long j = 0; j < l.y_count(); ++j)
+        for (long kz = 0; kz < l.nzc(); ++kz)
+          if (SlabLayout::kept(l.y_offset() + j, l.ny()) && kz < l.kept_z())
+            kept_modes.push_back((kx * l.y_count() + j) * l.nzc() + kz);
+    for (long kx = 0; kx < l.nx(); ++kx)
+      for (long column = 0; column < columns; ++column)
+        spread_to.push_back(table.route.spread_address(slab, kx * columns + column) - slab);
+    CHECK(spread_to == kept_modes);
+  });
 }
 
 // The x column FFTs' rows on the fused route (kolmo's kernels): element kx of compact column (q, kz) at
@@ -157,37 +166,30 @@ TEST_CASE("column routes send own rows to their packed place and spread compact 
 // in, [kx][kept ky][kept kz] from 0; backward they write where the callbacks' column route puts the same
 // element (own_rows_route: the own x planes' rows at their packed receive place, the others where they stay).
 TEST_CASE("the x column FFTs' rows on the fused route address what the column routes do", "[layout]") {
-  for (SpectralSplit split : {SpectralSplit::even, SpectralSplit::kept_rows})
-    for (auto n : kGrids)
-      for (int p = 1; p <= 4; ++p)
-        for (int r = 0; r < p; ++r) {
-          if (p > n[0] || p > n[1]) continue;
-          const SlabLayout l(n, p, r, split);
-          INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank " << r << " of " << p << ", split "
-                       << to_string(split));
-          Slabs slabs(l);  // the send slab (0) and the receive slab (1)
-          ColumnRouteTable table = own_rows_route(l, true);
-          table.route.own = slabs.slab[1].data();
-          const long columns = l.kept_y_count() * l.kept_z();
-          for (bool forward : {true, false}) {
-            const std::vector<PlaneRow> rows = compact_line_rows(l, forward);
-            REQUIRE(static_cast<long>(rows.size()) == l.nx());
-            bool same = true;
-            for (long kx = 0; kx < l.nx(); ++kx)
-              for (long q = 0; q < l.kept_y_count(); ++q)
-                for (long kz = 0; kz < l.kept_z(); ++kz) {
-                  const PlaneRow& row = rows[kx];
-                  const Place place{row.buffer, row.base + q * row.pitch + kz};
-                  const long long offset = kx * columns + q * l.kept_z() + kz;
-                  const Place expected =
-                      forward ? Place{0, offset}
-                              : slabs.place(table.route.own_row_address(slabs.slab[0].data(), offset));
-                  same = same && place.buffer == expected.buffer && place.offset == expected.offset;
-                }
-            INFO((forward ? "forward" : "backward"));
-            CHECK(same);
+  for_each_layout([](const SlabLayout& l) {
+    Slabs slabs(l);  // the send slab (0) and the receive slab (1)
+    ColumnRouteTable table = own_rows_route(l, true);
+    table.route.own = slabs.slab[1].data();
+    const long columns = l.kept_y_count() * l.kept_z();
+    for (bool forward : {true, false}) {
+      const std::vector<PlaneRow> rows = compact_line_rows(l, forward);
+      REQUIRE(static_cast<long>(rows.size()) == l.nx());
+      bool same = true;
+      for (long kx = 0; kx < l.nx(); ++kx)
+        for (long q = 0; q < l.kept_y_count(); ++q)
+          for (long kz = 0; kz < l.kept_z(); ++kz) {
+            const PlaneRow& row = rows[kx];
+            const Place place{row.buffer, row.base + q * row.pitch + kz};
+            const long long offset = kx * columns + q * l.kept_z() + kz;
+            const Place expected =
+                forward ? Place{0, offset}
+                        : slabs.place(table.route.own_row_address(slabs.slab[0].data(), offset));
+            same = same && place.buffer == expected.buffer && place.offset == expected.offset;
           }
-        }
+      INFO((forward ? "forward" : "backward"));
+      CHECK(same);
+    }
+  });
 }
 
 // Realigned planes, all ranks of an uneven split at once: every element goes from its plane transform's
