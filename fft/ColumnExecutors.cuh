@@ -279,11 +279,16 @@ class PrunedLines final : public XTransform<Real> {
   cudaStream_t stream_;
 };
 
+// A route (fft/ColumnFft.hpp) with its rows in device memory: route.rows is rows.data(), which a move keeps.
+struct HeldRoute {
+  ElementRoute route;
+  Buffer<PlaneRow> rows;
+};
+
 // The y column FFTs' routes of a split whose exchange moves the fused route's chunks (RowExchange::routed):
-// forward the stores into the chunks, backward the loads from them (RoutedPlanes' routes), with their rows.
+// forward the stores into the chunks, backward the loads from them (RoutedPlanes' routes).
 struct YRoutes {
-  ElementRoute forward, backward;
-  Buffer<PlaneRow> forward_rows, backward_rows;
+  HeldRoute forward, backward;
 };
 
 // The pruned route split at its rows along z (fft/RowSplit.hpp): its x transforms (PrunedLines; routed:
@@ -323,7 +328,7 @@ class PrunedRowSplit final : public RowSplit<Real> {
     }
     if (y_routes_)
       column_fft<Real>(columns_.y_backward, planes, slab, y_twiddles_, CUFFT_INVERSE, stream_,
-                       y_routes_->backward);
+                       y_routes_->backward.route);
     else
       column_fft<Real>(columns_.y_backward, planes, slab, y_twiddles_, CUFFT_INVERSE, stream_);
   }
@@ -332,7 +337,7 @@ class PrunedRowSplit final : public RowSplit<Real> {
     const bool places = exchange_.places_own_rows;
     if (y_routes_)
       column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_,
-                       y_routes_->forward);
+                       y_routes_->forward.route);
     else
       column_fft<Real>(columns_.y_forward, slab, slab, y_twiddles_, CUFFT_FORWARD, stream_,
                        places ? &columns_.own_forward : nullptr, places ? exchange_.arrived : nullptr);
@@ -370,32 +375,24 @@ class RoutedPlanes final : public PlaneTransform<Real> {
   using C = Complex<Real>;
 
  public:
-  RoutedPlanes(std::unique_ptr<PlaneTransform<Real>> z, const ColumnSets& columns, ElementRoute route,
-               Buffer<PlaneRow> rows, const C* twiddles, cudaStream_t stream)
-      : z_(std::move(z)),
-        columns_(columns),
-        route_(route),
-        rows_(std::move(rows)),
-        twiddles_(twiddles),
-        stream_(stream) {
-    route_.rows = rows_.data();
-  }
+  RoutedPlanes(std::unique_ptr<PlaneTransform<Real>> z, const ColumnSets& columns, HeldRoute route,
+               const C* twiddles, cudaStream_t stream)
+      : z_(std::move(z)), columns_(columns), held_(std::move(route)), twiddles_(twiddles), stream_(stream) {}
   void forward(const Real* in, C* out) override {
-    KOLMO_REQUIRE(!route_.loads, "internal: routed plane transforms run the other way");
+    KOLMO_REQUIRE(!held_.route.loads, "internal: routed plane transforms run the other way");
     z_->forward(in, out);
-    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_, route_);
+    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_, held_.route);
   }
   void backward(C* in, Real* out) override {
-    KOLMO_REQUIRE(route_.loads, "internal: routed plane transforms run the other way");
-    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_, route_);
+    KOLMO_REQUIRE(held_.route.loads, "internal: routed plane transforms run the other way");
+    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_, held_.route);
     z_->backward(in, out);
   }
 
  private:
   std::unique_ptr<PlaneTransform<Real>> z_;
   ColumnSets columns_;
-  ElementRoute route_;
-  Buffer<PlaneRow> rows_;
+  HeldRoute held_;
   const C* twiddles_;
   cudaStream_t stream_;
 };
@@ -409,24 +406,20 @@ class RoutedLines final : public XTransform<Real> {
   using C = Complex<Real>;
 
  public:
-  RoutedLines(const ColumnSet& columns, ElementRoute route, Buffer<PlaneRow> rows, const C* twiddles,
-              cudaStream_t stream)
-      : columns_(columns), route_(route), rows_(std::move(rows)), twiddles_(twiddles), stream_(stream) {
-    route_.rows = rows_.data();
-  }
+  RoutedLines(const ColumnSet& columns, HeldRoute route, const C* twiddles, cudaStream_t stream)
+      : columns_(columns), held_(std::move(route)), twiddles_(twiddles), stream_(stream) {}
   void forward(const C* in, C* out) override {
-    KOLMO_REQUIRE(route_.loads, "internal: routed x transforms run the other way");
-    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_FORWARD, stream_, route_);
+    KOLMO_REQUIRE(held_.route.loads, "internal: routed x transforms run the other way");
+    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_FORWARD, stream_, held_.route);
   }
   void backward(const C* in, C* out) override {
-    KOLMO_REQUIRE(!route_.loads, "internal: routed x transforms run the other way");
-    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_INVERSE, stream_, route_);
+    KOLMO_REQUIRE(!held_.route.loads, "internal: routed x transforms run the other way");
+    column_fft<Real>(columns_, in, out, twiddles_, CUFFT_INVERSE, stream_, held_.route);
   }
 
  private:
   ColumnSet columns_;
-  ElementRoute route_;
-  Buffer<PlaneRow> rows_;
+  HeldRoute held_;
   const C* twiddles_;
   cudaStream_t stream_;
 };

@@ -366,11 +366,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (exchange.routed) {
       // The fused route's chunks, loaded and stored as its dealiased transforms do (routed_planes, routed_x).
       if (send_ == nullptr) return nullptr;  // the same on every rank (a rank of no kept ky transforms none)
-      auto routes = std::make_unique<YRoutes>();
-      routes->forward_rows = device_rows(plane_route(layout_, true, true).rows);
-      routes->backward_rows = device_rows(plane_route(layout_, true, false).rows);
-      routes->forward = {routes->forward_rows.data(), {send_, receive_}, false, false};
-      routes->backward = {routes->backward_rows.data(), {receive_, receive_}, false, true};
+      auto routes = std::make_unique<YRoutes>(YRoutes{y_route(true, true), y_route(false, false)});
       return std::make_unique<PrunedRowSplit<Real>>(
           routed_x(true), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_), twiddles(nz_),
           stream_, std::move(exchange), routed_x(false), std::move(routes));
@@ -514,10 +510,17 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // plans', none of the dropped kz) with the packing in its own loads and stores, where cuFFT's callbacks
   // packed the output of the full 2D transforms. The routes: fft/ChunkRoutes.hpp's layouts, as the
   // callbacks'; the x transforms' rows for the compact [kx][kept ky][kept kz] slab.
-  Buffer<PlaneRow> device_rows(const std::vector<PlaneRow>& rows) {
-    Buffer<PlaneRow> buffer(device_, std::max<std::size_t>(rows.size(), 1));
-    device_->copy_from_host(buffer.data(), rows.data(), rows.size() * sizeof(PlaneRow));
-    return buffer;
+  HeldRoute held_route(const std::vector<PlaneRow>& rows, C* first, C* second, bool by_compact, bool loads) {
+    HeldRoute held{{}, Buffer<PlaneRow>(device_, std::max<std::size_t>(rows.size(), 1))};
+    device_->copy_from_host(held.rows.data(), rows.data(), rows.size() * sizeof(PlaneRow));
+    held.route = {held.rows.data(), {first, second}, by_compact, loads};
+    return held;
+  }
+  // The y column FFTs' route: forward stores into the send slab (own_direct: the own rows into the receive
+  // slab, where the x transforms read them), backward loads from the receive slab.
+  HeldRoute y_route(bool forward, bool own_direct) {
+    return held_route(plane_route(layout_, true, forward && own_direct).rows, forward ? send_ : receive_,
+                      receive_, false, !forward);
   }
   std::unique_ptr<PlaneTransform<Real>> routed_planes(bool forward, bool own_direct) {
     ColumnSets columns = pruned_columns(layout_);
@@ -532,27 +535,18 @@ class CudaTransforms final : public LocalTransforms<Real> {
         return z_rows<Real>(cufftMakePlanMany64, h, layout_, planes, way, size);
       });
     }
-    const PlaneRouteTable table = plane_route(layout_, true, forward && own_direct);
-    ElementRoute route;
-    route.buffers[0] = forward ? send_ : receive_;
-    route.buffers[1] = receive_;
-    route.loads = !forward;
-    return std::make_unique<RoutedPlanes<Real>>(std::move(z), columns, route, device_rows(table.rows),
+    return std::make_unique<RoutedPlanes<Real>>(std::move(z), columns, y_route(forward, own_direct),
                                                 twiddles(ny_), stream_);
   }
   // Row kx of the compact slab (compact_line_rows): forward in what arrived; backward in the send buffer,
   // or for the own x planes at their packed receive place.
   std::unique_ptr<XTransform<Real>> routed_x(bool forward) {
-    ElementRoute route;
-    route.buffers[0] = forward ? receive_ : send_;
-    route.buffers[1] = receive_;
-    route.by_compact = true;
-    route.loads = forward;
     // The tiles stay aligned to the spectral slab's rows: aligned to the compact rows instead, the forward x
     // transforms took 12 % longer at 512^3 in single precision on 2 ranks (one H200).
-    return std::make_unique<RoutedLines<Real>>(pruned_columns(layout_).x, route,
-                                               device_rows(compact_line_rows(layout_, forward)),
-                                               twiddles(nx_), stream_);
+    return std::make_unique<RoutedLines<Real>>(
+        pruned_columns(layout_).x,
+        held_route(compact_line_rows(layout_, forward), forward ? receive_ : send_, receive_, true, forward),
+        twiddles(nx_), stream_);
   }
   // ColumnPlanes with cuFFT's 1D transforms along z (every mode).
   std::unique_ptr<PlaneTransform<Real>> cufft_z_planes(const ColumnSets& columns, C* arrived) {

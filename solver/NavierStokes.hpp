@@ -285,9 +285,8 @@ class NavierStokes {
   long step_count_ = 0;
   // What the stage and scratch fields hold between calls: the next step's first input, every field's input
   // in spectral space (left by step), or the velocity already in real space with the rest still spectral
-  // (left by cfl_dt), or u's rows between the transforms along z (cfl_dt where rows_ is set); or nothing of
-  // use.
-  // first_rhs: cfl_dt formed the first stage's right-hand side between the rows (first_rate_ its return).
+  // (left by cfl_dt), or the first stage's right-hand side, formed between the rows (cfl_dt where rows_ is
+  // set; first_rate_ its return); or nothing of use.
   enum class Prepared { nothing, spectral_input, real_velocity, first_rhs };
   double first_rate_ = 0;
   // The products between the rows along z where the stage forms them there, null otherwise.
