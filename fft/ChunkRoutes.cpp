@@ -85,7 +85,7 @@ LineRouteTable realigned_line_route(const SlabLayout& l) {
   table.rows.resize(l.nx());
   for (int q = 0; q < l.ranks(); ++q)
     for (long i = 0; i < l.x_count(q); ++i) {
-      LineRow& row = table.rows[l.x_offset(q) + i];
+      PlaneRow& row = table.rows[l.x_offset(q) + i];
       const bool own = q == l.rank();
       row.buffer = own ? 1 : 0;
       row.base = static_cast<long long>(own ? l.packed_offset(q) : l.spectral_chunk_offset(q)) + i * l.nzc();

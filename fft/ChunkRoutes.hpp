@@ -43,8 +43,9 @@ struct Index3 {
   }
 };
 
-// One global ky row of the yz planes: where (x = 0, this row, kz = 0) goes, and the step from one x plane
-// to the next.
+// One row of a route: for PlaneRoute a global ky row of the yz planes, where (x = 0, this row, kz = 0) goes
+// and the step from one x plane to the next; for the x transforms' routes (compact_line_rows, LineRoute) an
+// x plane kx, where (kx, first ky, kz = 0) goes and the step from one ky to the next.
 struct PlaneRow {
   long long base = 0, pitch = 0;
   int buffer = -1;  // index into PlaneRoute::buffers; -1: not exchanged
@@ -93,21 +94,17 @@ struct ColumnRoute {
 // [ky][x][kz] (cuFFT's advanced layout), so that each peer's chunk, the ky planes of q, is [ky of q][x][kz]
 // and contiguous. The x transforms' lines [kx][column] (column = local ky * Nzc + kz) are then read from
 // (forward) or written to (backward) the chunk of the rank that holds x plane kx: address<T>(offset) for an
-// offset into [kx][column] is buffers[row.buffer] + row.base + ky row.pitch + kz with row = rows[kx].
-struct LineRow {
-  long long base = 0, pitch = 0;  // (kx, ky = 0, kz = 0) and the step from one ky to the next
-  int buffer = 0;
-};
-
+// offset into [kx][column] is buffers[row.buffer] + row.base + ky row.pitch + kz with row = rows[kx] (a
+// PlaneRow: here (kx, ky = 0, kz = 0) and the step from one ky to the next; every row is exchanged).
 struct LineRoute {
-  Index3 index;                   // [kx][ky][kz]
-  const LineRow* rows = nullptr;  // Nx entries
+  Index3 index;                    // [kx][ky][kz]
+  const PlaneRow* rows = nullptr;  // Nx entries
   void* buffers[2] = {nullptr, nullptr};
 
   template <class T>
   KOLMO_HD T* address(unsigned long long offset) const {
     const Index3::Indices i = index.split(offset);
-    const LineRow r = rows[i.a];
+    const PlaneRow r = rows[i.a];
     return static_cast<T*>(buffers[r.buffer]) + (r.base + static_cast<long long>(i.b) * r.pitch + i.c);
   }
 };
@@ -142,11 +139,12 @@ std::vector<PlaneRow> compact_line_rows(const SlabLayout& layout, bool forward);
 
 struct LineRouteTable {
   LineRoute route;
-  std::vector<LineRow> rows;
+  std::vector<PlaneRow> rows;
 };
 // Rows kx of other ranks' x planes from buffers[0], the all-to-all's x side (forward: the receive buffer,
 // backward: the send buffer; peer q's chunk at spectral_chunk_offset(q)); this rank's own from buffers[1],
-// the planes' side (forward: the send buffer, backward: the receive buffer; at packed_offset(rank)).
+// the planes' side (forward: the send buffer, backward: the receive buffer; at packed_offset(rank)). The
+// same rows serve cuFFT's callbacks (LineRoute) and kolmo's x column FFTs (ElementRoute, fft/ColumnFft.hpp).
 LineRouteTable realigned_line_route(const SlabLayout& layout);
 
 // Every offset in the routes fits the 32-bit arithmetic of the callbacks.

@@ -55,6 +55,18 @@ inline ColumnSets full_columns(const SlabLayout& layout) {
   return columns;
 }
 
+// x along every (ky, kz) column of the rank's ky planes of the spectral slab [kx][ky][kz], whole.
+inline ColumnSet slab_x_columns(const SlabLayout& layout) {
+  ColumnSet x;
+  x.n = layout.nx();
+  x.stride = layout.y_count() * layout.nzc();
+  x.outer_stride = layout.nzc();
+  x.outer_count[0] = layout.y_count();
+  x.inner = x.computed = layout.nzc();
+  x.kept_below = x.kept_from = x.n;
+  return x;
+}
+
 // The pruned route's: y along the kept kz columns, x along the kept (ky, kz) columns.
 inline ColumnSets pruned_columns(const SlabLayout& layout) {
   const long ny = layout.ny(), nzc = layout.nzc(), kept_z = layout.kept_z();
@@ -73,18 +85,16 @@ inline ColumnSets pruned_columns(const SlabLayout& layout) {
   columns.y_backward.load_kept_only = true;
   columns.y_backward.inner = nzc;
   // x: the kept (ky, kz) columns of the rank's ky planes, whole.
+  columns.x = slab_x_columns(layout);
   ColumnSet& x = columns.x;
-  x.n = layout.nx();
-  x.stride = layout.y_count() * nzc;
-  x.outer_stride = nzc;
   const auto& runs = layout.kept_runs(layout.rank());
   KOLMO_REQUIRE(runs.size() <= 2, "internal: more than two runs of kept ky planes on a rank");
+  x.outer_count[0] = 0;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     x.outer_first[r] = runs[r].start - layout.y_offset();
     x.outer_count[r] = runs[r].count;
   }
   x.inner = x.computed = kept_z;
-  x.kept_below = x.kept_from = x.n;
   return columns;
 }
 

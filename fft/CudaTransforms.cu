@@ -422,7 +422,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
                                                stream_);
     };
     if (route == FusedRoute::full_realigned) {
-      // Other ranks' rows on the x side of the exchange, the own rows on the planes' side.
+      // Other ranks' rows on the x side of the exchange, the own rows on the planes' side: by kolmo's column
+      // FFTs where they take Nx (not the forward ones in double precision), by cuFFT's with callbacks
+      // otherwise.
+      if (column_fft_supports(nx_) && (!forward || std::is_same_v<Real, float>)) return realigned_x(forward);
       PlanHandle plan = new_plan();
       void* table = upload_route(*plan, realigned_line_route(layout_), forward ? receive_ : send_,
                                  forward ? send_ : receive_);
@@ -546,6 +549,20 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return std::make_unique<RoutedLines<Real>>(
         pruned_columns(layout_).x,
         held_route(compact_line_rows(layout_, forward), forward ? receive_ : send_, receive_, true, forward),
+        twiddles(nx_), stream_);
+  }
+  // The realigned route's x transforms by kolmo's column FFTs, every (ky, kz) column of the spectral slab
+  // loaded (forward) or stored (backward) along realigned_line_route's rows, as cuFFT's callbacks do. One
+  // rank of 2, 4, 8 on one H200, x transforms forward / backward against the callbacks'
+  // (docs/results/realigned_x_h200.log): single precision 0.67-0.74 / 0.54-0.66 at 512^3, 0.56-0.57 /
+  // 0.58-0.60 at 1024^3; double precision backward 0.99-1.01 at 512^3 and 0.73-0.74 at 1024^3, but forward
+  // 1.21-1.34 at 512^3 and 1.02-1.04 at 1024^3, so double precision keeps the callbacks forward.
+  std::unique_ptr<XTransform<Real>> realigned_x(bool forward) {
+    if (slab_columns() == 0) return std::make_unique<NoLines<Real>>();
+    return std::make_unique<RoutedLines<Real>>(
+        slab_x_columns(layout_),
+        held_route(realigned_line_route(layout_).rows, forward ? receive_ : send_, forward ? send_ : receive_,
+                   false, forward),
         twiddles(nx_), stream_);
   }
   // ColumnPlanes with cuFFT's 1D transforms along z (every mode).
