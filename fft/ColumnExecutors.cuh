@@ -407,10 +407,11 @@ class RoutedPlanes final : public PlaneTransform<Real> {
   cudaStream_t stream_;
 };
 
-// RoutedLines: the x transforms of the kept (ky, kz) columns of the spectral slab, each kx row of the
-// compact [kx][kept ky][kept kz] slab (column by its compact place) along the route: forward loaded from
-// what arrived, backward stored to the send buffer, the own rows to their packed receive place. in
-// (forward) and out (backward) are the route's, not the call's.
+// RoutedLines: x transforms whose chunk side goes along the route, forward loaded from what arrived,
+// backward stored to the send buffer and the own rows to their place: the fused route's dealiased ones (the
+// kept (ky, kz) columns of the spectral slab, each kx row of the compact [kx][kept ky][kept kz] slab, column
+// by its compact place) and the realigned route's (every column, each kx row in its peer's [ky][x][kz]
+// chunk). in (forward) and out (backward) are the route's, not the call's.
 template <class Real>
 class RoutedLines final : public XTransform<Real> {
   using C = Complex<Real>;

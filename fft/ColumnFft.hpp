@@ -3,7 +3,8 @@
 // indices, and one cuFFT plan has one. These kernels make the pruned one-rank route (fft/ColumnExecutors.cuh,
 // OneRankDealiasing::pruned): x transforms of 4/9 of the columns, y transforms of 2/3, instead of all; and
 // across ranks the strided route's y transforms (placing the rank's own rows) and dealiased x transforms,
-// and the fused route's dealiased ones, which load and store the all-to-all's chunks (ElementRoute).
+// and the fused route's dealiased ones and the realigned route's x transforms, which load and store the
+// all-to-all's chunks (ElementRoute).
 //
 // Contract (CUDA builds; calls are queued on `stream`):
 // - ColumnSet: column (o, i) is the values at base + o outer_stride + i + e stride, e < n, for o in the
@@ -23,7 +24,8 @@
 //   those in and out hold for the transform.
 // - ElementRoute (optional, instead of ColumnMoves): one side of the transform, its loads or its stores, in
 //   other buffers, element by element (the all-to-all's chunks, so that no packing pass is needed: the
-//   fused route's dealiased transforms, fft/ColumnExecutors.cuh). Element e of column (o, i) is at
+//   fused route's dealiased transforms and the realigned route's x transforms, fft/ColumnExecutors.cuh).
+//   Element e of column (o, i) is at
 //   buffers[rows[e].buffer] + rows[e].base + index rows[e].pitch + i, index = o, or with by_compact the
 //   outer index's place among the set's outer indices (0, 1, ... over its ranges in order). Rows with
 //   buffer < 0 hold no element: stores skip them, loads give zero. loads: the loads come from there (the

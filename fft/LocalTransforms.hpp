@@ -89,7 +89,8 @@ class XTransform;
 // How several GPU ranks pack in cuFFT's kernels: full or dealiased transforms with the callbacks in the plane
 // transforms (chunks packed as SlabLayout says, [q][x][y of q][kz], dealiased only the kept modes), or full
 // transforms with realigned planes ([ky][x][kz], cuFFT's advanced layout: each chunk [y of q][x][kz]) and
-// the callbacks in the x transforms.
+// x transforms that load and store the chunks (kolmo's column FFTs where they take Nx, the callbacks
+// otherwise; the dealiased transforms too are kolmo's where they take Nx and Ny).
 enum class FusedRoute { full, dealiased, full_realigned };
 
 template <class Real>

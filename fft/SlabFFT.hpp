@@ -142,9 +142,11 @@ struct FftOptions {
   bool pack_in_ffts = true;
   // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
   // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
-  // transforms take the callbacks instead (one rank's work of 2, 4, 8 ranks on an H100 at 512^3 and 1024^3:
-  // as fast or faster than callbacks in the plane transforms, which cost more in cuFFT's kernels;
-  // docs/results/fft_emulated_ranks_h100.log). false: callbacks in the plane transforms.
+  // transforms load and store the chunks instead: kolmo's column FFTs where they take Nx (forward in single
+  // precision only: docs/results/realigned_x_h200.log), cuFFT's callbacks otherwise. With the callbacks, one
+  // rank's work of 2, 4, 8 ranks on an H100 at 512^3 and 1024^3 was as fast or faster than with callbacks in
+  // the plane transforms, which cost more in cuFFT's kernels (docs/results/fft_emulated_ranks_h100.log).
+  // false: callbacks in the plane transforms.
   bool realigned_planes = true;
   // Several ranks, transforms out of place (forward) or any (backward) in one piece, full precision on the
   // wire: the strided route, where chosen (StridedExchange above), takes precedence over pack_in_ffts. The
