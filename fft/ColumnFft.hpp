@@ -25,12 +25,11 @@
 // - ElementRoute (optional, instead of ColumnMoves): one side of the transform, its loads or its stores, in
 //   other buffers, element by element (the all-to-all's chunks, so that no packing pass is needed: the
 //   fused route's dealiased transforms and the realigned route's x transforms, fft/ColumnExecutors.cuh).
-//   Element e of column (o, i) is at
-//   buffers[rows[e].buffer] + rows[e].base + index rows[e].pitch + i, index = o, or with by_compact the
-//   outer index's place among the set's outer indices (0, 1, ... over its ranges in order). Rows with
-//   buffer < 0 hold no element: stores skip them, loads give zero. loads: the loads come from there (the
-//   stores go to out as usual), otherwise the stores go there (the loads come from in). rows: n entries in
-//   device memory (PlaneRow, fft/ChunkRoutes.hpp).
+//   Element e of column (o, i) is at buffers[rows[e].buffer] + rows[e].base + index rows[e].pitch + i,
+//   index = o, or with by_compact the outer index's place among the set's outer indices (0, 1, ... over
+//   its ranges in order). Rows with buffer < 0 hold no element: stores skip them, loads give zero. loads:
+//   the loads come from there (the stores go to out as usual), otherwise the stores go there (the loads
+//   come from in). rows: n entries in device memory (PlaneRow, fft/ChunkRoutes.hpp).
 // - twiddles: the table of n values exp(-2 pi i q / n) (stockham_twiddles, fft/StockhamPasses.hpp), on the
 //   device.
 // - dependence: on the kernel before it on `stream` (core/DependentLaunch.cuh): by default it waits for it.

@@ -533,10 +533,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
       z = std::make_unique<RowPlanes<Real>>(rows(layout_.x_count(), layout_.kept_z()), 0, twiddles(nz_),
                                             stream_);
     } else {
-      const long planes = layout_.x_count();
-      z = plan_pair(planes, [this, planes](bool way, cufftHandle h, std::size_t* size) {
-        return z_rows<Real>(cufftMakePlanMany64, h, layout_, planes, way, size);
-      });
+      z = cufft_z_rows(layout_.x_count());
     }
     return std::make_unique<RoutedPlanes<Real>>(std::move(z), columns, y_route(forward, own_direct),
                                                 twiddles(ny_), stream_);
@@ -565,13 +562,16 @@ class CudaTransforms final : public LocalTransforms<Real> {
                    false, forward),
         twiddles(nx_), stream_);
   }
-  // ColumnPlanes with cuFFT's 1D transforms along z (every mode).
-  std::unique_ptr<PlaneTransform<Real>> cufft_z_planes(const ColumnSets& columns, C* arrived) {
-    const long planes = columns.y_forward.outer_count[0];
-    auto z = plan_pair(planes, [this, planes](bool forward, cufftHandle h, std::size_t* size) {
+  // cuFFT's 1D transforms along z (every mode) of the rows of `planes` planes.
+  std::unique_ptr<PlaneTransform<Real>> cufft_z_rows(long planes) {
+    return plan_pair(planes, [this, planes](bool forward, cufftHandle h, std::size_t* size) {
       return z_rows<Real>(cufftMakePlanMany64, h, layout_, planes, forward, size);
     });
-    return std::make_unique<ColumnPlanes<Real>>(std::move(z), columns, twiddles(ny_), stream_, arrived);
+  }
+  // ColumnPlanes with cuFFT's 1D transforms along z (every mode).
+  std::unique_ptr<PlaneTransform<Real>> cufft_z_planes(const ColumnSets& columns, C* arrived) {
+    return std::make_unique<ColumnPlanes<Real>>(cufft_z_rows(columns.y_forward.outer_count[0]), columns,
+                                                twiddles(ny_), stream_, arrived);
   }
   // cuFFT's 2D plans of `count` planes.
   std::unique_ptr<PlaneTransform<Real>> cufft_2d_planes(long count) {
