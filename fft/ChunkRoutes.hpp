@@ -1,6 +1,7 @@
-// Where each element of a rank's plane and x transforms goes in the all-to-all's buffers, so that cuFFT's own
-// kernels can write what the exchange sends and read what it received (callbacks, fft/ExchangeCallbacks.cu)
-// instead of separate packing, unpacking and own-chunk copies. Plain values for device code, built on the
+// Where each element of a rank's plane and x transforms goes in the all-to-all's buffers, so that the
+// transforms' own kernels can write what the exchange sends and read what it received (kolmo's column FFTs,
+// fft/ColumnFft.hpp's ElementRoute, or cuFFT's callbacks, fft/ExchangeCallbacks.cu) instead of separate
+// packing, unpacking and own-chunk copies. Plain values for device code, built on the
 // host from a SlabLayout.
 //
 // Contract (offsets and sizes in complex values; all offsets of a slab below 2^31, usable() says so):
@@ -130,12 +131,13 @@ ColumnRouteTable own_rows_route(const SlabLayout& layout, bool dealiased);
 // Compact columns [kx][kept ky][kept kz] of this rank to and from the spectral slab [kx][ky][kz].
 ColumnRouteTable spread_route(const SlabLayout& layout);
 
-// The rows of kolmo's x column FFTs on the fused route's dealiased transforms (ElementRoute with by_compact,
-// fft/ColumnFft.hpp): row kx of the compact slab [kx][kept ky][kept kz], its kept ky places pitch kept kz
-// apart. Forward: in buffer 0, the receive slab, where the chunks arrived (compact_chunk_offset's places).
-// Backward: in buffer 0, the send slab, at the same places (each peer's chunk its x planes), but the own x
-// planes' rows in buffer 1, the receive slab, at their packed place (own_rows_route's, dealiased).
-std::vector<PlaneRow> compact_line_rows(const SlabLayout& layout, bool forward);
+// The rows of kolmo's x column FFTs on the fused route (ElementRoute, fft/ColumnFft.hpp): row kx of the
+// kx-major slab, dealiased the compact [kx][kept ky][kept kz] (by_compact), full the spectral [kx][ky][kz],
+// its ky places pitch kept kz (dealiased) or Nzc apart. Forward: in buffer 0, the receive slab, where the
+// chunks arrived (compact_chunk_offset's or spectral_chunk_offset's places). Backward: in buffer 0, the send
+// slab, at the same places (each peer's chunk its x planes), but the own x planes' rows in buffer 1, the
+// receive slab, at their packed place (own_rows_route's).
+std::vector<PlaneRow> x_line_rows(const SlabLayout& layout, bool dealiased, bool forward);
 
 struct LineRouteTable {
   LineRoute route;

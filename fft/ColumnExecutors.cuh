@@ -1,13 +1,13 @@
 // The executors (fft/Executors.hpp) that kolmo's own row and column FFTs make on a GPU (fft/RowFft.hpp,
 // fft/ColumnFft.hpp), for fft/CudaTransforms.cu: the pruned dealiased route's plane and x transforms, the
 // strided route's plane transforms that place the rank's own rows, the plane transforms in groups on two
-// streams, the fused route's dealiased transforms (the chunks loaded and stored by the column FFTs), and
+// streams, the fused route's transforms (the chunks loaded and stored by the column FFTs), and
 // the row split. A private header of fft/CudaTransforms.cu, which alone includes it.
 //
 // Contract (CUDA builds; everything is queued on the streams given):
 // - ColumnSets: the column sets of one route's y transforms (forward, backward) and x transforms;
 //   full_columns and pruned_columns make them from a layout, place_own_rows adds the own rows' moves.
-// - RowPlanes, ColumnPlanes, GroupedPlanes, RoutedPlanes (PlaneTransform), PrunedLines, RoutedLines,
+// - RowPlanes, ColumnPlanes, GroupedPlanes (PlaneTransform), PrunedLines, RoutedLines,
 //   NoLines (XTransform), PrunedRowSplit (RowSplit): each keeps the device pointers it is given (twiddle
 //   tables, the slab the own rows go to), which must outlive it.
 #pragma once
@@ -167,11 +167,19 @@ class RowPlanes final : public PlaneTransform<Real> {
   Dependence forward_, backward_;
 };
 
+// A route (fft/ColumnFft.hpp) with its rows in device memory: route.rows is rows.data(), which a move keeps.
+struct HeldRoute {
+  ElementRoute route;
+  Buffer<PlaneRow> rows;
+};
+
 // Plane transforms by kolmo's column FFTs along y (the pruned route's, of the kept kz columns; the strided
-// route's, of all of them or the kept ones): the transforms along z of every row (z: RowPlanes or
-// CudaPlanes' 1D plans), then the column FFTs. Forward out and backward in are the planes [x][y][kz];
-// backward overwrites its input. With `arrived` (place_own_rows): forward stores the own rows into the
-// spectral slab arrived, backward loads them from the spectral slab its out holds, before z overwrites it.
+// route's, of all of them or the kept ones; the fused route's): the transforms along z of every row (z:
+// RowPlanes or CudaPlanes' 1D plans), then the column FFTs. Forward out and backward in are the planes
+// [x][y][kz]; backward overwrites its input. With `arrived` (place_own_rows): forward stores the own rows
+// into the spectral slab arrived, backward loads them from the spectral slab its out holds, before z
+// overwrites it. With a route (the fused route's chunks, one direction: the other is an internal error):
+// forward's column FFTs store along it instead of to out, backward's load along it instead of from in.
 // Each direction's column FFTs depend on the kernel before them on the stream as told.
 template <class Real>
 class ColumnPlanes final : public PlaneTransform<Real> {
@@ -179,22 +187,36 @@ class ColumnPlanes final : public PlaneTransform<Real> {
 
  public:
   ColumnPlanes(std::unique_ptr<PlaneTransform<Real>> z, const ColumnSets& columns, const C* twiddles,
-               cudaStream_t stream, C* arrived = nullptr, Dependence forward = {}, Dependence backward = {})
+               cudaStream_t stream, C* arrived = nullptr, Dependence forward = {}, Dependence backward = {},
+               std::shared_ptr<const HeldRoute> route = nullptr)
       : z_(std::move(z)),
         columns_(columns),
         twiddles_(twiddles),
         stream_(stream),
         arrived_(arrived),
         forward_(forward),
-        backward_(backward) {}
+        backward_(backward),
+        route_(std::move(route)) {}
   void forward(const Real* in, C* out) override {
     z_->forward(in, out);
+    if (route_) {
+      KOLMO_REQUIRE(!route_->route.loads, "internal: routed plane transforms run the other way");
+      column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_, route_->route,
+                       forward_);
+      return;
+    }
     column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_,
                      arrived_ ? &columns_.own_forward : nullptr, arrived_, forward_);
   }
   void backward(C* in, Real* out) override {
-    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_,
-                     arrived_ ? &columns_.own_backward : nullptr, reinterpret_cast<C*>(out), backward_);
+    if (route_) {
+      KOLMO_REQUIRE(route_->route.loads, "internal: routed plane transforms run the other way");
+      column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_, route_->route,
+                       backward_);
+    } else {
+      column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_,
+                       arrived_ ? &columns_.own_backward : nullptr, reinterpret_cast<C*>(out), backward_);
+    }
     z_->backward(in, out);
   }
 
@@ -205,6 +227,7 @@ class ColumnPlanes final : public PlaneTransform<Real> {
   cudaStream_t stream_;
   C* arrived_;
   Dependence forward_, backward_;
+  std::shared_ptr<const HeldRoute> route_;
 };
 
 // Plane transforms in groups of consecutive planes (each a ColumnPlanes of its own planes, made on its
@@ -289,14 +312,8 @@ class PrunedLines final : public XTransform<Real> {
   cudaStream_t stream_;
 };
 
-// A route (fft/ColumnFft.hpp) with its rows in device memory: route.rows is rows.data(), which a move keeps.
-struct HeldRoute {
-  ElementRoute route;
-  Buffer<PlaneRow> rows;
-};
-
 // The y column FFTs' routes of a split whose exchange moves the fused route's chunks (RowExchange::routed):
-// forward the stores into the chunks, backward the loads from them (RoutedPlanes' routes).
+// forward the stores into the chunks, backward the loads from them (the routed ColumnPlanes' routes).
 struct YRoutes {
   HeldRoute forward, backward;
 };
@@ -371,47 +388,17 @@ class PrunedRowSplit final : public RowSplit<Real> {
   std::unique_ptr<YRoutes> y_routes_;
 };
 
-// The fused route's dealiased transforms by kolmo's kernels (several ranks, an exchange of contiguous
-// chunks: NCCL or MPI): the pruned route's work, with the all-to-all's packing in the column FFTs' own loads
-// and stores (ElementRoute, fft/ColumnFft.hpp), as cuFFT's callbacks pack it for the full 2D transforms
-// (fft/ChunkRoutes.hpp's layouts, the same chunks). Each holds its route's rows in device memory.
+// The fused route's x transforms by kolmo's kernels (several ranks, an exchange of contiguous chunks: NCCL
+// or MPI), with the all-to-all's packing in the column FFTs' own loads and stores (ElementRoute,
+// fft/ColumnFft.hpp), as cuFFT's callbacks pack it (fft/ChunkRoutes.hpp's layouts, the same chunks); its
+// plane transforms are ColumnPlanes with a route. RoutedLines holds its route's rows in device memory.
 //
-// RoutedPlanes: the transforms along z of every row (z), then the y column FFTs of the kept kz columns;
-// forward stores each kept ky row's values along the route (PlaneRoute's rows: the packed send buffer, the
-// own rows where the x transforms read them), backward loads them along it into the planes [x][y][kz] at
-// `in`, which the transforms along z then read. One direction each, the route's.
-template <class Real>
-class RoutedPlanes final : public PlaneTransform<Real> {
-  using C = Complex<Real>;
-
- public:
-  RoutedPlanes(std::unique_ptr<PlaneTransform<Real>> z, const ColumnSets& columns, HeldRoute route,
-               const C* twiddles, cudaStream_t stream)
-      : z_(std::move(z)), columns_(columns), held_(std::move(route)), twiddles_(twiddles), stream_(stream) {}
-  void forward(const Real* in, C* out) override {
-    KOLMO_REQUIRE(!held_.route.loads, "internal: routed plane transforms run the other way");
-    z_->forward(in, out);
-    column_fft<Real>(columns_.y_forward, out, out, twiddles_, CUFFT_FORWARD, stream_, held_.route);
-  }
-  void backward(C* in, Real* out) override {
-    KOLMO_REQUIRE(held_.route.loads, "internal: routed plane transforms run the other way");
-    column_fft<Real>(columns_.y_backward, in, in, twiddles_, CUFFT_INVERSE, stream_, held_.route);
-    z_->backward(in, out);
-  }
-
- private:
-  std::unique_ptr<PlaneTransform<Real>> z_;
-  ColumnSets columns_;
-  HeldRoute held_;
-  const C* twiddles_;
-  cudaStream_t stream_;
-};
-
 // RoutedLines: x transforms whose chunk side goes along the route, forward loaded from what arrived,
 // backward stored to the send buffer and the own rows to their place: the fused route's dealiased ones (the
 // kept (ky, kz) columns of the spectral slab, each kx row of the compact [kx][kept ky][kept kz] slab, column
-// by its compact place) and the realigned route's (every column, each kx row in its peer's [ky][x][kz]
-// chunk). in (forward) and out (backward) are the route's, not the call's.
+// by its compact place), its full backward ones (every column of the spectral slab) and the realigned
+// route's (every column, each kx row in its peer's [ky][x][kz] chunk). in (forward) and out (backward) are
+// the route's, not the call's.
 template <class Real>
 class RoutedLines final : public XTransform<Real> {
   using C = Complex<Real>;

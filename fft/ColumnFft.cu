@@ -87,19 +87,15 @@ struct MovedColumnAccess : ColumnAccess<Real> {
 };
 
 // The same with one side routed (ElementRoute): the loads (Loads) or the stores elsewhere, element by
-// element; `index` the outer index the route takes, i the column's inner index.
+// element: element e of the block's outer index at places[e] + i (null: none), i the column's inner index.
 template <class Real, bool Loads>
 struct RoutedColumnAccess : ColumnAccess<Real> {
-  const PlaneRow* rows;
-  // The route's buffers, named apart: an array indexed at run time put the whole access object in local
-  // memory (88 bytes of stack a thread).
-  Complex<Real>*first, *second;
-  long index, i;
+  Complex<Real>* const* places;  // N entries in shared memory
+  long i;
 
   __device__ Complex<Real>* at(long e) const {
-    const PlaneRow r = rows[e];
-    if (r.buffer < 0) return nullptr;
-    return (r.buffer == 0 ? first : second) + (r.base + index * r.pitch + i);
+    Complex<Real>* const place = places[e];
+    return place ? place + i : nullptr;
   }
   __device__ Complex<Real> load(long e) const {
     if constexpr (!Loads) {
@@ -211,7 +207,21 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
                          int(threadIdx.x % S::C), int(threadIdx.x / S::C));
 }
 
-// With one side routed: a kernel of its own, as the moved one has.
+// The routed kernel's shared memory: the tile, then a pointer for each element.
+template <class Real, int Log2N>
+constexpr std::size_t routed_places_offset() {
+  return sizeof(Complex<Real>) * Tile<Real, Log2N>::N * Tile<Real, Log2N>::C;
+}
+
+// With one side routed: a kernel of its own, as the moved one has. The block first puts where each
+// element of its outer index lives in shared memory, after the tile: one pointer an element, which each
+// load or store then reads there. Read from the route's rows at every access instead (three values an
+// element from a table in global memory), the fused route's backward plane transforms (1024^3, single
+// precision, one rank of 2, one H200) took 3.56 ms, with the pointers 2.76, the placed route's plain loads
+// 2.70; where two blocks share a multiprocessor and both wait for their pointers the stores can lose (the
+// realigned route's backward x transforms, 512^3 double, 2 ranks: 0.316 -> 0.360 ms;
+// docs/results/fused_full_columns_h200.log). The route's buffers are named apart: an array indexed at run
+// time put the whole access object in local memory.
 template <class Real, int Log2N, bool Loads>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
     routed_column_fft_kernel(ColumnSet set, ElementRoute route, const Complex<Real>* in, Complex<Real>* out,
@@ -220,12 +230,17 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<Real, Log2N> column(set);
-  const RoutedColumnAccess<Real, Loads> x{column.access(set, in, out),
-                                          route.rows,
-                                          static_cast<Complex<Real>*>(route.buffers[0]),
-                                          static_cast<Complex<Real>*>(route.buffers[1]),
-                                          route.by_compact ? column.compact : column.o,
-                                          column.i};
+  Complex<Real>** places =
+      reinterpret_cast<Complex<Real>**>(shared_bytes + routed_places_offset<Real, Log2N>());
+  const long index = route.by_compact ? column.compact : column.o;
+  Complex<Real>* const first = static_cast<Complex<Real>*>(route.buffers[0]);
+  Complex<Real>* const second = static_cast<Complex<Real>*>(route.buffers[1]);
+  for (int e = int(threadIdx.x); e < S::N; e += S::threads) {
+    const PlaneRow r = route.rows[e];
+    places[e] = r.buffer < 0 ? nullptr : (r.buffer == 0 ? first : second) + (r.base + index * r.pitch);
+  }
+  __syncthreads();
+  const RoutedColumnAccess<Real, Loads> x{column.access(set, in, out), places, column.i};
   Complex<Real> v[S::V];
   passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign,
                          int(threadIdx.x % S::C), int(threadIdx.x / S::C));
@@ -273,9 +288,11 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
     KOLMO_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   };
   if (route != nullptr) {
+    const std::size_t routed_shared = routed_places_offset<Real, Log2N>() + sizeof(void*) * S::N;
     auto run = [&](auto kernel) {
-      allow(kernel);
-      launch_dependent(kernel, grid, S::threads, shared, stream, set, *route, in, out, table, sign,
+      KOLMO_CHECK_CUDA(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(routed_shared)));
+      launch_dependent(kernel, grid, S::threads, routed_shared, stream, set, *route, in, out, table, sign,
                        dependence);
     };
     if (route->loads)

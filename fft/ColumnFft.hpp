@@ -36,7 +36,8 @@
 // - column_fft_supports(n): n a power of two, 8 <= n <= 2048; column_fft throws kolmo::Error otherwise.
 // - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow,
 //   64 at least), its tiles aligned to that width in memory; the passes run in shared memory with the rows
-//   swizzled against bank conflicts.
+//   swizzled against bank conflicts. Routed, a block first puts a pointer for each element of its outer
+//   index in shared memory (n more pointers beside the tile), where every load or store reads it.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -306,7 +306,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (!column_fft_supports(ny_) || !row_fft_supports(nz_)) return cufft_2d_planes(count);
     ColumnSets columns = full_columns(layout_);
     columns.y_forward.outer_count[0] = columns.y_backward.outer_count[0] = count;
-    return grouped_planes(columns, nullptr, true, PlaneKernels::cufft_2d);
+    return grouped_planes(columns, {}, PlaneKernels::cufft_2d);
   }
   // kx-major slab: a line along kx has stride (ky count * Nzc); neighbouring lines are adjacent.
   std::unique_ptr<XTransform<Real>> x_slab() override { return lines(slab_columns(), slab_columns(), 0); }
@@ -339,13 +339,13 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (!prunable()) return nullptr;
     ColumnSets columns = pruned_columns(layout_);
     columns.y_forward.outer_count[0] = columns.y_backward.outer_count[0] = count;
-    return column_planes(columns, true, nullptr, forward_runs);
+    return column_planes(columns, true, {.forward_runs = forward_runs});
   }
   std::unique_ptr<PlaneTransform<Real>> placing_planes(bool dealiased, C* arrived) override {
     if (!places_own_rows(layout_, dealiased)) return nullptr;
     ColumnSets columns = dealiased ? pruned_columns(layout_) : full_columns(layout_);
     place_own_rows(columns, layout_);
-    return column_planes(columns, dealiased, arrived);
+    return column_planes(columns, dealiased, {.arrived = arrived});
   }
   std::unique_ptr<XTransform<Real>> pruned_x() override {
     if (!prunable()) return nullptr;
@@ -366,10 +366,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
     if (exchange.routed) {
       // The fused route's chunks, loaded and stored as its dealiased transforms do (routed_planes, routed_x).
       if (send_ == nullptr) return nullptr;  // the same on every rank (a rank of no kept ky transforms none)
-      auto routes = std::make_unique<YRoutes>(YRoutes{y_route(true, true), y_route(false, false)});
+      auto routes =
+          std::make_unique<YRoutes>(YRoutes{y_route(true, true, true), y_route(true, false, false)});
       return std::make_unique<PrunedRowSplit<Real>>(
-          routed_x(true), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_), twiddles(nz_),
-          stream_, std::move(exchange), routed_x(false), std::move(routes));
+          routed_x(true, true), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_),
+          twiddles(nz_), stream_, std::move(exchange), routed_x(true, false), std::move(routes));
     }
     if (exchange.places_own_rows) place_own_rows(columns, layout_);
     auto x = exchange.places_own_rows ? placing_x(exchange.arrived) : pruned_x();
@@ -387,7 +388,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
   std::unique_ptr<PlaneTransform<Real>> fused_planes(FusedRoute route, bool forward,
                                                      bool own_direct) override {
     if (send_ == nullptr) return nullptr;
-    if (route == FusedRoute::dealiased && prunable()) return routed_planes(forward, own_direct);
+    if (route == FusedRoute::dealiased && prunable()) return routed_planes(true, forward, own_direct);
+    if (route == FusedRoute::full && full_chunks_by_columns())
+      return routed_planes(false, forward, own_direct);
     PlanHandle plan = new_plan();
     if (route == FusedRoute::full_realigned) {
       // Plain cuFFT plans between the real slab and the realigned planes [ky][x][kz] (advanced layout).
@@ -435,7 +438,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     const bool dealiased = route == FusedRoute::dealiased;
     if (dealiased && compact_columns() == 0) return std::make_unique<NoLines<Real>>();
-    if (dealiased && prunable()) return routed_x(forward);
+    if (dealiased && prunable()) return routed_x(true, forward);
+    if (!forward && column_fft_supports(nx_)) return routed_x(false, false);
     if (forward) {
       // Full: the plain x transforms read what arrived. Dealiased: x transforms whose output goes to the kept
       // modes of the spectral slab.
@@ -466,6 +470,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return one_way(x_to_chunks(false, true));
   }
   std::string fused_refusal() const override { return refusal_; }
+  bool full_chunks_by_columns() const override { return column_fft_supports(ny_); }
 
   std::string planning_report() const override { return groups_report_; }
 
@@ -477,6 +482,14 @@ class CudaTransforms final : public LocalTransforms<Real> {
 
  private:
   bool prunable() const { return column_fft_supports(nx_) && column_fft_supports(ny_); }
+  // How a route uses plane transforms by column FFTs: the spectral slab they place the own rows in
+  // (place_own_rows), the chunks they store or load (the fused route's, one direction), and which directions
+  // some route runs (the others are made without a timing).
+  struct PlaneUse {
+    C* arrived = nullptr;
+    std::shared_ptr<const HeldRoute> route;
+    bool forward_runs = true, backward_runs = true;
+  };
   // Whose kernels transform the planes: kolmo's row FFTs along z and column FFTs along y, cuFFT's 1D
   // transforms along z and kolmo's column FFTs, or cuFFT's 2D plans.
   enum class PlaneKernels { kolmo, cufft_z, cufft_2d };
@@ -501,18 +514,20 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // (forward and backward) and 4-7 % less forward in double (backward 1-2 % more), at 1024^3 3-8 % more
   // (docs/results/full_rows_h200.log); the row kernels of session 11 had been slower at every size
   // (docs/results/fft_emulated_ranks_placed_h100_experiments.log).
-  std::unique_ptr<PlaneTransform<Real>> column_planes(ColumnSets columns, bool dealiased, C* arrived,
-                                                      bool forward_runs = true) {
-    if (!row_fft_supports(nz_)) return cufft_z_planes(columns, arrived);
+  std::unique_ptr<PlaneTransform<Real>> column_planes(ColumnSets columns, bool dealiased,
+                                                      const PlaneUse& use) {
+    if (!row_fft_supports(nz_)) return cufft_z_planes(columns, use);
     if (dealiased) columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz
-    return grouped_planes(columns, arrived, forward_runs,
-                          dealiased ? PlaneKernels::kolmo : PlaneKernels::cufft_z);
+    return grouped_planes(columns, use, dealiased ? PlaneKernels::kolmo : PlaneKernels::cufft_z);
   }
-  // The fused route's dealiased transforms by kolmo's kernels (ColumnExecutors.cuh: RoutedPlanes,
-  // RoutedLines), where they take Nx and Ny: the pruned route's work (a third fewer y transforms than the 2D
-  // plans', none of the dropped kz) with the packing in its own loads and stores, where cuFFT's callbacks
-  // packed the output of the full 2D transforms. The routes: fft/ChunkRoutes.hpp's layouts, as the
-  // callbacks'; the x transforms' rows for the compact [kx][kept ky][kept kz] slab.
+  // The fused route's transforms by kolmo's kernels (ColumnExecutors.cuh: ColumnPlanes with a route, in
+  // groups as grouped_planes times them, and RoutedLines), with
+  // the packing in their own loads and stores, where cuFFT's callbacks packed the output of the full 2D
+  // transforms. Dealiased, where they take Nx and Ny: the pruned route's work (a third fewer y transforms
+  // than the 2D plans', none of the dropped kz). Full, where they take Ny: the plane transforms, whose y
+  // column FFTs store the chunks; and backward, where they take Nx, the x transforms, which store the own
+  // rows at their packed receive place (the forward ones read what arrived as it lies: cuFFT's plain plans).
+  // The routes: fft/ChunkRoutes.hpp's layouts, as the callbacks'.
   HeldRoute held_route(const std::vector<PlaneRow>& rows, C* first, C* second, bool by_compact, bool loads) {
     HeldRoute held{{}, Buffer<PlaneRow>(device_, std::max<std::size_t>(rows.size(), 1))};
     device_->copy_from_host(held.rows.data(), rows.data(), rows.size() * sizeof(PlaneRow));
@@ -521,31 +536,27 @@ class CudaTransforms final : public LocalTransforms<Real> {
   }
   // The y column FFTs' route: forward stores into the send slab (own_direct: the own rows into the receive
   // slab, where the x transforms read them), backward loads from the receive slab.
-  HeldRoute y_route(bool forward, bool own_direct) {
-    return held_route(plane_route(layout_, true, forward && own_direct).rows, forward ? send_ : receive_,
+  HeldRoute y_route(bool dealiased, bool forward, bool own_direct) {
+    return held_route(plane_route(layout_, dealiased, forward && own_direct).rows, forward ? send_ : receive_,
                       receive_, false, !forward);
   }
-  std::unique_ptr<PlaneTransform<Real>> routed_planes(bool forward, bool own_direct) {
-    ColumnSets columns = pruned_columns(layout_);
-    std::unique_ptr<PlaneTransform<Real>> z;
-    if (row_fft_supports(nz_)) {
-      columns.y_backward.inner = layout_.kept_z();  // the row FFTs read no dropped kz
-      z = std::make_unique<RowPlanes<Real>>(rows(layout_.x_count(), layout_.kept_z()), 0, twiddles(nz_),
-                                            stream_);
-    } else {
-      z = cufft_z_rows(layout_.x_count());
-    }
-    return std::make_unique<RoutedPlanes<Real>>(std::move(z), columns, y_route(forward, own_direct),
-                                                twiddles(ny_), stream_);
+  std::unique_ptr<PlaneTransform<Real>> routed_planes(bool dealiased, bool forward, bool own_direct) {
+    const ColumnSets columns = dealiased ? pruned_columns(layout_) : full_columns(layout_);
+    PlaneUse use{.route = std::make_shared<const HeldRoute>(y_route(dealiased, forward, own_direct)),
+                 .forward_runs = forward,
+                 .backward_runs = !forward};
+    return column_planes(columns, dealiased, use);
   }
-  // Row kx of the compact slab (compact_line_rows): forward in what arrived; backward in the send buffer,
-  // or for the own x planes at their packed receive place.
-  std::unique_ptr<XTransform<Real>> routed_x(bool forward) {
+  // Row kx of the kx-major slab (x_line_rows; dealiased the compact one): forward in what arrived; backward
+  // in the send buffer, or for the own x planes at their packed receive place.
+  std::unique_ptr<XTransform<Real>> routed_x(bool dealiased, bool forward) {
+    if (!dealiased && slab_columns() == 0) return std::make_unique<NoLines<Real>>();
     // The tiles stay aligned to the spectral slab's rows: aligned to the compact rows instead, the forward x
     // transforms took 12 % longer at 512^3 in single precision on 2 ranks (one H200).
     return std::make_unique<RoutedLines<Real>>(
-        pruned_columns(layout_).x,
-        held_route(compact_line_rows(layout_, forward), forward ? receive_ : send_, receive_, true, forward),
+        dealiased ? pruned_columns(layout_).x : slab_x_columns(layout_),
+        held_route(x_line_rows(layout_, dealiased, forward), forward ? receive_ : send_, receive_, dealiased,
+                   forward),
         twiddles(nx_), stream_);
   }
   // The realigned route's x transforms by kolmo's column FFTs, every (ky, kz) column of the spectral slab
@@ -569,9 +580,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
     });
   }
   // ColumnPlanes with cuFFT's 1D transforms along z (every mode).
-  std::unique_ptr<PlaneTransform<Real>> cufft_z_planes(const ColumnSets& columns, C* arrived) {
+  std::unique_ptr<PlaneTransform<Real>> cufft_z_planes(const ColumnSets& columns, const PlaneUse& use) {
     return std::make_unique<ColumnPlanes<Real>>(cufft_z_rows(columns.y_forward.outer_count[0]), columns,
-                                                twiddles(ny_), stream_, arrived);
+                                                twiddles(ny_), stream_, use.arrived, Dependence{},
+                                                Dependence{}, use.route);
   }
   // cuFFT's 2D plans of `count` planes.
   std::unique_ptr<PlaneTransform<Real>> cufft_2d_planes(long count) {
@@ -580,20 +592,20 @@ class CudaTransforms final : public LocalTransforms<Real> {
     });
   }
   // Row and column FFTs of the planes of these column sets (their outer indices) in groups (GroupedPlanes):
-  // FftOptions::plane_groups where asked for, otherwise per direction by a timing (not of a forward that
-  // no route runs: one group). `plain`: what runs without a timing, and the first candidate (kolmo's: the
+  // FftOptions::plane_groups where asked for, otherwise per direction by a timing (not of a direction that
+  // no route runs: the plain one). `plain`: what runs without a timing, and the first candidate (kolmo's: the
   // row FFTs in one group; or cuFFT's kernels, the row FFTs then a candidate in one group and in groups).
-  std::unique_ptr<PlaneTransform<Real>> grouped_planes(const ColumnSets& columns, C* arrived,
-                                                       bool forward_runs, PlaneKernels plain_kernels) {
+  std::unique_ptr<PlaneTransform<Real>> grouped_planes(const ColumnSets& columns, const PlaneUse& use,
+                                                       PlaneKernels plain_kernels) {
     const long planes = columns.y_forward.outer_count[0];
     // The placing backward transforms' column FFTs load the own rows from the memory that their row FFTs
     // then overwrite with real planes: every load must come first, so they run in one group.
-    const bool backward_groups = arrived == nullptr;
+    const bool backward_groups = use.arrived == nullptr;
     const PlaneGroups plain{1, false, plain_kernels};
     auto make = [&](PlaneGroups forward, PlaneGroups backward) {
       return std::make_unique<GroupedPlanes<Real>>(
-          groups(columns, forward, arrived),
-          groups(columns, backward_groups || backward.count == 1 ? backward : plain, arrived), stream_,
+          groups(columns, forward, use),
+          groups(columns, backward_groups || backward.count == 1 ? backward : plain, use), stream_,
           second_stream());
     };
     if (plane_groups_ > 0) return make({plane_groups_, true}, {plane_groups_, true});
@@ -610,8 +622,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
     // The candidates: the plain one first; the row FFTs in one group if that is not it; each count twice,
     // the groups on a stream waiting for one another and following early (waiting was the faster in double
     // precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19); two groups, one a
-    // stream, have no one to follow. Per direction those it may take: a forward that no route runs and a
-    // placing backward take no groups.
+    // stream, have no one to follow. Per direction those it may take: a direction that no route runs only
+    // the plain one, a placing backward no groups.
     std::vector<PlaneGroups> candidates{plain};
     if (plain_kernels != PlaneKernels::kolmo) candidates.push_back({});
     for (long count : counts)
@@ -620,7 +632,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
     auto allowed = [&](bool forward) {
       std::vector<std::size_t> indices;
       for (std::size_t k = 0; k < candidates.size(); ++k)
-        if (k == 0 || (forward ? forward_runs : backward_groups || candidates[k].count == 1))
+        if (k == 0 ||
+            (forward ? use.forward_runs : use.backward_runs && (backward_groups || candidates[k].count == 1)))
           indices.push_back(k);
       return indices;
     };
@@ -631,7 +644,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
         "planes " + std::to_string(planes) + " columns " + std::to_string(columns.y_forward.inner) +
         " kept " + std::to_string(columns.y_forward.kept_below) + "-" +
         std::to_string(columns.y_forward.kept_from) + " kernels " + std::to_string(int(plain_kernels)) +
-        (arrived ? " placing" : "") + (forward_runs ? "" : " unrun");
+        (use.arrived ? " placing" : "") + (use.forward_runs ? "" : " unrun") + (use.route ? " routed" : "") +
+        (use.backward_runs ? "" : " backward unrun");
     auto kept = [&](bool forward) -> std::optional<PlaneGroups> {
       const std::vector<std::size_t> indices = allowed(forward);
       const std::optional<int> k =
@@ -652,7 +666,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     // holds nothing yet at construction. Placing backward ones load the own rows from their output, which
     // holds the spectral slab there: that buffer is a slab's size, whichever is the larger.)
     const std::size_t real_count = std::max(std::size_t(planes) * ny_ * nz_,
-                                            arrived ? 2 * std::size_t(layout_.spectral_size()) : 0),
+                                            use.arrived ? 2 * std::size_t(layout_.spectral_size()) : 0),
                       spectral_count = std::size_t(planes) * ny_ * nzc_;
     std::size_t free = 0, total = 0;
     KOLMO_CHECK_CUDA(cudaMemGetInfo(&free, &total));
@@ -675,7 +689,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
       if (indices.size() == 1) {
         if (choices_) choices_->record(name + (forward ? " forward" : " backward"), 1, 0);
         return Choice{plain,
-                      said + (forward ? "run by no route" : "placing the own rows") + ": " + describe(plain)};
+                      said +
+                          (!(forward ? use.forward_runs : use.backward_runs) ? "run by no route"
+                                                                             : "placing the own rows") +
+                          ": " + describe(plain)};
       }
       std::vector<std::function<void()>> runs;
       for (std::size_t k : indices)
@@ -710,11 +727,11 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // for it: it touches other planes, and group g's first kernel waited for what came before. Group g's last
   // kernel then lets it start once its own blocks have all started, so that group g + 2's blocks take the
   // multiprocessors that group g's last ones leave (core/DependentLaunch.cuh).
-  typename GroupedPlanes<Real>::Groups groups(ColumnSets columns, PlaneGroups chosen, C* arrived) {
+  typename GroupedPlanes<Real>::Groups groups(ColumnSets columns, PlaneGroups chosen, const PlaneUse& use) {
     typename GroupedPlanes<Real>::Groups made;
     if (chosen.kernels != PlaneKernels::kolmo) {
       made.push_back(chosen.kernels == PlaneKernels::cufft_z
-                         ? cufft_z_planes(columns, arrived)
+                         ? cufft_z_planes(columns, use)
                          : cufft_2d_planes(columns.y_forward.outer_count[0]));
       return made;
     }
@@ -732,7 +749,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
       made.push_back(std::make_unique<ColumnPlanes<Real>>(
           std::make_unique<RowPlanes<Real>>(rows(size, columns.y_forward.inner), first * ny_, twiddles(nz_),
                                             stream, first_kernel, last_kernel),
-          columns, twiddles(ny_), stream, arrived, last_kernel, first_kernel));
+          columns, twiddles(ny_), stream, use.arrived, last_kernel, first_kernel, use.route));
     }
     return made;
   }

@@ -15,20 +15,22 @@
 //   spectral slab's x transforms run in place (in == out) only where LocalTransforms::x_faster_in_place().
 // - Masked XTransform (one rank, CUDA): the 2/3 mask inside cuFFT's kernels. backward reads only kept
 //   columns and counts the others as zero; forward writes zeros to them. Out of place.
-// - Fused executors (several ranks, CUDA, FftOptions::pack_in_ffts; fft/ChunkRoutes.hpp): cuFFT's kernels
-//   write the exchange's chunks and read what arrived, in the send and receive slabs named to
-//   LocalTransforms::enable_fused. Each does one direction (the other is an internal error):
+// - Fused executors (several ranks, CUDA, FftOptions::pack_in_ffts; fft/ChunkRoutes.hpp): the transforms'
+//   kernels (kolmo's column FFTs or cuFFT's with callbacks) write the exchange's chunks and read what
+//   arrived, in the send and receive slabs named to LocalTransforms::enable_fused. Each does one direction
+//   (the other is an internal error):
 //   planes forward(in, work): the 2D R2C of the slab; each peer's chunk lands in send, this rank's own too,
-//     or with own_direct (plane callbacks) in receive, where the x transforms read it. Realigned planes
-//     ([ky][x][kz]) are the chunks: work is send. Otherwise work is a slab other than in, overwritten.
+//     or with own_direct (the planes store the chunks) in receive, where the x transforms read it.
+//     Realigned planes ([ky][x][kz]) are the chunks: work is send. Otherwise work is a slab other than in,
+//     overwritten.
 //   x forward(receive, out): the x transforms of what arrived (realigned: and of the own chunk in send)
 //     into the spectral slab out (dealiased: its kept modes only).
 //   x backward(in, send): the x transforms of the spectral slab (dealiased: its kept modes only) into the
 //     peers' chunks in send, the own chunk straight to where the plane transforms read it in receive where
 //     LocalTransforms::fused_x said so.
 //   planes backward(in, out): the 2D C2R of the planes the receive slab holds (dealiased: the other modes
-//     count as zero) into the real slab out; in is send (plane callbacks; overwritten) or receive
-//     (realigned).
+//     count as zero) into the real slab out; in is send (the planes load the chunks; overwritten) or
+//     receive (realigned).
 #pragma once
 
 #include "core/Complex.hpp"

@@ -46,6 +46,9 @@
 //   forward, own_direct) and fused_x(route, forward, &own_placed) make the executors of one direction of a
 //   route (FusedRoute); nullptr where cuFFT refuses them (fused_refusal() says what it refused). own_placed:
 //   whether the backward x executor puts the rank's own chunk where the plane executor reads it.
+//   full_chunks_by_columns(): whether FusedRoute::full's plane transforms store the chunks by kolmo's
+//   column FFTs (CUDA: where they take Ny) rather than by cuFFT's callbacks, which cost more
+//   (FftOptions::realigned_planes automatic takes that route only then).
 // - x_faster_in_place(): whether the spectral slab's x transforms run faster in place (in == out) than out
 //   of place, so that routes arrange their buffers for it (FFTW: yes, by 1.5-6 x; cuFFT: no).
 // - settle_plans(comm): collective over the transform's ranks, once all executors are made (the end of
@@ -86,11 +89,12 @@ class PlaneTransform;
 template <class Real>
 class XTransform;
 
-// How several GPU ranks pack in cuFFT's kernels: full or dealiased transforms with the callbacks in the plane
-// transforms (chunks packed as SlabLayout says, [q][x][y of q][kz], dealiased only the kept modes), or full
-// transforms with realigned planes ([ky][x][kz], cuFFT's advanced layout: each chunk [y of q][x][kz]) and
-// x transforms that load and store the chunks (kolmo's column FFTs where they take Nx, the callbacks
-// otherwise; the dealiased transforms too are kolmo's where they take Nx and Ny).
+// How several GPU ranks pack in the transforms' kernels: full or dealiased transforms whose plane transforms
+// store and load the chunks packed as SlabLayout says ([q][x][y of q][kz], dealiased only the kept modes; by
+// kolmo's column FFTs where they take Ny, dealiased also Nx, by cuFFT's callbacks otherwise), or full
+// transforms with realigned planes ([ky][x][kz], cuFFT's advanced layout: each chunk [y of q][x][kz]) and x
+// transforms that load and store the chunks (kolmo's column FFTs where they take Nx, the callbacks
+// otherwise).
 enum class FusedRoute { full, dealiased, full_realigned };
 
 template <class Real>
@@ -121,6 +125,7 @@ class LocalTransforms {
     return nullptr;
   }
   virtual std::string fused_refusal() const { return {}; }
+  virtual bool full_chunks_by_columns() const { return false; }
   virtual bool x_faster_in_place() const { return false; }
   virtual void settle_plans(MPI_Comm) {}
   virtual std::string planning_report() const { return ""; }

@@ -77,7 +77,7 @@ std::vector<std::pair<const char*, long>> option_fields(const FftOptions& o) {
           {"single_precision_wire", o.single_precision_wire},
           {"one_rank_dealiasing", static_cast<long>(o.one_rank_dealiasing)},
           {"pack_in_ffts", o.pack_in_ffts},
-          {"realigned_planes", o.realigned_planes},
+          {"realigned_planes", static_cast<long>(o.realigned_planes)},
           {"strided_exchange", static_cast<long>(o.strided_exchange)},
           {"own_rows", static_cast<long>(o.own_rows)},
           {"spectral_split", static_cast<long>(o.spectral_split)},
@@ -1135,7 +1135,10 @@ std::size_t SlabFFT<Real>::workspace_bytes() const {
 template <class Real>
 FusedRoute SlabFFT<Real>::fused_route(bool dealiased) const {
   if (dealiased) return FusedRoute::dealiased;
-  return options_.realigned_planes ? FusedRoute::full_realigned : FusedRoute::full;
+  const bool realigned = options_.realigned_planes == RealignedPlanes::automatic
+                             ? !transforms_->full_chunks_by_columns()
+                             : options_.realigned_planes == RealignedPlanes::always;
+  return realigned ? FusedRoute::full_realigned : FusedRoute::full;
 }
 
 template <class Real>

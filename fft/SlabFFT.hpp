@@ -23,9 +23,9 @@
 //   by a local copy), 1D C2C along x; the received chunks land directly in the kx-major spectral layout, so
 //   no transpose follows the exchange. backward = the reverse. With FftOptions::exchange_pieces the
 //   all-to-all goes in pieces that overlap the plane FFTs and packing (fft/SlabFFTPieces.cpp); the results
-//   are the same. On several GPU ranks cuFFT's own kernels do the packing and unpacking
-//   (FftOptions::pack_in_ffts; dealiased, where Nx and Ny are lengths kolmo's column FFTs take, those
-//   instead, loading and storing the chunks themselves: fft/ColumnExecutors.cuh), or, where the exchange
+//   are the same. On several GPU ranks the transforms' own kernels do the packing and unpacking
+//   (FftOptions::pack_in_ffts: kolmo's column FFTs, loading and storing the chunks themselves where they take
+//   Ny, dealiased also Nx, fft/ColumnExecutors.cuh; cuFFT's callbacks otherwise), or, where the exchange
 //   copies strided blocks (p2p, emulated ranks), nothing is packed: the exchange copies each peer's rows
 //   between the two layouts (FftOptions::strided_exchange), whole or in pieces (in place and whole, forward
 //   transforms on GPUs keep their planes in the receive slab of FftOptions::pack_in_ffts, or without it copy
@@ -114,6 +114,20 @@ enum class StridedExchange { automatic, always, never };
 // runs beside the exchange).
 enum class OwnRows { automatic, placed, copied };
 
+// With FftOptions::pack_in_ffts, how full (not dealiased) transforms lay out the exchange's chunks. never:
+// the plane transforms store them packed ([q][x][y of q][kz], each peer's chunk contiguous) and the x
+// transforms read what arrived as it lies: kolmo's column FFTs along y store the chunks where they take Ny
+// (the planes in groups, by timing), cuFFT's callbacks otherwise, which cost more in cuFFT's kernels. always
+// (the realigned route): the plane transforms write [ky][x][kz] through cuFFT's advanced layout, each
+// peer's chunk [y of q][x][kz] contiguous without callbacks, and the x transforms load and store the
+// chunks: kolmo's column FFTs where they take Nx (forward in single precision only), cuFFT's callbacks
+// otherwise. automatic: never where kolmo's column FFTs take Ny, always otherwise. One rank's work of 2, 4
+// and 8 on one H200 at 512^3 and 1024^3 took 1.02-1.16 x its share by the column FFTs' stores, 1.15-1.25 x
+// realigned, 1.59-1.81 x by the callbacks in the plane transforms (docs/results/fused_full_columns_h200.log);
+// on an H100 the realigned route had been as fast as the plane callbacks or faster
+// (docs/results/fft_emulated_ranks_h100.log).
+enum class RealignedPlanes { automatic, always, never };
+
 struct FftOptions {
   ExchangeMethod exchange = ExchangeMethod::automatic;
   // The MPI library accepts device pointers (only matters for MPI exchange methods on the CUDA backend).
@@ -131,23 +145,18 @@ struct FftOptions {
   bool single_precision_wire = false;
   // One rank only (OneRankDealiasing above); ignored on several ranks, where only the kept modes are sent.
   OneRankDealiasing one_rank_dealiasing = OneRankDealiasing::automatic;
-  // Several ranks on GPUs: cuFFT's kernels write the chunks the exchange sends and read what it received
-  // (callbacks, fft/ExchangeCallbacks.cu), the rank's own chunk going straight to where it is used, instead
-  // of passes of packing, unpacking and copying; dealiased transforms read and write their kept modes in
-  // place. Used for transforms in one piece (not with single_precision_wire); in place, forward transforms
-  // with the callbacks in the plane transforms copy the own chunk (cuFFT's intermediate planes need the
-  // receive slab). Costs one more slab of memory, where the strided route's forward transforms in place also
-  // keep their planes. false: always the copies (for comparison), or the strided route (which then copies
-  // in-place forward transforms' planes once more).
+  // Several ranks on GPUs: the transforms' own kernels write the chunks the exchange sends and read what it
+  // received (kolmo's column FFTs, loading and storing the chunks element by element where they take the
+  // lengths, cuFFT's callbacks otherwise: fft/ExchangeCallbacks.cu), the rank's own chunk going straight to
+  // where it is used, instead of passes of packing, unpacking and copying; dealiased transforms read and
+  // write their kept modes in place. Used for transforms in one piece (not with single_precision_wire); in
+  // place, forward transforms whose plane transforms store the chunks copy the own chunk (their intermediate
+  // planes need the receive slab). Costs one more slab of memory, where the strided route's forward
+  // transforms in place also keep their planes. false: always the copies (for comparison), or the strided
+  // route (which then copies in-place forward transforms' planes once more).
   bool pack_in_ffts = true;
-  // With pack_in_ffts, full (not dealiased) transforms: the plane transforms write and read [ky][x][kz]
-  // through cuFFT's advanced layout, so that each peer's chunk is contiguous without callbacks, and the x
-  // transforms load and store the chunks instead: kolmo's column FFTs where they take Nx (forward in single
-  // precision only: docs/results/realigned_x_h200.log), cuFFT's callbacks otherwise. With the callbacks, one
-  // rank's work of 2, 4, 8 ranks on an H100 at 512^3 and 1024^3 was as fast or faster than with callbacks in
-  // the plane transforms, which cost more in cuFFT's kernels (docs/results/fft_emulated_ranks_h100.log).
-  // false: callbacks in the plane transforms.
-  bool realigned_planes = true;
+  // With pack_in_ffts, full transforms' chunks (RealignedPlanes above).
+  RealignedPlanes realigned_planes = RealignedPlanes::automatic;
   // Several ranks, transforms out of place (forward) or any (backward) in one piece, full precision on the
   // wire: the strided route, where chosen (StridedExchange above), takes precedence over pack_in_ffts. The
   // plane transforms write their natural layout [x][y][kz] and the exchange copies each peer's rows from it

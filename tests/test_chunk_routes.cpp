@@ -161,33 +161,36 @@ TEST_CASE("column routes send own rows to their packed place and spread compact 
   });
 }
 
-// The x column FFTs' rows on the fused route (kolmo's kernels): element kx of compact column (q, kz) at
-// buffers[row.buffer] + row.base + q row.pitch + kz. Forward they read the compact slab the chunks arrived
-// in, [kx][kept ky][kept kz] from 0; backward they write where the callbacks' column route puts the same
-// element (own_rows_route: the own x planes' rows at their packed receive place, the others where they stay).
+// The x column FFTs' rows on the fused route (kolmo's kernels): element kx of column (q, kz) at
+// buffers[row.buffer] + row.base + q row.pitch + kz, q a (kept) ky of the rank. Forward they read the slab
+// the chunks arrived in, [kx][ky][kz] (dealiased: [kx][kept ky][kept kz]) from 0; backward they write where
+// the callbacks' column route puts the same element (own_rows_route: the own x planes' rows at their packed
+// receive place, the others where they stay).
 TEST_CASE("the x column FFTs' rows on the fused route address what the column routes do", "[layout]") {
   for_each_layout([](const SlabLayout& l) {
     Slabs slabs(l);  // the send slab (0) and the receive slab (1)
-    ColumnRouteTable table = own_rows_route(l, true);
-    table.route.own = slabs.slab[1].data();
-    const long columns = l.kept_y_count() * l.kept_z();
-    for (bool forward : {true, false}) {
-      const std::vector<PlaneRow> rows = compact_line_rows(l, forward);
-      REQUIRE(static_cast<long>(rows.size()) == l.nx());
-      bool same = true;
-      for (long kx = 0; kx < l.nx(); ++kx)
-        for (long q = 0; q < l.kept_y_count(); ++q)
-          for (long kz = 0; kz < l.kept_z(); ++kz) {
-            const PlaneRow& row = rows[kx];
-            const Place place{row.buffer, row.base + q * row.pitch + kz};
-            const long long offset = kx * columns + q * l.kept_z() + kz;
-            const Place expected =
-                forward ? Place{0, offset}
-                        : slabs.place(table.route.own_row_address(slabs.slab[0].data(), offset));
-            same = same && place.buffer == expected.buffer && place.offset == expected.offset;
-          }
-      INFO((forward ? "forward" : "backward"));
-      CHECK(same);
+    for (bool dealiased : {true, false}) {
+      ColumnRouteTable table = own_rows_route(l, dealiased);
+      table.route.own = slabs.slab[1].data();
+      const long ys = dealiased ? l.kept_y_count() : l.y_count(), zs = dealiased ? l.kept_z() : l.nzc();
+      for (bool forward : {true, false}) {
+        const std::vector<PlaneRow> rows = x_line_rows(l, dealiased, forward);
+        REQUIRE(static_cast<long>(rows.size()) == l.nx());
+        bool same = true;
+        for (long kx = 0; kx < l.nx(); ++kx)
+          for (long q = 0; q < ys; ++q)
+            for (long kz = 0; kz < zs; ++kz) {
+              const PlaneRow& row = rows[kx];
+              const Place place{row.buffer, row.base + q * row.pitch + kz};
+              const long long offset = (kx * ys + q) * zs + kz;
+              const Place expected =
+                  forward ? Place{0, offset}
+                          : slabs.place(table.route.own_row_address(slabs.slab[0].data(), offset));
+              same = same && place.buffer == expected.buffer && place.offset == expected.offset;
+            }
+        INFO((dealiased ? "dealiased " : "full ") << (forward ? "forward" : "backward"));
+        CHECK(same);
+      }
     }
   });
 }

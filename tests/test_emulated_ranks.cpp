@@ -27,12 +27,12 @@ double tolerance() {
   return std::is_same_v<Real, double> ? 1e-13 : 2e-6;
 }
 
-// The routes of several ranks: copies, or packing in cuFFT's kernels with callbacks in the plane transforms
-// or with realigned planes (full transforms; dealiased ones take the plane callbacks either way), or the
-// strided exchange.
-enum class Packing { copies, plane_callbacks, realigned, strided };
+// The routes of several ranks: copies, or packing in the transforms' kernels with the plane transforms
+// storing the chunks (kolmo's column FFTs where they take Ny, cuFFT's callbacks otherwise) or with realigned
+// planes (full transforms; dealiased ones store the chunks either way), or the strided exchange.
+enum class Packing { copies, plane_stores, realigned, strided };
 
-FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callbacks,
+FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_stores,
                     SpectralSplit split = SpectralSplit::even, int pieces = 1) {
   FftOptions options;
   options.exchange_pieces = pieces;
@@ -40,7 +40,7 @@ FftOptions emulated(int ranks, int rank, Packing packing = Packing::plane_callba
   options.emulated_ranks = ranks;
   options.emulated_rank = rank;
   options.pack_in_ffts = packing != Packing::copies && packing != Packing::strided;
-  options.realigned_planes = packing == Packing::realigned;
+  options.realigned_planes = packing == Packing::realigned ? RealignedPlanes::always : RealignedPlanes::never;
   options.strided_exchange = packing == Packing::strided ? StridedExchange::always : StridedExchange::never;
   return options;
 }
@@ -317,14 +317,14 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
     for (int ranks : {2, 3})
       for (int rank : {0, ranks - 1}) {
         SlabFFT<TestType> copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::copies)),
-            callbacks(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::plane_callbacks)),
+            plane_stores(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::plane_stores)),
             realigned(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::realigned)),
             strided(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::strided));
         const auto& l = copies.layout();
         const auto f = slab_of<TestType>(l, random_field);
         for (bool in_place : {false, true})
           for (Modes modes : {Modes::all, Modes::dealiased}) {
-            SlabFFT<TestType>* ffts[4] = {&copies, &callbacks, &realigned, &strided};
+            SlabFFT<TestType>* ffts[4] = {&copies, &plane_stores, &realigned, &strided};
             std::vector<Complex<TestType>> spectra[4];
             std::vector<TestType> backs[4];
             for (int w = 0; w < 4; ++w) {
@@ -351,7 +351,7 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
                                 backs[w].size() * sizeof(TestType));
               if (modes == Modes::dealiased) zero_dropped_modes(l, spectra[w]);
               // The loopback hands each peer's receive region this rank's chunk for that peer. The copies and
-              // the plane callbacks order chunks alike ([x][y][kz]); realigned planes order them [y][x][kz],
+              // the plane stores order chunks alike ([x][y][kz]); realigned planes order them [y][x][kz],
               // which differs where a chunk sent and the one received have different shapes (uneven
               // slabs): there the stand-ins differ, and the realigned route is held to FFTW below instead.
               // So does the strided route's, which sends rows of the planes [x][y][kz] to their place in
@@ -366,9 +366,18 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
             }
           }
       }
+  // Full transforms' chunks by default (RealignedPlanes::automatic): stored by the plane transforms where
+  // kolmo's column FFTs take Ny (32), realigned planes otherwise (20).
+  for (auto n : {kUnevenGrids[0], std::array<long, 3>{32, 32, 32}}) {
+    FftOptions options = emulated(2, 0);
+    options.realigned_planes = RealignedPlanes::automatic;
+    SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, options);
+    INFO("grid " << n[0] << "x" << n[1] << "x" << n[2]);
+    CHECK(fft.route_name(Modes::all) == (n[1] == 32 ? "fused" : "realigned"));
+  }
   for (auto n : kUnevenGrids)
     for (int ranks : {2, 3})
-      for (Packing packing : {Packing::plane_callbacks, Packing::realigned, Packing::strided}) {
+      for (Packing packing : {Packing::plane_stores, Packing::realigned, Packing::strided}) {
         SlabFFT<TestType> fft(n, MPI_COMM_WORLD, gpu, emulated(ranks, 0, packing));
         for (bool in_place : {false, true}) {
           INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << ", rank 0 of " << ranks << " against FFTW, "

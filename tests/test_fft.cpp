@@ -57,10 +57,12 @@ struct Case {
   ExchangeMethod method;
   bool in_place;
   int pieces = 1;  // the all-to-all in this many pieces (FftOptions::exchange_pieces)
-  // Several GPU ranks: packing in cuFFT's kernels (FftOptions::pack_in_ffts), here by default with the
-  // callbacks in the plane transforms (realigned_planes false), which every exchange method is tested with;
-  // gpu_cases adds realigned planes (the library's default) and the copies.
-  bool pack_in_ffts = true, realigned_planes = false;
+  // Several GPU ranks: packing in the transforms' kernels (FftOptions::pack_in_ffts), here by default with
+  // the plane transforms storing the chunks (RealignedPlanes::never: kolmo's column FFTs where they take Ny,
+  // cuFFT's callbacks otherwise), which every exchange method is tested with; gpu_cases adds realigned
+  // planes and the copies.
+  bool pack_in_ffts = true;
+  RealignedPlanes realigned_planes = RealignedPlanes::never;
   FftwPlanning planning = FftwPlanning::automatic;  // the test grids are small: estimated unless asked
   // The strided route: by default where copy engines move the blocks (p2p); the host cases add it by MPI
   // datatypes, the GPU cases p2p without it.
@@ -139,7 +141,7 @@ std::vector<Case> gpu_cases(const std::string& name) {
   if (kolmo::testing::world_size() > 1)
     for (bool in_place : {false, true}) {
       cases.push_back({gpu, methods[0], in_place, 1, false});
-      cases.push_back({gpu, methods[0], in_place, 1, true, true});
+      cases.push_back({gpu, methods[0], in_place, 1, true, RealignedPlanes::always});
       Case fused{gpu, ExchangeMethod::p2p, in_place};  // p2p without the strided route
       fused.strided = StridedExchange::never;
       cases.push_back(fused);
@@ -556,9 +558,9 @@ TEST_CASE("double precision through a single-precision wire loses only single-pr
 
 TEMPLATE_TEST_CASE("GPU: exact coefficients and serial FFTW agreement", "[fft][gpu]", float, double) {
   for (const auto& c : gpu_cases("slab FFT on the GPU")) {
-    INFO("packing in cuFFT's kernels " << c.pack_in_ffts << ", realigned planes " << c.realigned_planes
-                                       << ", strided " << int(c.strided) << ", own rows " << int(c.own_rows)
-                                       << ", split " << int(c.split));
+    INFO("packing in the transforms' kernels "
+         << c.pack_in_ffts << ", realigned planes " << int(c.realigned_planes) << ", strided "
+         << int(c.strided) << ", own rows " << int(c.own_rows) << ", split " << int(c.split));
     for (auto n : kPaperGrids) {
       INFO("grid " << n[0] << "x" << n[1] << "x" << n[2] << " method " << to_string(c.method) << " in place "
                    << c.in_place);

@@ -280,7 +280,7 @@ void run(Settings& s, const std::array<long, 3>& n, std::shared_ptr<Device> devi
           options.emulated_rank = rank;
           options.plane_groups = 1;
           options.pack_in_ffts = route == "fused" || route == "realigned";
-          options.realigned_planes = route == "realigned";
+          options.realigned_planes = route == "realigned" ? RealignedPlanes::always : RealignedPlanes::never;
           const bool strided = route == "strided" || route == "placed";
           options.strided_exchange = strided ? StridedExchange::always : StridedExchange::never;
           options.own_rows = route == "placed" ? OwnRows::placed : OwnRows::copied;

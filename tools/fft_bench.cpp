@@ -67,8 +67,9 @@ struct Settings {
   std::vector<long> n{64};
   std::string precision = "double", backend = "auto", exchange = "auto", one_rank_way = "automatic";
   std::string planning = "measure", wisdom = fft::default_cache_directory(), strided = "auto";
+  std::string realigned = "auto";
   bool cuda_aware = false, in_place = false, peer = true, single_wire = false, dealiased = false;
-  bool fused = true, realigned = true, unheld = false;
+  bool fused = true, unheld = false;
   int warmup = 3, reps = 10, pieces = 1, plane_groups = 0;
   std::vector<int> emulate;  // emulated rank counts
   std::vector<int> fields;   // emulated ranks: fields in flight (--fields)
@@ -139,7 +140,9 @@ int run(const Settings& s, std::array<long, 3> n, std::shared_ptr<Device> device
   options.fftw_planning = fftw_planning(s);
   options.fftw_wisdom_directory = s.wisdom == "none" ? "" : s.wisdom;
   options.pack_in_ffts = s.fused;
-  options.realigned_planes = s.realigned;
+  options.realigned_planes = s.realigned == "always"  ? RealignedPlanes::always
+                             : s.realigned == "never" ? RealignedPlanes::never
+                                                      : RealignedPlanes::automatic;
   options.strided_exchange = s.strided == "always"  ? StridedExchange::always
                              : s.strided == "never" ? StridedExchange::never
                                                     : StridedExchange::automatic;
@@ -399,15 +402,15 @@ Modes modes_of(const std::string& name) {
   return name == "dealiased" ? Modes::dealiased : Modes::all;
 }
 
-// Rank `rank`'s work of a transform over `ranks` emulated, by a route of --routes: copies, fused (callbacks
-// in the plane FFTs), realigned, strided (the own rows copied) or placed.
+// Rank `rank`'s work of a transform over `ranks` emulated, by a route of --routes: copies, fused (the plane
+// FFTs store the chunks), realigned, strided (the own rows copied) or placed.
 FftOptions emulated_route(FftOptions options, const std::string& route, const std::string& split, int ranks,
                           int rank) {
   options.emulated_ranks = ranks;
   options.emulated_rank = rank;
   options.spectral_split = parse_spectral_split(split);
   options.pack_in_ffts = route == "fused" || route == "realigned";
-  options.realigned_planes = route == "realigned";
+  options.realigned_planes = route == "realigned" ? RealignedPlanes::always : RealignedPlanes::never;
   const bool strided = route == "strided" || route == "placed";
   options.strided_exchange = strided ? StridedExchange::always : StridedExchange::never;
   options.own_rows = route == "placed" ? OwnRows::placed : OwnRows::copied;
@@ -642,9 +645,10 @@ int main(int argc, char** argv) {
   app.add_option("--wisdom", s.wisdom, "host: directory of the FFTW wisdom files, or none")
       ->default_str(s.wisdom);
   app.add_flag("!--no-fused", s.fused, "several GPU ranks: pack by copies, not in cuFFT's kernels");
-  app.add_flag(
-      "!--plane-callbacks", s.realigned,
-      "several GPU ranks: full transforms with the callbacks in the plane FFTs, not realigned planes");
+  app.add_option("--realigned-planes", s.realigned,
+                 "several GPU ranks, packing in the FFTs: full transforms with realigned planes always, "
+                 "never (the plane FFTs store the chunks) or auto")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option(
          "--strided", s.strided,
          "several ranks: the strided route (the exchange copies rows between the FFTs' layouts) where "
@@ -662,10 +666,11 @@ int main(int argc, char** argv) {
          "emulated ranks: instead of the phases, these many fields' pairs in one transform lane and in "
          "one lane each, the exchanges moving nothing (the computation alone)")
       ->check(at_least_one<int>());
-  app.add_option("--routes", s.routes,
-                 "emulated ranks: copies, fused (callbacks in the plane FFTs), realigned (full: realigned "
-                 "planes, callbacks in the x FFTs), strided (the exchange copies rows between the FFTs' "
-                 "layouts, the own rows by a copy), placed (strided, the own rows placed by the plane FFTs)")
+  app.add_option(
+         "--routes", s.routes,
+         "emulated ranks: copies, fused (the plane FFTs store the chunks), realigned (full: realigned "
+         "planes, the x FFTs load and store the chunks), strided (the exchange copies rows between the FFTs' "
+         "layouts, the own rows by a copy), placed (strided, the own rows placed by the plane FFTs)")
       ->check(CLI::IsMember({"copies", "fused", "realigned", "strided", "placed"}));
   app.add_option("--modes", s.modes, "emulated ranks: full and/or dealiased")
       ->check(CLI::IsMember({"full", "dealiased"}));
@@ -714,12 +719,12 @@ int main(int argc, char** argv) {
     Backend backend = s.backend == "auto" ? Device::automatic() : parse_backend(s.backend);
     auto device = Device::create(backend, node_rank(MPI_COMM_WORLD));
     // Options of GPU runs change nothing on the host: said, rather than a run timed as if they had.
-    const char* gpu_option = s.cuda_aware          ? "--cuda-aware"
-                             : s.plane_groups != 0 ? "--plane-groups"
-                             : !s.fused            ? "--no-fused"
-                             : !s.realigned        ? "--plane-callbacks"
-                             : s.unheld            ? "--profile-unheld"
-                                                   : nullptr;
+    const char* gpu_option = s.cuda_aware            ? "--cuda-aware"
+                             : s.plane_groups != 0   ? "--plane-groups"
+                             : !s.fused              ? "--no-fused"
+                             : s.realigned != "auto" ? "--realigned-planes"
+                             : s.unheld              ? "--profile-unheld"
+                                                     : nullptr;
     if (device->backend() == Backend::host && gpu_option != nullptr) {
       if (rank == 0)
         std::fprintf(stderr, "kolmo_fft_bench: %s is an option of GPU runs (the backend here is host)\n",

@@ -279,6 +279,10 @@ def main(argv=None):
     parser.add_argument("--check", nargs="*", default=[], help="fft_bench logs of measured pairs to compare")
     parser.add_argument("--tolerance", type=float, default=0.15, help="--check fails beyond this relative error")
     parser.add_argument("--measured", action="store_true", help="print the measured per-phase table first")
+    parser.add_argument("--after-full", default="realigned", choices=["realigned", "fused"],
+                        help="the route of full transforms in the after columns: realigned (the library's "
+                             "default until session 42), fused (the plane FFTs store the chunks: its default "
+                             "since session 43 where kolmo's column FFTs take Ny)")
     parser.add_argument("--now", nargs="+", default=[],
                         help="with --measured: logs of the strided and placed routes (both spectral splits), "
                              "whose faster route per case the table sets beside --phases' copies")
@@ -305,7 +309,7 @@ def run(args):
     if not cases and not split_cases["kept_rows"]:
         raise InputError(f"--phases {' '.join(args.phases)}: no PHASES lines of transforms in one piece (the lines "
                          "kolmo_fft_bench --emulate-ranks --log writes)")
-    after_route = {"full": "realigned", "dealiased": "fused"}
+    after_route = {"full": args.after_full, "dealiased": "fused"}
     if args.measured:
         print("Measured: one rank's work per pair (ms, device events, medians), the slowest timed rank of P, "
               "the exchange left out")

@@ -75,7 +75,7 @@ with tempfile.TemporaryDirectory() as work:
           and "ranks=2 backend=host" in pair, f"fft_bench on 2 ranks: a RESULT line and a PAIR line in --log")
 
     # Options of GPU runs, which change nothing on the host, were taken silently.
-    for option in (["--cuda-aware"], ["--plane-groups", "2"], ["--no-fused"], ["--plane-callbacks"],
+    for option in (["--cuda-aware"], ["--plane-groups", "2"], ["--no-fused"], ["--realigned-planes", "never"],
                    ["--profile-unheld"]):
         result = run(fft + ["--n", "8"] + option)
         check(refused(result, option[0] + " is an option of GPU runs") and "RESULT" not in result[1],
