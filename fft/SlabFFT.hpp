@@ -123,7 +123,7 @@ enum class OwnRows { automatic, placed, copied };
 // chunks: kolmo's column FFTs where they take Nx (forward in single precision only), cuFFT's callbacks
 // otherwise. automatic: never where kolmo's column FFTs take Ny, always otherwise. One rank's work of 2, 4
 // and 8 on one H200 at 512^3 and 1024^3 took 1.02-1.16 x its share by the column FFTs' stores, 1.15-1.25 x
-// realigned, 1.59-1.81 x by the callbacks in the plane transforms (docs/results/fused_full_columns_h200.log);
+// realigned, 1.60-1.81 x by the callbacks in the plane transforms (docs/results/fused_full_columns_h200.log);
 // on an H100 the realigned route had been as fast as the plane callbacks or faster
 // (docs/results/fft_emulated_ranks_h100.log).
 enum class RealignedPlanes { automatic, always, never };
