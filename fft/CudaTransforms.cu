@@ -369,8 +369,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
       auto routes =
           std::make_unique<YRoutes>(YRoutes{y_route(true, true, true), y_route(true, false, false)});
       return std::make_unique<PrunedRowSplit<Real>>(
-          routed_x(true, true), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_),
-          twiddles(nz_), stream_, std::move(exchange), routed_x(true, false), std::move(routes));
+          routed_x(true), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_), twiddles(nz_),
+          stream_, std::move(exchange), routed_x(false), std::move(routes));
     }
     if (exchange.places_own_rows) place_own_rows(columns, layout_);
     auto x = exchange.places_own_rows ? placing_x(exchange.arrived) : pruned_x();
@@ -438,8 +438,9 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     const bool dealiased = route == FusedRoute::dealiased;
     if (dealiased && compact_columns() == 0) return std::make_unique<NoLines<Real>>();
-    if (dealiased && prunable()) return routed_x(true, forward);
-    if (!forward && column_fft_supports(nx_)) return routed_x(false, false);
+    if (dealiased && prunable()) return routed_x(forward);
+    if (!forward && column_fft_supports(nx_))
+      return slab_lines(x_line_rows(layout_, false, false), false, receive_);
     if (forward) {
       // Full: the plain x transforms read what arrived. Dealiased: x transforms whose output goes to the kept
       // modes of the spectral slab.
@@ -547,16 +548,24 @@ class CudaTransforms final : public LocalTransforms<Real> {
                  .backward_runs = !forward};
     return column_planes(columns, dealiased, use);
   }
-  // Row kx of the kx-major slab (x_line_rows; dealiased the compact one): forward in what arrived; backward
+  // The dealiased x transforms: row kx of the compact slab (x_line_rows): forward in what arrived; backward
   // in the send buffer, or for the own x planes at their packed receive place.
-  std::unique_ptr<XTransform<Real>> routed_x(bool dealiased, bool forward) {
-    if (!dealiased && slab_columns() == 0) return std::make_unique<NoLines<Real>>();
+  std::unique_ptr<XTransform<Real>> routed_x(bool forward) {
     // The tiles stay aligned to the spectral slab's rows: aligned to the compact rows instead, the forward x
     // transforms took 12 % longer at 512^3 in single precision on 2 ranks (one H200).
     return std::make_unique<RoutedLines<Real>>(
-        dealiased ? pruned_columns(layout_).x : slab_x_columns(layout_),
-        held_route(x_line_rows(layout_, dealiased, forward), forward ? receive_ : send_, receive_, dealiased,
-                   forward),
+        pruned_columns(layout_).x,
+        held_route(x_line_rows(layout_, true, forward), forward ? receive_ : send_, receive_, true, forward),
+        twiddles(nx_), stream_);
+  }
+  // kolmo's column FFTs along x of every (ky, kz) column of the spectral slab, the chunk side along `rows`:
+  // buffer 0 the x side of the exchange (forward the receive slab, backward the send slab), buffer 1
+  // `planes_side`. The fused route's full backward ones (x_line_rows) and the realigned route's.
+  std::unique_ptr<XTransform<Real>> slab_lines(const std::vector<PlaneRow>& rows, bool forward,
+                                               C* planes_side) {
+    if (slab_columns() == 0) return std::make_unique<NoLines<Real>>();
+    return std::make_unique<RoutedLines<Real>>(
+        slab_x_columns(layout_), held_route(rows, forward ? receive_ : send_, planes_side, false, forward),
         twiddles(nx_), stream_);
   }
   // The realigned route's x transforms by kolmo's column FFTs, every (ky, kz) column of the spectral slab
@@ -566,12 +575,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // 0.58-0.60 at 1024^3; double precision backward 0.99-1.01 at 512^3 and 0.73-0.74 at 1024^3, but forward
   // 1.21-1.34 at 512^3 and 1.02-1.04 at 1024^3, so double precision keeps the callbacks forward.
   std::unique_ptr<XTransform<Real>> realigned_x(bool forward) {
-    if (slab_columns() == 0) return std::make_unique<NoLines<Real>>();
-    return std::make_unique<RoutedLines<Real>>(
-        slab_x_columns(layout_),
-        held_route(realigned_line_route(layout_).rows, forward ? receive_ : send_, forward ? send_ : receive_,
-                   false, forward),
-        twiddles(nx_), stream_);
+    return slab_lines(realigned_line_route(layout_).rows, forward, forward ? send_ : receive_);
   }
   // cuFFT's 1D transforms along z (every mode) of the rows of `planes` planes.
   std::unique_ptr<PlaneTransform<Real>> cufft_z_rows(long planes) {
