@@ -220,7 +220,9 @@ constexpr std::size_t routed_places_offset() {
 // precision, one rank of 2, one H200) took 3.56 ms, with the pointers 2.76, the placed route's plain loads
 // 2.70; where two blocks share a multiprocessor and both wait for their pointers the stores can lose (the
 // realigned route's backward x transforms, 512^3 double, 2 ranks: 0.316 -> 0.360 ms;
-// docs/results/fused_full_columns_h200.log). The route's buffers are named apart: an array indexed at run
+// docs/results/fused_full_columns_h200.log). Stores built their table behind the first loads instead
+// (session 44): that gained there and lost more elsewhere, up to 6 % at 1024^3 double
+// (docs/results/routed_store_pointers_h200.log). The route's buffers are named apart: an array indexed at run
 // time put the whole access object in local memory.
 template <class Real, int Log2N, bool Loads>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
