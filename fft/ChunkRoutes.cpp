@@ -96,6 +96,21 @@ LineRouteTable realigned_line_route(const SlabLayout& l) {
   return table;
 }
 
+SectorAlignment sector_alignment(const std::vector<PlaneRow>& rows, int value_bytes) {
+  for (int modulus = 16; modulus * value_bytes >= 32; modulus /= 2) {
+    auto residue = [modulus](long long v) { return static_cast<int>(((v % modulus) + modulus) % modulus); };
+    SectorAlignment found{-1, -1, modulus};
+    bool agree = true;
+    for (const PlaneRow& r : rows) {
+      if (r.buffer < 0) continue;
+      if (found.base < 0) found.base = residue(r.base), found.pitch = residue(r.pitch);
+      agree = agree && residue(r.base) == found.base && residue(r.pitch) == found.pitch;
+    }
+    if (agree && found.base >= 0) return found;
+  }
+  return {};
+}
+
 bool routes_usable(const SlabLayout& layout) {
   return KeptModeMask::usable(layout);
 }

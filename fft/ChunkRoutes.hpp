@@ -149,6 +149,15 @@ struct LineRouteTable {
 // same rows serve cuFFT's callbacks (LineRoute) and kolmo's x column FFTs (ElementRoute, fft/ColumnFft.hpp).
 LineRouteTable realigned_line_route(const SlabLayout& layout);
 
+// Where every used row (buffer >= 0) puts column 0 of outer index `index` at the same place modulo
+// `modulus` values, base + index pitch: the largest such modulus from 16 down to whole 32-byte sectors of
+// values of `value_bytes`; modulus 0 where the rows agree on no such one. Kernels that store along the rows
+// may align their tiles to those places (fft/ColumnFft.hpp's ElementRoute).
+struct SectorAlignment {
+  int base = 0, pitch = 0, modulus = 0;
+};
+SectorAlignment sector_alignment(const std::vector<PlaneRow>& rows, int value_bytes);
+
 // Every offset in the routes fits the 32-bit arithmetic of the callbacks.
 bool routes_usable(const SlabLayout& layout);
 

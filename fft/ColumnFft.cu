@@ -153,13 +153,20 @@ __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V],
 template <class Real, int Log2N>
 struct TileColumn {
   long o, i, compact;
-  __device__ explicit TileColumn(const ColumnSet& set) {
+  // Aligned to the set's memory, or with `route` to the places of its stores (ElementRoute::stores).
+  __device__ explicit TileColumn(const ColumnSet& set, const ElementRoute* route = nullptr) {
     using S = Tile<Real, Log2N>;
     const long q = blockIdx.y;
     compact = set.compact_first + q;
     o = q < set.outer_count[0] ? set.outer_first[0] + q : set.outer_first[1] + (q - set.outer_count[0]);
-    const long origin = o * set.outer_stride;
-    i = long(blockIdx.x) * S::C - origin % S::C + long(threadIdx.x % S::C);
+    long shift = (o * set.outer_stride) % S::C;
+    if (route != nullptr && route->stores.modulus > 0) {
+      const SectorAlignment& a = route->stores;
+      const int modulus = a.modulus < S::C ? a.modulus : S::C;
+      const long index = route->by_compact ? compact : o;
+      shift = (a.base + int(index & (modulus - 1)) * a.pitch) & (modulus - 1);
+    }
+    i = long(blockIdx.x) * S::C - shift + long(threadIdx.x % S::C);
   }
   __device__ ColumnAccess<Real> access(const ColumnSet& set, const Complex<Real>* in,
                                        Complex<Real>* out) const {
@@ -224,6 +231,14 @@ constexpr std::size_t routed_places_offset() {
 // (session 44): that gained there and lost more elsewhere, up to 6 % at 1024^3 double
 // (docs/results/routed_store_pointers_h200.log). The route's buffers are named apart: an array indexed at run
 // time put the whole access object in local memory.
+// Routed stores from tiles of 64-byte rows (1024-point columns in double precision, 2048-point ones) align
+// the tiles to where they store, where the route's rows agree on it modulo whole 32-byte sectors
+// (ElementRoute::stores), instead of to where they load: a 64-byte row stored across sector boundaries
+// writes three sectors, two of them in part, and it is the loads that then straddle. The fused route's
+// dealiased backward x transforms (1024^3 double, one rank of 2, 4, 8 on one H200) took 18 % less: 1.85
+// -> 1.51 ms on 2 ranks. Tiles of 128-byte rows stay aligned to their loads: aligned to their stores, the
+// same transforms took up to 12 % longer at 512^3 double (4 and 8 ranks) and moved within 1.5 % in single
+// precision (docs/results/routed_store_alignment_h200.log).
 template <class Real, int Log2N, bool Loads>
 __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
     routed_column_fft_kernel(ColumnSet set, ElementRoute route, const Complex<Real>* in, Complex<Real>* out,
@@ -231,7 +246,8 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
   follow(dependence);
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  const TileColumn<Real, Log2N> column(set);
+  constexpr bool align_stores = !Loads && S::C * sizeof(Complex<Real>) == 64;
+  const TileColumn<Real, Log2N> column(set, align_stores ? &route : nullptr);
   Complex<Real>** places =
       reinterpret_cast<Complex<Real>**>(shared_bytes + routed_places_offset<Real, Log2N>());
   const long index = route.by_compact ? column.compact : column.o;

@@ -37,7 +37,9 @@
 // - Speed: a block transforms a tile of neighbouring columns (rows of 128 bytes where the threads allow,
 //   64 at least), its tiles aligned to that width in memory; the passes run in shared memory with the rows
 //   swizzled against bank conflicts. Routed, a block first puts a pointer for each element of its outer
-//   index in shared memory (n more pointers beside the tile), where every load or store reads it.
+//   index in shared memory (n more pointers beside the tile), where every load or store reads it; routed
+//   stores from tiles of 64-byte rows align the tiles to where they store, where the route's rows agree on
+//   it modulo whole sectors (ElementRoute::stores, sector_alignment of fft/ChunkRoutes.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -69,6 +71,7 @@ struct ElementRoute {
   const PlaneRow* rows = nullptr;
   void* buffers[2] = {nullptr, nullptr};
   bool by_compact = false, loads = false;
+  SectorAlignment stores;  // routed stores: where the rows agree on their places (modulus 0: they do not)
 };
 
 bool column_fft_supports(long n);

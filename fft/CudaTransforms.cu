@@ -533,6 +533,7 @@ class CudaTransforms final : public LocalTransforms<Real> {
     HeldRoute held{{}, Buffer<PlaneRow>(device_, std::max<std::size_t>(rows.size(), 1))};
     device_->copy_from_host(held.rows.data(), rows.data(), rows.size() * sizeof(PlaneRow));
     held.route = {held.rows.data(), {first, second}, by_compact, loads};
+    if (!loads) held.route.stores = sector_alignment(rows, int(sizeof(C)));
     return held;
   }
   // The y column FFTs' route: forward stores into the send slab (own_direct: the own rows into the receive
@@ -552,7 +553,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
   // in the send buffer, or for the own x planes at their packed receive place.
   std::unique_ptr<XTransform<Real>> routed_x(bool forward) {
     // The tiles stay aligned to the spectral slab's rows: aligned to the compact rows instead, the forward x
-    // transforms took 12 % longer at 512^3 in single precision on 2 ranks (one H200).
+    // transforms took 12 % longer at 512^3 in single precision on 2 ranks (one H200). Backward, tiles of
+    // 64-byte rows align to the compact rows they store (held_route, fft/ColumnFft.cu).
     return std::make_unique<RoutedLines<Real>>(
         pruned_columns(layout_).x,
         held_route(x_line_rows(layout_, true, forward), forward ? receive_ : send_, receive_, true, forward),

@@ -286,3 +286,56 @@ TEST_CASE("realigned planes and line routes move every element to its x line and
       CHECK(planes_right);
     }
 }
+
+// sector_alignment against its definition, place by place: every used row's place of column 0 of outer
+// indices 0 to 40 agrees with base + index pitch modulo the modulus it found, and modulo twice that (up to 16
+// values; or, where it found none, modulo one 32-byte sector) some two places differ. On the fused route's
+// rows of every layout (x lines, plane routes, realigned lines), and on rows made to agree modulo 16, 8, 4.
+TEST_CASE("sector alignment finds the largest modulus on which a route's rows agree", "[layout]") {
+  auto place = [](long long base, long long pitch, long long index, int modulus) {
+    return ((base + index * pitch) % modulus + modulus) % modulus;
+  };
+  auto check = [&](const std::vector<PlaneRow>& rows, int bytes) {
+    const SectorAlignment a = sector_alignment(rows, bytes);
+    INFO("value bytes " << bytes << ": modulus " << a.modulus << ", base " << a.base << ", pitch "
+                        << a.pitch);
+    bool agrees = true, finer_differs = false;
+    const int finer = a.modulus > 0 ? 2 * a.modulus : 32 / bytes;
+    long long first[41];
+    bool any = false;
+    for (const PlaneRow& r : rows) {
+      if (r.buffer < 0) continue;
+      for (long long index = 0; index <= 40; ++index) {
+        if (a.modulus > 0)
+          agrees =
+              agrees && place(r.base, r.pitch, index, a.modulus) == place(a.base, a.pitch, index, a.modulus);
+        const long long here = place(r.base, r.pitch, index, finer);
+        if (!any) first[index] = here;
+        finer_differs = finer_differs || (any && here != first[index]);
+      }
+      any = true;
+    }
+    if (a.modulus > 0)
+      CHECK((a.modulus * bytes >= 32 && a.modulus <= 16 && (a.modulus & (a.modulus - 1)) == 0));
+    CHECK(agrees);
+    if (any && finer <= 16) CHECK(finer_differs);
+  };
+  for_each_layout([&](const SlabLayout& l) {
+    for (int bytes : {8, 16}) {
+      for (bool dealiased : {true, false}) {
+        for (bool forward : {true, false}) check(x_line_rows(l, dealiased, forward), bytes);
+        for (bool own_direct : {true, false}) check(plane_route(l, dealiased, own_direct).rows, bytes);
+      }
+      check(realigned_line_route(l).rows, bytes);
+    }
+  });
+  // Rows agreeing modulo 16, then one moved by 8 (agreeing modulo 8), by 4, by 2; unused rows count for
+  // nothing.
+  for (long long moved : {0, 8, 4, 2}) {
+    std::vector<PlaneRow> rows{
+        {35, 21, 0}, {16 * 7 + 3, 16 * 5 + 5, 1}, {1, 1, -1}, {16 * 9 + 3 + moved, 5, 0}};
+    for (int bytes : {8, 16}) check(rows, bytes);
+    const SectorAlignment a = sector_alignment(rows, 16);
+    CHECK(a.modulus == (moved == 0 ? 16 : moved == 2 ? 2 : static_cast<int>(moved)));
+  }
+}

@@ -311,9 +311,12 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
   if (!gpu) return;
   // Two grids, two splits, first and last rank: each makes its own plans (cuFFT links the callbacks then).
   // And two whose Ny and Nx the column FFTs take: the strided route's planes by kolmo's column FFTs, pruned
-  // where dealiased, along z by the row FFTs (Nz = 32) or cuFFT's (Nz = 24).
-  for (auto n :
-       {kUnevenGrids[0], kUnevenGrids[1], std::array<long, 3>{32, 32, 32}, std::array<long, 3>{16, 32, 24}})
+  // where dealiased, along z by the row FFTs (Nz = 32) or cuFFT's (Nz = 24). And one whose x column FFTs'
+  // tiles have rows of 64 bytes (Nx 1024 in double precision, 2048 in single), whose routed stores align to
+  // the chunks they store (fft/ColumnFft.cu).
+  const long wide_x = sizeof(TestType) == 8 ? 1024 : 2048;
+  for (auto n : {kUnevenGrids[0], kUnevenGrids[1], std::array<long, 3>{32, 32, 32},
+                 std::array<long, 3>{16, 32, 24}, std::array<long, 3>{wide_x, 16, 16}})
     for (int ranks : {2, 3})
       for (int rank : {0, ranks - 1}) {
         SlabFFT<TestType> copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::copies)),
