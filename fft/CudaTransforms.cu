@@ -439,7 +439,10 @@ class CudaTransforms final : public LocalTransforms<Real> {
     const bool dealiased = route == FusedRoute::dealiased;
     if (dealiased && compact_columns() == 0) return std::make_unique<NoLines<Real>>();
     if (dealiased && prunable()) return routed_x(forward);
-    if (!forward && column_fft_supports(nx_))
+    // Full backward ones store the own rows at their packed place by kolmo's column FFTs where they take Nx.
+    // Dealiased ones that got here (Ny not a column-FFT length) store compact chunks: cuFFT's callbacks
+    // below.
+    if (!dealiased && !forward && column_fft_supports(nx_))
       return slab_lines(x_line_rows(layout_, false, false), false, receive_);
     if (forward) {
       // Full: the plain x transforms read what arrived. Dealiased: x transforms whose output goes to the kept
