@@ -229,8 +229,11 @@ constexpr std::size_t routed_places_offset() {
 // realigned route's backward x transforms, 512^3 double, 2 ranks: 0.316 -> 0.360 ms;
 // docs/results/fused_full_columns_h200.log). Stores built their table behind the first loads instead
 // (session 44): that gained there and lost more elsewhere, up to 6 % at 1024^3 double
-// (docs/results/routed_store_pointers_h200.log). The route's buffers are named apart: an array indexed at run
-// time put the whole access object in local memory.
+// (docs/results/routed_store_pointers_h200.log). Nor is reading the rows the cost: pointers computed from
+// the rows as runs, which the kernel took as a parameter (a peer's chunk, the own rows, a run of kept rows),
+// moved 512^3 within 1-2 % either way and made the fused route's backward transforms at 1024^3 3-5 % slower
+// (session 45, docs/results/routed_row_runs_h200.log). The route's buffers are named apart: an array indexed
+// at run time put the whole access object in local memory.
 // Routed stores from tiles of 64-byte rows (1024-point columns in double precision, 2048-point ones) align
 // the tiles to where they store, where the route's rows agree on it modulo whole 32-byte sectors
 // (ElementRoute::stores), instead of to where they load: a 64-byte row stored across sector boundaries
