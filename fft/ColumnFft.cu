@@ -232,8 +232,10 @@ constexpr std::size_t routed_places_offset() {
 // (docs/results/routed_store_pointers_h200.log). Nor is reading the rows the cost: pointers computed from
 // the rows as runs, which the kernel took as a parameter (a peer's chunk, the own rows, a run of kept rows),
 // moved 512^3 within 1-2 % either way and made the fused route's backward transforms at 1024^3 3-5 % slower
-// (session 45, docs/results/routed_row_runs_h200.log). The route's buffers are named apart: an array indexed
-// at run time put the whole access object in local memory.
+// (session 45, docs/results/routed_row_runs_h200.log); nor is the table's shared memory: 32-bit offsets
+// instead of pointers, the buffer in their sign, made the routed transforms up to 10 % slower
+// (docs/results/routed_offsets_h200.log). The route's buffers are named apart: an array indexed at run time
+// put the whole access object in local memory.
 // Routed stores from tiles of 64-byte rows (1024-point columns in double precision, 2048-point ones) align
 // the tiles to where they store, where the route's rows agree on it modulo whole 32-byte sectors
 // (ElementRoute::stores), instead of to where they load: a 64-byte row stored across sector boundaries
