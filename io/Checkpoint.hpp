@@ -159,9 +159,11 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 // as said there), every other mode zero; a file on the layout's grid reads as read_checkpoint reads it. The
 // returned info holds the file's grid. The solver's 2/3 rule and projection are the caller's to apply.
 // stored_mean_squares, where given and the file's grid is not the layout's: for each target, the mean square
-// <|q|^2> of its field as the file holds it (all its modes, Parseval; read in the file's precision, summed in
-// double), so that the caller can say what the new grid dropped; this reads the file once more (in pieces of
-// 16 MiB per rank), so a restart takes them from choose_restart_checkpoint instead. Empty otherwise.
+// <|q|^2> of its field as the file holds it (all its modes, Parseval; summed in double), so that the caller
+// can say what the new grid dropped. A file no finer than the layout along any axis is summed as it is read
+// onto the layout (in the layout's precision: a double file for a single-precision layout rounds first); a
+// finer one is read once more for it (in the file's precision, in pieces of 16 MiB per rank), so a restart
+// takes them from choose_restart_checkpoint instead. Empty otherwise.
 template <class Real>
 CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                          const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm,

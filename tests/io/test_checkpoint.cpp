@@ -407,6 +407,36 @@ double bytes_read_by(Work work) {
   return kolmo::testing::global_sum(before < 0 || after < 0 ? -1e30 : after - before);
 }
 
+// The datasets of a checkpoint of the velocity and a scalar "s".
+template <class Real>
+std::vector<SpectralDataset<Real>> velocity_and_scalar(const Velocity<Real>& velocity,
+                                                       const Velocity<Real>& scalar) {
+  std::vector<SpectralDataset<Real>> datasets;
+  for (int c = 0; c < 3; ++c) datasets.push_back({kVelocityComponents[c], velocity.components[c]});
+  datasets.push_back({checkpoint_dataset("s"), scalar.components[0]});
+  return datasets;
+}
+
+// Each dataset's mean square as numpy would sum it from the file: every stored mode, the kz that stand for
+// their conjugates twice (not kz = 0, nor the Nyquist kz).
+template <class Real>
+std::vector<double> mean_squares(const fft::SlabLayout& layout,
+                                 const std::vector<SpectralDataset<Real>>& datasets) {
+  std::vector<double> sums;
+  for (const auto& dataset : datasets) {
+    double sum = 0;
+    for (long i = 0; i < layout.nx(); ++i)
+      for (long j = 0; j < layout.y_count(); ++j)
+        for (long k = 0; k < layout.nzc(); ++k) {
+          const auto value = dataset.modes[std::size_t((i * layout.y_count() + j) * layout.nzc() + k)];
+          const double re = double(value.re), im = double(value.im);
+          sum += (k == 0 || 2 * k == layout.nz() ? 1.0 : 2.0) * (re * re + im * im);
+        }
+    sums.push_back(kolmo::testing::global_sum(sum));
+  }
+  return sums;
+}
+
 template <class Real>
 std::vector<SpectralTarget<Real>> targets_of(Velocity<Real>& velocity,
                                              std::vector<Complex<Real>>* scalar = nullptr) {
@@ -518,25 +548,10 @@ TEMPLATE_TEST_CASE(
     const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
     const fft::SlabLayout layout(grid, ranks, rank);
     const Velocity<Stored> velocity(layout, 5), scalar(layout, 6);
-    std::vector<SpectralDataset<Stored>> datasets;
-    for (int c = 0; c < 3; ++c) datasets.push_back({kVelocityComponents[c], velocity.components[c]});
-    datasets.push_back({checkpoint_dataset("s"), scalar.components[0]});
+    const std::vector<SpectralDataset<Stored>> datasets = velocity_and_scalar(velocity, scalar);
     const auto path = write_checkpoint<Stored>(dir, test_info(1), layout, datasets, MPI_COMM_WORLD);
     const double file = double(std::filesystem::file_size(path));
-    // Each field's mean square as numpy would sum it: every stored mode, kz that stand for their conjugates
-    // twice.
-    std::vector<double> expected;
-    for (const auto& dataset : datasets) {
-      double sum = 0;
-      for (long i = 0; i < layout.nx(); ++i)
-        for (long j = 0; j < layout.y_count(); ++j)
-          for (long k = 0; k < layout.nzc(); ++k) {
-            const auto value = dataset.modes[std::size_t((i * layout.y_count() + j) * layout.nzc() + k)];
-            const double re = double(value.re), im = double(value.im);
-            sum += (k == 0 || 2 * k == grid[2] ? 1.0 : 2.0) * (re * re + im * im);
-          }
-      expected.push_back(kolmo::testing::global_sum(sum));
-    }
+    const std::vector<double> expected = mean_squares(layout, datasets);
 
     // A restart onto a coarser grid: the verifying pass, then the resampling, which need not sum again.
     const fft::SlabLayout coarse({16, 12, 8}, ranks, rank);
@@ -576,5 +591,51 @@ TEMPLATE_TEST_CASE(
         choose_restart_checkpoint<double>(dir, {}, layout, targets_of(same, &same_scalar), MPI_COMM_WORLD);
     CHECK(chosen.read);
     CHECK(chosen.stored_mean_squares.empty());
+  }
+}
+
+TEMPLATE_TEST_CASE(
+    "a file of a grid no finer than the run's is read once, its mean squares summed as it is read", "[io]",
+    float, double) {
+  using Stored = TestType;
+  // Files of even lengths (Nyquist modes split in two along x and y, halved along z) and of odd ones (none),
+  // read onto grids finer along every axis but one; 23 and 24 ky planes split unevenly. A piece of the read
+  // (an eighth of the run's kx planes) holds all of the file's kx rows, so each chunk (a ky plane) is read
+  // once, the Nyquist plane twice: reading each segment of x and z apart read them 8 times, and summing the
+  // mean squares once more.
+  const std::array<std::array<long, 3>, 2> files{std::array<long, 3>{32, 24, 32},
+                                                 std::array<long, 3>{33, 23, 33}};
+  const std::array<std::array<long, 3>, 2> runs{std::array<long, 3>{256, 30, 40},
+                                                std::array<long, 3>{264, 23, 36}};
+  for (std::size_t g = 0; g < files.size(); ++g) {
+    const auto &grid = files[g], &run = runs[g];
+    INFO(grid[0] << " x " << grid[1] << " x " << grid[2] << " in " << precision_name<Stored>() << " onto "
+                 << run[0] << " x " << run[1] << " x " << run[2]);
+    kolmo::testing::TemporaryDirectory directory;
+    const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+    const fft::SlabLayout layout(grid, ranks, rank);
+    const Velocity<Stored> velocity(layout, 7), scalar(layout, 8);
+    const std::vector<SpectralDataset<Stored>> datasets = velocity_and_scalar(velocity, scalar);
+    const auto path =
+        write_checkpoint<Stored>(directory.path(), test_info(1), layout, datasets, MPI_COMM_WORLD);
+    const double file = double(std::filesystem::file_size(path));
+    const std::vector<double> expected = mean_squares(layout, datasets);
+
+    const fft::SlabLayout finer(run, ranks, rank);
+    auto back = Velocity<double>::empty(finer);
+    std::vector<Complex<double>> back_scalar(finer.spectral_size());
+    std::vector<double> summed;
+    const double read = bytes_read_by([&] {
+      read_checkpoint_resampled<double>(path, finer, targets_of(back, &back_scalar), MPI_COMM_WORLD, &summed);
+    });
+    REQUIRE(summed.size() == datasets.size());
+    for (std::size_t d = 0; d < datasets.size(); ++d) {
+      INFO(datasets[d].name << ": numpy's sum " << expected[d] << ", read " << summed[d]);
+      CHECK(std::fabs(summed[d] / expected[d] - 1) < 1e-11);
+      CHECK(global_max(summed[d]) == -global_max(-summed[d]));  // the same on every rank
+    }
+    INFO("file " << file << " bytes; read " << read);
+    CHECK(read >= file * 0.9);
+    CHECK(read < file * 1.3);
   }
 }
