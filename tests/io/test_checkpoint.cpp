@@ -601,8 +601,8 @@ TEMPLATE_TEST_CASE(
   // Files of even lengths (Nyquist modes split in two along x and y, halved along z) and of odd ones (none),
   // read onto grids finer along every axis but one; 23 and 24 ky planes split unevenly. A piece of the read
   // (an eighth of the run's kx planes) holds all of the file's kx rows, so each chunk (a ky plane) is read
-  // once, the Nyquist plane twice: reading each segment of x and z apart read them 8 times, and summing the
-  // mean squares once more.
+  // once, the Nyquist plane twice. The code before read 2 times the file here: the mean squares took a pass
+  // of their own.
   const std::array<std::array<long, 3>, 2> files{std::array<long, 3>{32, 24, 32},
                                                  std::array<long, 3>{33, 23, 33}};
   const std::array<std::array<long, 3>, 2> runs{std::array<long, 3>{256, 30, 40},
