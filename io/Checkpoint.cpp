@@ -504,29 +504,16 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
         const std::vector<AxisSegment> xs = full_axis_segments(file[0], run[0]),
                                        ys = full_axis_segments(file[1], run[1]),
                                        zs = half_axis_segments(file[2], run[2]);
-        long z_first = file[2], z_end = 0;
-        for (const AxisSegment& z : zs) {
-          z_first = std::min(z_first, z.file);
-          z_end = std::max(z_end, z.file + z.count);
-        }
-        const long z_width = z_end - z_first;   // at most the run's Nzc
-        std::vector<std::array<long, 2>> rows;  // the file's kx rows that some segment takes, [first, end)
-        std::vector<AxisSegment> by_file = xs;
-        std::sort(by_file.begin(), by_file.end(),
-                  [](const AxisSegment& a, const AxisSegment& b) { return a.file < b.file; });
-        for (const AxisSegment& x : by_file) {
-          if (!rows.empty() && x.file <= rows.back()[1])
-            rows.back()[1] = std::max(rows.back()[1], x.file + x.count);
-          else
-            rows.push_back({x.file, x.file + x.count});
-        }
+        const auto z_span = file_ranges(zs);  // one range: the kz segments start at 0 and follow one another
+        const long z_first = z_span.front()[0],
+                   z_width = z_span.back()[1] - z_first;  // at most the run's Nzc
         const long piece = (run[0] + 7) / 8;
         resize_on_every_rank(comm, box, std::size_t(piece) * layout.spectral_size() / std::size_t(run[0]),
                              path.string() + " dataset '" + name + "'");
         // Every rank walks the same pieces, so that each read (collective) is called as often on every rank;
         // a rank whose ky planes a y segment misses reads nothing.
         const BlockReader reader(dataset, comm);
-        for (const auto& range : rows)
+        for (const auto& range : file_ranges(xs))
           for (long f0 = range[0]; f0 < range[1]; f0 += piece)
             for (const AxisSegment& y : ys) {
               const long first = std::max(y.run, y_first),

@@ -26,4 +26,17 @@ std::vector<AxisSegment> half_axis_segments(long file_n, long run_n) {
   return segments;
 }
 
+std::vector<std::array<long, 2>> file_ranges(std::vector<AxisSegment> segments) {
+  std::sort(segments.begin(), segments.end(),
+            [](const AxisSegment& a, const AxisSegment& b) { return a.file < b.file; });
+  std::vector<std::array<long, 2>> ranges;
+  for (const AxisSegment& s : segments) {
+    if (!ranges.empty() && s.file <= ranges.back()[1])
+      ranges.back()[1] = std::max(ranges.back()[1], s.file + s.count);
+    else
+      ranges.push_back({s.file, s.file + s.count});
+  }
+  return ranges;
+}
+
 }  // namespace kolmo::io

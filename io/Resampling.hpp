@@ -20,6 +20,7 @@
 //   half of a split Nyquist mode). The segments of an axis do not overlap in the run's indices.
 #pragma once
 
+#include <array>
 #include <vector>
 
 namespace kolmo::io {
@@ -33,5 +34,9 @@ struct AxisSegment {
 
 std::vector<AxisSegment> full_axis_segments(long file_n, long run_n);
 std::vector<AxisSegment> half_axis_segments(long file_n, long run_n);
+
+// The file's indices that some of the segments read, as ranges [first, end) in increasing order, those that
+// touch or overlap merged: what a reader takes from the file once for all the segments.
+std::vector<std::array<long, 2>> file_ranges(std::vector<AxisSegment> segments);
 
 }  // namespace kolmo::io
