@@ -66,7 +66,7 @@ ColumnRouteTable spread_route(const SlabLayout& l) {
   return table;
 }
 
-std::vector<PlaneRow> x_line_rows(const SlabLayout& l, bool dealiased, bool forward) {
+std::vector<PlaneRow> x_line_rows(const SlabLayout& l, bool dealiased, bool own_packed) {
   const long pitch = dealiased ? l.kept_z() : l.nzc();
   const long long row = (dealiased ? l.kept_y_count() : l.y_count()) * pitch;
   const long own_first = l.x_offset(), own_end = own_first + l.x_count();
@@ -74,7 +74,7 @@ std::vector<PlaneRow> x_line_rows(const SlabLayout& l, bool dealiased, bool forw
       static_cast<long long>(dealiased ? l.compact_packed_offset(l.rank()) : l.packed_offset(l.rank()));
   std::vector<PlaneRow> rows(l.nx());
   for (long kx = 0; kx < l.nx(); ++kx) {
-    const bool own = !forward && kx >= own_first && kx < own_end;
+    const bool own = own_packed && kx >= own_first && kx < own_end;
     rows[kx] = {own ? own_base + (kx - own_first) * row : kx * row, pitch, own ? 1 : 0};
   }
   return rows;

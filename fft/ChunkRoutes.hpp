@@ -133,11 +133,13 @@ ColumnRouteTable spread_route(const SlabLayout& layout);
 
 // The rows of kolmo's x column FFTs on the fused route (ElementRoute, fft/ColumnFft.hpp): row kx of the
 // kx-major slab, dealiased the compact [kx][kept ky][kept kz] (by_compact), full the spectral [kx][ky][kz],
-// its ky places pitch kept kz (dealiased) or Nzc apart. Forward: in buffer 0, the receive slab, where the
-// chunks arrived (compact_chunk_offset's or spectral_chunk_offset's places). Backward: in buffer 0, the send
-// slab, at the same places (each peer's chunk its x planes), but the own x planes' rows in buffer 1, the
-// receive slab, at their packed place (own_rows_route's).
-std::vector<PlaneRow> x_line_rows(const SlabLayout& layout, bool dealiased, bool forward);
+// its ky places pitch kept kz (dealiased) or Nzc apart, in buffer 0 at the chunks' places
+// (compact_chunk_offset's or spectral_chunk_offset's): forward the receive slab, where they arrived;
+// backward the send slab (each peer's chunk its x planes). own_packed: the own x planes' rows in buffer 1
+// instead, at their packed place (own_rows_route's; plane_route's without own_direct): backward the
+// receive slab, where the plane transforms read them; forward in place the send slab, where the plane
+// transforms left them.
+std::vector<PlaneRow> x_line_rows(const SlabLayout& layout, bool dealiased, bool own_packed);
 
 struct LineRouteTable {
   LineRoute route;

@@ -369,8 +369,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
       auto routes =
           std::make_unique<YRoutes>(YRoutes{y_route(true, true, true), y_route(true, false, false)});
       return std::make_unique<PrunedRowSplit<Real>>(
-          routed_x(true), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_), twiddles(nz_),
-          stream_, std::move(exchange), routed_x(false), std::move(routes));
+          routed_x(true, false), columns, rows(layout_.x_count(), layout_.kept_z()), twiddles(ny_),
+          twiddles(nz_), stream_, std::move(exchange), routed_x(false, true), std::move(routes));
     }
     if (exchange.places_own_rows) place_own_rows(columns, layout_);
     auto x = exchange.places_own_rows ? placing_x(exchange.arrived) : pruned_x();
@@ -414,7 +414,8 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return std::make_unique<CudaPlanes<Real>>(forward ? plan : nullptr, forward ? nullptr : plan,
                                               layout_.x_count());
   }
-  std::unique_ptr<XTransform<Real>> fused_x(FusedRoute route, bool forward, bool* own_placed) override {
+  std::unique_ptr<XTransform<Real>> fused_x(FusedRoute route, bool forward, bool own_direct,
+                                            bool* own_placed) override {
     if (send_ == nullptr) return nullptr;
     *own_placed = true;
     const auto& ir = kolmo_exchange_callbacks;
@@ -438,12 +439,14 @@ class CudaTransforms final : public LocalTransforms<Real> {
     }
     const bool dealiased = route == FusedRoute::dealiased;
     if (dealiased && compact_columns() == 0) return std::make_unique<NoLines<Real>>();
-    if (dealiased && prunable()) return routed_x(forward);
+    if (dealiased && prunable()) return routed_x(forward, !forward || !own_direct);
+    // The others read the own chunk forward only where it arrived (the route copies it there in place).
+    if (forward && !own_direct) return nullptr;
     // Full backward ones store the own rows at their packed place by kolmo's column FFTs where they take Nx.
     // Dealiased ones that got here (Ny not a column-FFT length) store compact chunks: cuFFT's callbacks
     // below.
     if (!dealiased && !forward && column_fft_supports(nx_))
-      return slab_lines(x_line_rows(layout_, false, false), false, receive_);
+      return slab_lines(x_line_rows(layout_, false, true), false, receive_);
     if (forward) {
       // Full: the plain x transforms read what arrived. Dealiased: x transforms whose output goes to the kept
       // modes of the spectral slab.
@@ -553,14 +556,16 @@ class CudaTransforms final : public LocalTransforms<Real> {
     return column_planes(columns, dealiased, use);
   }
   // The dealiased x transforms: row kx of the compact slab (x_line_rows): forward in what arrived; backward
-  // in the send buffer, or for the own x planes at their packed receive place.
-  std::unique_ptr<XTransform<Real>> routed_x(bool forward) {
+  // in the send buffer; own_packed: the own x planes' at their packed place, backward in the receive slab,
+  // forward (in place) in the send slab, where the plane transforms left them.
+  std::unique_ptr<XTransform<Real>> routed_x(bool forward, bool own_packed) {
     // The tiles stay aligned to the spectral slab's rows: aligned to the compact rows instead, the forward x
     // transforms took 12 % longer at 512^3 in single precision on 2 ranks (one H200). Backward, tiles of
     // 64-byte rows align to the compact rows they store (held_route, fft/ColumnFft.cu).
     return std::make_unique<RoutedLines<Real>>(
         pruned_columns(layout_).x,
-        held_route(x_line_rows(layout_, true, forward), forward ? receive_ : send_, receive_, true, forward),
+        held_route(x_line_rows(layout_, true, own_packed), forward ? receive_ : send_,
+                   forward ? send_ : receive_, true, forward),
         twiddles(nx_), stream_);
   }
   // kolmo's column FFTs along x of every (ky, kz) column of the spectral slab, the chunk side along `rows`:

@@ -23,8 +23,9 @@
 //     or with own_direct (the planes store the chunks) in receive, where the x transforms read it.
 //     Realigned planes ([ky][x][kz]) are the chunks: work is send. Otherwise work is a slab other than in,
 //     overwritten.
-//   x forward(receive, out): the x transforms of what arrived (realigned: and of the own chunk in send)
-//     into the spectral slab out (dealiased: its kept modes only).
+//   x forward(receive, out): the x transforms of what arrived (realigned, or where the planes left the own
+//     chunk packed: and of the own chunk in send) into the spectral slab out (dealiased: its kept modes
+//     only).
 //   x backward(in, send): the x transforms of the spectral slab (dealiased: its kept modes only) into the
 //     peers' chunks in send, the own chunk straight to where the plane transforms read it in receive where
 //     LocalTransforms::fused_x said so.

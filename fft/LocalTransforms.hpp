@@ -43,9 +43,13 @@
 //   4096) or the exchange does not match the rank count.
 // - enable_fused(send, receive): names the two slabs the fused executors use, once; false where there are
 //   none (the host, one rank, slabs too large for the callbacks' 32-bit offsets). Then fused_planes(route,
-//   forward, own_direct) and fused_x(route, forward, &own_placed) make the executors of one direction of a
-//   route (FusedRoute); nullptr where cuFFT refuses them (fused_refusal() says what it refused). own_placed:
-//   whether the backward x executor puts the rank's own chunk where the plane executor reads it.
+//   forward, own_direct) and fused_x(route, forward, own_direct, &own_placed) make the executors of one
+//   direction of a route (FusedRoute); nullptr where cuFFT refuses them (fused_refusal() says what it
+//   refused). own_direct matters forward only: the plane executor puts the own chunk where the x executor
+//   reads what arrived, or (false: in place, where that slab holds the planes' work) packed with the others.
+//   The forward x executor without own_direct reads it there; nullptr where there is none (the route then
+//   copies the own chunk and takes the one with own_direct). own_placed: whether the backward x executor
+//   puts the rank's own chunk where the plane executor reads it.
 //   full_chunks_by_columns(): whether FusedRoute::full's plane transforms store the chunks by kolmo's
 //   column FFTs (CUDA: where they take Ny) rather than by cuFFT's callbacks, which cost more
 //   (FftOptions::realigned_planes automatic takes that route only then).
@@ -121,7 +125,8 @@ class LocalTransforms {
                                                              bool /*own_direct*/) {
     return nullptr;
   }
-  virtual std::unique_ptr<XTransform<Real>> fused_x(FusedRoute, bool /*forward*/, bool* /*own_placed*/) {
+  virtual std::unique_ptr<XTransform<Real>> fused_x(FusedRoute, bool /*forward*/, bool /*own_direct*/,
+                                                    bool* /*own_placed*/) {
     return nullptr;
   }
   virtual std::string fused_refusal() const { return {}; }

@@ -1145,24 +1145,27 @@ template <class Real>
 bool SlabFFT<Real>::fused_executors(FusedRoute route, bool forward, bool own_direct) {
   if (receive_.size() == 0) return false;
   const int r = static_cast<int>(route);
-  const bool direct = forward && own_direct;  // own_direct matters to the forward plane executor alone
+  const bool direct = forward && own_direct;  // own_direct matters to the forward executors alone
   auto& planes = fused_planes_[r][forward][direct];
-  auto& x = fused_x_[r][forward];
+  auto& x = fused_x_[r][forward][direct];
   if (!fused_tried_[r][forward][direct]) {
     fused_tried_[r][forward][direct] = true;
     if (!planes) planes = transforms_->fused_planes(route, forward, own_direct);
     bool own_placed = true;
-    if (!x) x = transforms_->fused_x(route, forward, &own_placed);
+    if (!x) x = transforms_->fused_x(route, forward, own_direct, &own_placed);
     if (!forward && x) fused_own_placed_[r] = own_placed;
   }
+  // Forward with the own chunk packed, where no x executor reads it there: it is copied to the receive
+  // slab for the one that reads it with the other chunks.
+  if (forward && !own_direct && !x) return planes && fused_executors(route, true, true);
   return planes && x;
 }
 
 // Several ranks, the fused route: the send buffer is scratch, chunks arrive in receive_. Forward, the plane
-// transforms with callbacks put the rank's own chunk where the x transforms read it unless in == out, where
-// cuFFT needs receive_ for its intermediate planes (the input is out, and still being read): then the own
-// chunk is packed with the others and copied. Realigned planes leave it in the send buffer, and the x
-// transforms read it there.
+// transforms put the rank's own chunk where the x transforms read it unless in == out, where they need
+// receive_ for their intermediate planes (the input is out, and still being read): then the own chunk is
+// packed with the others, and the x transforms read it there (kolmo's dealiased ones) or it is copied.
+// Realigned planes leave it in the send buffer, and the x transforms read it there.
 template <class Real>
 typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_fused(bool dealiased, bool in_place) {
   const FusedRoute kind = fused_route(dealiased);
@@ -1170,13 +1173,15 @@ typename SlabFFT<Real>::ForwardRoute SlabFFT<Real>::forward_fused(bool dealiased
   const bool own_direct = realigned || !in_place;
   const Slot work = realigned ? Slot::scratch : own_direct ? Slot::out : Slot::receive;
   PlaneTransform<Real>* planes = fused_planes_[static_cast<int>(kind)][1][own_direct].get();
-  XTransform<Real>* x = fused_x_[static_cast<int>(kind)][1].get();
+  XTransform<Real>* x = fused_x_[static_cast<int>(kind)][1][own_direct].get();
+  const bool own_copied = x == nullptr;  // to the receive slab, for the x transforms that read it there
+  if (own_copied) x = fused_x_[static_cast<int>(kind)][1][1].get();
   ForwardRoute route;
   route.fused = true;
   route.add(Phase::planes,
             [this, planes, work](const Real* in, C* out) { planes->forward(in, at(work, out)); });
   add_exchange(route, Slot::scratch, Slot::receive, dealiased ? forward_kept_chunks_ : forward_chunks_,
-               own_direct);
+               !own_copied);
   route.add(Phase::x, [this, x](const Real*, C* out) { x->forward(receive_.data(), out); });
   return route;
 }
@@ -1186,7 +1191,7 @@ typename SlabFFT<Real>::BackwardRoute SlabFFT<Real>::backward_fused(bool dealias
   const FusedRoute kind = fused_route(dealiased);
   const Slot planes_in = kind == FusedRoute::full_realigned ? Slot::receive : Slot::scratch;
   PlaneTransform<Real>* planes = fused_planes_[static_cast<int>(kind)][0][0].get();
-  XTransform<Real>* x = fused_x_[static_cast<int>(kind)][0].get();
+  XTransform<Real>* x = fused_x_[static_cast<int>(kind)][0][0].get();
   BackwardRoute route;
   route.fused = true;
   route.add(Phase::x, [this, x](const C* in, Real*) { x->backward(in, scratch_.data()); });

@@ -454,7 +454,7 @@ class SlabFFT {
   // Executors: the slab's plane transforms, the spectral and compact slabs' x transforms; one rank: the kept
   // column runs' and the masked x transforms, the pruned route's; the plane transforms of pieces, by plane
   // count (cuFFT's or FFTW's, and the pruned ones of the strided route's dealiased pieces); the fused ones by
-  // [FusedRoute][forward][own_direct] (planes) and [FusedRoute][forward] (x), once tried.
+  // [FusedRoute][forward][own_direct], once tried (a forward x without own_direct may be none).
   std::unique_ptr<PlaneTransform<Real>> planes_;
   std::unique_ptr<XTransform<Real>> x_, kept_x_, masked_x_, pruned_x_;
   std::unique_ptr<PlaneTransform<Real>> pruned_planes_;
@@ -465,7 +465,7 @@ class SlabFFT {
   std::vector<std::unique_ptr<XTransform<Real>>> run_x_;
   std::map<long, std::unique_ptr<PlaneTransform<Real>>> piece_planes_, pruned_piece_planes_;
   std::unique_ptr<PlaneTransform<Real>> fused_planes_[3][2][2];
-  std::unique_ptr<XTransform<Real>> fused_x_[3][2];
+  std::unique_ptr<XTransform<Real>> fused_x_[3][2][2];
   bool fused_tried_[3][2][2] = {};
   bool fused_own_placed_[3] = {true, true, true};
   // The routes.

@@ -162,10 +162,11 @@ TEST_CASE("column routes send own rows to their packed place and spread compact 
 }
 
 // The x column FFTs' rows on the fused route (kolmo's kernels): element kx of column (q, kz) at
-// buffers[row.buffer] + row.base + q row.pitch + kz, q a (kept) ky of the rank. Forward they read the slab
-// the chunks arrived in, [kx][ky][kz] (dealiased: [kx][kept ky][kept kz]) from 0; backward they write where
-// the callbacks' column route puts the same element (own_rows_route: the own x planes' rows at their packed
-// receive place, the others where they stay).
+// buffers[row.buffer] + row.base + q row.pitch + kz, q a (kept) ky of the rank. Forward out of place they
+// read the slab the chunks arrived in, [kx][ky][kz] (dealiased: [kx][kept ky][kept kz]) from 0; with the own
+// rows packed (backward, and forward in place) they address the same element where the callbacks' column
+// route puts it (own_rows_route: the own x planes' rows at their packed place in buffer 1, the others where
+// they stay), which is where the plane route without own_direct puts the own chunk in its buffer 0.
 TEST_CASE("the x column FFTs' rows on the fused route address what the column routes do", "[layout]") {
   for_each_layout([](const SlabLayout& l) {
     Slabs slabs(l);  // the send slab (0) and the receive slab (1)
@@ -173,8 +174,8 @@ TEST_CASE("the x column FFTs' rows on the fused route address what the column ro
       ColumnRouteTable table = own_rows_route(l, dealiased);
       table.route.own = slabs.slab[1].data();
       const long ys = dealiased ? l.kept_y_count() : l.y_count(), zs = dealiased ? l.kept_z() : l.nzc();
-      for (bool forward : {true, false}) {
-        const std::vector<PlaneRow> rows = x_line_rows(l, dealiased, forward);
+      for (bool own_packed : {false, true}) {
+        const std::vector<PlaneRow> rows = x_line_rows(l, dealiased, own_packed);
         REQUIRE(static_cast<long>(rows.size()) == l.nx());
         bool same = true;
         for (long kx = 0; kx < l.nx(); ++kx)
@@ -184,13 +185,51 @@ TEST_CASE("the x column FFTs' rows on the fused route address what the column ro
               const Place place{row.buffer, row.base + q * row.pitch + kz};
               const long long offset = (kx * ys + q) * zs + kz;
               const Place expected =
-                  forward ? Place{0, offset}
-                          : slabs.place(table.route.own_row_address(slabs.slab[0].data(), offset));
+                  !own_packed ? Place{0, offset}
+                              : slabs.place(table.route.own_row_address(slabs.slab[0].data(), offset));
               same = same && place.buffer == expected.buffer && place.offset == expected.offset;
             }
-        INFO((dealiased ? "dealiased " : "full ") << (forward ? "forward" : "backward"));
+        INFO((dealiased ? "dealiased " : "full ") << (own_packed ? "own rows packed" : "what arrived"));
         CHECK(same);
       }
+    }
+  });
+}
+
+// Forward in place the plane transforms pack the own chunk with the others (plane_route without
+// own_direct, its buffer 0 the send slab), and the x transforms read it there (x_line_rows with the own
+// rows packed, their buffer 1 the send slab): every element of the own chunk, from its plane place
+// (x, y, kz), is read at the place it was stored, as the x line of kx = x_offset + x.
+TEST_CASE("forward in place, the x column FFTs' rows read the own chunk where the plane route packed it",
+          "[layout]") {
+  for_each_layout([](const SlabLayout& l) {
+    for (bool dealiased : {true, false}) {
+      PlaneRouteTable planes = plane_route(l, dealiased, false);
+      planes.route.rows = planes.rows.data();
+      std::vector<C> send(l.alloc_complex());
+      planes.route.buffers[0] = send.data();
+      const std::vector<PlaneRow> rows = x_line_rows(l, dealiased, true);
+      const long zs = dealiased ? l.kept_z() : l.nzc();
+      long elements = 0;
+      bool same = true;
+      for (long x = 0; x < l.x_count(); ++x) {
+        long q = 0;  // the (kept) ky's index among this rank's
+        for (long y = l.y_offset(); y < l.y_offset() + l.y_count(); ++y) {
+          if (dealiased && !SlabLayout::kept(y, l.ny())) continue;
+          for (long kz = 0; kz < zs; ++kz) {
+            const C* stored = planes.route.address<C>((x * l.ny() + y) * l.nzc() + kz);
+            const PlaneRow& row = rows[l.x_offset() + x];
+            same = same && stored != nullptr && row.buffer == 1 &&
+                   stored - send.data() == row.base + q * row.pitch + kz;
+            ++elements;
+          }
+          ++q;
+        }
+      }
+      INFO((dealiased ? "dealiased" : "full"));
+      CHECK(same);
+      CHECK(elements ==
+            static_cast<long>(dealiased ? l.compact_packed_count(l.rank()) : l.packed_count(l.rank())));
     }
   });
 }
@@ -324,7 +363,7 @@ TEST_CASE("sector alignment finds the largest modulus on which a route's rows ag
   for_each_layout([&](const SlabLayout& l) {
     for (int bytes : {8, 16}) {
       for (bool dealiased : {true, false}) {
-        for (bool forward : {true, false}) check(x_line_rows(l, dealiased, forward), bytes);
+        for (bool own_packed : {true, false}) check(x_line_rows(l, dealiased, own_packed), bytes);
         for (bool own_direct : {true, false}) check(plane_route(l, dealiased, own_direct).rows, bytes);
       }
       check(realigned_line_route(l).rows, bytes);
