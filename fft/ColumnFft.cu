@@ -13,23 +13,27 @@ namespace kolmo::fft {
 namespace {
 
 // A tile of C columns of length N, V values per thread (T = N / V threads per column). C makes a tile's rows
-// 128 bytes (16 single-precision values, 8 double) where the threads allow, at least 64: rows of 32 bytes ran
-// the column FFTs at half the memory bandwidth at N = 1024 on an H100. V is 8, or 16 where 8 would take more
-// than 512 threads in single precision (on an H100, 512-point single-precision tiles ran 6 % faster with 16
-// values a thread and 512 threads than with 8 and 1024; 1024-point ones 12 % slower with 512 threads and
-// 64-byte rows than with 1024 and 128-byte rows: docs/results/pruned_columns_h100.log); in double precision
-// V is 8 up to N = 1024 (there: 64-byte rows) and the registers are held to 64 a thread (`blocks`, for
-// __launch_bounds__), so that two blocks of 512 threads share a multiprocessor. The compiler had given
-// 512-point double tiles 70 registers and 1024-point ones (16 values) 128, one block an SM: on an H200 the
-// dealiased 512^3 double pair took 2.99 ms, now 2.57 (the 512^3 RK4 step 51.2 ms, now 42.0), the 1024^3
-// one 24.6 ms, now 22.7 (docs/results/column_registers_h200.log; no spills at 64 registers but 44 bytes in
-// the 1024-point kernel that loads moved elements). A block has at most 1024 threads in single precision, 512
-// in double. Shared memory holds the tile as N rows of C values; row e lives at e ^ ((e >> 3) & (G - 1)), G
-// the rows of one 128-byte wavefront: the first pass writes rows 8 apart, which would otherwise fall on the
-// same banks.
-template <class Real, int Log2N>
+// RowBytes long, 128 (16 single-precision values, 8 double; 64 for the routed stores into compact rows of
+// 1024-point single-precision columns, the routed kernel's comment says why) where the threads allow, at
+// least 64: rows of 32 bytes ran the column FFTs at half the memory bandwidth at N = 1024 on an H100. V is 8,
+// or 16 where 8 would take more than 512 threads in single precision (on an H100, 512-point single-precision
+// tiles ran 6 % faster with 16 values a thread and 512 threads than with 8 and 1024; 1024-point ones 12 %
+// slower with 512 threads and 64-byte rows than with 1024 and 128-byte rows:
+// docs/results/pruned_columns_h100.log); in double precision V is 8 up to N = 1024 (there: 64-byte rows) and
+// the registers are held to 64 a thread (`blocks`, for __launch_bounds__), so that two blocks of 512 threads
+// share a multiprocessor. The compiler had given 512-point double tiles 70 registers and 1024-point ones (16
+// values) 128, one block an SM: on an H200 the dealiased 512^3 double pair took 2.99 ms, now 2.57 (the 512^3
+// RK4 step 51.2 ms, now 42.0), the 1024^3 one 24.6 ms, now 22.7 (docs/results/column_registers_h200.log; no
+// spills at 64 registers but 44 bytes in the 1024-point kernel that loads moved elements). A block has at
+// most 1024 threads in single precision, 512 in double. Shared memory holds the tile as N rows of C values;
+// row e lives at e ^ ((e >> 3) & (G - 1)), G the rows of one 128-byte wavefront: the first pass writes rows 8
+// apart, which would otherwise fall on the same banks.
+template <class Real, int Log2N, int RowBytes = 128>
 struct Tile {
-  static constexpr int N = 1 << Log2N, bytes = int(sizeof(Complex<Real>)), wide = 128 / bytes;
+  using Scalar = Real;
+  using Value = Complex<Real>;
+  static constexpr int log2n = Log2N;
+  static constexpr int N = 1 << Log2N, bytes = int(sizeof(Complex<Real>)), wide = RowBytes / bytes;
   static constexpr bool held = bytes == 16 && N <= 1024;  // double: 8 values, 64 registers
   static constexpr int limit = bytes == 8 ? 1024 : 512;
   static constexpr int V = held || wide * (N / 8) <= 512 ? 8 : 16;
@@ -118,10 +122,11 @@ struct RoutedColumnAccess : ColumnAccess<Real> {
 
 // Pass P and the ones after it: gather (pass 0 from global memory), twiddle, DFT, scatter (the last pass to
 // global memory).
-template <class Real, int Log2N, int P, class Access>
-__device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V], Complex<Real>* shared,
-                                       const Access& x, const Complex<Real>* table, int sign, int c, int t) {
-  using S = Tile<Real, Log2N>;
+template <class S, int P, class Access>
+__device__ __forceinline__ void passes(typename S::Value (&v)[S::V], typename S::Value* shared,
+                                       const Access& x, const typename S::Value* table, int sign, int c,
+                                       int t) {
+  constexpr int Log2N = S::log2n;
   constexpr int R = stockham_radix(Log2N, P), B = S::V / R;
   constexpr long N = S::N, Ns = 1L << (3 * P);
   constexpr bool first = P == 0, last = P + 1 == stockham_passes(Log2N);
@@ -144,18 +149,18 @@ __device__ __forceinline__ void passes(Complex<Real> (&v)[Tile<Real, Log2N>::V],
   });
   if constexpr (!last) {
     __syncthreads();
-    passes<Real, Log2N, P + 1>(v, shared, x, table, sign, c, t);
+    passes<S, P + 1>(v, shared, x, table, sign, c, t);
   }
 }
 
 // Block (tile, q): the q-th outer index o, columns of the tile-th group of C aligned in memory; thread c of a
 // row of the tile takes column i of outer index o.
-template <class Real, int Log2N>
+template <class S>
 struct TileColumn {
+  using Real = typename S::Scalar;
   long o, i, compact;
   // Aligned to the set's memory, or with `route` to the places of its stores (ElementRoute::stores).
   __device__ explicit TileColumn(const ColumnSet& set, const ElementRoute* route = nullptr) {
-    using S = Tile<Real, Log2N>;
     const long q = blockIdx.y;
     compact = set.compact_first + q;
     o = q < set.outer_count[0] ? set.outer_first[0] + q : set.outer_first[1] + (q - set.outer_count[0]);
@@ -185,10 +190,10 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
   follow(dependence);
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  const TileColumn<Real, Log2N> column(set);
+  const TileColumn<S> column(set);
   Complex<Real> v[S::V];
-  passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), column.access(set, in, out),
-                         table, sign, int(threadIdx.x % S::C), int(threadIdx.x / S::C));
+  passes<S, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), column.access(set, in, out), table, sign,
+               int(threadIdx.x % S::C), int(threadIdx.x / S::C));
 }
 
 // With moved elements: a kernel of its own, so that the other keeps its registers (one kernel of both took
@@ -202,7 +207,7 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
   follow(dependence);
   using S = Tile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
-  const TileColumn<Real, Log2N> column(set);
+  const TileColumn<S> column(set);
   const MovedColumnAccess<Real, Direction> x{column.access(set, in, out),
                                              moved + moves.offset + column.o * moves.outer_stride + column.i,
                                              moves.first,
@@ -210,14 +215,14 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
                                              moves.stride,
                                              moves.loads};
   Complex<Real> v[S::V];
-  passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign,
-                         int(threadIdx.x % S::C), int(threadIdx.x / S::C));
+  passes<S, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign, int(threadIdx.x % S::C),
+               int(threadIdx.x / S::C));
 }
 
 // The routed kernel's shared memory: the tile, then a pointer for each element.
-template <class Real, int Log2N>
+template <class S>
 constexpr std::size_t routed_places_offset() {
-  return sizeof(Complex<Real>) * Tile<Real, Log2N>::N * Tile<Real, Log2N>::C;
+  return sizeof(typename S::Value) * S::N * S::C;
 }
 
 // With one side routed: a kernel of its own, as the moved one has. The block first puts where each
@@ -243,18 +248,24 @@ constexpr std::size_t routed_places_offset() {
 // dealiased backward x transforms (1024^3 double, one rank of 2, 4, 8 on one H200) took 18 % less: 1.85
 // -> 1.51 ms on 2 ranks. Tiles of 128-byte rows stay aligned to their loads: aligned to their stores, the
 // same transforms took up to 12 % longer at 512^3 double (4 and 8 ranks) and moved within 1.5 % in single
-// precision (docs/results/routed_store_alignment_h200.log).
-template <class Real, int Log2N, bool Loads>
-__global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
+// precision (docs/results/routed_store_alignment_h200.log). Stores into compact rows (by_compact: the
+// dealiased x transforms' backward, whose compact rows, kept kz apart, start where the loads' rows, Nzc
+// apart, do not) take tiles of 64-byte rows, aligned to the stores, where those of 128-byte rows would take
+// 1024 threads (1024-point columns in single precision: one block a multiprocessor, two with 512 threads):
+// the fused route's dealiased backward x transforms at 1024^3 took 2-6 % less on 2, 4 and 8 ranks (one H200,
+// docs/results/routed_compact_stores_h200.log). Not elsewhere: at 512 points, where the wider tiles have 512
+// threads already, the narrower ones took up to 34 % longer, and stores of full rows (Nzc apart, as the
+// loads) 5 % longer at 1024 points.
+template <class Real, int Log2N, bool Loads, int RowBytes>
+__global__ void __launch_bounds__(Tile<Real, Log2N, RowBytes>::threads, Tile<Real, Log2N, RowBytes>::blocks)
     routed_column_fft_kernel(ColumnSet set, ElementRoute route, const Complex<Real>* in, Complex<Real>* out,
                              const Complex<Real>* table, int sign, Dependence dependence) {
   follow(dependence);
-  using S = Tile<Real, Log2N>;
+  using S = Tile<Real, Log2N, RowBytes>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   constexpr bool align_stores = !Loads && S::C * sizeof(Complex<Real>) == 64;
-  const TileColumn<Real, Log2N> column(set, align_stores ? &route : nullptr);
-  Complex<Real>** places =
-      reinterpret_cast<Complex<Real>**>(shared_bytes + routed_places_offset<Real, Log2N>());
+  const TileColumn<S> column(set, align_stores ? &route : nullptr);
+  Complex<Real>** places = reinterpret_cast<Complex<Real>**>(shared_bytes + routed_places_offset<S>());
   const long index = route.by_compact ? column.compact : column.o;
   Complex<Real>* const first = static_cast<Complex<Real>*>(route.buffers[0]);
   Complex<Real>* const second = static_cast<Complex<Real>*>(route.buffers[1]);
@@ -265,8 +276,8 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
   __syncthreads();
   const RoutedColumnAccess<Real, Loads> x{column.access(set, in, out), places, column.i};
   Complex<Real> v[S::V];
-  passes<Real, Log2N, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign,
-                         int(threadIdx.x % S::C), int(threadIdx.x / S::C));
+  passes<S, 0>(v, reinterpret_cast<Complex<Real>*>(shared_bytes), x, table, sign, int(threadIdx.x % S::C),
+               int(threadIdx.x / S::C));
 }
 
 // The outer indices [first, first + count) of a set, in the order of its two ranges.
@@ -292,7 +303,8 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
             const ElementRoute* route, Dependence dependence) {
   using S = Tile<Real, Log2N>;
   const long outer = set.outer_count[0] + set.outer_count[1];
-  const long tiles = (set.inner + 2 * S::C - 2) / S::C;  // the columns and an alignment shift of up to C - 1
+  // The columns and an alignment shift of up to C - 1, for tiles of C columns.
+  auto grid_of = [&](int C) { return dim3{unsigned((set.inner + 2 * C - 2) / C), unsigned(outer)}; };
   if (outer == 0 || set.inner == 0) return;
   if (outer > kMaxOuterPerLaunch) {
     for (long first = 0; first < outer; first += kMaxOuterPerLaunch) {
@@ -305,23 +317,27 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
     return;
   }
   const std::size_t shared = sizeof(Complex<Real>) * S::N * S::C;
-  const dim3 grid{unsigned(tiles), unsigned(outer)};
+  const dim3 grid = grid_of(S::C);
   // Above 48 KiB a kernel must ask for its shared memory.
   auto allow = [&](auto kernel) {
     KOLMO_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   };
   if (route != nullptr) {
-    const std::size_t routed_shared = routed_places_offset<Real, Log2N>() + sizeof(void*) * S::N;
-    auto run = [&](auto kernel) {
+    auto run = [&](auto kernel, auto tile) {
+      using RS = decltype(tile);
+      const std::size_t routed_shared = routed_places_offset<RS>() + sizeof(void*) * RS::N;
       KOLMO_CHECK_CUDA(
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(routed_shared)));
-      launch_dependent(kernel, grid, S::threads, routed_shared, stream, set, *route, in, out, table, sign,
-                       dependence);
+      launch_dependent(kernel, grid_of(RS::C), RS::threads, routed_shared, stream, set, *route, in, out,
+                       table, sign, dependence);
     };
-    if (route->loads)
-      run(routed_column_fft_kernel<Real, Log2N, true>);
-    else
-      run(routed_column_fft_kernel<Real, Log2N, false>);
+    if (route->loads) return run(routed_column_fft_kernel<Real, Log2N, true, 128>, S{});
+    // Stores into compact rows from tiles of 64-byte rows where the others take 1024 threads (the routed
+    // kernel's comment says why).
+    if constexpr (S::threads == 1024 && S::C * S::bytes == 128)
+      if (route->by_compact)
+        return run(routed_column_fft_kernel<Real, Log2N, false, 64>, Tile<Real, Log2N, 64>{});
+    run(routed_column_fft_kernel<Real, Log2N, false, 128>, S{});
   } else if (moves != nullptr && moves->count > 0) {
     auto run = [&](auto kernel) {
       allow(kernel);

@@ -39,7 +39,8 @@
 //   swizzled against bank conflicts. Routed, a block first puts a pointer for each element of its outer
 //   index in shared memory (n more pointers beside the tile), where every load or store reads it; routed
 //   stores from tiles of 64-byte rows align the tiles to where they store, where the route's rows agree on
-//   it modulo whole sectors (ElementRoute::stores, sector_alignment of fft/ChunkRoutes.hpp).
+//   it modulo whole sectors (ElementRoute::stores, sector_alignment of fft/ChunkRoutes.hpp), and stores into
+//   compact rows (by_compact) take such tiles where the others would take 1024 threads.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -314,11 +314,17 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
   // where dealiased, along z by the row FFTs (Nz = 32) or cuFFT's (Nz = 24). And one whose x column FFTs'
   // tiles have rows of 64 bytes (Nx 1024 in double precision, 2048 in single), whose routed stores align to
   // the chunks they store (fft/ColumnFft.cu). And one whose Nx the column FFTs take but not Ny: full
-  // transforms' backward x transforms by them, dealiased ones' by cuFFT's callbacks into compact chunks.
+  // transforms' backward x transforms by them, dealiased ones' by cuFFT's callbacks into compact chunks. In
+  // single precision also Nx and Ny of 1024: the dealiased backward x transforms store compact rows from
+  // tiles of 64-byte rows, the others from 128-byte ones (the forward plane transforms' y columns among
+  // them).
   const long wide_x = sizeof(TestType) == 8 ? 1024 : 2048;
-  for (auto n :
-       {kUnevenGrids[0], kUnevenGrids[1], std::array<long, 3>{32, 32, 32}, std::array<long, 3>{16, 32, 24},
-        std::array<long, 3>{wide_x, 16, 16}, std::array<long, 3>{16, 20, 18}})
+  std::vector<std::array<long, 3>> grids{kUnevenGrids[0], kUnevenGrids[1],  {32, 32, 32},
+                                         {16, 32, 24},    {wide_x, 16, 16}, {16, 20, 18}};
+  if (sizeof(TestType) == 4)
+    for (std::array<long, 3> n : {std::array<long, 3>{1024, 16, 16}, std::array<long, 3>{16, 1024, 16}})
+      grids.push_back(n);
+  for (auto n : grids)
     for (int ranks : {2, 3})
       for (int rank : {0, ranks - 1}) {
         SlabFFT<TestType> copies(n, MPI_COMM_WORLD, gpu, emulated(ranks, rank, Packing::copies)),
