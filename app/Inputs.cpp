@@ -387,8 +387,9 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
                       "without it (the checkpoint can be its initial.file)");
     });
   });
-  // The fields were read in the pass that chose the file unless its grid (resampled here) or fields (refused
-  // above) are not the run's.
+  // The fields were read in the pass that chose the file (resampled onto a grid no finer along any axis)
+  // unless its grid is finer along some axis (resampled here) or its fields (refused above) are not the
+  // run's.
   if (!read)
     reading(option,
             [&] { state.info = io::read_checkpoint_resampled<Real>(state.path, layout, targets, comm); });
@@ -396,7 +397,7 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     state.physics_changes.push_back("grid.n " + list_text(state.info.grid) + " -> " +
                                     list_text(config.grid.n) + " (modes resampled)");
     // The file holds every name (refused above otherwise), and its grid is not the run's: the pass that chose
-    // it summed each one's mean square.
+    // it summed each one's mean square (as it verified or resampled it).
     for (const std::string& name : names) state.stored_mean_squares.push_back(stored_mean_squares.at(name));
   }
   for (std::size_t i = 0; i < names.size(); ++i)

@@ -194,13 +194,17 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::option
 }
 
 // What the pass that verifies a checkpoint reads into the run's memory (choose_restart_checkpoint with
-// targets): where the file's grid is `grid`, dataset names[i] through read(dataset, i), collectively. The
-// other datasets, or all on another grid, are only checked (and summed: stored_mean_square); with no names,
+// targets): where the file's grid is `grid`, dataset names[i] through read(dataset, i); where it is another
+// grid no finer than `grid` along any axis (every one of its modes then read), through resample(dataset,
+// stored type, file's grid, i), which returns the dataset's mean square; collectively. The other datasets,
+// or all on a grid finer along some axis, are only checked (and summed: stored_mean_square); with no names,
 // all are.
 struct RestartRead {
   std::array<long, 3> grid{};
   std::vector<std::string> names;
   std::function<void(hid_t dataset, std::size_t index)> read;
+  std::function<double(hid_t dataset, hid_t stored, const std::array<long, 3>& file, std::size_t index)>
+      resample;
 };
 
 // What stored_mean_square below reads per call (the verifying pass where it only checks): 16 chunks of about
@@ -251,11 +255,85 @@ double stored_mean_square(hid_t dataset, hid_t stored, const std::array<long, 3>
              : mean_square_in<double>(dataset, grid, comm);
 }
 
+// Whether a file of grid `file` is no finer than `run` along any axis: resampled onto run, every one of its
+// modes is read (a split Nyquist mode in copies whose scales sum to 1 along x and y, one copy along z).
+bool no_finer(const std::array<long, 3>& file, const std::array<long, 3>& run) {
+  return file[0] <= run[0] && file[1] <= run[1] && file[2] <= run[2];
+}
+
+// One dataset of a file on the grid `file` placed onto the layout's grid (read_checkpoint_resampled) in
+// `modes`, this rank's spectral slab; `where` names it in errors. square, where given: the file's mean square
+// <|q|^2> over all its modes, summed as they are read where the file is no finer than the layout along any
+// axis, read once more for it otherwise (in the file's precision); the same on every rank. Collective.
+template <class Real>
+void resample_dataset(hid_t dataset, hid_t stored, const std::array<long, 3>& file,
+                      const fft::SlabLayout& layout, Complex<Real>* modes, MPI_Comm comm,
+                      const std::string& where, double* square_out) {
+  const Type type = complex_type<Real>();
+  const std::array<long, 3> run = layout.global();
+  const long y_first = layout.y_offset(), y_end = y_first + layout.y_count(), nzc = layout.nzc();
+  const bool summed = square_out != nullptr && no_finer(file, run);
+  if (square_out != nullptr && !summed) *square_out = stored_mean_square(dataset, stored, file, comm);
+  double square = 0;
+  std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
+  std::vector<Complex<Real>> box;
+  // The file's kx rows go through a buffer in pieces of an eighth of the run's kx planes, so that the
+  // read holds little more than the run's own slabs (app/MemoryEstimate.hpp counts those). A piece is
+  // consecutive rows of the file that some segment takes, with this rank's ky planes of a y segment and
+  // every kz that some segment takes, read once and spread to each segment that takes its values (a
+  // split Nyquist mode to both its places): one read per piece and y segment. A read per x, y and z
+  // segment read each of the file's chunks (rows of a ky plane) once per segment and piece it touched:
+  // a file of 256 x 24 x 32 in double precision onto 256 x 30 x 40 read 15.6 times its size, now 8.3
+  // (a ky plane's one chunk spans 8 pieces).
+  const std::vector<AxisSegment> xs = full_axis_segments(file[0], run[0]),
+                                 ys = full_axis_segments(file[1], run[1]),
+                                 zs = half_axis_segments(file[2], run[2]);
+  const auto z_span = file_ranges(zs);  // one range: the kz segments start at 0 and follow one another
+  const long z_first = z_span.front()[0],
+             z_width = z_span.back()[1] - z_first;  // at most the run's Nzc
+  const long piece = (run[0] + 7) / 8;
+  resize_on_every_rank(comm, box, std::size_t(piece) * layout.spectral_size() / std::size_t(run[0]), where);
+  // Every rank walks the same pieces, so that each read (collective) is called as often on every rank;
+  // a rank whose ky planes a y segment misses reads nothing.
+  const BlockReader reader(dataset, comm);
+  for (const auto& range : file_ranges(xs))
+    for (long f0 = range[0]; f0 < range[1]; f0 += piece)
+      for (const AxisSegment& y : ys) {
+        const long first = std::max(y.run, y_first),
+                   count = std::max(0L, std::min(y.run + y.count, y_end) - first),
+                   planes = std::min(piece, range[1] - f0);
+        const Block block = count == 0
+                                ? Block{{0, 0, 0}, {0, 0, 0}}
+                                : Block{{hsize_t(f0), hsize_t(y.file + first - y.run), hsize_t(z_first)},
+                                        {hsize_t(planes), hsize_t(count), hsize_t(z_width)}};
+        reader.read(type.get(), block, box.data());
+        for (const AxisSegment& x : xs)
+          for (long f = std::max(f0, x.file); count > 0 && f < std::min(f0 + planes, x.file + x.count); ++f)
+            for (long b = 0; b < count; ++b)
+              for (const AxisSegment& z : zs) {
+                const Real scale = Real(x.scale * y.scale * z.scale);
+                const long from = ((f - f0) * count + b) * z_width + z.file - z_first,
+                           to = ((x.run + f - x.file) * layout.y_count() + first - y_first + b) * nzc + z.run;
+                for (long c = 0; c < z.count; ++c) {
+                  const Complex<Real> value = box[std::size_t(from + c)];
+                  modes[std::size_t(to + c)] = {value.re * scale, value.im * scale};
+                  if (summed)
+                    square +=
+                        x.scale * y.scale * parseval_weight(z.file + c, file[2]) * norm2_in_double(value);
+                }
+              }
+      }
+  if (summed) {
+    KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &square, 1, MPI_DOUBLE, MPI_SUM, comm));
+    *square_out = square;
+  }
+}
+
 // Why path cannot be restarted from ("" if it can): read_through on the file's own grid and every dataset
 // (the velocity's and the scalars'), reading every chunk once (its checksums verified): into the run's
-// memory where `into` takes the dataset, else through stored_mean_square's buffer, whose sum is kept in
-// found.stored_mean_squares where the file's grid is not into's. found.read: every dataset went into `into`,
-// and it took all it names.
+// memory where `into` takes the dataset (resampled where the file's grid is not into's), else through
+// stored_mean_square's buffer; where the file's grid is not into's, each dataset's mean square is kept in
+// found.stored_mean_squares. found.read: every dataset went into `into`, and it took all it names.
 std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, const RestartRead& into,
                          RestartCheckpoint& found) {
   found.read = false;
@@ -263,19 +341,27 @@ std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, const
   try {
     std::size_t taken = 0;
     bool only_checked = false;
-    found.info = read_through(path, std::nullopt, {}, comm,
-                              [&](hid_t dataset, hid_t stored, std::size_t, const std::string& name,
-                                  const std::array<long, 3>& grid) {
-                                const auto target = std::find(into.names.begin(), into.names.end(), name);
-                                if (grid == into.grid && target != into.names.end()) {
-                                  into.read(dataset, std::size_t(target - into.names.begin()));
-                                  ++taken;  // a file's dataset names differ, and so do the targets'
-                                  return;
-                                }
-                                only_checked = true;
-                                const double square = stored_mean_square(dataset, stored, grid, comm);
-                                if (grid != into.grid) found.stored_mean_squares[name] = square;
-                              });
+    found.info =
+        read_through(path, std::nullopt, {}, comm,
+                     [&](hid_t dataset, hid_t stored, std::size_t, const std::string& name,
+                         const std::array<long, 3>& grid) {
+                       const auto target = std::find(into.names.begin(), into.names.end(), name);
+                       const auto index = std::size_t(target - into.names.begin());
+                       // A file's dataset names differ, and so do the targets': each is taken once.
+                       if (target != into.names.end() && grid == into.grid) {
+                         into.read(dataset, index);
+                         ++taken;
+                         return;
+                       }
+                       if (target != into.names.end() && into.resample && no_finer(grid, into.grid)) {
+                         found.stored_mean_squares[name] = into.resample(dataset, stored, grid, index);
+                         ++taken;
+                         return;
+                       }
+                       only_checked = true;
+                       const double square = stored_mean_square(dataset, stored, grid, comm);
+                       if (grid != into.grid) found.stored_mean_squares[name] = square;
+                     });
     // A file some writer left open (HDF5's consistency flags set, as a process killed while it held the file
     // open for writing leaves it) opens through MPI-IO but not serially, as the restart's own look at its
     // datasets opens it: such a file is not used, and the previous checkpoint is.
@@ -378,16 +464,28 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
   into.grid = layout.global();
   for (const auto& target : targets) into.names.push_back(target.name);
   const Type type = complex_type<Real>();
-  into.read = [&](hid_t dataset, std::size_t i) {
-    BlockReader(dataset, comm).read(type.get(), spectral_block(layout), targets[i].modes.data());
-    // Damage the checksums cannot see reads as values no run writes: Fletcher-32 sums 16-bit words modulo
-    // 65535, so a zero word turned to 0xffff (bytes of all ones over the zero modes the 2/3 rule leaves)
-    // keeps its chunk's checksum, and the value reads as NaN. Such a file is unusable like one that fails
-    // its checksum, so that a restart falls back to the previous checkpoint.
+  // Damage the checksums cannot see reads as values no run writes: Fletcher-32 sums 16-bit words modulo
+  // 65535, so a zero word turned to 0xffff (bytes of all ones over the zero modes the 2/3 rule leaves) keeps
+  // its chunk's checksum, and the value reads as NaN. Such a file is unusable like one that fails its
+  // checksum, so that a restart falls back to the previous checkpoint.
+  auto require_finite = [&](std::size_t i) {
     const long long total =
         count_non_finite<Complex<Real>>(targets[i].modes.first(layout.spectral_size()), comm);
     KOLMO_REQUIRE(total == 0, std::to_string(total) + (total == 1 ? " value is" : " values are") +
                                   " NaN or infinite (damage its checksums do not detect)");
+  };
+  into.read = [&](hid_t dataset, std::size_t i) {
+    BlockReader(dataset, comm).read(type.get(), spectral_block(layout), targets[i].modes.data());
+    require_finite(i);
+  };
+  // Onto a grid no finer along any axis the resampling reads every chunk, and sums the mean square as it
+  // goes: a restart onto such a grid reads the file once.
+  into.resample = [&](hid_t dataset, hid_t stored, const std::array<long, 3>& file, std::size_t i) {
+    double square = 0;
+    resample_dataset<Real>(dataset, stored, file, layout, targets[i].modes.data(), comm,
+                           "dataset '" + into.names[i] + "'", &square);
+    require_finite(i);
+    return square;
   };
   return choose(directory, explicit_file, into, comm);
 }
@@ -471,82 +569,19 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
   std::vector<std::string> names;
   for (const auto& target : targets) names.push_back(target.name);
   Type type = complex_type<Real>();
-  const std::array<long, 3> run = layout.global();
-  const long y_first = layout.y_offset(), y_end = y_first + layout.y_count(), nzc = layout.nzc();
-  std::vector<Complex<Real>> box;
-  return read_through(
-      path, std::nullopt, names, comm,
-      [&](hid_t dataset, hid_t stored, std::size_t i, const std::string& name,
-          const std::array<long, 3>& file) {
-        Complex<Real>* modes = targets[i].modes.data();
-        if (file == run) {
-          BlockReader(dataset, comm).read(type.get(), spectral_block(layout), modes);
-          return;
-        }
-        // A file no finer than the run along any axis has every one of its modes read below, a split Nyquist
-        // mode in copies whose scales sum to 1 along x and y (one copy along z), so its mean square is summed
-        // there; a finer file's modes are read once more for it, all of them.
-        const bool every_mode = file[0] <= run[0] && file[1] <= run[1] && file[2] <= run[2];
-        const bool summed = stored_mean_squares != nullptr && every_mode;
-        if (stored_mean_squares != nullptr) stored_mean_squares->resize(targets.size());
-        if (stored_mean_squares != nullptr && !every_mode)
-          (*stored_mean_squares)[i] = stored_mean_square(dataset, stored, file, comm);
-        double square = 0;
-        std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
-        // The file's kx rows go through a buffer in pieces of an eighth of the run's kx planes, so that the
-        // read holds little more than the run's own slabs (app/MemoryEstimate.hpp counts those). A piece is
-        // consecutive rows of the file that some segment takes, with this rank's ky planes of a y segment and
-        // every kz that some segment takes, read once and spread to each segment that takes its values (a
-        // split Nyquist mode to both its places): one read per piece and y segment. A read per x, y and z
-        // segment read each of the file's chunks (rows of a ky plane) once per segment and piece it touched:
-        // a file of 256 x 24 x 32 in double precision onto 256 x 30 x 40 read 15.6 times its size, now 8.3
-        // (a ky plane's one chunk spans 8 pieces).
-        const std::vector<AxisSegment> xs = full_axis_segments(file[0], run[0]),
-                                       ys = full_axis_segments(file[1], run[1]),
-                                       zs = half_axis_segments(file[2], run[2]);
-        const auto z_span = file_ranges(zs);  // one range: the kz segments start at 0 and follow one another
-        const long z_first = z_span.front()[0],
-                   z_width = z_span.back()[1] - z_first;  // at most the run's Nzc
-        const long piece = (run[0] + 7) / 8;
-        resize_on_every_rank(comm, box, std::size_t(piece) * layout.spectral_size() / std::size_t(run[0]),
-                             path.string() + " dataset '" + name + "'");
-        // Every rank walks the same pieces, so that each read (collective) is called as often on every rank;
-        // a rank whose ky planes a y segment misses reads nothing.
-        const BlockReader reader(dataset, comm);
-        for (const auto& range : file_ranges(xs))
-          for (long f0 = range[0]; f0 < range[1]; f0 += piece)
-            for (const AxisSegment& y : ys) {
-              const long first = std::max(y.run, y_first),
-                         count = std::max(0L, std::min(y.run + y.count, y_end) - first),
-                         planes = std::min(piece, range[1] - f0);
-              const Block block =
-                  count == 0 ? Block{{0, 0, 0}, {0, 0, 0}}
-                             : Block{{hsize_t(f0), hsize_t(y.file + first - y.run), hsize_t(z_first)},
-                                     {hsize_t(planes), hsize_t(count), hsize_t(z_width)}};
-              reader.read(type.get(), block, box.data());
-              for (const AxisSegment& x : xs)
-                for (long f = std::max(f0, x.file); count > 0 && f < std::min(f0 + planes, x.file + x.count);
-                     ++f)
-                  for (long b = 0; b < count; ++b)
-                    for (const AxisSegment& z : zs) {
-                      const Real scale = Real(x.scale * y.scale * z.scale);
-                      const long from = ((f - f0) * count + b) * z_width + z.file - z_first,
-                                 to = ((x.run + f - x.file) * layout.y_count() + first - y_first + b) * nzc +
-                                      z.run;
-                      for (long c = 0; c < z.count; ++c) {
-                        const Complex<Real> value = box[std::size_t(from + c)];
-                        modes[std::size_t(to + c)] = {value.re * scale, value.im * scale};
-                        if (summed)
-                          square += x.scale * y.scale * parseval_weight(z.file + c, file[2]) *
-                                    norm2_in_double(value);
-                      }
-                    }
-            }
-        if (summed) {
-          KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &square, 1, MPI_DOUBLE, MPI_SUM, comm));
-          (*stored_mean_squares)[i] = square;
-        }
-      });
+  return read_through(path, std::nullopt, names, comm,
+                      [&](hid_t dataset, hid_t stored, std::size_t i, const std::string& name,
+                          const std::array<long, 3>& file) {
+                        Complex<Real>* modes = targets[i].modes.data();
+                        if (file == layout.global()) {
+                          BlockReader(dataset, comm).read(type.get(), spectral_block(layout), modes);
+                          return;
+                        }
+                        if (stored_mean_squares != nullptr) stored_mean_squares->resize(targets.size());
+                        resample_dataset<Real>(dataset, stored, file, layout, modes, comm,
+                                               path.string() + " dataset '" + name + "'",
+                                               stored_mean_squares ? &(*stored_mean_squares)[i] : nullptr);
+                      });
 }
 
 template <class Real>

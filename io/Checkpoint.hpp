@@ -90,8 +90,9 @@ struct RestartCheckpoint {
   std::string note;            // empty, or one line: which checkpoint was unusable and why, which one is used
   bool read = false;           // the targets given hold its datasets (the overload with targets)
   // Dataset name -> <|q|^2> of that field as the file holds it (all its modes, Parseval), summed as the
-  // verifying pass read it, for each dataset of a file whose grid is not the layout's (the overload without
-  // targets: of every file); empty otherwise. What read_checkpoint_resampled's stored_mean_squares gives.
+  // verifying pass read it (or resampled it into a target), for each dataset of a file whose grid is not the
+  // layout's (the overload without targets: of every file); empty otherwise. What
+  // read_checkpoint_resampled's stored_mean_squares gives.
   std::map<std::string, double> stored_mean_squares;
 };
 
@@ -107,9 +108,10 @@ struct RestartCheckpoint {
 // with the spectral shape of its own grid, and every chunk reads back with its checksums (each rank reads an
 // even share of the ky planes, one plane at a time in pieces of at most 16 MiB, so this costs one read of the
 // file and a buffer of 16 MiB per rank). As it reads a dataset it sums the dataset's mean square, which
-// stored_mean_squares keeps, so that a restart onto another grid reads the file twice (this pass and
-// read_checkpoint_resampled without stored_mean_squares), not three times. Whether its grid and precision
-// suit the run is the caller's to judge, from info (read_checkpoint refuses another grid).
+// stored_mean_squares keeps, so that a restart onto a grid coarser along some axis reads the file twice (this
+// pass and read_checkpoint_resampled without stored_mean_squares), not three times (onto any other grid the
+// overload with targets reads it once). Whether its grid and precision suit the run is the caller's to
+// judge, from info (read_checkpoint refuses another grid).
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file, MPI_Comm comm);
 
@@ -172,12 +174,14 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
 // choose_restart_checkpoint that reads the run's fields in the same pass that verifies a checkpoint, so that
 // a restart reads the file once, not once to verify it and again to read it: where a candidate's grid is the
 // layout's, each of its datasets that a target names is read into that target (this rank's slab, in Real)
-// instead of only through a buffer, its checksums verified all the same; a candidate whose values so read
-// hold a NaN or infinity (damage Fletcher-32 does not detect: a zero 16-bit word turned to 0xffff) is
-// unusable, as one that fails its checksum. read (in the result) says that the chosen file's grid is the
-// layout's and that its datasets are exactly the targets': the targets then hold its fields. Otherwise they
-// hold nothing of use (perhaps part of a candidate found unusable), and the caller refuses the grid or the
-// fields, or reads them with read_checkpoint. The layout must describe comm.
+// instead of only through a buffer, its checksums verified all the same; where it is another grid, no finer
+// than the layout's along any axis, resampled into it as read_checkpoint_resampled places it (every chunk
+// read, its mean square summed as it goes). A candidate whose values so read hold a NaN or infinity (damage
+// Fletcher-32 does not detect: a zero 16-bit word turned to 0xffff) is unusable, as one that fails its
+// checksum. read (in the result) says that the chosen file's datasets are exactly the targets' and its grid
+// the layout's or no finer along any axis: the targets then hold its fields. Otherwise they hold nothing of
+// use (perhaps part of a candidate found unusable), and the caller refuses the grid or the fields, or reads
+// them with read_checkpoint or read_checkpoint_resampled. The layout must describe comm.
 template <class Real>
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file,

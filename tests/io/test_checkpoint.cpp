@@ -437,6 +437,58 @@ std::vector<double> mean_squares(const fft::SlabLayout& layout,
   return sums;
 }
 
+// A checkpoint of the velocity and a scalar "s" on `grid` (test values from `seed` on) written into
+// `directory`: its path, its size in bytes, and its datasets' names and mean squares as numpy would sum them.
+struct CheckpointOnDisk {
+  std::filesystem::path path;
+  double bytes = 0;
+  std::vector<std::string> names;
+  std::vector<double> mean_squares;
+};
+template <class Stored>
+CheckpointOnDisk write_velocity_and_scalar(const std::filesystem::path& directory,
+                                           const std::array<long, 3>& grid, int seed) {
+  const fft::SlabLayout layout(grid, kolmo::testing::world_size(), kolmo::testing::world_rank());
+  const Velocity<Stored> velocity(layout, seed), scalar(layout, seed + 1);
+  const std::vector<SpectralDataset<Stored>> datasets = velocity_and_scalar(velocity, scalar);
+  CheckpointOnDisk written;
+  written.path = write_checkpoint<Stored>(directory, test_info(1), layout, datasets, MPI_COMM_WORLD);
+  written.bytes = double(std::filesystem::file_size(written.path));
+  for (const auto& dataset : datasets) written.names.push_back(dataset.name);
+  written.mean_squares = mean_squares(layout, datasets);
+  return written;
+}
+
+// The mean squares a restart's choosing pass kept: numpy's sums, and bit for bit those that
+// read_checkpoint_resampled gave (resampled_sums), the same on every rank.
+void check_stored_mean_squares(const RestartCheckpoint& chosen, const CheckpointOnDisk& written,
+                               const std::vector<double>& resampled_sums) {
+  REQUIRE(chosen.stored_mean_squares.size() == written.names.size());
+  REQUIRE(resampled_sums.size() == written.names.size());
+  for (std::size_t d = 0; d < written.names.size(); ++d) {
+    INFO(written.names[d] << ": numpy's sum " << written.mean_squares[d]);
+    const auto found = chosen.stored_mean_squares.find(written.names[d]);
+    REQUIRE(found != chosen.stored_mean_squares.end());
+    CHECK(std::fabs(found->second / written.mean_squares[d] - 1) < 1e-11);
+    CHECK(found->second == resampled_sums[d]);
+    CHECK(global_max(found->second) == -global_max(-found->second));
+  }
+}
+
+// Whether two slabs hold the same values, bit for bit.
+template <class Real>
+bool same_values(const std::vector<Complex<Real>>& a, const std::vector<Complex<Real>>& b) {
+  return std::equal(
+      a.begin(), a.end(), b.begin(), b.end(),
+      [](const Complex<Real>& x, const Complex<Real>& y) { return x.re == y.re && x.im == y.im; });
+}
+template <class Real>
+bool same_values(const Velocity<Real>& a, const Velocity<Real>& b) {
+  for (int c = 0; c < 3; ++c)
+    if (!same_values(a.components[c], b.components[c])) return false;
+  return true;
+}
+
 template <class Real>
 std::vector<SpectralTarget<Real>> targets_of(Velocity<Real>& velocity,
                                              std::vector<Complex<Real>>* scalar = nullptr) {
@@ -466,18 +518,26 @@ TEMPLATE_TEST_CASE("a restart reads its checkpoint's fields in the pass that ver
   CHECK(chosen.read);
   CHECK(global_max(double(mismatches(layout, back, 2))) == 0);
 
-  // Fields the file lacks (a scalar) or holds beyond the targets, or another grid: nothing is said to be
-  // read; the file is still verified and chosen (the caller refuses it).
+  // Fields the file lacks (a scalar) or holds beyond the targets, or a grid coarser along some axis: nothing
+  // is said to be read; the file is still verified and chosen (the caller refuses it, or resamples it).
   std::vector<Complex<Real>> scalar(layout.spectral_size());
   back = Velocity<Real>::empty(layout);
   chosen = choose_restart_checkpoint<Real>(dir, {}, layout, targets_of(back, &scalar), MPI_COMM_WORLD);
   CHECK(chosen.path == checkpoint_path(dir));
   CHECK_FALSE(chosen.read);
-  const fft::SlabLayout other_grid({8, 10, 8}, ranks, rank);
-  auto other = Velocity<Real>::empty(other_grid);
-  chosen = choose_restart_checkpoint<Real>(dir, {}, other_grid, targets_of(other), MPI_COMM_WORLD);
+  const fft::SlabLayout coarser_z({8, 10, 4}, ranks, rank);
+  auto coarse = Velocity<Real>::empty(coarser_z);
+  chosen = choose_restart_checkpoint<Real>(dir, {}, coarser_z, targets_of(coarse), MPI_COMM_WORLD);
   CHECK(chosen.info.grid == kGrid);
   CHECK_FALSE(chosen.read);
+  // A grid no finer along any axis: the fields are read resampled, as read_checkpoint_resampled places them.
+  const fft::SlabLayout finer_z({8, 10, 8}, ranks, rank);
+  auto finer = Velocity<Real>::empty(finer_z), resampled = Velocity<Real>::empty(finer_z);
+  chosen = choose_restart_checkpoint<Real>(dir, {}, finer_z, targets_of(finer), MPI_COMM_WORLD);
+  CHECK(chosen.info.grid == kGrid);
+  CHECK(chosen.read);
+  read_checkpoint_resampled<Real>(checkpoint_path(dir), finer_z, targets_of(resampled), MPI_COMM_WORLD);
+  CHECK(global_max(same_values(finer, resampled) ? 0.0 : 1.0) == 0);
   const auto with_scalar = dir / "with_scalar";
   const Velocity<double> written(layout, 3);
   std::vector<SpectralDataset<double>> datasets;
@@ -547,11 +607,7 @@ TEMPLATE_TEST_CASE(
     const auto& dir = directory.path();
     const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
     const fft::SlabLayout layout(grid, ranks, rank);
-    const Velocity<Stored> velocity(layout, 5), scalar(layout, 6);
-    const std::vector<SpectralDataset<Stored>> datasets = velocity_and_scalar(velocity, scalar);
-    const auto path = write_checkpoint<Stored>(dir, test_info(1), layout, datasets, MPI_COMM_WORLD);
-    const double file = double(std::filesystem::file_size(path));
-    const std::vector<double> expected = mean_squares(layout, datasets);
+    const CheckpointOnDisk written = write_velocity_and_scalar<Stored>(dir, grid, 5);
 
     // A restart onto a coarser grid: the verifying pass, then the resampling, which need not sum again.
     const fft::SlabLayout coarse({16, 12, 8}, ranks, rank);
@@ -561,28 +617,21 @@ TEMPLATE_TEST_CASE(
     RestartCheckpoint chosen;
     const double verified = bytes_read_by(
         [&] { chosen = choose_restart_checkpoint<double>(dir, {}, coarse, targets, MPI_COMM_WORLD); });
-    const double resampled =
-        bytes_read_by([&] { read_checkpoint_resampled<double>(path, coarse, targets, MPI_COMM_WORLD); });
+    const double resampled = bytes_read_by(
+        [&] { read_checkpoint_resampled<double>(written.path, coarse, targets, MPI_COMM_WORLD); });
     // What a restart did before: the resampling summed them again.
     std::vector<double> summed_again;
-    const double again = bytes_read_by(
-        [&] { read_checkpoint_resampled<double>(path, coarse, targets, MPI_COMM_WORLD, &summed_again); });
+    const double again = bytes_read_by([&] {
+      read_checkpoint_resampled<double>(written.path, coarse, targets, MPI_COMM_WORLD, &summed_again);
+    });
     CHECK_FALSE(chosen.read);
-    CHECK(chosen.stored_mean_squares.size() == datasets.size());
-    REQUIRE(summed_again.size() == datasets.size());
-    for (std::size_t d = 0; d < datasets.size(); ++d) {
-      INFO(datasets[d].name << ": numpy's sum " << expected[d]);
-      const auto found = chosen.stored_mean_squares.find(datasets[d].name);
-      REQUIRE(found != chosen.stored_mean_squares.end());
-      CHECK(std::fabs(found->second / expected[d] - 1) < 1e-11);
-      CHECK(found->second == summed_again[d]);  // read_checkpoint_resampled's own sum, which it still gives
-      CHECK(global_max(found->second) == -global_max(-found->second));  // the same on every rank
-    }
-    INFO("file " << file << " bytes; read " << verified << " verifying, " << resampled << " resampling, "
-                 << again << " resampling and summing again");
-    CHECK(verified >= file * 0.9);
-    CHECK(verified < file * 1.3);
-    CHECK(again - resampled > file * 0.8);  // the measure sees the read the mean squares no longer take
+    check_stored_mean_squares(chosen, written, summed_again);  // read_checkpoint_resampled still sums them
+    INFO("file " << written.bytes << " bytes; read " << verified << " verifying, " << resampled
+                 << " resampling, " << again << " resampling and summing again");
+    CHECK(verified >= written.bytes * 0.9);
+    CHECK(verified < written.bytes * 1.3);
+    CHECK(again - resampled >
+          written.bytes * 0.8);  // the measure sees the read the mean squares no longer take
 
     // On the file's own grid the pass reads the fields instead, and sums nothing.
     auto same = Velocity<double>::empty(layout);
@@ -591,6 +640,48 @@ TEMPLATE_TEST_CASE(
         choose_restart_checkpoint<double>(dir, {}, layout, targets_of(same, &same_scalar), MPI_COMM_WORLD);
     CHECK(chosen.read);
     CHECK(chosen.stored_mean_squares.empty());
+  }
+}
+
+TEMPLATE_TEST_CASE("a restart onto a grid no finer than its checkpoint's reads it as it resamples it", "[io]",
+                   float, double) {
+  using Stored = TestType;
+  // A file of even lengths (its Nyquist modes split along x and y, halved along z) onto grids finer along
+  // every axis; 24 ky planes onto 30, split unevenly on 4 ranks. The pass that verifies the file resamples it
+  // and sums its mean squares: it reads what read_checkpoint_resampled alone reads, where the code before
+  // verified the file first (one more read of it). Onto 256 kx planes each chunk (a ky plane, all 32 kx rows)
+  // falls in one of the resampling's pieces (an eighth of the run's kx planes): the file is read once. Onto
+  // 64, a piece holds 8 kx rows, and a chunk may be read by each of 4 pieces (measured 4.1 times the file of
+  // doubles read as doubles; a file of floats, converted, was read once: HDF5's chunk cache kept it).
+  const std::array<long, 3> grid{32, 24, 32};
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const CheckpointOnDisk written = write_velocity_and_scalar<Stored>(directory.path(), grid, 9);
+
+  for (const std::array<long, 3>& run : {std::array<long, 3>{256, 30, 40}, std::array<long, 3>{64, 30, 40}}) {
+    INFO("onto " << run[0] << " x " << run[1] << " x " << run[2]);
+    const fft::SlabLayout finer(run, ranks, rank);
+    auto back = Velocity<double>::empty(finer), resampled = Velocity<double>::empty(finer);
+    std::vector<Complex<double>> back_scalar(finer.spectral_size()), resampled_scalar(finer.spectral_size());
+    RestartCheckpoint chosen;
+    const double one_pass = bytes_read_by([&] {
+      chosen = choose_restart_checkpoint<double>(written.path, written.path, finer,
+                                                 targets_of(back, &back_scalar), MPI_COMM_WORLD);
+    });
+    std::vector<double> summed;
+    const double resampling = bytes_read_by([&] {
+      read_checkpoint_resampled<double>(written.path, finer, targets_of(resampled, &resampled_scalar),
+                                        MPI_COMM_WORLD, &summed);
+    });
+    CHECK(chosen.read);
+    CHECK(chosen.info.grid == grid);
+    CHECK(global_max(same_values(back, resampled) && same_values(back_scalar, resampled_scalar) ? 0.0
+                                                                                                : 1.0) == 0);
+    check_stored_mean_squares(chosen, written, summed);
+    INFO("file " << written.bytes << " bytes; read " << one_pass << " choosing the file, " << resampling
+                 << " by read_checkpoint_resampled alone");
+    CHECK(std::fabs(one_pass - resampling) < 0.2 * written.bytes);
+    if (run[0] == 256) CHECK(one_pass < written.bytes * 1.3);
   }
 }
 
@@ -613,29 +704,24 @@ TEMPLATE_TEST_CASE(
                  << run[0] << " x " << run[1] << " x " << run[2]);
     kolmo::testing::TemporaryDirectory directory;
     const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
-    const fft::SlabLayout layout(grid, ranks, rank);
-    const Velocity<Stored> velocity(layout, 7), scalar(layout, 8);
-    const std::vector<SpectralDataset<Stored>> datasets = velocity_and_scalar(velocity, scalar);
-    const auto path =
-        write_checkpoint<Stored>(directory.path(), test_info(1), layout, datasets, MPI_COMM_WORLD);
-    const double file = double(std::filesystem::file_size(path));
-    const std::vector<double> expected = mean_squares(layout, datasets);
+    const CheckpointOnDisk written = write_velocity_and_scalar<Stored>(directory.path(), grid, 7);
 
     const fft::SlabLayout finer(run, ranks, rank);
     auto back = Velocity<double>::empty(finer);
     std::vector<Complex<double>> back_scalar(finer.spectral_size());
     std::vector<double> summed;
     const double read = bytes_read_by([&] {
-      read_checkpoint_resampled<double>(path, finer, targets_of(back, &back_scalar), MPI_COMM_WORLD, &summed);
+      read_checkpoint_resampled<double>(written.path, finer, targets_of(back, &back_scalar), MPI_COMM_WORLD,
+                                        &summed);
     });
-    REQUIRE(summed.size() == datasets.size());
-    for (std::size_t d = 0; d < datasets.size(); ++d) {
-      INFO(datasets[d].name << ": numpy's sum " << expected[d] << ", read " << summed[d]);
-      CHECK(std::fabs(summed[d] / expected[d] - 1) < 1e-11);
+    REQUIRE(summed.size() == written.names.size());
+    for (std::size_t d = 0; d < written.names.size(); ++d) {
+      INFO(written.names[d] << ": numpy's sum " << written.mean_squares[d] << ", read " << summed[d]);
+      CHECK(std::fabs(summed[d] / written.mean_squares[d] - 1) < 1e-11);
       CHECK(global_max(summed[d]) == -global_max(-summed[d]));  // the same on every rank
     }
-    INFO("file " << file << " bytes; read " << read);
-    CHECK(read >= file * 0.9);
-    CHECK(read < file * 1.3);
+    INFO("file " << written.bytes << " bytes; read " << read);
+    CHECK(read >= written.bytes * 0.9);
+    CHECK(read < written.bytes * 1.3);
   }
 }
