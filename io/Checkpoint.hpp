@@ -110,7 +110,7 @@ struct RestartCheckpoint {
 // file and a buffer of 16 MiB per rank). As it reads a dataset it sums the dataset's mean square, which
 // stored_mean_squares keeps, so that a restart onto a grid coarser along some axis reads the file twice (this
 // pass and read_checkpoint_resampled without stored_mean_squares), not three times (onto any other grid the
-// overload with targets reads it once). Whether its grid and precision suit the run is the caller's to
+// overload with targets reads it in one pass). Whether its grid and precision suit the run is the caller's to
 // judge, from info (read_checkpoint refuses another grid).
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file, MPI_Comm comm);
