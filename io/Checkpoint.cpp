@@ -262,13 +262,15 @@ bool no_finer(const std::array<long, 3>& file, const std::array<long, 3>& run) {
 }
 
 // One dataset of a file on the grid `file` placed onto the layout's grid (read_checkpoint_resampled) in
-// `modes`, this rank's spectral slab; `where` names it in errors. square, where given: the file's mean square
-// <|q|^2> over all its modes, summed as they are read where the file is no finer than the layout along any
-// axis, read once more for it otherwise (in the file's precision); the same on every rank. Collective.
+// `modes`, this rank's spectral slab, through `box` (the caller's, kept for the datasets that follow: sized
+// once, not allocated and zeroed again for each); `where` names it in errors. square, where given: the file's
+// mean square <|q|^2> over all its modes, summed as they are read where the file is no finer than the layout
+// along any axis, read once more for it otherwise (in the file's precision); the same on every rank.
+// Collective.
 template <class Real>
 void resample_dataset(hid_t dataset, hid_t stored, const std::array<long, 3>& file,
-                      const fft::SlabLayout& layout, Complex<Real>* modes, MPI_Comm comm,
-                      const std::string& where, double* square_out) {
+                      const fft::SlabLayout& layout, Complex<Real>* modes, std::vector<Complex<Real>>& box,
+                      MPI_Comm comm, const std::string& where, double* square_out) {
   const Type type = complex_type<Real>();
   const std::array<long, 3> run = layout.global();
   const long y_first = layout.y_offset(), y_end = y_first + layout.y_count(), nzc = layout.nzc();
@@ -276,7 +278,6 @@ void resample_dataset(hid_t dataset, hid_t stored, const std::array<long, 3>& fi
   if (square_out != nullptr && !summed) *square_out = stored_mean_square(dataset, stored, file, comm);
   double square = 0;
   std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
-  std::vector<Complex<Real>> box;
   // The file's kx rows go through a buffer in pieces of an eighth of the run's kx planes, so that the
   // read holds little more than the run's own slabs (app/MemoryEstimate.hpp counts those). A piece is
   // consecutive rows of the file that some segment takes, with this rank's ky planes of a y segment and
@@ -479,10 +480,11 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
     require_finite(i);
   };
   // Onto a grid no finer along any axis the resampling reads every chunk, and sums the mean square as it
-  // goes: a restart onto such a grid reads the file once.
+  // goes: a restart onto such a grid reads the file in one pass.
+  std::vector<Complex<Real>> box;
   into.resample = [&](hid_t dataset, hid_t stored, const std::array<long, 3>& file, std::size_t i) {
     double square = 0;
-    resample_dataset<Real>(dataset, stored, file, layout, targets[i].modes.data(), comm,
+    resample_dataset<Real>(dataset, stored, file, layout, targets[i].modes.data(), box, comm,
                            "dataset '" + into.names[i] + "'", &square);
     require_finite(i);
     return square;
@@ -569,6 +571,7 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
   std::vector<std::string> names;
   for (const auto& target : targets) names.push_back(target.name);
   Type type = complex_type<Real>();
+  std::vector<Complex<Real>> box;
   return read_through(path, std::nullopt, names, comm,
                       [&](hid_t dataset, hid_t stored, std::size_t i, const std::string& name,
                           const std::array<long, 3>& file) {
@@ -578,7 +581,7 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
                           return;
                         }
                         if (stored_mean_squares != nullptr) stored_mean_squares->resize(targets.size());
-                        resample_dataset<Real>(dataset, stored, file, layout, modes, comm,
+                        resample_dataset<Real>(dataset, stored, file, layout, modes, box, comm,
                                                path.string() + " dataset '" + name + "'",
                                                stored_mean_squares ? &(*stored_mean_squares)[i] : nullptr);
                       });
