@@ -13,7 +13,7 @@ namespace {
 enum class Direction { read, write };
 
 // The rows (indices of the slowest dimension) in one chunk of dataset; 1 if it is not chunked.
-hsize_t chunk_rows(hid_t dataset, std::size_t dims) {
+hsize_t chunk_rows_of(hid_t dataset, std::size_t dims) {
   PropertyList creation(KOLMO_CHECK_HDF5(H5Dget_create_plist(dataset)));
   if (KOLMO_CHECK_HDF5(H5Pget_layout(creation.get())) != H5D_CHUNKED) return 1;
   std::vector<hsize_t> chunk(dims);
@@ -97,7 +97,7 @@ Calls split_of(hid_t dataset, hid_t memory_type, const Block& block, std::size_t
   Calls split;
   split.value_bytes = KOLMO_CHECK_HDF5(H5Tget_size(memory_type));
   for (std::size_t d = 1; d < dims; ++d) split.row_values *= block.count[d];
-  const hsize_t chunk = chunk_rows(dataset, dims);
+  const hsize_t chunk = chunk_rows_of(dataset, dims);
   const hsize_t fit = std::max<hsize_t>(1, max_bytes_per_call / split.row_bytes());
   // Whole chunks per call where one chunk's rows fit, else as many rows as fit (correct, only slower).
   split.rows_per_call = fit >= chunk ? fit / chunk * chunk : fit;
@@ -151,7 +151,10 @@ void write_block(hid_t dataset, hid_t memory_type, const Block& block, const voi
 }
 
 BlockReader::BlockReader(hid_t dataset, MPI_Comm comm)
-    : dataset_(dataset), comm_(comm), transfer_(read_list_for(dataset, comm)) {}
+    : dataset_(dataset),
+      chunk_rows_(chunk_rows_of(dataset, std::max<std::size_t>(1, dataset_shape(dataset).size()))),
+      comm_(comm),
+      transfer_(read_list_for(dataset, comm)) {}
 
 void BlockReader::read(hid_t memory_type, const Block& block, void* data,
                        std::size_t max_bytes_per_call) const {

@@ -19,6 +19,10 @@
 // throws the same kolmo::Error on every rank, with HDF5's words for it, and no rank goes on to the next
 // collective call alone.
 //
+// BlockReader::chunk_rows() is the dataset's chunk length along its slowest dimension (1 where it is not
+// chunked): a reader that splits a block into reads of its own makes each chunk one read's by splitting
+// there.
+//
 // BlockReader::read_through() reads the block like read() but through a buffer of at most max_bytes_per_call
 // per rank, handing each call's rows to take (at the buffer's start, C order; only where the call read some
 // values on that rank): it reads every chunk of the block (checksums verified) without the memory to hold
@@ -55,9 +59,11 @@ class BlockReader {
             std::size_t max_bytes_per_call = kMaxBytesPerCall) const;
   void read_through(hid_t memory_type, const Block& block, std::size_t max_bytes_per_call,
                     const TakeRows& take) const;
+  hsize_t chunk_rows() const { return chunk_rows_; }
 
  private:
   hid_t dataset_;
+  hsize_t chunk_rows_;
   MPI_Comm comm_;
   PropertyList transfer_;  // collective, or independent where some storage is unwritten
 };

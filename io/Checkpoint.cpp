@@ -278,49 +278,76 @@ void resample_dataset(hid_t dataset, hid_t stored, const std::array<long, 3>& fi
   if (square_out != nullptr && !summed) *square_out = stored_mean_square(dataset, stored, file, comm);
   double square = 0;
   std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
-  // The file's kx rows go through a buffer in pieces of an eighth of the run's kx planes, so that the
-  // read holds little more than the run's own slabs (app/MemoryEstimate.hpp counts those). A piece is
-  // consecutive rows of the file that some segment takes, with this rank's ky planes of a y segment and
-  // every kz that some segment takes, read once and spread to each segment that takes its values (a
-  // split Nyquist mode to both its places): one read per piece and y segment. A read per x, y and z
-  // segment read each of the file's chunks (rows of a ky plane) once per segment and piece it touched:
-  // a file of 256 x 24 x 32 in double precision onto 256 x 30 x 40 read 15.6 times its size, now 8.3
-  // (a ky plane's one chunk spans 8 pieces).
+  // Each of the file's chunks (kx rows of one ky plane) is read once, by one read, whose values go to every
+  // segment that takes them (a split Nyquist mode to both its places): a read is a piece of the file's kx
+  // rows that ends on a chunk's end, times a group of this rank's file ky planes (those some y segment
+  // carries into this rank's planes), times the kz that some segment takes. Its buffer holds an eighth of
+  // the run's kx planes of this rank's slab (app/MemoryEstimate.hpp counts the slabs), or one chunk's rows of
+  // one ky plane where that is more (about 1 MiB, kolmo's chunks). Pieces of an eighth of the run's kx planes
+  // each, not ending on chunks, read a file of 32 x 24 x 32 doubles onto 64 x 30 x 40 4.1 times (a ky plane's
+  // one chunk spans 4 pieces), one of 256 x 23 x 32 onto 16 x 12 x 8 3.8 times (8 pieces of its kx ends),
+  // the Nyquist ky plane once per y segment that takes it.
   const std::vector<AxisSegment> xs = full_axis_segments(file[0], run[0]),
                                  ys = full_axis_segments(file[1], run[1]),
                                  zs = half_axis_segments(file[2], run[2]);
   const auto z_span = file_ranges(zs);  // one range: the kz segments start at 0 and follow one another
   const long z_first = z_span.front()[0],
              z_width = z_span.back()[1] - z_first;  // at most the run's Nzc
-  const long piece = (run[0] + 7) / 8;
-  resize_on_every_rank(comm, box, std::size_t(piece) * layout.spectral_size() / std::size_t(run[0]), where);
-  // Every rank walks the same pieces, so that each read (collective) is called as often on every rank;
-  // a rank whose ky planes a y segment misses reads nothing.
+  std::vector<AxisSegment> mine;                    // the y segments' parts that land in this rank's planes
+  for (const AxisSegment& y : ys) {
+    const long first = std::max(y.run, y_first), end = std::min(y.run + y.count, y_end);
+    if (first < end) mine.push_back({y.file + first - y.run, first, end - first, y.scale});
+  }
   const BlockReader reader(dataset, comm);
+  const long chunk = long(reader.chunk_rows());
+  const long budget = std::max((run[0] + 7) / 8 * layout.y_count() * nzc, chunk * z_width),
+             rows = std::min(std::max(chunk, budget / z_width / chunk * chunk),
+                             (file[0] + chunk - 1) / chunk * chunk),
+             group = std::max(1L, budget / (rows * z_width));
+  // The reads of ky planes: groups of at most `group` consecutive planes, as many on every rank (each read is
+  // collective); a rank with fewer reads nothing in the rest.
+  std::vector<std::array<long, 2>> groups;
+  for (const auto& range : file_ranges(mine))
+    for (long j = range[0]; j < range[1]; j += group) groups.push_back({j, std::min(j + group, range[1])});
+  long reads = long(groups.size());
+  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &reads, 1, MPI_LONG, MPI_MAX, comm));
+  groups.resize(std::size_t(reads), {0, 0});
+  resize_on_every_rank(comm, box, std::size_t(std::min(rows, file[0]) * group * z_width), where);
+  // The kx ranges read: the file's (two on a file finer along x) joined where the rows dropped between them
+  // begin and end in one chunk, which is then read once, not once for each.
+  std::vector<std::array<long, 2>> x_ranges;
   for (const auto& range : file_ranges(xs))
-    for (long f0 = range[0]; f0 < range[1]; f0 += piece)
-      for (const AxisSegment& y : ys) {
-        const long first = std::max(y.run, y_first),
-                   count = std::max(0L, std::min(y.run + y.count, y_end) - first),
-                   planes = std::min(piece, range[1] - f0);
-        const Block block = count == 0
-                                ? Block{{0, 0, 0}, {0, 0, 0}}
-                                : Block{{hsize_t(f0), hsize_t(y.file + first - y.run), hsize_t(z_first)},
-                                        {hsize_t(planes), hsize_t(count), hsize_t(z_width)}};
+    if (!x_ranges.empty() && x_ranges.back()[1] / chunk == range[0] / chunk)
+      x_ranges.back()[1] = range[1];
+    else
+      x_ranges.push_back(range);
+  for (const auto& planes : groups)
+    for (const auto& range : x_ranges)
+      for (long f0 = range[0], f1 = 0; f0 < range[1]; f0 = f1) {
+        f1 = std::min(range[1], f0 / chunk * chunk + rows);  // ends where a chunk does, or where the range
+        const long count = planes[1] - planes[0];
+        const Block block = count == 0 ? Block{{0, 0, 0}, {0, 0, 0}}
+                                       : Block{{hsize_t(f0), hsize_t(planes[0]), hsize_t(z_first)},
+                                               {hsize_t(f1 - f0), hsize_t(count), hsize_t(z_width)}};
         reader.read(type.get(), block, box.data());
         for (const AxisSegment& x : xs)
-          for (long f = std::max(f0, x.file); count > 0 && f < std::min(f0 + planes, x.file + x.count); ++f)
-            for (long b = 0; b < count; ++b)
-              for (const AxisSegment& z : zs) {
-                const Real scale = Real(x.scale * y.scale * z.scale);
-                const long from = ((f - f0) * count + b) * z_width + z.file - z_first,
-                           to = ((x.run + f - x.file) * layout.y_count() + first - y_first + b) * nzc + z.run;
-                for (long c = 0; c < z.count; ++c) {
-                  const Complex<Real> value = box[std::size_t(from + c)];
-                  modes[std::size_t(to + c)] = {value.re * scale, value.im * scale};
-                  if (summed)
-                    square +=
-                        x.scale * y.scale * parseval_weight(z.file + c, file[2]) * norm2_in_double(value);
+          for (long f = std::max(f0, x.file); count > 0 && f < std::min(f1, x.file + x.count); ++f)
+            for (long j = planes[0]; j < planes[1]; ++j)
+              for (const AxisSegment& y : mine) {
+                if (j < y.file || j >= y.file + y.count) continue;
+                for (const AxisSegment& z : zs) {
+                  const Real scale = Real(x.scale * y.scale * z.scale);
+                  const long from = ((f - f0) * count + j - planes[0]) * z_width + z.file - z_first,
+                             to = ((x.run + f - x.file) * layout.y_count() + y.run + j - y.file - y_first) *
+                                      nzc +
+                                  z.run;
+                  for (long c = 0; c < z.count; ++c) {
+                    const Complex<Real> value = box[std::size_t(from + c)];
+                    modes[std::size_t(to + c)] = {value.re * scale, value.im * scale};
+                    if (summed)
+                      square +=
+                          x.scale * y.scale * parseval_weight(z.file + c, file[2]) * norm2_in_double(value);
+                  }
                 }
               }
       }
