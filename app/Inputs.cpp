@@ -347,8 +347,8 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
   std::map<std::string, double> stored_mean_squares;
   reading(option, [&] {
     // The named file, or the newest sound one of checkpoint.h5 and checkpoint.prev.h5, checksums verified:
-    // its fields are read into targets in that pass where its grid and fields are the run's, and their mean
-    // squares summed where its grid is another.
+    // its fields are read into targets in that pass where they are the run's (resampled onto another grid,
+    // their mean squares summed).
     io::RestartCheckpoint chosen =
         io::choose_restart_checkpoint<Real>(paths.checkpoints, options.checkpoint, layout, targets, comm);
     state.path = chosen.path;
@@ -387,12 +387,14 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
                       "without it (the checkpoint can be its initial.file)");
     });
   });
-  // The fields were read in the pass that chose the file (resampled onto a grid no finer along any axis)
-  // unless its grid is finer along some axis (resampled here) or its fields (refused above) are not the
-  // run's.
-  if (!read)
+  // The fields were read in the pass that chose the file (resampled onto another grid), which also found
+  // them finite, unless its fields (refused above) are not the run's.
+  if (!read) {
     reading(option,
             [&] { state.info = io::read_checkpoint_resampled<Real>(state.path, layout, targets, comm); });
+    for (std::size_t i = 0; i < names.size(); ++i)
+      require_finite(modes_of(i), dataset_text(option, state.path.string(), names[i]), comm);
+  }
   if (state.resampled) {
     state.physics_changes.push_back("grid.n " + list_text(state.info.grid) + " -> " +
                                     list_text(config.grid.n) + " (modes resampled)");
@@ -400,8 +402,6 @@ RestartState<Real> read_restart(const io::RunConfig& config, const RunOptions& o
     // it summed each one's mean square (as it verified or resampled it).
     for (const std::string& name : names) state.stored_mean_squares.push_back(stored_mean_squares.at(name));
   }
-  for (std::size_t i = 0; i < names.size(); ++i)
-    require_finite(modes_of(i), dataset_text(option, state.path.string(), names[i]), comm);
 
   // Changed physics is allowed (a run may continue with another viscosity on purpose), and said.
   if (state.info.viscosity != config.physics.viscosity)

@@ -19,7 +19,7 @@
 // - read_restart: the checkpoint --checkpoint names, or for --restart checkpoint.h5 in the output directory's
 //   checkpoints/, or checkpoint.prev.h5 when checkpoint.h5 is missing, damaged or fails its checksums (note
 //   then says which file was bad, why, and which is used: io::choose_restart_checkpoint, whose pass that
-//   verifies the file also reads the fields, so the file is read once where its grid is grid.n); it must hold
+//   verifies the file also reads the fields, resampled onto another grid, so it is read once); it must hold
 //   every field of the run (the velocity, each scalar's <name>_hat, and with MHD bx_hat, by_hat, bz_hat) and
 //   no other. Its grid must be grid.n where the run continues in its own output directory (its series and
 //   spectra are of that grid); a checkpoint named by --checkpoint for a run in another directory may hold
@@ -27,7 +27,7 @@
 //   physics_changes says "grid.n [32, 32, 32] -> [64, 64, 64] (modes resampled)". The caller then applies the
 //   2/3 rule of the new grid (a coarser grid keeps modes its rule drops). Resampled fields come with what the
 //   file held of them (stored_energy, stored_variance: io::read_checkpoint_resampled; stored_mean_squares:
-//   summed by io::choose_restart_checkpoint's verifying pass, so the file is read twice, not three times),
+//   summed by io::choose_restart_checkpoint's verifying pass as it resamples them),
 //   for the run to say what a coarser grid removed.
 //   physics_changes lists what the configuration changes against it, one clause per key ("physics.viscosity
 //   0.01 -> 0.005"), from the checkpoint's viscosity, box and precision and, from the configuration the

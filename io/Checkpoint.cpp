@@ -1,6 +1,7 @@
 #include "io/Checkpoint.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 
@@ -194,17 +195,15 @@ CheckpointInfo read_through(const std::filesystem::path& path, const std::option
 }
 
 // What the pass that verifies a checkpoint reads into the run's memory (choose_restart_checkpoint with
-// targets): where the file's grid is `grid`, dataset names[i] through read(dataset, i); where it is another
-// grid no finer than `grid` along any axis (every one of its modes then read), through resample(dataset,
-// stored type, file's grid, i), which returns the dataset's mean square; collectively. The other datasets,
-// or all on a grid finer along some axis, are only checked (and summed: stored_mean_square); with no names,
-// all are.
+// targets): where the file's grid is `grid`, dataset names[i] through read(dataset, i); where it is another,
+// through resample(dataset, file's grid, i), which reads every chunk and returns the dataset's mean square;
+// collectively. The other datasets are only checked (and, on another grid, summed: stored_mean_square); with
+// no names, all are.
 struct RestartRead {
   std::array<long, 3> grid{};
   std::vector<std::string> names;
   std::function<void(hid_t dataset, std::size_t index)> read;
-  std::function<double(hid_t dataset, hid_t stored, const std::array<long, 3>& file, std::size_t index)>
-      resample;
+  std::function<double(hid_t dataset, const std::array<long, 3>& file, std::size_t index)> resample;
 };
 
 // What stored_mean_square below reads per call (the verifying pass where it only checks): 16 chunks of about
@@ -255,68 +254,92 @@ double stored_mean_square(hid_t dataset, hid_t stored, const std::array<long, 3>
              : mean_square_in<double>(dataset, grid, comm);
 }
 
-// Whether a file of grid `file` is no finer than `run` along any axis: resampled onto run, every one of its
-// modes is read (a split Nyquist mode in copies whose scales sum to 1 along x and y, one copy along z).
-bool no_finer(const std::array<long, 3>& file, const std::array<long, 3>& run) {
-  return file[0] <= run[0] && file[1] <= run[1] && file[2] <= run[2];
-}
-
 // One dataset of a file on the grid `file` placed onto the layout's grid (read_checkpoint_resampled) in
 // `modes`, this rank's spectral slab, through `box` (the caller's, kept for the datasets that follow: sized
 // once, not allocated and zeroed again for each); `where` names it in errors. square, where given: the file's
-// mean square <|q|^2> over all its modes, summed as they are read where the file is no finer than the layout
-// along any axis, read once more for it otherwise (in the file's precision); the same on every rank.
-// Collective.
+// mean square <|q|^2> over all its modes (parseval_weight), summed in double as they are read, the same on
+// every rank; the read then takes every chunk of the file, those that hold no mode the layout takes
+// shared evenly among the ranks, so that it verifies the file too. Collective.
 template <class Real>
-void resample_dataset(hid_t dataset, hid_t stored, const std::array<long, 3>& file,
-                      const fft::SlabLayout& layout, Complex<Real>* modes, std::vector<Complex<Real>>& box,
-                      MPI_Comm comm, const std::string& where, double* square_out) {
+void resample_dataset(hid_t dataset, const std::array<long, 3>& file, const fft::SlabLayout& layout,
+                      Complex<Real>* modes, std::vector<Complex<Real>>& box, MPI_Comm comm,
+                      const std::string& where, double* square_out) {
   const Type type = complex_type<Real>();
   const std::array<long, 3> run = layout.global();
   const long y_first = layout.y_offset(), y_end = y_first + layout.y_count(), nzc = layout.nzc();
-  const bool summed = square_out != nullptr && no_finer(file, run);
-  if (square_out != nullptr && !summed) *square_out = stored_mean_square(dataset, stored, file, comm);
+  const bool summed = square_out != nullptr;
   double square = 0;
   std::fill(modes, modes + layout.spectral_size(), Complex<Real>{});
   // Each of the file's chunks (kx rows of one ky plane) is read once, by one read, whose values go to every
   // segment that takes them (a split Nyquist mode to both its places): a read is a piece of the file's kx
   // rows that ends on a chunk's end, times a group of this rank's file ky planes (those some y segment
-  // carries into this rank's planes), times the kz that some segment takes. Its buffer holds an eighth of
-  // the run's kx planes of this rank's slab (app/MemoryEstimate.hpp counts the slabs), or one chunk's rows of
-  // one ky plane where that is more (about 1 MiB, kolmo's chunks). Pieces of an eighth of the run's kx planes
-  // each, not ending on chunks, read a file of 32 x 24 x 32 doubles onto 64 x 30 x 40 4.1 times (a ky plane's
-  // one chunk spans 4 pieces), one of 256 x 23 x 32 onto 16 x 12 x 8 3.8 times (8 pieces of its kx ends),
-  // the Nyquist ky plane once per y segment that takes it.
+  // carries into this rank's planes, and where summed its share of those none does), times the kz that some
+  // segment takes (where summed, all). Its buffer holds an eighth of the run's kx planes of this rank's slab
+  // (app/MemoryEstimate.hpp counts the slabs), or kVerifyBytesPerCall, or one chunk's rows of one ky plane
+  // where that is more (about 1 MiB, kolmo's chunks). Pieces of an eighth of the run's kx planes each, not
+  // ending on chunks, read a file of 32 x 24 x 32 doubles onto 64 x 30 x 40 4.1 times (a ky plane's one
+  // chunk spans 4 pieces), one of 256 x 23 x 32 onto 16 x 12 x 8 3.8 times (8 pieces of its kx ends), the
+  // Nyquist ky plane once per y segment that takes it; and a file finer along some axis was read once more
+  // for its sum.
   const std::vector<AxisSegment> xs = full_axis_segments(file[0], run[0]),
                                  ys = full_axis_segments(file[1], run[1]),
                                  zs = half_axis_segments(file[2], run[2]);
   const auto z_span = file_ranges(zs);  // one range: the kz segments start at 0 and follow one another
-  const long z_first = z_span.front()[0],
-             z_width = z_span.back()[1] - z_first;  // at most the run's Nzc
-  std::vector<AxisSegment> mine;                    // the y segments' parts that land in this rank's planes
+  const long z_first = summed ? 0 : z_span.front()[0],
+             z_width = summed ? file[2] / 2 + 1 : z_span.back()[1] - z_first;
+  std::vector<AxisSegment> mine;  // the y segments' parts that land in this rank's planes
   for (const AxisSegment& y : ys) {
     const long first = std::max(y.run, y_first), end = std::min(y.run + y.count, y_end);
     if (first < end) mine.push_back({y.file + first - y.run, first, end - first, y.scale});
   }
+  // The file's ky planes this rank reads, each with its weight in the sum: those it places, weighted by the
+  // scales of its segments that take them (a split Nyquist plane's halves may lie on two ranks), and where
+  // summed its even share of those no segment takes, weighted 1.
+  std::vector<double> weight(std::size_t(file[1]), 0.0);
+  for (const AxisSegment& y : mine)
+    for (long j = y.file; j < y.file + y.count; ++j) weight[std::size_t(j)] += y.scale;
+  if (summed) {
+    std::vector<long> untaken;
+    std::vector<bool> taken(std::size_t(file[1]), false);
+    for (const auto& range : file_ranges(ys))
+      for (long j = range[0]; j < range[1]; ++j) taken[std::size_t(j)] = true;
+    for (long j = 0; j < file[1]; ++j)
+      if (!taken[std::size_t(j)]) untaken.push_back(j);
+    int ranks = 1, rank = 0;
+    KOLMO_CHECK_MPI(MPI_Comm_size(comm, &ranks));
+    KOLMO_CHECK_MPI(MPI_Comm_rank(comm, &rank));
+    const fft::Split share{long(untaken.size()), ranks};
+    for (long u = share.offset(rank); u < share.offset(rank) + share.count(rank); ++u)
+      weight[std::size_t(untaken[std::size_t(u)])] = 1.0;
+  }
   const BlockReader reader(dataset, comm);
   const long chunk = long(reader.chunk_rows());
-  const long budget = std::max((run[0] + 7) / 8 * layout.y_count() * nzc, chunk * z_width),
+  const long budget = std::max({(run[0] + 7) / 8 * layout.y_count() * nzc, chunk * z_width,
+                                long(kVerifyBytesPerCall / sizeof(Complex<Real>))}),
              rows = std::min(std::max(chunk, budget / z_width / chunk * chunk),
                              (file[0] + chunk - 1) / chunk * chunk),
              group = std::max(1L, budget / (rows * z_width));
   // The reads of ky planes: groups of at most `group` consecutive planes, as many on every rank (each read is
   // collective); a rank with fewer reads nothing in the rest.
   std::vector<std::array<long, 2>> groups;
-  for (const auto& range : file_ranges(mine))
-    for (long j = range[0]; j < range[1]; j += group) groups.push_back({j, std::min(j + group, range[1])});
+  for (long j = 0; j < file[1];) {
+    if (weight[std::size_t(j)] == 0) {
+      ++j;
+      continue;
+    }
+    const long first = j;
+    while (j < file[1] && weight[std::size_t(j)] != 0 && j - first < group) ++j;
+    groups.push_back({first, j});
+  }
   long reads = long(groups.size());
   KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &reads, 1, MPI_LONG, MPI_MAX, comm));
   groups.resize(std::size_t(reads), {0, 0});
   resize_on_every_rank(comm, box, std::size_t(std::min(rows, file[0]) * group * z_width), where);
-  // The kx ranges read: the file's (two on a file finer along x) joined where the rows dropped between them
-  // begin and end in one chunk, which is then read once, not once for each.
+  // The kx ranges read: where summed, all; else the file's that some segment takes (two on a file finer
+  // along x), joined where the rows dropped between them begin and end in one chunk, which is then read
+  // once, not once for each.
   std::vector<std::array<long, 2>> x_ranges;
-  for (const auto& range : file_ranges(xs))
+  for (const auto& range : summed ? std::vector<std::array<long, 2>>{{0, file[0]}} : file_ranges(xs))
     if (!x_ranges.empty() && x_ranges.back()[1] / chunk == range[0] / chunk)
       x_ranges.back()[1] = range[1];
     else
@@ -330,6 +353,11 @@ void resample_dataset(hid_t dataset, hid_t stored, const std::array<long, 3>& fi
                                        : Block{{hsize_t(f0), hsize_t(planes[0]), hsize_t(z_first)},
                                                {hsize_t(f1 - f0), hsize_t(count), hsize_t(z_width)}};
         reader.read(type.get(), block, box.data());
+        for (long f = f0; summed && f < f1; ++f)
+          for (long j = planes[0]; j < planes[1]; ++j)
+            for (long c = 0; c < z_width; ++c)
+              square += weight[std::size_t(j)] * parseval_weight(c, file[2]) *
+                        norm2_in_double(box[std::size_t(((f - f0) * count + j - planes[0]) * z_width + c)]);
         for (const AxisSegment& x : xs)
           for (long f = std::max(f0, x.file); count > 0 && f < std::min(f1, x.file + x.count); ++f)
             for (long j = planes[0]; j < planes[1]; ++j)
@@ -344,9 +372,6 @@ void resample_dataset(hid_t dataset, hid_t stored, const std::array<long, 3>& fi
                   for (long c = 0; c < z.count; ++c) {
                     const Complex<Real> value = box[std::size_t(from + c)];
                     modes[std::size_t(to + c)] = {value.re * scale, value.im * scale};
-                    if (summed)
-                      square +=
-                          x.scale * y.scale * parseval_weight(z.file + c, file[2]) * norm2_in_double(value);
                   }
                 }
               }
@@ -369,27 +394,26 @@ std::string why_unusable(const std::filesystem::path& path, MPI_Comm comm, const
   try {
     std::size_t taken = 0;
     bool only_checked = false;
-    found.info =
-        read_through(path, std::nullopt, {}, comm,
-                     [&](hid_t dataset, hid_t stored, std::size_t, const std::string& name,
-                         const std::array<long, 3>& grid) {
-                       const auto target = std::find(into.names.begin(), into.names.end(), name);
-                       const auto index = std::size_t(target - into.names.begin());
-                       // A file's dataset names differ, and so do the targets': each is taken once.
-                       if (target != into.names.end() && grid == into.grid) {
-                         into.read(dataset, index);
-                         ++taken;
-                         return;
-                       }
-                       if (target != into.names.end() && into.resample && no_finer(grid, into.grid)) {
-                         found.stored_mean_squares[name] = into.resample(dataset, stored, grid, index);
-                         ++taken;
-                         return;
-                       }
-                       only_checked = true;
-                       const double square = stored_mean_square(dataset, stored, grid, comm);
-                       if (grid != into.grid) found.stored_mean_squares[name] = square;
-                     });
+    found.info = read_through(path, std::nullopt, {}, comm,
+                              [&](hid_t dataset, hid_t stored, std::size_t, const std::string& name,
+                                  const std::array<long, 3>& grid) {
+                                const auto target = std::find(into.names.begin(), into.names.end(), name);
+                                const auto index = std::size_t(target - into.names.begin());
+                                // A file's dataset names differ, and so do the targets': each is taken once.
+                                if (target != into.names.end() && grid == into.grid) {
+                                  into.read(dataset, index);
+                                  ++taken;
+                                  return;
+                                }
+                                if (target != into.names.end() && into.resample) {
+                                  found.stored_mean_squares[name] = into.resample(dataset, grid, index);
+                                  ++taken;
+                                  return;
+                                }
+                                only_checked = true;
+                                const double square = stored_mean_square(dataset, stored, grid, comm);
+                                if (grid != into.grid) found.stored_mean_squares[name] = square;
+                              });
     // A file some writer left open (HDF5's consistency flags set, as a process killed while it held the file
     // open for writing leaves it) opens through MPI-IO but not serially, as the restart's own look at its
     // datasets opens it: such a file is not used, and the previous checkpoint is.
@@ -506,14 +530,17 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
     BlockReader(dataset, comm).read(type.get(), spectral_block(layout), targets[i].modes.data());
     require_finite(i);
   };
-  // Onto a grid no finer along any axis the resampling reads every chunk, and sums the mean square as it
-  // goes: a restart onto such a grid reads the file in one pass.
+  // Onto another grid the resampling reads every chunk, and sums the mean square as it goes: a restart onto
+  // any grid reads the file in one pass. A value that is not finite in a mode the run drops makes the sum so.
   std::vector<Complex<Real>> box;
-  into.resample = [&](hid_t dataset, hid_t stored, const std::array<long, 3>& file, std::size_t i) {
+  into.resample = [&](hid_t dataset, const std::array<long, 3>& file, std::size_t i) {
     double square = 0;
-    resample_dataset<Real>(dataset, stored, file, layout, targets[i].modes.data(), box, comm,
+    resample_dataset<Real>(dataset, file, layout, targets[i].modes.data(), box, comm,
                            "dataset '" + into.names[i] + "'", &square);
     require_finite(i);
+    KOLMO_REQUIRE(std::isfinite(square),
+                  "its modes hold NaN or infinite values where grid.n drops them "
+                  "(damage its checksums do not detect)");
     return square;
   };
   return choose(directory, explicit_file, into, comm);
@@ -599,19 +626,19 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
   for (const auto& target : targets) names.push_back(target.name);
   Type type = complex_type<Real>();
   std::vector<Complex<Real>> box;
-  return read_through(path, std::nullopt, names, comm,
-                      [&](hid_t dataset, hid_t stored, std::size_t i, const std::string& name,
-                          const std::array<long, 3>& file) {
-                        Complex<Real>* modes = targets[i].modes.data();
-                        if (file == layout.global()) {
-                          BlockReader(dataset, comm).read(type.get(), spectral_block(layout), modes);
-                          return;
-                        }
-                        if (stored_mean_squares != nullptr) stored_mean_squares->resize(targets.size());
-                        resample_dataset<Real>(dataset, stored, file, layout, modes, box, comm,
-                                               path.string() + " dataset '" + name + "'",
-                                               stored_mean_squares ? &(*stored_mean_squares)[i] : nullptr);
-                      });
+  return read_through(
+      path, std::nullopt, names, comm,
+      [&](hid_t dataset, hid_t, std::size_t i, const std::string& name, const std::array<long, 3>& file) {
+        Complex<Real>* modes = targets[i].modes.data();
+        if (file == layout.global()) {
+          BlockReader(dataset, comm).read(type.get(), spectral_block(layout), modes);
+          return;
+        }
+        if (stored_mean_squares != nullptr) stored_mean_squares->resize(targets.size());
+        resample_dataset<Real>(dataset, file, layout, modes, box, comm,
+                               path.string() + " dataset '" + name + "'",
+                               stored_mean_squares ? &(*stored_mean_squares)[i] : nullptr);
+      });
 }
 
 template <class Real>

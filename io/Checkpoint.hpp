@@ -33,10 +33,9 @@
 //   precision, so a caller that must refuse the change can. Box and viscosity are returned, not checked: a
 //   continued run may change them on purpose. read_checkpoint_resampled() reads a file of any grid onto the
 //   layout's (io/Resampling.hpp).
-// - choose_restart_checkpoint() verifies a restart's checkpoint by reading every chunk once; where the file's
-//   grid is the run's, that pass reads the fields, else it sums each field's mean square as it reads it
-//   (RestartCheckpoint::stored_mean_squares), so that a restart onto another grid reads the file twice:
-//   verified, then resampled.
+// - choose_restart_checkpoint() verifies a restart's checkpoint by reading every chunk once; with targets,
+//   that pass reads the fields (resampled onto another grid, each field's mean square summed as it is read:
+//   RestartCheckpoint::stored_mean_squares), so that a restart reads the file once.
 // - Errors throw kolmo::Error on every rank, one line naming the file (and dataset).
 #pragma once
 
@@ -108,10 +107,9 @@ struct RestartCheckpoint {
 // with the spectral shape of its own grid, and every chunk reads back with its checksums (each rank reads an
 // even share of the ky planes, one plane at a time in pieces of at most 16 MiB, so this costs one read of the
 // file and a buffer of 16 MiB per rank). As it reads a dataset it sums the dataset's mean square, which
-// stored_mean_squares keeps, so that a restart onto a grid coarser along some axis reads the file twice (this
-// pass and read_checkpoint_resampled without stored_mean_squares), not three times (onto any other grid the
-// overload with targets reads it in one pass). Whether its grid and precision suit the run is the caller's to
-// judge, from info (read_checkpoint refuses another grid).
+// stored_mean_squares keeps (a restart takes the overload with targets below, which reads the fields in the
+// same pass). Whether its grid and precision suit the run is the caller's to judge, from info
+// (read_checkpoint refuses another grid).
 RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directory,
                                             const std::filesystem::path& explicit_file, MPI_Comm comm);
 
@@ -160,14 +158,13 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 // grid (io/Resampling.hpp: zero padding onto a finer grid, truncation onto a coarser one, the Nyquist modes
 // as said there), every other mode zero; a file on the layout's grid reads as read_checkpoint reads it. The
 // returned info holds the file's grid. The solver's 2/3 rule and projection are the caller's to apply. Each
-// chunk that the layout takes modes from is read once, through a buffer of an eighth of this rank's slab, or
-// of one chunk's rows of one ky plane where that is more (about 1 MiB in kolmo's files).
+// chunk that the layout takes modes from is read once, through a buffer of an eighth of this rank's slab,
+// 16 MiB, or one chunk's rows of one ky plane where that is more (about 1 MiB in kolmo's files).
 // stored_mean_squares, where given and the file's grid is not the layout's: for each target, the mean square
 // <|q|^2> of its field as the file holds it (all its modes, Parseval; summed in double), so that the caller
-// can say what the new grid dropped. A file no finer than the layout along any axis is summed as it is read
-// onto the layout (in the layout's precision: a double file for a single-precision layout rounds first); a
-// finer one is read once more for it (in the file's precision, in pieces of 16 MiB per rank), so a restart
-// takes them from choose_restart_checkpoint instead. Empty otherwise.
+// can say what the new grid dropped, summed as the file is read (in the layout's precision: a double file
+// for a single-precision layout rounds first); every chunk is then read once, those that hold no mode the
+// layout takes too. Empty otherwise.
 template <class Real>
 CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, const fft::SlabLayout& layout,
                                          const std::vector<SpectralTarget<Real>>& targets, MPI_Comm comm,
@@ -176,12 +173,12 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
 // choose_restart_checkpoint that reads the run's fields in the same pass that verifies a checkpoint, so that
 // a restart reads the file once, not once to verify it and again to read it: where a candidate's grid is the
 // layout's, each of its datasets that a target names is read into that target (this rank's slab, in Real)
-// instead of only through a buffer, its checksums verified all the same; where it is another grid, no finer
-// than the layout's along any axis, resampled into it as read_checkpoint_resampled places it (every chunk
-// read, its mean square summed as it goes). A candidate whose values so read hold a NaN or infinity (damage
-// Fletcher-32 does not detect: a zero 16-bit word turned to 0xffff) is unusable, as one that fails its
-// checksum. read (in the result) says that the chosen file's datasets are exactly the targets' and its grid
-// the layout's or no finer along any axis: the targets then hold its fields. Otherwise they hold nothing of
+// instead of only through a buffer, its checksums verified all the same; where it is another grid,
+// resampled into it as read_checkpoint_resampled places it (every chunk read, its mean square summed as it
+// goes). A candidate whose values so read hold a NaN or infinity (damage Fletcher-32 does not detect: a zero
+// 16-bit word turned to 0xffff), in the modes the layout takes or in those it drops, is unusable, as one that
+// fails its checksum. read (in the result) says that the chosen file's datasets are exactly the targets':
+// the targets then hold its fields. Otherwise they hold nothing of
 // use (perhaps part of a candidate found unusable), and the caller refuses the grid or the fields, or reads
 // them with read_checkpoint or read_checkpoint_resampled. The layout must describe comm.
 template <class Real>

@@ -315,6 +315,25 @@ TEST_CASE("a flipped bit in a checkpoint's data fails its checksum on every rank
       {"no usable checkpoint", newest.string(), previous.string(), "'u_hat'", "'v_hat'"}));
 }
 
+namespace {
+
+// In dir, checkpoint.prev.h5 (step 100, seed 1) and checkpoint.h5 (step 200, seed 2) whose u_hat at
+// (kx, 0, 0) is zero, its bytes then set to all ones (kx row kx of the chunk of ky plane 0, which holds all
+// of kGrid's kx rows): whether that was done.
+bool write_newest_with_nan_past_checksum(const std::filesystem::path& dir, const fft::SlabLayout& layout,
+                                         long kx) {
+  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
+  Velocity<double> with_zero(layout, 2);
+  const long nzc = layout.nzc();
+  if (layout.y_offset() == 0 && layout.y_count() > 0)
+    with_zero.components[0][std::size_t(kx * layout.y_count() * nzc)] = Complex<double>(0.0, 0.0);
+  write_checkpoint<double>(dir, test_info(200), layout, with_zero.view(), MPI_COMM_WORLD);
+  return kolmo::testing::fill_with_ones_in_chunk(checkpoint_path(dir), "u_hat", {0, 0, 0},
+                                                 kx * nzc * sizeof(Complex<double>), sizeof(Complex<double>));
+}
+
+}  // namespace
+
 TEST_CASE("a checkpoint whose zero mode reads as NaN past its checksum is unusable; restarts fall back",
           "[io]") {
   // Fletcher-32 sums 16-bit words modulo 65535, so 0x0000 and 0xffff count alike: bytes of all ones over a
@@ -326,13 +345,7 @@ TEST_CASE("a checkpoint whose zero mode reads as NaN past its checksum is unusab
   const fft::SlabLayout layout(kGrid, ranks, rank);
   const auto& dir = directory.path();
   const auto newest = checkpoint_path(dir), previous = previous_checkpoint_path(dir);
-  write_checkpoint<double>(dir, test_info(100), layout, Velocity<double>(layout, 1).view(), MPI_COMM_WORLD);
-  Velocity<double> with_zero(layout, 2);
-  if (layout.y_offset() == 0 && layout.y_count() > 0) with_zero.components[0][0] = Complex<double>(0.0, 0.0);
-  write_checkpoint<double>(dir, test_info(200), layout, with_zero.view(), MPI_COMM_WORLD);
-
-  // u_hat at (kx, ky, kz) = (0, 0, 0): the first 16 bytes of the chunk of ky plane 0.
-  REQUIRE(kolmo::testing::fill_with_ones_in_chunk(newest, "u_hat", {0, 0, 0}, 0, sizeof(Complex<double>)));
+  REQUIRE(write_newest_with_nan_past_checksum(dir, layout, 0));
   // Plain HDF5 reads it without a checksum error, as NaN: the damage the checksums miss.
   double unseen = 0;
   if (rank == 0) {
@@ -518,26 +531,24 @@ TEMPLATE_TEST_CASE("a restart reads its checkpoint's fields in the pass that ver
   CHECK(chosen.read);
   CHECK(global_max(double(mismatches(layout, back, 2))) == 0);
 
-  // Fields the file lacks (a scalar) or holds beyond the targets, or a grid coarser along some axis: nothing
-  // is said to be read; the file is still verified and chosen (the caller refuses it, or resamples it).
+  // Fields the file lacks (a scalar) or holds beyond the targets: nothing is said to be read; the file is
+  // still verified and chosen (the caller refuses it).
   std::vector<Complex<Real>> scalar(layout.spectral_size());
   back = Velocity<Real>::empty(layout);
   chosen = choose_restart_checkpoint<Real>(dir, {}, layout, targets_of(back, &scalar), MPI_COMM_WORLD);
   CHECK(chosen.path == checkpoint_path(dir));
   CHECK_FALSE(chosen.read);
-  const fft::SlabLayout coarser_z({8, 10, 4}, ranks, rank);
-  auto coarse = Velocity<Real>::empty(coarser_z);
-  chosen = choose_restart_checkpoint<Real>(dir, {}, coarser_z, targets_of(coarse), MPI_COMM_WORLD);
-  CHECK(chosen.info.grid == kGrid);
-  CHECK_FALSE(chosen.read);
-  // A grid no finer along any axis: the fields are read resampled, as read_checkpoint_resampled places them.
-  const fft::SlabLayout finer_z({8, 10, 8}, ranks, rank);
-  auto finer = Velocity<Real>::empty(finer_z), resampled = Velocity<Real>::empty(finer_z);
-  chosen = choose_restart_checkpoint<Real>(dir, {}, finer_z, targets_of(finer), MPI_COMM_WORLD);
-  CHECK(chosen.info.grid == kGrid);
-  CHECK(chosen.read);
-  read_checkpoint_resampled<Real>(checkpoint_path(dir), finer_z, targets_of(resampled), MPI_COMM_WORLD);
-  CHECK(global_max(same_values(finer, resampled) ? 0.0 : 1.0) == 0);
+  // Another grid, coarser or finer: the fields are read resampled, as read_checkpoint_resampled places them.
+  for (const std::array<long, 3>& grid : {std::array<long, 3>{8, 10, 4}, std::array<long, 3>{8, 10, 8}}) {
+    INFO("onto " << grid[0] << " x " << grid[1] << " x " << grid[2]);
+    const fft::SlabLayout other(grid, ranks, rank);
+    auto chosen_fields = Velocity<Real>::empty(other), resampled = Velocity<Real>::empty(other);
+    chosen = choose_restart_checkpoint<Real>(dir, {}, other, targets_of(chosen_fields), MPI_COMM_WORLD);
+    CHECK(chosen.info.grid == kGrid);
+    CHECK(chosen.read);
+    read_checkpoint_resampled<Real>(checkpoint_path(dir), other, targets_of(resampled), MPI_COMM_WORLD);
+    CHECK(global_max(same_values(chosen_fields, resampled) ? 0.0 : 1.0) == 0);
+  }
   const auto with_scalar = dir / "with_scalar";
   const Velocity<double> written(layout, 3);
   std::vector<SpectralDataset<double>> datasets;
@@ -561,6 +572,27 @@ TEMPLATE_TEST_CASE("a restart reads its checkpoint's fields in the pass that ver
   CHECK(chosen.read);
   CHECK(every_rank_failed_with(chosen.note, {checkpoint_path(dir).string(), "'w_hat'", "Fletcher32"}));
   CHECK(global_max(double(mismatches(layout, back, 1))) == 0);
+}
+
+TEST_CASE("a checkpoint whose dropped mode reads as NaN is unusable onto a coarser grid too", "[io]") {
+  // The same damage as above in a mode a coarser grid drops (kx = 4 of 8, ky = kz = 0): the resampling never
+  // places it, but the pass sums every mode, and the sum is NaN.
+  kolmo::testing::TemporaryDirectory directory;
+  const int ranks = kolmo::testing::world_size(), rank = kolmo::testing::world_rank();
+  const fft::SlabLayout layout(kGrid, ranks, rank);
+  const auto& dir = directory.path();
+  const auto newest = checkpoint_path(dir), previous = previous_checkpoint_path(dir);
+  REQUIRE(write_newest_with_nan_past_checksum(dir, layout, 4));
+
+  const fft::SlabLayout coarse({4, 10, 6}, ranks, rank);
+  auto back = Velocity<double>::empty(coarse);
+  const RestartCheckpoint chosen =
+      choose_restart_checkpoint<double>(dir, {}, coarse, targets_of(back), MPI_COMM_WORLD);
+  CHECK(chosen.path == previous);
+  CHECK(chosen.read);
+  CHECK(every_rank_failed_with(
+      chosen.note,
+      {newest.string(), "'u_hat'", "NaN or infinite values where grid.n drops them", previous.string()}));
 }
 
 TEST_CASE("a restart reads its checkpoint's bytes once", "[io]") {
@@ -595,11 +627,14 @@ TEST_CASE("a restart reads its checkpoint's bytes once", "[io]") {
 }
 
 TEMPLATE_TEST_CASE(
-    "a restart onto another grid reads its checkpoint twice: verifying it sums its mean squares", "[io]",
-    float, double) {
+    "a restart onto a coarser grid reads its checkpoint once, summing its mean squares as it "
+    "resamples it",
+    "[io]", float, double) {
   using Stored = TestType;
   // 23 ky planes, split unevenly on 2, 3 and 4 ranks; an even Nz (its Nyquist kz counts once, as kz = 0) and
-  // an odd one (no Nyquist kz). The fields outweigh the file's metadata.
+  // an odd one (no Nyquist kz). The fields outweigh the file's metadata. The pass that verifies the file
+  // resamples it and sums its mean squares over all its modes, those the coarse grid drops too; the code
+  // before verified and summed it in one pass and resampled it in another (1.5 times the file).
   for (const std::array<long, 3>& grid :
        {std::array<long, 3>{256, 23, 32}, std::array<long, 3>{256, 23, 33}}) {
     INFO(grid[0] << " x " << grid[1] << " x " << grid[2] << " in " << precision_name<Stored>());
@@ -609,33 +644,38 @@ TEMPLATE_TEST_CASE(
     const fft::SlabLayout layout(grid, ranks, rank);
     const CheckpointOnDisk written = write_velocity_and_scalar<Stored>(dir, grid, 5);
 
-    // A restart onto a coarser grid: the verifying pass, then the resampling, which need not sum again.
     const fft::SlabLayout coarse({16, 12, 8}, ranks, rank);
-    auto back = Velocity<double>::empty(coarse);
-    std::vector<Complex<double>> back_scalar(coarse.spectral_size());
-    const auto targets = targets_of(back, &back_scalar);
+    auto back = Velocity<double>::empty(coarse), resampled = Velocity<double>::empty(coarse);
+    std::vector<Complex<double>> back_scalar(coarse.spectral_size()),
+        resampled_scalar(coarse.spectral_size());
     RestartCheckpoint chosen;
-    const double verified = bytes_read_by(
-        [&] { chosen = choose_restart_checkpoint<double>(dir, {}, coarse, targets, MPI_COMM_WORLD); });
-    const double resampled = bytes_read_by(
-        [&] { read_checkpoint_resampled<double>(written.path, coarse, targets, MPI_COMM_WORLD); });
-    // What a restart did before: the resampling summed them again.
-    std::vector<double> summed_again;
-    const double again = bytes_read_by([&] {
-      read_checkpoint_resampled<double>(written.path, coarse, targets, MPI_COMM_WORLD, &summed_again);
+    const double one_pass = bytes_read_by([&] {
+      chosen =
+          choose_restart_checkpoint<double>(dir, {}, coarse, targets_of(back, &back_scalar), MPI_COMM_WORLD);
     });
-    CHECK_FALSE(chosen.read);
-    check_stored_mean_squares(chosen, written, summed_again);  // read_checkpoint_resampled still sums them
-    INFO("file " << written.bytes << " bytes; read " << verified << " verifying, " << resampled
-                 << " resampling, " << again << " resampling and summing again");
-    CHECK(verified >= written.bytes * 0.9);
-    CHECK(verified < written.bytes * 1.3);
-    CHECK(again - resampled >
-          written.bytes * 0.8);  // the measure sees the read the mean squares no longer take
-    // The resampling reads the chunks (ky planes) that hold the 11 ky the coarse grid keeps of 23, each once
-    // (0.48 times the file): the kx it keeps (|kx| <= 7 of 256) lie at both ends of one chunk, read 8 times
-    // before (3.8 times the file of doubles): in pieces of 2 kx rows, 4 at each end.
-    CHECK(resampled < written.bytes * 0.6);
+    std::vector<double> summed;
+    const double summing = bytes_read_by([&] {
+      read_checkpoint_resampled<double>(written.path, coarse, targets_of(resampled, &resampled_scalar),
+                                        MPI_COMM_WORLD, &summed);
+    });
+    const double placing = bytes_read_by([&] {
+      read_checkpoint_resampled<double>(written.path, coarse, targets_of(resampled, &resampled_scalar),
+                                        MPI_COMM_WORLD);
+    });
+    CHECK(chosen.read);
+    CHECK(global_max(same_values(back, resampled) && same_values(back_scalar, resampled_scalar) ? 0.0
+                                                                                                : 1.0) == 0);
+    check_stored_mean_squares(chosen, written, summed);
+    INFO("file " << written.bytes << " bytes; read " << one_pass << " choosing the file, " << summing
+                 << " resampling and summing, " << placing << " resampling alone");
+    CHECK(one_pass >= written.bytes * 0.9);
+    CHECK(one_pass < written.bytes * 1.3);
+    CHECK(summing < written.bytes * 1.3);
+    // Without the sums the resampling reads the chunks (ky planes) that hold the 11 ky the coarse grid keeps
+    // of 23, each once (0.48 times the file): the kx it keeps (|kx| <= 7 of 256) lie at both ends of one
+    // chunk, read 8 times before 7d6b753 (3.8 times the file of doubles): in pieces of 2 kx rows, 4 at each
+    // end.
+    CHECK(placing < written.bytes * 0.6);
 
     // On the file's own grid the pass reads the fields instead, and sums nothing.
     auto same = Velocity<double>::empty(layout);
