@@ -16,7 +16,9 @@
 // planes and n/2 + 1 kz, over its first K ky planes and the 2/3 rule's kz (kolmo's column FFTs, out of
 // place), for each Y:K given: a rank's x transforms (Y = K = its kept ky planes), the one GPU's (Y = n, K its
 // kept ky), and the rank's columns at the one GPU's stride (Y = n, K the rank's), to tell the stride along x
-// from the number of columns. Per launch and per column, the launches going round windows as above.
+// from the number of columns; and cuFFT's batched 1D transforms of as many columns side by side (a compact
+// slab), each relative to its first case. Per launch and per column, the launches going round windows as
+// above.
 //   kolmo_batch_bench --n 512 --precision single --x-slabs 512:341 512:44 44:44 48:44 84:84 512:84
 #include <cufft.h>
 #include <CLI/CLI.hpp>
@@ -190,7 +192,7 @@ int run_x(long n, const std::vector<std::string>& slabs) {
       "kolmo_batch_bench: x transforms of %ld points, %s precision, %ld kz columns a ky plane; "
       "us per launch (50 back to back), ns per column\n",
       n, single ? "single" : "double", kept_z);
-  double reference = 0;
+  double reference = 0, cufft_reference = 0;
   for (const Slab& slab : cases) {
     ColumnSet x;
     x.n = n;
@@ -205,10 +207,41 @@ int run_x(long n, const std::vector<std::string>& slabs) {
       column_fft<Real>(x, in.data() + w * window, out.data() + w * window, table.data(), -1, s);
     });
     KOLMO_CHECK_CUDA(cudaGetLastError());
-    const double per_column = 1e3 * us / double(slab.k * kept_z);
-    if (reference == 0) reference = per_column;
-    std::printf("RESULT x n=%ld precision=%s y=%ld kept=%ld us=%.2f ns_per_column=%.3f relative=%.3f\n", n,
-                single ? "single" : "double", slab.y, slab.k, us, per_column, per_column / reference);
+    // cuFFT's batched 1D transforms of as many columns in a compact slab (the kept columns side by side,
+    // stride k * kept_z along x: the layout cuFFT takes in one plan), for the same count of columns.
+    const long columns = slab.k * kept_z;
+    long long length = n, embed = n;
+    cufftHandle handle = 0;
+    std::size_t work = 0;
+    KOLMO_REQUIRE(cufftCreate(&handle) == CUFFT_SUCCESS, "cuFFT could not create a plan");
+    const CufftPlan plan(handle);
+    KOLMO_REQUIRE(cufftMakePlanMany64(handle, 1, &length, &embed, columns, 1, &embed, columns, 1,
+                                      single ? CUFFT_C2C : CUFFT_Z2Z, columns, &work) == CUFFT_SUCCESS,
+                  "cuFFT refused the x plan");
+    KOLMO_REQUIRE(cufftSetStream(handle, s) == CUFFT_SUCCESS, "cuFFT refused the stream");
+    const std::size_t compact = std::size_t(n) * columns;
+    const long compact_windows = long(values / compact);
+    const double cufft_us = per_launch_us(s, compact_windows, [&](long w) {
+      auto* from = in.data() + w * compact;
+      auto* to = out.data() + w * compact;
+      if constexpr (sizeof(Real) == 4)
+        cufftExecC2C(handle, reinterpret_cast<cufftComplex*>(from), reinterpret_cast<cufftComplex*>(to),
+                     CUFFT_FORWARD);
+      else
+        cufftExecZ2Z(handle, reinterpret_cast<cufftDoubleComplex*>(from),
+                     reinterpret_cast<cufftDoubleComplex*>(to), CUFFT_FORWARD);
+    });
+    KOLMO_CHECK_CUDA(cudaGetLastError());
+    const double per_column = 1e3 * us / double(columns), cufft_per_column = 1e3 * cufft_us / double(columns);
+    if (reference == 0) {
+      reference = per_column;
+      cufft_reference = cufft_per_column;
+    }
+    std::printf(
+        "RESULT x n=%ld precision=%s y=%ld kept=%ld us=%.2f ns_per_column=%.3f relative=%.3f cufft_us=%.2f "
+        "cufft_ns_per_column=%.3f cufft_relative=%.3f\n",
+        n, single ? "single" : "double", slab.y, slab.k, us, per_column, per_column / reference, cufft_us,
+        cufft_per_column, cufft_per_column / cufft_reference);
   }
   return 0;
 }
