@@ -276,11 +276,11 @@ void resample_dataset(hid_t dataset, const std::array<long, 3>& file, const fft:
   // carries into this rank's planes, and where summed its share of those none does), times the kz that some
   // segment takes (where summed, all). Its buffer holds an eighth of the run's kx planes of this rank's slab
   // (app/MemoryEstimate.hpp counts the slabs), or kVerifyBytesPerCall, or one chunk's rows of one ky plane
-  // where that is more (about 1 MiB, kolmo's chunks). Pieces of an eighth of the run's kx planes each, not
-  // ending on chunks, read a file of 32 x 24 x 32 doubles onto 64 x 30 x 40 4.1 times (a ky plane's one
-  // chunk spans 4 pieces), one of 256 x 23 x 32 onto 16 x 12 x 8 3.8 times (8 pieces of its kx ends), the
-  // Nyquist ky plane once per y segment that takes it; and a file finer along some axis was read once more
-  // for its sum.
+  // where that is more (about 1 MiB, kolmo's chunks), but no more ky planes than the file has. Pieces of an
+  // eighth of the run's kx planes each, not ending on chunks, read a file of 32 x 24 x 32 doubles onto 64 x
+  // 30 x 40 4.1 times (a ky plane's one chunk spans 4 pieces), one of 256 x 23 x 32 onto 16 x 12 x 8 3.8
+  // times (8 pieces of its kx ends), the Nyquist ky plane once per y segment that takes it; and a file finer
+  // along some axis was read once more for its sum.
   const std::vector<AxisSegment> xs = full_axis_segments(file[0], run[0]),
                                  ys = full_axis_segments(file[1], run[1]),
                                  zs = half_axis_segments(file[2], run[2]);
@@ -320,7 +320,7 @@ void resample_dataset(hid_t dataset, const std::array<long, 3>& file, const fft:
   long rows =
       std::min(std::max(chunk, budget / z_width / chunk * chunk), (file[0] + chunk - 1) / chunk * chunk);
   KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &rows, 1, MPI_LONG, MPI_MIN, comm));
-  const long group = std::max(1L, budget / (rows * z_width));
+  const long group = std::min(file[1], std::max(1L, budget / (rows * z_width)));
   // The reads of ky planes: groups of at most `group` consecutive planes, as many on every rank (each read is
   // collective); a rank with fewer reads nothing in the rest.
   std::vector<std::array<long, 2>> groups;
@@ -538,7 +538,7 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
   into.resample = [&](hid_t dataset, const std::array<long, 3>& file, std::size_t i) {
     double square = 0;
     resample_dataset<Real>(dataset, file, layout, targets[i].modes.data(), box, comm,
-                           "dataset '" + into.names[i] + "'", &square);
+                           "the buffer that verifies and resamples its chunks", &square);
     require_finite(i);
     KOLMO_REQUIRE(std::isfinite(square),
                   "its modes hold NaN or infinite values where grid.n drops them "

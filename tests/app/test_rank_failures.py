@@ -134,15 +134,16 @@ with tempfile.TemporaryDirectory(prefix="kolmo-rank-failures-") as tmp:
     r = kolmo(3, "run", "flow.yaml", "--set", "output.checkpoint_every=100", "--set", "output.directory=a",
               cwd=work, timeout=TIME_LIMIT)
     check(r.returncode == 0, f"a run on 3 ranks writes a checkpoint ({r.stderr.strip()[:300]})")
-    # Every call reads one ky plane of all kx (one chunk: 32 x 1 x 15 complex doubles) on every rank.
-    plane_bytes = GRID[0] * (GRID[2] // 2 + 1) * 16
+    # The pass that verifies it resamples it through one buffer, the same on every rank: here every kx row
+    # (one chunk a ky plane) of every ky plane, of every kz (32 x 30 x 15 complex doubles).
+    buffer_bytes = GRID[0] * GRID[1] * (GRID[2] // 2 + 1) * 16
     before = snapshot(work)
     r = with_rank2_failing(work, ["run", "flow.yaml", "--set", "grid.n=[32, 30, 26]", "--set",
                                   "output.directory=b", "--checkpoint", "a/checkpoints/checkpoint.h5"],
-                           plane_bytes, "checkpoint.h5")
+                           buffer_bytes, "checkpoint.h5")
     stopped_cleanly(r, "--checkpoint of another grid: rank 2 out of memory verifying its chunks",
                     ["--checkpoint", "checkpoint.h5", "out of memory: rank 2",
-                     "the buffer that verifies its chunks"])
+                     "the buffer that verifies and resamples its chunks"])
     check(snapshot(work) == before, "--checkpoint: nothing written")
 
 finish()
