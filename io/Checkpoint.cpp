@@ -256,14 +256,14 @@ double stored_mean_square(hid_t dataset, hid_t stored, const std::array<long, 3>
 
 // One dataset of a file on the grid `file` placed onto the layout's grid (read_checkpoint_resampled) in
 // `modes`, this rank's spectral slab, through `box` (the caller's, kept for the datasets that follow: sized
-// once, not allocated and zeroed again for each); `where` names it in errors. square, where given: the file's
-// mean square <|q|^2> over all its modes (parseval_weight), summed in double as they are read, the same on
-// every rank; the read then takes every chunk of the file, those that hold no mode the layout takes
-// shared evenly among the ranks, so that it verifies the file too. Collective.
+// once, not allocated and zeroed again for each; its errors name it, the caller's the file and dataset).
+// square, where given: the file's mean square <|q|^2> over all its modes (parseval_weight), summed in double
+// as they are read, the same on every rank; the read then takes every chunk of the file, those that hold no
+// mode the layout takes shared evenly among the ranks, so that it verifies the file too. Collective.
 template <class Real>
 void resample_dataset(hid_t dataset, const std::array<long, 3>& file, const fft::SlabLayout& layout,
                       Complex<Real>* modes, std::vector<Complex<Real>>& box, MPI_Comm comm,
-                      const std::string& where, double* square_out) {
+                      double* square_out) {
   const Type type = complex_type<Real>();
   const std::array<long, 3> run = layout.global();
   const long y_first = layout.y_offset(), y_end = y_first + layout.y_count(), nzc = layout.nzc();
@@ -336,7 +336,9 @@ void resample_dataset(hid_t dataset, const std::array<long, 3>& file, const fft:
   long reads = long(groups.size());
   KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &reads, 1, MPI_LONG, MPI_MAX, comm));
   groups.resize(std::size_t(reads), {0, 0});
-  resize_on_every_rank(comm, box, std::size_t(std::min(rows, file[0]) * group * z_width), where);
+  resize_on_every_rank(
+      comm, box, std::size_t(std::min(rows, file[0]) * group * z_width),
+      summed ? "the buffer that verifies and resamples its chunks" : "the buffer that resamples its chunks");
   // The kx ranges read: where summed, all; else the file's that some segment takes (two on a file finer
   // along x), joined where the rows dropped between them begin and end in one chunk, which is then read
   // once, not once for each.
@@ -537,8 +539,7 @@ RestartCheckpoint choose_restart_checkpoint(const std::filesystem::path& directo
   std::vector<Complex<Real>> box;
   into.resample = [&](hid_t dataset, const std::array<long, 3>& file, std::size_t i) {
     double square = 0;
-    resample_dataset<Real>(dataset, file, layout, targets[i].modes.data(), box, comm,
-                           "the buffer that verifies and resamples its chunks", &square);
+    resample_dataset<Real>(dataset, file, layout, targets[i].modes.data(), box, comm, &square);
     require_finite(i);
     KOLMO_REQUIRE(std::isfinite(square),
                   "its modes hold NaN or infinite values where grid.n drops them "
@@ -630,7 +631,7 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
   std::vector<Complex<Real>> box;
   return read_through(
       path, std::nullopt, names, comm,
-      [&](hid_t dataset, hid_t, std::size_t i, const std::string& name, const std::array<long, 3>& file) {
+      [&](hid_t dataset, hid_t, std::size_t i, const std::string&, const std::array<long, 3>& file) {
         Complex<Real>* modes = targets[i].modes.data();
         if (file == layout.global()) {
           BlockReader(dataset, comm).read(type.get(), spectral_block(layout), modes);
@@ -638,7 +639,6 @@ CheckpointInfo read_checkpoint_resampled(const std::filesystem::path& path, cons
         }
         if (stored_mean_squares != nullptr) stored_mean_squares->resize(targets.size());
         resample_dataset<Real>(dataset, file, layout, modes, box, comm,
-                               path.string() + " dataset '" + name + "'",
                                stored_mean_squares ? &(*stored_mean_squares)[i] : nullptr);
       });
 }
