@@ -158,8 +158,8 @@ CheckpointInfo read_checkpoint(const std::filesystem::path& path, const fft::Sla
 // grid (io/Resampling.hpp: zero padding onto a finer grid, truncation onto a coarser one, the Nyquist modes
 // as said there), every other mode zero; a file on the layout's grid reads as read_checkpoint reads it. The
 // returned info holds the file's grid. The solver's 2/3 rule and projection are the caller's to apply. Each
-// chunk that the layout takes modes from is read once, through a buffer of an eighth of this rank's slab,
-// 16 MiB, or one chunk's rows of one ky plane where that is more (about 1 MiB in kolmo's files).
+// chunk that the layout takes modes from is read once, through a buffer of 16 MiB, or of one chunk's rows of
+// one ky plane where that is more (about 1 MiB in kolmo's files).
 // stored_mean_squares, where given and the file's grid is not the layout's: for each target, the mean square
 // <|q|^2> of its field as the file holds it (all its modes, Parseval; summed in double), so that the caller
 // can say what the new grid dropped, summed as the file is read (in the layout's precision: a double file
