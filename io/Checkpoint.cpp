@@ -317,10 +317,11 @@ void resample_dataset(hid_t dataset, const std::array<long, 3>& file, const fft:
   const BlockReader reader(dataset, comm);
   const long chunk = long(reader.chunk_rows());
   const long budget = std::max(chunk * z_width, long(kVerifyBytesPerCall / sizeof(Complex<Real>)));
-  // The kx rows of a read, the fewest any rank's budget holds: every rank makes as many reads of a group.
-  long rows =
+  // The kx rows of a read: the same on every rank (the file and the grids set them), so that every rank
+  // makes as many reads of a group (a budget of this rank's slab took an agreement among ranks, without
+  // which unequal slabs made unequal numbers of collective reads: a hang).
+  const long rows =
       std::min(std::max(chunk, budget / z_width / chunk * chunk), (file[0] + chunk - 1) / chunk * chunk);
-  KOLMO_CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &rows, 1, MPI_LONG, MPI_MIN, comm));
   const long group = std::min(file[1], std::max(1L, budget / (rows * z_width)));
   // The reads of ky planes: groups of at most `group` consecutive planes, as many on every rank (each read is
   // collective); a rank with fewer reads nothing in the rest.
