@@ -13,21 +13,20 @@ namespace kolmo::fft {
 namespace {
 
 // A tile of C columns of length N, V values per thread (T = N / V threads per column). C makes a tile's rows
-// RowBytes long, 128 (16 single-precision values, 8 double; 64 for the routed stores into compact rows of
-// 1024-point single-precision columns, the routed kernel's comment says why) where the threads allow, at
-// least 64: rows of 32 bytes ran the column FFTs at half the memory bandwidth at N = 1024 on an H100. V is 8,
-// or 16 where 8 would take more than 512 threads in single precision (on an H100, 512-point single-precision
-// tiles ran 6 % faster with 16 values a thread and 512 threads than with 8 and 1024; 1024-point ones 12 %
-// slower with 512 threads and 64-byte rows than with 1024 and 128-byte rows:
-// docs/results/pruned_columns_h100.log); in double precision V is 8 up to N = 1024 (there: 64-byte rows) and
-// the registers are held to 64 a thread (`blocks`, for __launch_bounds__), so that two blocks of 512 threads
-// share a multiprocessor. The compiler had given 512-point double tiles 70 registers and 1024-point ones (16
-// values) 128, one block an SM: on an H200 the dealiased 512^3 double pair took 2.99 ms, now 2.57 (the 512^3
-// RK4 step 51.2 ms, now 42.0), the 1024^3 one 24.6 ms, now 22.7 (docs/results/column_registers_h200.log; no
-// spills at 64 registers but 44 bytes in the 1024-point kernel that loads moved elements). A block has at
-// most 1024 threads in single precision, 512 in double. Shared memory holds the tile as N rows of C values;
-// row e lives at e ^ ((e >> 3) & (G - 1)), G the rows of one 128-byte wavefront: the first pass writes rows 8
-// apart, which would otherwise fall on the same banks.
+// RowBytes long, 128 (16 single-precision values, 8 double; 64 for TwoBlockTile below) where the threads
+// allow, at least 64: rows of 32 bytes ran the column FFTs at half the memory bandwidth at N = 1024 on an
+// H100. V is 8, or 16 where 8 would take more than 512 threads in single precision (on an H100, 512-point
+// single-precision tiles ran 6 % faster with 16 values a thread and 512 threads than with 8 and 1024:
+// docs/results/pruned_columns_h100.log); in double precision V is 8 up to N = 1024 (there: 64-byte rows).
+// The registers are held to 64 a thread (`blocks`, for __launch_bounds__) where tiles of 512 threads have
+// 64-byte rows, so that two blocks share a multiprocessor: in double precision up to N = 1024, and in single
+// precision TwoBlockTile's 1024-point tiles. The compiler had given 512-point double tiles 70 registers and
+// 1024-point ones (16 values) 128, one block an SM: on an H200 the dealiased 512^3 double pair took 2.99 ms,
+// now 2.57 (the 512^3 RK4 step 51.2 ms, now 42.0), the 1024^3 one 24.6 ms, now 22.7
+// (docs/results/column_registers_h200.log; no spills at 64 registers but 44 bytes in the 1024-point kernel
+// that loads moved elements). A block has at most 1024 threads in single precision, 512 in double. Shared
+// memory holds the tile as N rows of C values; row e lives at e ^ ((e >> 3) & (G - 1)), G the rows of one
+// 128-byte wavefront: the first pass writes rows 8 apart, which would otherwise fall on the same banks.
 template <class Real, int Log2N, int RowBytes = 128>
 struct Tile {
   using Scalar = Real;
@@ -39,7 +38,9 @@ struct Tile {
   static constexpr int V = held || wide * (N / 8) <= 512 ? 8 : 16;
   static constexpr int T = N / V, C = wide * T <= limit ? wide : limit / T, threads = C * T;
   // Blocks a multiprocessor must hold (0: the compiler's choice), at most 16, which GPUs before Hopper allow.
-  static constexpr int blocks = !held ? 0 : threads >= 64 ? 1024 / threads : 16;
+  static constexpr int blocks = held ? (threads >= 64 ? 1024 / threads : 16)
+                                : C * bytes == 64 && threads == 512 && bytes == 8 ? 2
+                                                                                  : 0;
   static_assert(C * bytes >= 64 || N < 64, "rows of 64 bytes or more");
   static __device__ int slot(long e, int c) {
     constexpr int wavefront_rows = 128 / (C * bytes);
@@ -47,6 +48,26 @@ struct Tile {
     return int(e ^ ((e >> 3) & (G - 1))) * C + c;
   }
 };
+
+// The tiles of the plain and moved kernels, and of the routed stores into compact rows: Tile's, or where its
+// 128-byte rows take 1024 threads (1024-point columns in single precision: one block a multiprocessor, 64
+// registers a thread and spills) 64-byte rows, 512 threads, and two blocks a multiprocessor. On one H200 the
+// dealiased x transforms of 1024 points ran 10-14 % faster so (6.94 -> 6.24 ns a column over the one GPU's
+// 683 kept ky planes, 7.09 -> 6.24 over a rank of 4's 172), the dealiased 1024^3 pair 11.69 -> 11.05 ms,
+// and cuFFT's own 1024-point kernel is shaped so (8 columns of 64 threads, two blocks;
+// docs/results/column_radix_h200.log). The same tiles with the compiler's registers (more than 64, one block)
+// had run 1.09-1.33 x slower (docs/results/x_tiles_1024_h200.log). The routed kernels keep Tile's, whose
+// blocks each build a table of N pointers (the routed kernel's comment): of 64-byte rows, twice the blocks
+// for the same columns, the fused route's backward plane transforms at 1024^3 took 10 % longer (2.18 -> 2.39
+// ms on a rank of 2) and its full backward x transforms 5 % (1.73 -> 1.82). Stores into compact rows gain
+// (the routed kernel's comment says why).
+template <class Real, int Log2N>
+constexpr int two_block_row_bytes() {
+  using Wide = Tile<Real, Log2N>;
+  return Wide::threads == 1024 && Wide::C * Wide::bytes == 128 ? 64 : 128;
+}
+template <class Real, int Log2N>
+using TwoBlockTile = Tile<Real, Log2N, two_block_row_bytes<Real, Log2N>()>;
 
 // One thread's column: where it reads and writes, and which elements count.
 template <class Real>
@@ -184,11 +205,11 @@ struct TileColumn {
 };
 
 template <class Real, int Log2N>
-__global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
+__global__ void __launch_bounds__(TwoBlockTile<Real, Log2N>::threads, TwoBlockTile<Real, Log2N>::blocks)
     column_fft_kernel(ColumnSet set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
                       int sign, Dependence dependence) {
   follow(dependence);
-  using S = Tile<Real, Log2N>;
+  using S = TwoBlockTile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<S> column(set);
   Complex<Real> v[S::V];
@@ -200,12 +221,12 @@ __global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>:
 // 76 registers instead of 64 for 512-point single-precision columns, a block less on each SM: the 512^3
 // single-precision dealiased pair 8-11 % slower on an H100).
 template <class Real, int Log2N, int Direction>
-__global__ void __launch_bounds__(Tile<Real, Log2N>::threads, Tile<Real, Log2N>::blocks)
+__global__ void __launch_bounds__(TwoBlockTile<Real, Log2N>::threads, TwoBlockTile<Real, Log2N>::blocks)
     moved_column_fft_kernel(ColumnSet set, ColumnMoves moves, const Complex<Real>* in, Complex<Real>* out,
                             const Complex<Real>* table, int sign, Complex<Real>* moved,
                             Dependence dependence) {
   follow(dependence);
-  using S = Tile<Real, Log2N>;
+  using S = TwoBlockTile<Real, Log2N>;
   extern __shared__ __align__(16) unsigned char shared_bytes[];
   const TileColumn<S> column(set);
   const MovedColumnAccess<Real, Direction> x{column.access(set, in, out),
@@ -301,10 +322,9 @@ template <class Real, int Log2N>
 void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, const Complex<Real>* table,
             int sign, cudaStream_t stream, const ColumnMoves* moves, Complex<Real>* moved,
             const ElementRoute* route, Dependence dependence) {
-  using S = Tile<Real, Log2N>;
+  using Wide = Tile<Real, Log2N>;
+  using Two = TwoBlockTile<Real, Log2N>;
   const long outer = set.outer_count[0] + set.outer_count[1];
-  // The columns and an alignment shift of up to C - 1, for tiles of C columns.
-  auto grid_of = [&](int C) { return dim3{unsigned((set.inner + 2 * C - 2) / C), unsigned(outer)}; };
   if (outer == 0 || set.inner == 0) return;
   if (outer > kMaxOuterPerLaunch) {
     for (long first = 0; first < outer; first += kMaxOuterPerLaunch) {
@@ -316,44 +336,38 @@ void launch(const ColumnSet& set, const Complex<Real>* in, Complex<Real>* out, c
     }
     return;
   }
-  const std::size_t shared = sizeof(Complex<Real>) * S::N * S::C;
-  const dim3 grid = grid_of(S::C);
-  // Above 48 KiB a kernel must ask for its shared memory.
-  auto allow = [&](auto kernel) {
+  // A grid of tiles (the columns and an alignment shift of up to C - 1, for tiles of C columns), each block
+  // with `shared` bytes, which above 48 KiB a kernel must ask for.
+  auto start = [&](auto kernel, auto tile, std::size_t shared, const auto&... arguments) {
+    using S = decltype(tile);
     KOLMO_CHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    const dim3 grid{unsigned((set.inner + 2 * S::C - 2) / S::C), unsigned(outer)};
+    launch_dependent(kernel, grid, S::threads, shared, stream, arguments...);
   };
+  const std::size_t shared = sizeof(Complex<Real>) * Two::N * Two::C;
   if (route != nullptr) {
-    auto run = [&](auto kernel, auto tile) {
-      using RS = decltype(tile);
-      const std::size_t routed_shared = routed_places_offset<RS>() + sizeof(void*) * RS::N;
-      KOLMO_CHECK_CUDA(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(routed_shared)));
-      launch_dependent(kernel, grid_of(RS::C), RS::threads, routed_shared, stream, set, *route, in, out,
-                       table, sign, dependence);
+    auto routed = [&](auto kernel, auto tile) {
+      using S = decltype(tile);
+      start(kernel, tile, routed_places_offset<S>() + sizeof(void*) * S::N, set, *route, in, out, table, sign,
+            dependence);
     };
-    if (route->loads) return run(routed_column_fft_kernel<Real, Log2N, true, 128>, S{});
-    // Stores into compact rows from tiles of 64-byte rows where the others take 1024 threads (the routed
-    // kernel's comment says why).
-    if constexpr (S::threads == 1024 && S::C * S::bytes == 128)
-      if (route->by_compact)
-        return run(routed_column_fft_kernel<Real, Log2N, false, 64>, Tile<Real, Log2N, 64>{});
-    run(routed_column_fft_kernel<Real, Log2N, false, 128>, S{});
+    if (route->loads) return routed(routed_column_fft_kernel<Real, Log2N, true, 128>, Wide{});
+    // Stores into compact rows from TwoBlockTile's tiles (the routed kernel's comment says why).
+    if (route->by_compact)
+      return routed(routed_column_fft_kernel<Real, Log2N, false, two_block_row_bytes<Real, Log2N>()>, Two{});
+    routed(routed_column_fft_kernel<Real, Log2N, false, 128>, Wide{});
   } else if (moves != nullptr && moves->count > 0) {
     auto run = [&](auto kernel) {
-      allow(kernel);
-      launch_dependent(kernel, grid, S::threads, shared, stream, set, *moves, in, out, table, sign, moved,
-                       dependence);
+      start(kernel, Two{}, shared, set, *moves, in, out, table, sign, moved, dependence);
     };
-    if constexpr (!S::held)
+    if constexpr (!Two::held)
       run(moved_column_fft_kernel<Real, Log2N, -1>);
     else if (moves->loads)
       run(moved_column_fft_kernel<Real, Log2N, 1>);
     else
       run(moved_column_fft_kernel<Real, Log2N, 0>);
   } else {
-    allow(column_fft_kernel<Real, Log2N>);
-    launch_dependent(column_fft_kernel<Real, Log2N>, grid, S::threads, shared, stream, set, in, out, table,
-                     sign, dependence);
+    start(column_fft_kernel<Real, Log2N>, Two{}, shared, set, in, out, table, sign, dependence);
   }
 }
 
