@@ -52,15 +52,15 @@ struct Tile {
 // The tiles of the plain and moved kernels, and of the routed stores into compact rows: Tile's, or where its
 // 128-byte rows take 1024 threads (1024-point columns in single precision: one block a multiprocessor, 64
 // registers a thread and spills) 64-byte rows, 512 threads, and two blocks a multiprocessor. On one H200 the
-// dealiased x transforms of 1024 points ran 10-14 % faster so (6.94 -> 6.24 ns a column over the one GPU's
-// 683 kept ky planes, 7.09 -> 6.24 over a rank of 4's 172), the dealiased 1024^3 pair 11.69 -> 11.05 ms,
+// dealiased x transforms of 1024 points ran 10-14 % faster so (6.92 -> 6.23 ns a column over the one GPU's
+// 683 kept ky planes, 7.10 -> 6.24 over a rank of 4's 172), the dealiased 1024^3 pair 11.69 -> 11.00 ms,
 // and cuFFT's own 1024-point kernel is shaped so (8 columns of 64 threads, two blocks;
-// docs/results/column_radix_h200.log). The same tiles with the compiler's registers (more than 64, one block)
-// had run 1.09-1.33 x slower (docs/results/x_tiles_1024_h200.log). The routed kernels keep Tile's, whose
-// blocks each build a table of N pointers (the routed kernel's comment): of 64-byte rows, twice the blocks
-// for the same columns, the fused route's backward plane transforms at 1024^3 took 10 % longer (2.18 -> 2.39
-// ms on a rank of 2) and its full backward x transforms 5 % (1.73 -> 1.82). Stores into compact rows gain
-// (the routed kernel's comment says why).
+// docs/results/column_two_block_tiles_h200.log). The same tiles with the compiler's registers (more than 64,
+// one block) had run 1.09-1.33 x slower (docs/results/x_tiles_1024_h200.log). The routed kernels keep Tile's,
+// whose blocks each build a table of N pointers (the routed kernel's comment): of 64-byte rows, twice the
+// blocks for the same columns, the fused route's backward plane transforms at 1024^3 took 10 % longer (2.18
+// -> 2.39 ms on a rank of 2) and its full backward x transforms 5 % (1.73 -> 1.82). Stores into compact rows
+// gain (the routed kernel's comment says why).
 template <class Real, int Log2N>
 constexpr int two_block_row_bytes() {
   using Wide = Tile<Real, Log2N>;
