@@ -56,7 +56,8 @@ struct Tile {
 // 683 kept ky planes, 7.10 -> 6.24 over a rank of 4's 172), the dealiased 1024^3 pair 11.69 -> 11.00 ms,
 // and cuFFT's own 1024-point kernel is shaped so (8 columns of 64 threads, two blocks;
 // docs/results/column_two_block_tiles_h200.log). The same tiles with the compiler's registers (more than 64,
-// one block) had run 1.09-1.33 x slower (docs/results/x_tiles_1024_h200.log). The routed kernels keep Tile's,
+// one block) had run 1.09-1.33 x slower (docs/results/x_tiles_1024_h200.log; on an H100 12 % slower,
+// docs/results/pruned_columns_h100.log; no H100 was lent to time these). The routed kernels keep Tile's,
 // whose blocks each build a table of N pointers (the routed kernel's comment): of 64-byte rows, twice the
 // blocks for the same columns, the fused route's backward plane transforms at 1024^3 took 10 % longer (2.18
 // -> 2.39 ms on a rank of 2) and its full backward x transforms 5 % (1.73 -> 1.82). Stores into compact rows
