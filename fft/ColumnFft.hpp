@@ -39,8 +39,10 @@
 //   swizzled against bank conflicts. Routed, a block first puts a pointer for each element of its outer
 //   index in shared memory (n more pointers beside the tile), where every load or store reads it; routed
 //   stores from tiles of 64-byte rows align the tiles to where they store, where the route's rows agree on
-//   it modulo whole sectors (ElementRoute::stores, sector_alignment of fft/ChunkRoutes.hpp), and stores into
-//   compact rows (by_compact) take such tiles where the others would take 1024 threads.
+//   it modulo whole sectors (ElementRoute::stores, sector_alignment of fft/ChunkRoutes.hpp). Where tiles of
+//   128-byte rows would take 1024 threads (1024 points in single precision), the plain and moved transforms
+//   and the routed stores into compact rows (by_compact) take tiles of 64-byte rows, 512 threads, two blocks
+//   a multiprocessor; the other routed transforms keep the wider tiles.
 #pragma once
 
 #include <cuda_runtime.h>

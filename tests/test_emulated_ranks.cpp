@@ -316,8 +316,8 @@ TEMPLATE_TEST_CASE("GPU: emulated ranks pack in cuFFT's kernels as the copies do
   // the chunks they store (fft/ColumnFft.cu). And one whose Nx the column FFTs take but not Ny: full
   // transforms' backward x transforms by them, dealiased ones' by cuFFT's callbacks into compact chunks. In
   // single precision also Nx and Ny of 1024: the dealiased backward x transforms store compact rows from
-  // tiles of 64-byte rows, the others from 128-byte ones (the forward plane transforms' y columns among
-  // them).
+  // tiles of 64-byte rows, as the plain and moved transforms run, the other routed ones from 128-byte ones
+  // (the forward plane transforms' y columns among them).
   const long wide_x = sizeof(TestType) == 8 ? 1024 : 2048;
   std::vector<std::array<long, 3>> grids{kUnevenGrids[0], kUnevenGrids[1],  {32, 32, 32},
                                          {16, 32, 24},    {wide_x, 16, 16}, {16, 20, 18}};
