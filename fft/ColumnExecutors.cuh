@@ -233,11 +233,11 @@ class ColumnPlanes final : public PlaneTransform<Real> {
 // Plane transforms in groups of consecutive planes (each a ColumnPlanes of its own planes, made on its
 // stream), which the device's stream and a second one take in turn: the second is forked from the device's
 // stream by an event and joined back to it by another, so that what follows on the device's stream waits
-// for every group. A group's intermediate planes [x][y][kz], a quarter or an eighth of L2, are still there
-// when its column FFTs read them, each stream's passes run beside the other's ramps and tails, and groups
-// may follow early: start on their stream as the group before them there ends (groups()). Following early,
-// the one-GPU forward plane transforms at 512^3 (dealiased, single precision) in 57 groups took 5 % less
-// than in one on an H100, where waiting they had taken 4-10 % more; the pair 2 % less
+// for every group. Each stream's passes run beside the other's ramps and tails, a group's intermediate planes
+// [x][y][kz] are still in L2 when its column FFTs read them where the group is small against L2 (a quarter
+// or an eighth of it), and groups may follow early: start on their stream as the group before them there ends
+// (groups()). Following early, the one-GPU forward plane transforms at 512^3 (dealiased, single precision) in
+// 57 groups took 5 % less than in one on an H100, where waiting they had taken 4-10 % more; the pair 2 % less
 // (docs/results/small_kernels_h100.log, section 19). Earlier, one H100, 512^2
 // planes, the dealiased plane transforms: 64 planes (one rank of 8 at 512^3) in 4 groups (single precision)
 // or 8 (double) took 7 and 9 % less in the transform; 512 planes (one GPU) backward in 29 and 57 groups 2

@@ -623,16 +623,23 @@ class CudaTransforms final : public LocalTransforms<Real> {
           second_stream());
     };
     if (plane_groups_ > 0) return make({plane_groups_, true}, {plane_groups_, true});
-    // Groups whose intermediate planes [x][y][kz] (the kz transformed) take about a quarter or an eighth of
-    // L2, of those that make 2 to 64 groups (more would be more launches than work at the lengths measured).
+    // 2 and 4 groups, and groups whose intermediate planes [x][y][kz] (the kz transformed) take about a
+    // quarter or an eighth of L2, of those that make 2 to 64 groups (more would be more launches than work at
+    // the lengths measured) and no more than the planes. 2 and 4 serve small shares and the one GPU alike: in
+    // the dealiased 512^3 single-precision transforms on one H200, a rank of 8's 64 planes forward in 2
+    // groups took 0.070 ms against 0.072 in one, backward in 4 groups 0.065 against 0.069; the one GPU's 512
+    // planes forward in 4 groups 0.462 against 0.486, where a quarter of L2 makes 24 groups
+    // (docs/results/plane_groups_h200.log).
     const int l2 = current_device_attribute(cudaDevAttrL2CacheSize);
     const long plane_bytes = ny_ * columns.y_forward.inner * long(sizeof(C));
-    std::vector<long> counts;  // the candidates, fewest groups first
+    std::vector<long> counts{2, 4};  // the candidates, fewest groups first
     for (long share : {4L, 8L}) {
-      const long per_group = std::max(1L, l2 / share / plane_bytes),
-                 count = (planes + per_group - 1) / per_group;
-      if (count >= 2 && count <= 64 && (counts.empty() || count != counts.back())) counts.push_back(count);
+      const long per_group = std::max(1L, l2 / share / plane_bytes);
+      counts.push_back((planes + per_group - 1) / per_group);
     }
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    std::erase_if(counts, [&](long count) { return count < 2 || count > std::min(64L, planes); });
     // The candidates: the plain one first; the row FFTs in one group if that is not it; each count twice,
     // the groups on a stream waiting for one another and following early (waiting was the faster in double
     // precision at 512^3 on one H100: docs/results/small_kernels_h100.log, section 19); two groups, one a
@@ -714,11 +721,15 @@ class CudaTransforms final : public LocalTransforms<Real> {
           forward ? group->forward(real.data(), spectral.data())
                   : group->backward(spectral.data(), real.data());
         });
-      // Held rounds of 10 runs after one untimed round, taking turns (timed one after the other, the groups
-      // once took 15 % more than in every other construction of the same executor; unheld, the groups, whose
-      // runs launch many more kernels than one group's, came out 1.1-3.8 x one group's time in 17 of 756
-      // timings on one H100, held 0.88-1.07 x, none over 1.1: docs/results/held_group_timing_h100.log).
-      const std::vector<double> ms = held_medians_ms(device_, runs, 10, 1);
+      // Held rounds of one run each after one untimed round, taking turns (timed one after the other, the
+      // groups once took 15 % more than in every other construction of the same executor; unheld, the
+      // groups, whose runs launch many more kernels than one group's, came out 1.1-3.8 x one group's time in
+      // 17 of 756 timings on one H100, held 0.88-1.07 x, none over 1.1:
+      // docs/results/held_group_timing_h100.log). One run a round, as a transform runs them: after other
+      // work, not after themselves. Ten runs back to back, each kernel starting as the one before it ends,
+      // hid one group's ramps and tails, and chose one group where the transforms in groups took 3-6 % less
+      // (docs/results/plane_groups_h200.log).
+      const std::vector<double> ms = held_medians_ms(device_, runs, 1, 1);
       std::size_t best = 0;
       for (std::size_t k = 1; k < ms.size(); ++k)
         if (ms[k] < 0.99 * ms[0] && ms[k] < ms[best]) best = k;

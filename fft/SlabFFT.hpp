@@ -199,8 +199,9 @@ struct FftOptions {
   // fill the ramps and tails of the other's and a group's intermediate planes are still in L2 when its
   // column FFTs read them (fft/ColumnExecutors.cuh); groups after the first two may start on their stream as
   // the group before them there ends ("following early", as a count given here does). 1: one group. 0:
-  // chosen at construction, each direction by a timing of one group against groups of about a quarter and an
-  // eighth of L2, where those make from 2 to 64 groups, with and without following early. Plane transforms
+  // chosen at construction, each direction by a timing, one transform a round as a transform runs them, of
+  // one group against 2 and 4 groups and groups of about a quarter and an eighth of L2, of those that make
+  // from 2 to 64 groups and no more than the planes, with and without following early. Plane transforms
   // that place the rank's own rows (FftOptions::own_rows) backward would stay in one group, their column FFTs
   // reading memory that their row FFTs then overwrite; dealiased backward transforms place them by their x
   // transforms instead. Groups give the results of one group, bit for bit (kolmo's kernels and cuFFT's agree

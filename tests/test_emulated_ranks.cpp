@@ -461,11 +461,11 @@ TEMPLATE_TEST_CASE("GPU: full transforms by kolmo's row and column FFTs agree wi
 }
 
 // The dealiased plane transforms by kolmo's row and column FFTs in groups on two streams (FftOptions::
-// plane_groups; the timing that chooses them at construction picks groups only for planes far larger than a
-// test's) touch disjoint planes: the same results, bit for bit, as in one group. One rank (the pruned
-// route, in and out of place), and ranks 0 and 2 of 3 emulated on the strided route that places the own
-// rows (uneven slabs; in one piece and in two, whose plane transforms are made per piece); 2 and 3 groups
-// (uneven), and more groups than planes (one plane a group).
+// plane_groups; otherwise a timing at construction chooses them) touch disjoint planes: the same results,
+// bit for bit, as in one group. One rank (the pruned route, in and out of place), and ranks 0 and 2 of 3
+// emulated on the strided route that places the own rows (uneven slabs; in one piece and in two, whose
+// plane transforms are made per piece); 2 and 3 groups (uneven), and more groups than planes (one plane a
+// group).
 TEMPLATE_TEST_CASE("GPU: plane transforms in groups give the results of one group bit for bit", "[fft][gpu]",
                    float, double) {
   auto gpu = kolmo::testing::gpu_or_skip("plane groups on the GPU");
