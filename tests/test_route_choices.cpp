@@ -185,7 +185,9 @@ TEST_CASE("the cache keeps the problems written last, this one among them, and d
 TEST_CASE("GPU: a later construction adopts every timed choice and transforms bit for bit alike", "[gpu]") {
   auto gpu = kolmo::testing::gpu_or_skip("route choices on a GPU");
   if (!gpu) return;
-  TemporaryDirectory directory;
+  // Each rank constructs alone (MPI_COMM_SELF), so each keeps its choices in a directory of its own: in a
+  // shared one, a rank's first construction could adopt what another rank had just saved.
+  TemporaryDirectory directory(MPI_COMM_SELF);
   const std::array<long, 3> n{64, 64, 64};
   // One GPU (the dealiasing way, plane groups and kernels) and rank 0 of 2 emulated ranks (the strided route,
   // the own rows, pieces).
