@@ -134,6 +134,25 @@ with tempfile.TemporaryDirectory() as work:
           "now: full transforms, the faster route of the even split")
     check(dealiased["route"] == "strided" and close(fft_model.computation(dealiased), 6.5),
           "now: dealiased transforms, the faster route of the kept-row split, its slowest rank")
+    # The memory floor (kolmo_batch_bench --floor): per case the median of each chain's rounds, the slowest
+    # timed rank. One GPU 790, 800 and 860 us: 800 (the mean would be 816.7), a share of 200 on 4 ranks; rank 0
+    # 214, 215 and 216 (215), rank 1 220, 222 and 250 (222): the slowest 222, 1.11 of its share, 22 us over it. The library's share (now_log's full
+    # case, one GPU 20 ms) is 5000 us: 1 + 22 / 5000; its ratio 7.2 / 5 on the placed route. Cases the library
+    # has no line of (8 ranks), or the floor no one-GPU chain of (dealiased), are left out.
+    floor_log = os.path.join(work, "floor.log")
+    with open(floor_log, "w") as f:
+        f.write("kolmo_batch_bench: the memory floor\n")
+        for ranks, rank, pair in ((1, 0, 790), (1, 0, 800), (1, 0, 860), (4, 0, 214), (4, 0, 215), (4, 0, 216),
+                                  (4, 1, 220), (4, 1, 222), (4, 1, 250), (8, 0, 120)):
+            f.write(f"RESULT floor n=512 precision=double modes=full ranks={ranks} rank={rank} pair_us={pair} "
+                    "phases_us=1,2,3,4\n")
+        f.write("RESULT floor n=512 precision=double modes=dealiased ranks=4 rank=0 pair_us=300 phases_us=1,2,3,4\n")
+    rows = fft_model.floor_rows(fft_model.read_floor([floor_log]), now)
+    check(len(rows) == 1 and rows[0][:4] == (512, "double", "full", 4), "floor: the cases both logs hold")
+    _, _, _, _, own, excess, share, bound, ratio, route = rows[0]
+    check(close(own, 1.11) and close(excess, 22.0) and close(share, 5000.0) and close(bound, 1 + 22 / 5000)
+          and close(ratio, 1.44) and route == "placed",
+          "floor: the slowest rank's excess over its share, and over the library's")
     # The command line: an input the model cannot use is one line on stderr and exit status 2, never a traceback
     # or an empty table with status 0; GPU counts without a bandwidth leave their rows out; --check names the
     # pairs it could not model (here the full transforms of the even split, of which the kept-row log has none).
@@ -154,10 +173,15 @@ with tempfile.TemporaryDirectory() as work:
                             ((log, "--bandwidth", "300"), "--bandwidth without GPU counts"),
                             ((log, "--bandwidth", "2:0"), "a bandwidth of 0 GB/s"),
                             ((log, "--pieces", "0"), "--pieces 0"),
-                            ((log, "--check", os.path.join(work, "missing.log")), "a missing --check log")):
+                            ((log, "--check", os.path.join(work, "missing.log")), "a missing --check log"),
+                            ((log, "--floor", os.path.join(work, "missing.log")), "a missing --floor log"),
+                            ((now_log, "--floor", empty), "a --floor log without floor lines")):
         status, out, err = command("--phases", *arguments)
         check(status == 2 and len(err.splitlines()) == 1 and err.startswith("fft_model: ") and out == "",
               f"{what}: one line and status 2 (got {status!r}, {err.strip()!r})")
+    status, out, err = command("--phases", now_log, "--floor", floor_log)
+    check(status == 0 and "| 512^3 | double | full | 4 | 1.110 | 22.0 | 5000.0 | 1.004 | 1.44 (placed) |" in out,
+          f"--floor: the table of the floor against the library (got {status!r}, {err.strip()!r})")
     status, out, err = command("--phases", log, "--bandwidth", "4:300")
     check(status == 0 and "no --bandwidth for 2 GPUs" in out and "| 2 | 1024^3" not in out,
           f"GPU counts without a bandwidth: their rows left out, said (got {status!r}, {err.strip()!r})")

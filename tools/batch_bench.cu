@@ -20,6 +20,22 @@
 // slab), each relative to its first case, and kolmo's column FFTs of that compact slab (compact_: the layout
 // apart from the kernel). Per launch and per column, the launches going round windows as above.
 //   kolmo_batch_bench --n 512 --precision single --x-slabs 512:341 512:44 44:44 48:44 84:84 512:84
+//
+// With --floor P ...: instead, the memory floor of item 1's ratio (issue 11): one rank's pair of P and the
+// one GPU's pair as chains of plain streaming passes that read and write the bytes each of the pair's passes
+// must (forward: the rows along z, the columns along y, the x transforms; backward the reverse; dealiased
+// with the kept-row split and only the 2/3 rule's kz, ky of the columns' output and kx columns; full with
+// the even split, every mode), each pass one launch of 16 bytes a thread, launched as the library's kernels
+// are (core/DependentLaunch.cuh), each pass reading what the one before it wrote. Timed as the benchmark's
+// profiles time a pair (a held fft::PhaseClock, a lap per phase), medians of 21 after 3; the ratio is the
+// slowest rank's chain over the one GPU's / P. No FFT arithmetic and no exchange: what a rank's share of the
+// memory traffic costs in launches of its size, the part of a rank's excess over its share that the memory
+// system takes by itself (tools/fft_model.py --floor sets it beside the library's ratios). With
+// --floor-busy-hold a kernel that keeps the device busy holds it instead of the host (the same within 0.005
+// on one H200: an idle device does not slow a rank's first pass); with --floor-clean-l2 a pass that leaves
+// no dirty lines in L2 goes before each pair (the forward planes' excess about 3 us less: the write-back of
+// what the work before left; docs/results/memory_floor_h200.log).
+//   kolmo_batch_bench --n 512 --precision single --floor 2 4 8
 #include <cufft.h>
 #include <CLI/CLI.hpp>
 
@@ -33,10 +49,12 @@
 #include "core/Complex.hpp"
 #include "core/CudaCheck.hpp"
 #include "core/CudaEvent.hpp"
+#include "core/DependentLaunch.cuh"
 #include "core/Device.hpp"
 #include "core/Error.hpp"
 #include "core/UniqueHandle.hpp"
 #include "fft/ColumnFft.hpp"
+#include "fft/PhaseClock.hpp"
 #include "fft/RowFft.hpp"
 #include "fft/SlabLayout.hpp"
 #include "fft/StockhamPasses.hpp"
@@ -46,6 +64,7 @@ using namespace kolmo;
 using namespace kolmo::fft;
 
 using kolmo::tools::at_least_one;
+using kolmo::tools::median;
 
 namespace {
 
@@ -254,6 +273,142 @@ int run_x(long n, const std::vector<std::string>& slabs) {
   return 0;
 }
 
+// One streaming pass: reads `reads` and writes `writes` 16-byte values, one a thread (a value read and not
+// written is still loaded: the test that would store it is never true of data the floor fills with zeros).
+__global__ void streaming_pass(const uint4* in, long reads, uint4* out, long writes) {
+  wait_for_previous_kernel();
+  const long i = blockIdx.x * long(blockDim.x) + threadIdx.x;
+  const uint4 v = i < reads ? in[i] : uint4{0, 0, 0, 0};
+  if (i < writes)
+    out[i] = v;
+  else if (v.x == 0x7fc00001u)
+    out[0] = v;
+}
+
+// Keeps the device busy for `nanoseconds` (one thread reading the global timer): a hold that leaves the
+// device running, as a solver's earlier work does, where the held PhaseClock's host function leaves it idle.
+__global__ void busy_for(long long nanoseconds) {
+  long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  while (now - start < nanoseconds);
+}
+
+// How --floor starts each pair: held by the host (a PhaseClock's host function) or by a busy kernel; and
+// optionally after a pass that reads twice L2's bytes and writes nothing, so that the pair's first pass finds
+// no lines in L2 to write back.
+struct FloorStart {
+  bool busy_hold = false, clean_l2 = false;
+};
+
+// The memory floor of one rank's pair (--floor): the bytes of each pass, per rank, then their chains timed.
+template <class Real>
+int run_floor(long n, const std::vector<int>& ranks_list, FloorStart start) {
+  const std::shared_ptr<Device> device = Device::create(Backend::cuda);
+  auto s = static_cast<cudaStream_t>(device->stream());
+  const std::array<long, 3> grid{n, n, n};
+  const long nzc = n / 2 + 1, real = sizeof(Real), complex = 2 * sizeof(Real);
+  // A pass: bytes read and written, and the buffers it reads and writes (0 the real slab, 1 the planes'
+  // intermediate [x][y][kz], 2 the columns' output, 3 the x transforms' output).
+  struct Pass {
+    std::size_t reads, writes;
+    int from, to;
+  };
+  // The chain of rank r of P (P = 1: the one GPU): the forward's passes (planes, then x), then the
+  // backward's (x, then planes).
+  auto chain = [&](bool dealiased, int ranks, int r) {
+    const fft::SlabLayout l(grid, ranks, r, dealiased ? SpectralSplit::kept_rows : SpectralSplit::even);
+    const std::size_t xp = l.x_count(), kz = dealiased ? l.kept_z() : nzc;
+    std::size_t ky_all = 0;  // the ky that the columns along y write: every rank's (kept)
+    for (int q = 0; q < ranks; ++q) ky_all += dealiased ? l.kept_y_count(q) : l.y_count(q);
+    const std::size_t ky_own = dealiased ? l.kept_y_count() : l.y_count();
+    const std::size_t planes_real = xp * n * n * real, planes_z = xp * n * kz * complex,
+                      planes_y = xp * ky_all * kz * complex, x_lines = std::size_t(n) * ky_own * kz * complex;
+    return std::vector<Pass>{{planes_real, planes_z, 0, 1}, {planes_z, planes_y, 1, 2},
+                             {x_lines, x_lines, 2, 3},      {x_lines, x_lines, 3, 2},
+                             {planes_y, planes_z, 2, 1},    {planes_z, planes_real, 1, 0}};
+  };
+  // Buffers as large as the one GPU's passes need.
+  std::size_t most = 0;
+  for (bool dealiased : {true, false})
+    for (const Pass& p : chain(dealiased, 1, 0)) most = std::max({most, p.reads, p.writes});
+  std::vector<Buffer<uint4>> buffers;
+  for (int b = 0; b < 4; ++b) {
+    buffers.emplace_back(device, most / sizeof(uint4) + 1);
+    buffers.back().fill_zero();
+  }
+  const long clean_values = 2L * current_device_attribute(cudaDevAttrL2CacheSize) / long(sizeof(uint4));
+  Buffer<uint4> clean(device, start.clean_l2 ? std::size_t(clean_values) : 1);
+  clean.fill_zero();
+  PhaseClock clock(device, !start.busy_hold);
+  constexpr int warmup = 3, reps = 21;
+  constexpr int phase_ending[6] = {-1, 0, 1, 2, -1, 3};  // the phase a pass ends, if any
+  // Medians of each phase and of the pair, in us: the planes forward, x forward, x backward, planes
+  // backward.
+  auto time_chain = [&](const std::vector<Pass>& passes) {
+    std::vector<std::vector<double>> phases(5);
+    for (int rep = 0; rep < warmup + reps; ++rep) {
+      double seconds[4] = {0, 0, 0, 0};
+      if (start.clean_l2)
+        launch_dependent(streaming_pass, dim3(unsigned((clean_values + 255) / 256)), dim3(256), 0, s,
+                         static_cast<const uint4*>(clean.data()), clean_values, clean.data(), 0L);
+      if (start.busy_hold) {
+        busy_for<<<1, 1, 0, s>>>(200000);  // 0.2 ms: longer than the host takes to queue the passes
+        KOLMO_CHECK_LAUNCH("busy_for");
+      }
+      clock.start();
+      for (std::size_t k = 0; k < passes.size(); ++k) {
+        const Pass& p = passes[k];
+        const long reads = long(p.reads / sizeof(uint4)), writes = long(p.writes / sizeof(uint4));
+        const long threads = std::max(reads, writes), block = 256;
+        launch_dependent(streaming_pass, dim3(unsigned((threads + block - 1) / block)), dim3(block), 0, s,
+                         static_cast<const uint4*>(buffers[p.from].data()), reads, buffers[p.to].data(),
+                         writes);
+        if (phase_ending[k] >= 0) clock.lap(phase_ending[k]);
+      }
+      clock.add_to(seconds);
+      if (rep < warmup) continue;
+      for (int phase = 0; phase < 4; ++phase) phases[phase].push_back(1e6 * seconds[phase]);
+      phases[4].push_back(1e6 * (seconds[0] + seconds[1] + seconds[2] + seconds[3]));
+    }
+    std::vector<double> medians;
+    for (auto& t : phases) medians.push_back(median(t));
+    return medians;
+  };
+  const char* precision = sizeof(Real) == 4 ? "single" : "double";
+  std::printf(
+      "kolmo_batch_bench: the memory floor of one rank's pair, %ld^3 %s: streaming passes of each pass's "
+      "bytes; us, medians of %d after %d (held by %s, a lap per phase); phases: planes fwd, x fwd, x bwd, "
+      "planes bwd\n",
+      n, precision, reps, warmup,
+      start.busy_hold ? (start.clean_l2 ? "a busy kernel after a clean pass" : "a busy kernel")
+                      : (start.clean_l2 ? "the host after a clean pass" : "the host"));
+  for (bool dealiased : {true, false}) {
+    const char* modes = dealiased ? "dealiased" : "full";
+    const std::vector<double> one = time_chain(chain(dealiased, 1, 0));
+    std::printf(
+        "RESULT floor n=%ld precision=%s modes=%s ranks=1 pair_us=%.2f phases_us=%.2f,%.2f,%.2f,%.2f\n", n,
+        precision, modes, one[4], one[0], one[1], one[2], one[3]);
+    for (int ranks : ranks_list) {
+      const SpectralSplit split = dealiased ? SpectralSplit::kept_rows : SpectralSplit::even;
+      double slowest = 0;
+      for (int r : tools::emulated_ranks_of(grid, ranks, split, dealiased ? Modes::dealiased : Modes::all)) {
+        const std::vector<double> t = time_chain(chain(dealiased, ranks, r));
+        const double share = one[4] / ranks;
+        slowest = std::max(slowest, t[4]);
+        std::printf(
+            "RESULT floor n=%ld precision=%s modes=%s ranks=%d rank=%d pair_us=%.2f share_us=%.2f "
+            "ratio=%.4f phases_us=%.2f,%.2f,%.2f,%.2f excess_us=%.2f,%.2f,%.2f,%.2f\n",
+            n, precision, modes, ranks, r, t[4], share, t[4] / share, t[0], t[1], t[2], t[3],
+            t[0] - one[0] / ranks, t[1] - one[1] / ranks, t[2] - one[2] / ranks, t[3] - one[3] / ranks);
+      }
+      std::printf("  %s P=%d: the slowest rank's floor %.4f of its share\n", modes, ranks,
+                  slowest / (one[4] / ranks));
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -269,11 +424,27 @@ int main(int argc, char** argv) {
   std::vector<std::string> x_slabs;
   app.add_option("--x-slabs", x_slabs,
                  "instead: the x transforms of slabs of Y ky planes over their first K (Y:K)");
+  std::vector<int> floor_ranks;
+  app.add_option(
+         "--floor", floor_ranks,
+         "instead: the memory floor of one rank's pair of P ranks against the one GPU's, by streaming "
+         "passes of the same bytes")
+      ->check(at_least_one<int>());
+  FloorStart floor_start;
+  app.add_flag(
+      "--floor-clean-l2", floor_start.clean_l2,
+      "--floor: before each pair, a pass that reads twice L2's bytes and writes nothing (no dirty lines "
+      "left for the pair's first pass to write back)");
+  app.add_flag("--floor-busy-hold", floor_start.busy_hold,
+               "--floor: hold the device with a kernel that keeps it busy, not idle behind a host function");
   CLI11_PARSE(app, argc, argv);
   try {
     KOLMO_REQUIRE(
         row_fft_supports(n) && column_fft_supports(n),
         "--n " + std::to_string(n) + ": the row and column FFTs take powers of two from 16 to 2048");
+    if (!floor_ranks.empty())
+      return precision == "single" ? run_floor<float>(n, floor_ranks, floor_start)
+                                   : run_floor<double>(n, floor_ranks, floor_start);
     if (!x_slabs.empty()) return precision == "single" ? run_x<float>(n, x_slabs) : run_x<double>(n, x_slabs);
     return precision == "single" ? run<float>(n, batches, full) : run<double>(n, batches, full);
   } catch (const std::exception& e) {

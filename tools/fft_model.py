@@ -267,6 +267,58 @@ def measured_table(cases, routes):
                               + f" | {computation(case):.3f} | {ideal:.3f} | {computation(case) / ideal:.2f} |")
 
 
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def read_floor(paths):
+    """The memory floor (the `RESULT floor` lines of kolmo_batch_bench --floor, us; several rounds, median of
+    each): {(n, precision, modes): the one GPU's chain} and {(n, precision, modes, ranks): the slowest timed
+    rank's chain}."""
+    one, timed = {}, {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                if not line.startswith("RESULT floor "):
+                    continue
+                fields = dict(re.findall(r"(\w+)=(\S+)", line))
+                key = (int(fields["n"]), fields["precision"], fields["modes"])
+                pair = float(fields["pair_us"])
+                if fields["ranks"] == "1":
+                    one.setdefault(key, []).append(pair)
+                else:
+                    rank = timed.setdefault(key + (int(fields["ranks"]),), {})
+                    rank.setdefault(fields["rank"], []).append(pair)
+    return ({k: median(v) for k, v in one.items()},
+            {k: max(median(v) for v in ranks.values()) for k, ranks in timed.items()})
+
+
+def floor_rows(floor, cases):
+    """Per case of the floor that `cases` (keyed as now_cases) also holds: (n, precision, modes, ranks, the
+    floor's slowest rank over its own share, the floor's excess over that share in us, the library's share in
+    us, 1 + that excess / the library's share, the library's ratio, its route). The excess of streaming passes
+    of each pass's bytes is what the memory system alone takes beyond 1/P of the one GPU's time in launches of
+    one rank's size: the part of the library's excess that no kernel of its passes avoids (an estimate, not a
+    proof: the library's kernels are not plain streams). Over the library's share it gives the ratio that the
+    library would have if its passes carried no excess of their own."""
+    one, slowest = floor
+    rows = []
+    for (n, precision, modes, ranks), rank_us in sorted(
+            slowest.items(), key=lambda item: (item[0][0], item[0][1] == "double", item[0][2] == "dealiased",
+                                               item[0][3])):
+        case = cases.get((n, precision, modes, ranks, "now"))
+        if case is None or (n, precision, modes) not in one:
+            continue
+        floor_share = one[(n, precision, modes)] / ranks
+        excess = rank_us - floor_share
+        share = 1e3 * case["one_gpu_pair_ms"] / ranks
+        rows.append((n, precision, modes, ranks, rank_us / floor_share, excess, share, 1 + excess / share,
+                     1e3 * computation(case) / share, case["route"]))
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--phases", required=True, nargs="+",
@@ -286,6 +338,10 @@ def main(argv=None):
     parser.add_argument("--now", nargs="+", default=[],
                         help="with --measured: logs of the strided and placed routes (both spectral splits), "
                              "whose faster route per case the table sets beside --phases' copies")
+    parser.add_argument("--floor", nargs="+", default=[],
+                        help="instead of the model: logs of kolmo_batch_bench --floor, the memory floor of each "
+                             "case against the library's ratio on the route of now (the --phases logs of the "
+                             "strided and placed routes, both spectral splits)")
     args = parser.parse_args(argv)
     try:
         return run(args)
@@ -295,7 +351,8 @@ def main(argv=None):
 
 
 def run(args):
-    for option, paths in (("--phases", args.phases), ("--now", args.now), ("--check", args.check)):
+    for option, paths in (("--phases", args.phases), ("--now", args.now), ("--check", args.check),
+                          ("--floor", args.floor)):
         for path in paths:
             try:
                 open(path).close()
@@ -309,6 +366,20 @@ def run(args):
     if not cases and not split_cases["kept_rows"]:
         raise InputError(f"--phases {' '.join(args.phases)}: no PHASES lines of transforms in one piece (the lines "
                          "kolmo_fft_bench --emulate-ranks --log writes)")
+    if args.floor:
+        rows = floor_rows(read_floor(args.floor), now_cases(args.phases))
+        if not rows:
+            raise InputError(f"--floor {' '.join(args.floor)}: no RESULT floor lines of a case that --phases "
+                             "also holds (the lines kolmo_batch_bench --floor prints)")
+        print("The memory floor: streaming passes of each pass's bytes (kolmo_batch_bench --floor), the slowest "
+              "timed rank against the one GPU's chain / P, and that excess over the library's share")
+        print("| grid | precision | modes | P | floor / its share | floor excess (us) | library share (us) | "
+              "1 + floor excess / library share | library ratio (route) |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for n, precision, modes, ranks, own, excess, share, bound, ratio, route in rows:
+            print(f"| {n}^3 | {precision} | {modes} | {ranks} | {own:.3f} | {excess:.1f} | {share:.1f} | "
+                  f"{bound:.3f} | {ratio:.2f} ({route}) |")
+        return 0
     after_route = {"full": args.after_full, "dealiased": "fused"}
     if args.measured:
         print("Measured: one rank's work per pair (ms, device events, medians), the slowest timed rank of P, "
