@@ -27,10 +27,11 @@
 // with the kept-row split and only the 2/3 rule's kz, ky of the columns' output and kx columns; full with
 // the even split, every mode), each pass one launch of 16 bytes a thread, launched as the library's kernels
 // are (core/DependentLaunch.cuh), each pass reading what the one before it wrote. Timed as the benchmark's
-// profiles time a pair (a held fft::PhaseClock, a lap per phase), medians of 21 after 3; the ratio is the
-// slowest rank's chain over the one GPU's / P. No FFT arithmetic and no exchange: what a rank's share of the
-// memory traffic costs in launches of its size, the part of a rank's excess over its share that the memory
-// system takes by itself (tools/fft_model.py --floor sets it beside the library's ratios). With
+// profiles time a pair (each transform held by an fft::PhaseClock, a lap per phase), medians of 21 after 3;
+// the ratio is the slowest rank's chain over the one GPU's / P. No FFT arithmetic and no exchange: what a
+// rank's share of the memory traffic costs in launches of its size, the part of a rank's excess over its
+// share that the memory system takes by itself (tools/fft_model.py --floor sets it beside the library's
+// ratios). With
 // --floor-busy-hold a kernel that keeps the device busy holds it instead of the host (the same within 0.005
 // on one H200: an idle device does not slow a rank's first pass); with --floor-clean-l2 a pass that leaves
 // no dirty lines in L2 goes before each pair (the forward planes' excess about 3 us less: the write-back of
@@ -352,12 +353,14 @@ int run_floor(long n, const std::vector<int>& ranks_list, FloorStart start) {
       if (start.clean_l2)
         launch_dependent(streaming_pass, dim3(unsigned((clean_values + 255) / 256)), dim3(256), 0, s,
                          static_cast<const uint4*>(clean.data()), clean_values, clean.data(), 0L);
-      if (start.busy_hold) {
-        busy_for<<<1, 1, 0, s>>>(200000);  // 0.2 ms: longer than the host takes to queue the passes
-        KOLMO_CHECK_LAUNCH("busy_for");
-      }
-      clock.start();
       for (std::size_t k = 0; k < passes.size(); ++k) {
+        if (k == 0 || k == 3) {  // each transform held, as a profile holds it (SlabFFT's forward, backward)
+          if (start.busy_hold) {
+            busy_for<<<1, 1, 0, s>>>(200000);  // 0.2 ms: longer than the host takes to queue the passes
+            KOLMO_CHECK_LAUNCH("busy_for");
+          }
+          clock.start();
+        }
         const Pass& p = passes[k];
         const long reads = long(p.reads / sizeof(uint4)), writes = long(p.writes / sizeof(uint4));
         const long threads = std::max(reads, writes), block = 256;
@@ -365,8 +368,8 @@ int run_floor(long n, const std::vector<int>& ranks_list, FloorStart start) {
                          static_cast<const uint4*>(buffers[p.from].data()), reads, buffers[p.to].data(),
                          writes);
         if (phase_ending[k] >= 0) clock.lap(phase_ending[k]);
+        if (k == 2 || k == 5) clock.add_to(seconds);
       }
-      clock.add_to(seconds);
       if (rep < warmup) continue;
       for (int phase = 0; phase < 4; ++phase) phases[phase].push_back(1e6 * seconds[phase]);
       phases[4].push_back(1e6 * (seconds[0] + seconds[1] + seconds[2] + seconds[3]));
