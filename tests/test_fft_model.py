@@ -136,9 +136,10 @@ with tempfile.TemporaryDirectory() as work:
           "now: dealiased transforms, the faster route of the kept-row split, its slowest rank")
     # The memory floor (kolmo_batch_bench --floor): per case the median of each chain's rounds, the slowest
     # timed rank. One GPU 790, 800 and 860 us: 800 (the mean would be 816.7), a share of 200 on 4 ranks; rank 0
-    # 214, 215 and 216 (215), rank 1 220, 222 and 250 (222): the slowest 222, 1.11 of its share, 22 us over it. The library's share (now_log's full
-    # case, one GPU 20 ms) is 5000 us: 1 + 22 / 5000; its ratio 7.2 / 5 on the placed route. Cases the library
-    # has no line of (8 ranks), or the floor no one-GPU chain of (dealiased), are left out.
+    # 214, 215 and 216 (215), rank 1 220, 222 and 250 (222): the slowest 222, 1.11 of its share, 22 us over it.
+    # The library's share (now_log's full case, one GPU 20 ms) is 5000 us: 1 + 22 / 5000; its ratio 7.2 / 5 on
+    # the placed route. Cases the library has no line of (8 ranks), or the floor no one-GPU chain of
+    # (dealiased), are left out.
     floor_log = os.path.join(work, "floor.log")
     with open(floor_log, "w") as f:
         f.write("kolmo_batch_bench: the memory floor\n")

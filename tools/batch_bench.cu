@@ -343,18 +343,24 @@ int run_floor(long n, const std::vector<int>& ranks_list, FloorStart start) {
   clean.fill_zero();
   PhaseClock clock(device, !start.busy_hold);
   constexpr int warmup = 3, reps = 21;
-  constexpr int phase_ending[6] = {-1, 0, 1, 2, -1, 3};  // the phase a pass ends, if any
+  // Each transform is three passes (the forward's first, then the backward's); the phase a pass ends, if any.
+  constexpr std::size_t passes_per_transform = 3;
+  constexpr int phase_ending[6] = {-1, 0, 1, 2, -1, 3};
+  // One streaming pass, one 16-byte value a thread.
+  auto stream = [&](const uint4* in, long reads, uint4* out, long writes) {
+    const long threads = std::max(reads, writes), block = 256;
+    launch_dependent(streaming_pass, dim3(unsigned((threads + block - 1) / block)), dim3(block), 0, s, in,
+                     reads, out, writes);
+  };
   // Medians of each phase and of the pair, in us: the planes forward, x forward, x backward, planes
   // backward.
   auto time_chain = [&](const std::vector<Pass>& passes) {
     std::vector<std::vector<double>> phases(5);
     for (int rep = 0; rep < warmup + reps; ++rep) {
       double seconds[4] = {0, 0, 0, 0};
-      if (start.clean_l2)
-        launch_dependent(streaming_pass, dim3(unsigned((clean_values + 255) / 256)), dim3(256), 0, s,
-                         static_cast<const uint4*>(clean.data()), clean_values, clean.data(), 0L);
+      if (start.clean_l2) stream(clean.data(), clean_values, clean.data(), 0);
       for (std::size_t k = 0; k < passes.size(); ++k) {
-        if (k == 0 || k == 3) {  // each transform held, as a profile holds it (SlabFFT's forward, backward)
+        if (k % passes_per_transform == 0) {  // each transform held, as a profile holds it (SlabFFT's)
           if (start.busy_hold) {
             busy_for<<<1, 1, 0, s>>>(200000);  // 0.2 ms: longer than the host takes to queue the passes
             KOLMO_CHECK_LAUNCH("busy_for");
@@ -362,13 +368,10 @@ int run_floor(long n, const std::vector<int>& ranks_list, FloorStart start) {
           clock.start();
         }
         const Pass& p = passes[k];
-        const long reads = long(p.reads / sizeof(uint4)), writes = long(p.writes / sizeof(uint4));
-        const long threads = std::max(reads, writes), block = 256;
-        launch_dependent(streaming_pass, dim3(unsigned((threads + block - 1) / block)), dim3(block), 0, s,
-                         static_cast<const uint4*>(buffers[p.from].data()), reads, buffers[p.to].data(),
-                         writes);
+        stream(buffers[p.from].data(), long(p.reads / sizeof(uint4)), buffers[p.to].data(),
+               long(p.writes / sizeof(uint4)));
         if (phase_ending[k] >= 0) clock.lap(phase_ending[k]);
-        if (k == 2 || k == 5) clock.add_to(seconds);
+        if (k % passes_per_transform == passes_per_transform - 1) clock.add_to(seconds);
       }
       if (rep < warmup) continue;
       for (int phase = 0; phase < 4; ++phase) phases[phase].push_back(1e6 * seconds[phase]);

@@ -40,6 +40,7 @@ input it cannot use (a missing log, --phases without PHASES lines, a malformed -
 import argparse
 import math
 import re
+import statistics
 import sys
 
 PHASES = ["planes", "pack", "own_chunk", "exchange", "x", "unpack", "zero"]
@@ -267,12 +268,6 @@ def measured_table(cases, routes):
                               + f" | {computation(case):.3f} | {ideal:.3f} | {computation(case) / ideal:.2f} |")
 
 
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def read_floor(paths):
     """The memory floor (the `RESULT floor` lines of kolmo_batch_bench --floor, us; several rounds, median of
     each): {(n, precision, modes): the one GPU's chain} and {(n, precision, modes, ranks): the slowest timed
@@ -291,8 +286,8 @@ def read_floor(paths):
                 else:
                     rank = timed.setdefault(key + (int(fields["ranks"]),), {})
                     rank.setdefault(fields["rank"], []).append(pair)
-    return ({k: median(v) for k, v in one.items()},
-            {k: max(median(v) for v in ranks.values()) for k, ranks in timed.items()})
+    return ({k: statistics.median(v) for k, v in one.items()},
+            {k: max(statistics.median(v) for v in ranks.values()) for k, ranks in timed.items()})
 
 
 def floor_rows(floor, cases):
